@@ -1,0 +1,3 @@
+module github.com/hofuse/hofuse
+
+go 1.26

@@ -1,0 +1,447 @@
+package graph
+
+import (
+	"fmt"
+)
+
+// Info records what Check learned about a term, in side tables keyed by node
+// (the term itself is not annotated).
+type Info struct {
+	// Types holds the type of every value term Check reached. A node shared
+	// under lambdas that bind it differently keeps the type of its last
+	// check.
+	Types map[Node]Type
+	// Inputs lists the inputs the term uses, in order of first use.
+	Inputs []*Input
+}
+
+// TypeOf returns the recorded type of n, or nil.
+func (info *Info) TypeOf(n Node) Type { return info.Types[n] }
+
+// Error is a type error: the term it is about and what is wrong with it.
+type Error struct {
+	Node Node   // the offending term
+	Msg  string // why it is rejected
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s", Abbrev(e.Node, 60), e.Msg)
+	if src := e.Node.Source(); src != "" {
+		if _, isInput := e.Node.(*Input); !isInput {
+			s += fmt.Sprintf(" (in %s)", src)
+		}
+	}
+	return s
+}
+
+func errorf(n Node, format string, args ...any) error {
+	return &Error{Node: n, Msg: fmt.Sprintf(format, args...)}
+}
+
+// untyped is the element type of a scalar literal until its context decides.
+const untyped = Invalid
+
+// Check infers the type of every value term in n and rejects ill-formed
+// terms with an *Error that names the term and says why: an unbound
+// variable, a function used as a value, outer extents that disagree in an
+// nzip, a reduction whose operator does not fit its elements, an illegal
+// layout operation, and so on.
+func Check(n Node) (*Info, error) {
+	c := &checker{info: &Info{Types: map[Node]Type{}}, seen: map[*Input]bool{}, names: map[string]*Input{}}
+	t, err := c.value(n, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.info.Types[n] = concrete(t)
+	return c.info, nil
+}
+
+type checker struct {
+	info  *Info
+	seen  map[*Input]bool
+	names map[string]*Input
+}
+
+// scope is a persistent list of variable bindings. A variable binds either a
+// value of type t or a function term fn, closed over the scope fnScope.
+type scope struct {
+	v       *Var
+	t       Type
+	fn      Node
+	fnScope *scope
+	next    *scope
+}
+
+func (s *scope) lookup(v *Var) *scope {
+	for ; s != nil; s = s.next {
+		if s.v == v {
+			return s
+		}
+	}
+	return nil
+}
+
+func (s *scope) bind(v *Var, t Type) *scope { return &scope{v: v, t: t, next: s} }
+
+// concrete gives untyped scalars, which have no context left to decide
+// their type, the default type f64.
+func concrete(t Type) Type {
+	switch t := t.(type) {
+	case *ScalarType:
+		if t.DType == untyped {
+			return Scalar(Float64)
+		}
+	case *TupleType:
+		elems := make([]Type, len(t.Elems))
+		for i, e := range t.Elems {
+			elems[i] = concrete(e)
+		}
+		return &TupleType{Elems: elems}
+	}
+	return t
+}
+
+// IsFunc reports whether n is, syntactically, a function term: a lambda, an
+// op reference, a section, id, or an nzip given fewer arguments than its
+// function takes. A variable bound to a function is one too, but only its
+// binding can tell.
+func IsFunc(n Node) bool {
+	switch n := n.(type) {
+	case *Lambda, *OpRef, *Section, *Ident:
+		return true
+	case *NZip:
+		k, ok := FuncArity(n.Fn)
+		return len(n.Args) == 0 || (ok && len(n.Args) < k)
+	}
+	return false
+}
+
+// FuncArity returns how many arguments the function term fn takes, when the
+// term alone tells.
+func FuncArity(fn Node) (int, bool) {
+	switch fn := fn.(type) {
+	case *Lambda:
+		return len(fn.Params), true
+	case *OpRef:
+		return fn.Op.Arity(), true
+	case *Section, *Ident:
+		return 1, true
+	case *NZip:
+		k, ok := FuncArity(fn.Fn)
+		if ok && k > len(fn.Args) {
+			return k - len(fn.Args), true
+		}
+	}
+	return 0, false
+}
+
+func (c *checker) record(n Node, t Type) Type {
+	c.info.Types[n] = t
+	return t
+}
+
+func (c *checker) value(n Node, s *scope) (Type, error) {
+	if s == nil {
+		if t, ok := c.info.Types[n]; ok {
+			return t, nil
+		}
+	}
+	t, err := c.value1(n, s)
+	if err != nil {
+		return nil, err
+	}
+	return c.record(n, t), nil
+}
+
+func (c *checker) value1(n Node, s *scope) (Type, error) {
+	switch n := n.(type) {
+	case *Input:
+		if other, ok := c.names[n.Name]; ok && other != n {
+			return nil, errorf(n, "two different inputs are named %s", n.Name)
+		}
+		if !c.seen[n] {
+			c.seen[n] = true
+			c.names[n.Name] = n
+			c.info.Inputs = append(c.info.Inputs, n)
+		}
+		return n.Type, nil
+	case *Const:
+		return Scalar(untyped), nil
+	case *Var:
+		b := s.lookup(n)
+		if b == nil {
+			return nil, errorf(n, "variable %s is not bound here", n.Name)
+		}
+		if b.fn != nil {
+			return nil, errorf(n, "%s is a function; apply it to arguments", n.Name)
+		}
+		return b.t, nil
+	case *Lambda, *OpRef, *Section, *Ident:
+		return nil, errorf(n, "a function is used as a value; apply it to arguments")
+	case *App:
+		args, err := c.values(n.Args, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.apply(n.Fn, args, s)
+	case *Call:
+		args, err := c.values(n.Args, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.call(n, n.Op, args)
+	case *NZip:
+		if len(n.Args) == 0 {
+			return nil, errorf(n, "nzip without arguments is a function; apply it to arrays")
+		}
+		args, err := c.values(n.Args, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.nzip(n, n.Fn, args, s)
+	case *RNZ:
+		args, err := c.values(n.Args, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.rnz(n, args, s)
+	case *Subdiv:
+		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Subdiv(n.Axis, n.Block) })
+	case *Flatten:
+		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Flatten(n.Axis) })
+	case *Flip:
+		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Flip(n.Axis1, n.Axis2) })
+	case *Tuple:
+		elems, err := c.values(n.Elems, s)
+		if err != nil {
+			return nil, err
+		}
+		for i := range elems {
+			elems[i] = concrete(elems[i])
+		}
+		return &TupleType{Elems: elems}, nil
+	case *Proj:
+		t, err := c.value(n.X, s)
+		if err != nil {
+			return nil, err
+		}
+		tt, ok := t.(*TupleType)
+		if !ok {
+			return nil, errorf(n, "projection %d of %v, which is not a tuple", n.Index, t)
+		}
+		if n.Index >= len(tt.Elems) {
+			return nil, errorf(n, "projection %d of a %d-tuple", n.Index, len(tt.Elems))
+		}
+		return tt.Elems[n.Index], nil
+	case *Let:
+		if IsFunc(n.Value) {
+			return c.value(n.Body, &scope{v: n.Var, fn: n.Value, fnScope: s, next: s})
+		}
+		t, err := c.value(n.Value, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.value(n.Body, s.bind(n.Var, concrete(t)))
+	}
+	return nil, errorf(n, "unknown term %T", n)
+}
+
+func (c *checker) values(ns []Node, s *scope) ([]Type, error) {
+	ts := make([]Type, len(ns))
+	for i, a := range ns {
+		t, err := c.value(a, s)
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}
+
+// apply checks the function term fn applied to arguments of the given types
+// and returns the result type.
+func (c *checker) apply(fn Node, args []Type, s *scope) (Type, error) {
+	switch f := fn.(type) {
+	case *Lambda:
+		if len(f.Params) != len(args) {
+			return nil, errorf(f, "function of %d parameters applied to %d arguments", len(f.Params), len(args))
+		}
+		inner := s
+		for i, p := range f.Params {
+			inner = inner.bind(p, args[i])
+		}
+		return c.value(f.Body, inner)
+	case *OpRef:
+		return c.call(f, f.Op, args)
+	case *Section:
+		if len(args) != 1 {
+			return nil, errorf(f, "section applied to %d arguments, takes 1", len(args))
+		}
+		operand, err := c.value(f.Operand, s)
+		if err != nil {
+			return nil, err
+		}
+		if f.Left {
+			return c.call(f, f.Op, []Type{operand, args[0]})
+		}
+		return c.call(f, f.Op, []Type{args[0], operand})
+	case *Ident:
+		if len(args) != 1 {
+			return nil, errorf(f, "id applied to %d arguments, takes 1", len(args))
+		}
+		return args[0], nil
+	case *NZip:
+		given, err := c.values(f.Args, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.nzip(f, f.Fn, append(given, args...), s)
+	case *Var:
+		b := s.lookup(f)
+		if b == nil {
+			return nil, errorf(f, "variable %s is not bound here", f.Name)
+		}
+		if b.fn == nil {
+			return nil, errorf(f, "%s has type %v and is not a function", f.Name, b.t)
+		}
+		return c.apply(b.fn, args, b.fnScope)
+	}
+	return nil, errorf(fn, "not a function; a lambda, an op, a section, id or a partial nzip is needed here")
+}
+
+func (c *checker) call(n Node, op Op, args []Type) (Type, error) {
+	dts := make([]DType, len(args))
+	for i, a := range args {
+		st, ok := a.(*ScalarType)
+		if !ok {
+			return nil, errorf(n, "%v: operand %d has type %v, not a scalar", op, i, a)
+		}
+		dts[i] = st.DType
+	}
+	dt, err := resultDType(op, dts)
+	if err != nil {
+		return nil, errorf(n, "%v", err)
+	}
+	return Scalar(dt), nil
+}
+
+// resolveOperands gives untyped operands the type of their typed partners:
+// for select, the partners are its last two operands; for any other op with
+// more than one operand, all of them. It reports whether every operand that
+// decides the result was untyped.
+func resolveOperands(op Op, dts []DType) (allUntyped bool) {
+	group := dts
+	if op == Select {
+		group = dts[1:]
+		if dts[0] == untyped {
+			dts[0] = Bool
+		}
+	}
+	partner := untyped
+	for _, d := range group {
+		if d != untyped {
+			partner = d
+			break
+		}
+	}
+	if partner == untyped {
+		if ops[op].kind == logic {
+			partner = Bool
+		} else {
+			return true
+		}
+	}
+	for i := range group {
+		if group[i] == untyped {
+			group[i] = partner
+		}
+	}
+	return false
+}
+
+// resultDType types op on operands whose types may be untyped. Arithmetic
+// on untyped operands only stays untyped, like Go's constant arithmetic.
+func resultDType(op Op, dts []DType) (DType, error) {
+	if len(dts) != op.Arity() {
+		return Invalid, fmt.Errorf("%v takes %d operands, got %d", op, op.Arity(), len(dts))
+	}
+	dts = append([]DType(nil), dts...)
+	if resolveOperands(op, dts) {
+		switch ops[op].kind {
+		case arith, float:
+			return untyped, nil
+		}
+		for i := range dts {
+			if dts[i] == untyped {
+				dts[i] = Float64
+			}
+		}
+	}
+	return op.ResultDType(dts)
+}
+
+func (c *checker) nzip(n Node, fn Node, args []Type, s *scope) (Type, error) {
+	elems, extent, err := c.elems(n, "nzip", args)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.apply(fn, elems, s)
+	if err != nil {
+		return nil, err
+	}
+	return Stacked(extent, concrete(r)), nil
+}
+
+// elems returns the element types of array arguments and their shared outer
+// extent.
+func (c *checker) elems(n Node, what string, args []Type) ([]Type, int, error) {
+	elems := make([]Type, len(args))
+	extent := -1
+	for i, a := range args {
+		et, e, err := ElemType(a)
+		if err != nil {
+			return nil, 0, errorf(n, "%s argument %d: %v", what, i, err)
+		}
+		if extent >= 0 && e != extent {
+			return nil, 0, errorf(n, "%s arguments have different outer extents: argument 0 has %d, argument %d has %d", what, extent, i, e)
+		}
+		elems[i], extent = et, e
+	}
+	return elems, extent, nil
+}
+
+func (c *checker) rnz(n *RNZ, args []Type, s *scope) (Type, error) {
+	elems, _, err := c.elems(n, "rnz", args)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.apply(n.Fn, elems, s)
+	if err != nil {
+		return nil, err
+	}
+	acc := Materialized(concrete(r))
+	rt, err := c.apply(n.Red, []Type{acc, acc}, s)
+	if err != nil {
+		return nil, err
+	}
+	if !SameShape(concrete(rt), acc) {
+		return nil, errorf(n, "reduction operator returns %v for elements of type %v", concrete(rt), acc)
+	}
+	return acc, nil
+}
+
+func (c *checker) layoutOp(n, x Node, s *scope, op func(Layout) (Layout, error)) (Type, error) {
+	t, err := c.value(x, s)
+	if err != nil {
+		return nil, err
+	}
+	at, ok := t.(*ArrayType)
+	if !ok {
+		return nil, errorf(n, "operand has type %v, not an array", t)
+	}
+	l, err := op(at.Layout)
+	if err != nil {
+		return nil, errorf(n, "%v", err)
+	}
+	return &ArrayType{DType: at.DType, Layout: l}, nil
+}

@@ -1,0 +1,299 @@
+package graph
+
+import (
+	"fmt"
+	"iter"
+	"slices"
+)
+
+// Children returns the direct subterms of n, in the order the notation
+// writes them. Binders (a lambda's parameters, a let's variable) are not
+// children; a let's value and body are.
+func Children(n Node) []Node {
+	switch n := n.(type) {
+	case *Input, *Const, *Var, *OpRef, *Ident:
+		return nil
+	case *Lambda:
+		return []Node{n.Body}
+	case *App:
+		return append([]Node{n.Fn}, n.Args...)
+	case *Call:
+		return slices.Clone(n.Args)
+	case *Section:
+		return []Node{n.Operand}
+	case *NZip:
+		return append([]Node{n.Fn}, n.Args...)
+	case *RNZ:
+		return append([]Node{n.Red, n.Fn}, n.Args...)
+	case *Subdiv:
+		return []Node{n.X}
+	case *Flatten:
+		return []Node{n.X}
+	case *Flip:
+		return []Node{n.X}
+	case *Tuple:
+		return slices.Clone(n.Elems)
+	case *Proj:
+		return []Node{n.X}
+	case *Let:
+		return []Node{n.Value, n.Body}
+	}
+	panic(fmt.Sprintf("graph: Children of unknown node %T", n))
+}
+
+// WithChildren returns a node of n's kind, with n's other fields and source,
+// whose children are kids (in the order of Children). When kids are the
+// children n has, it returns n itself. It returns an error when the number of
+// kids is wrong or the new node would be malformed.
+func WithChildren(n Node, kids []Node) (Node, error) {
+	if slices.Equal(kids, Children(n)) {
+		return n, nil
+	}
+	want := len(Children(n))
+	fixed := true
+	switch n.(type) {
+	case *App, *Call, *NZip, *RNZ, *Tuple:
+		fixed = false
+	}
+	if fixed && len(kids) != want {
+		return nil, fmt.Errorf("%T takes %d children, got %d", n, want, len(kids))
+	}
+	var out Node
+	var err error
+	switch n := n.(type) {
+	case *Lambda:
+		out, err = NewLambda(n.Params, kids[0])
+	case *App:
+		if len(kids) < 2 {
+			return nil, fmt.Errorf("app needs a function and arguments, got %d children", len(kids))
+		}
+		out, err = NewApp(kids[0], kids[1:]...)
+	case *Call:
+		out, err = NewCall(n.Op, kids...)
+	case *Section:
+		out, err = NewSection(n.Op, kids[0], n.Left)
+	case *NZip:
+		if len(kids) < 1 {
+			return nil, fmt.Errorf("nzip needs a function")
+		}
+		out, err = NewNZip(kids[0], kids[1:]...)
+	case *RNZ:
+		if len(kids) < 3 {
+			return nil, fmt.Errorf("rnz needs a reduction, a function and arguments, got %d children", len(kids))
+		}
+		out, err = NewRNZ(kids[0], kids[1], kids[2:]...)
+	case *Subdiv:
+		out, err = NewSubdiv(n.Axis, n.Block, kids[0])
+	case *Flatten:
+		out, err = NewFlatten(n.Axis, kids[0])
+	case *Flip:
+		out, err = NewFlip(n.Axis1, n.Axis2, kids[0])
+	case *Tuple:
+		out, err = NewTuple(kids...)
+	case *Proj:
+		out, err = NewProj(n.Index, kids[0])
+	case *Let:
+		out, err = NewLet(n.Var, kids[0], kids[1])
+	default:
+		return nil, fmt.Errorf("%T has no children to replace", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if src := n.Source(); src != "" {
+		out = WithSource(out, src)
+	}
+	return out, nil
+}
+
+// Inspect calls f on n and, while f returns true, on its children, depth
+// first. A node shared in a DAG is visited once for each path to it.
+func Inspect(n Node, f func(Node) bool) {
+	if !f(n) {
+		return
+	}
+	for _, c := range Children(n) {
+		Inspect(c, f)
+	}
+}
+
+// All iterates over the distinct nodes of the term n, each once, children
+// before their parents (post-order).
+func All(n Node) iter.Seq[Node] {
+	return func(yield func(Node) bool) {
+		seen := map[Node]bool{}
+		var walk func(Node) bool
+		walk = func(n Node) bool {
+			if seen[n] {
+				return true
+			}
+			seen[n] = true
+			for _, c := range Children(n) {
+				if !walk(c) {
+					return false
+				}
+			}
+			return yield(n)
+		}
+		walk(n)
+	}
+}
+
+// Rewrite rebuilds n bottom-up: every node's children are rewritten first,
+// then f is given the node with its new children and returns its
+// replacement (or the node itself). A node shared in a DAG is rewritten once
+// and its rewrite shared; a node none of whose children changed and which f
+// leaves alone is returned as it is, so an unchanged term is the same
+// pointer.
+func Rewrite(n Node, f func(Node) (Node, error)) (Node, error) {
+	memo := map[Node]Node{}
+	var rw func(Node) (Node, error)
+	rw = func(n Node) (Node, error) {
+		if r, ok := memo[n]; ok {
+			return r, nil
+		}
+		kids := Children(n)
+		for i, c := range kids {
+			r, err := rw(c)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = r
+		}
+		m, err := WithChildren(n, kids)
+		if err != nil {
+			return nil, err
+		}
+		r, err := f(m)
+		if err != nil {
+			return nil, err
+		}
+		memo[n] = r
+		return r, nil
+	}
+	return rw(n)
+}
+
+// FreeVars returns the variables n uses that no binder inside n binds, in
+// order of first use.
+func FreeVars(n Node) []*Var {
+	var out []*Var
+	seen := map[*Var]bool{}
+	var walk func(Node, map[*Var]bool)
+	walk = func(n Node, bound map[*Var]bool) {
+		switch n := n.(type) {
+		case *Var:
+			if !bound[n] && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+			return
+		case *Lambda:
+			inner := cloneSet(bound)
+			for _, p := range n.Params {
+				inner[p] = true
+			}
+			walk(n.Body, inner)
+			return
+		case *Let:
+			walk(n.Value, bound)
+			inner := cloneSet(bound)
+			inner[n.Var] = true
+			walk(n.Body, inner)
+			return
+		}
+		for _, c := range Children(n) {
+			walk(c, bound)
+		}
+	}
+	walk(n, map[*Var]bool{})
+	return out
+}
+
+func cloneSet(s map[*Var]bool) map[*Var]bool {
+	out := make(map[*Var]bool, len(s)+1)
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
+// Substitute replaces the free occurrences of the variables in sub by their
+// terms. The replacements are inserted as they are (shared, not copied); a
+// binder in n that binds one of the variables shadows it. Because variables
+// are identified by pointer, no free variable of a replacement can be
+// captured unless the same *Var is bound both inside n and free in the
+// replacement, which Substitute reports as an error.
+func Substitute(n Node, sub map[*Var]Node) (Node, error) {
+	free := map[*Var]bool{}
+	for _, r := range sub {
+		for _, v := range FreeVars(r) {
+			free[v] = true
+		}
+	}
+	var rw func(Node, map[*Var]Node) (Node, error)
+	rw = func(n Node, sub map[*Var]Node) (Node, error) {
+		if len(sub) == 0 {
+			return n, nil
+		}
+		switch n := n.(type) {
+		case *Var:
+			if r, ok := sub[n]; ok {
+				return r, nil
+			}
+			return n, nil
+		case *Lambda:
+			inner := sub
+			for _, p := range n.Params {
+				if free[p] {
+					return nil, fmt.Errorf("substitute: variable %s would be captured", p.Name)
+				}
+				if _, ok := inner[p]; ok {
+					inner = without(inner, p)
+				}
+			}
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			return WithChildren(n, []Node{body})
+		case *Let:
+			val, err := rw(n.Value, sub)
+			if err != nil {
+				return nil, err
+			}
+			if free[n.Var] {
+				return nil, fmt.Errorf("substitute: variable %s would be captured", n.Var.Name)
+			}
+			inner := sub
+			if _, ok := inner[n.Var]; ok {
+				inner = without(inner, n.Var)
+			}
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			return WithChildren(n, []Node{val, body})
+		}
+		kids := Children(n)
+		for i, c := range kids {
+			r, err := rw(c, sub)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = r
+		}
+		return WithChildren(n, kids)
+	}
+	return rw(n, sub)
+}
+
+func without(sub map[*Var]Node, v *Var) map[*Var]Node {
+	out := make(map[*Var]Node, len(sub))
+	for k, r := range sub {
+		if k != v {
+			out[k] = r
+		}
+	}
+	return out
+}
