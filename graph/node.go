@@ -172,12 +172,16 @@ type Let struct {
 // ErrNilNode is returned by constructors given a nil child.
 var ErrNilNode = errors.New("nil node")
 
-func nonNil(what string, ns ...Node) error {
+func nonNil(what string, n Node) error {
+	if n == nil || isNilPtr(n) {
+		return fmt.Errorf("%s: %w", what, ErrNilNode)
+	}
+	return nil
+}
+
+func nonNilList(what string, ns []Node) error {
 	for i, n := range ns {
 		if n == nil || isNilPtr(n) {
-			if len(ns) == 1 {
-				return fmt.Errorf("%s: %w", what, ErrNilNode)
-			}
 			return fmt.Errorf("%s: argument %d: %w", what, i, ErrNilNode)
 		}
 	}
@@ -246,7 +250,7 @@ func NewApp(fn Node, args ...Node) (*App, error) {
 	if len(args) == 0 {
 		return nil, errors.New("app: no arguments")
 	}
-	if err := nonNil("app", args...); err != nil {
+	if err := nonNilList("app", args); err != nil {
 		return nil, err
 	}
 	return &App{Fn: fn, Args: append([]Node(nil), args...)}, nil
@@ -268,7 +272,7 @@ func NewCall(op Op, args ...Node) (*Call, error) {
 	if len(args) != op.Arity() {
 		return nil, fmt.Errorf("call: %v takes %d operands, got %d", op, op.Arity(), len(args))
 	}
-	if err := nonNil("call "+op.String(), args...); err != nil {
+	if err := nonNilList("call "+op.String(), args); err != nil {
 		return nil, err
 	}
 	return &Call{Op: op, Args: append([]Node(nil), args...)}, nil
@@ -295,7 +299,7 @@ func NewNZip(fn Node, args ...Node) (*NZip, error) {
 	if err := nonNil("nzip function", fn); err != nil {
 		return nil, err
 	}
-	if err := nonNil("nzip", args...); err != nil {
+	if err := nonNilList("nzip", args); err != nil {
 		return nil, err
 	}
 	return &NZip{Fn: fn, Args: append([]Node(nil), args...)}, nil
@@ -312,7 +316,7 @@ func NewRNZ(red, fn Node, args ...Node) (*RNZ, error) {
 	if len(args) == 0 {
 		return nil, errors.New("rnz: no array arguments")
 	}
-	if err := nonNil("rnz", args...); err != nil {
+	if err := nonNilList("rnz", args); err != nil {
 		return nil, err
 	}
 	return &RNZ{Red: red, Fn: fn, Args: append([]Node(nil), args...)}, nil
@@ -363,7 +367,7 @@ func NewTuple(elems ...Node) (*Tuple, error) {
 	if len(elems) < 2 {
 		return nil, fmt.Errorf("tuple: %d elements, need at least 2", len(elems))
 	}
-	if err := nonNil("tuple", elems...); err != nil {
+	if err := nonNilList("tuple", elems); err != nil {
 		return nil, err
 	}
 	return &Tuple{Elems: append([]Node(nil), elems...)}, nil
