@@ -90,14 +90,24 @@ func Eval(n Node, inputs map[string]Value) (Value, error) {
 }
 
 func bindInput(in *Input, v Value) (Value, error) {
-	switch t := in.Type.(type) {
+	out, err := bindValue(in.Type, v)
+	if err != nil {
+		return nil, fmt.Errorf("eval: input %s %w", in.Name, err)
+	}
+	return out, nil
+}
+
+// bindValue checks v against t, copying an array with other strides into
+// t's layout.
+func bindValue(t Type, v Value) (Value, error) {
+	switch t := t.(type) {
 	case *ArrayType:
 		a, ok := v.(*Array)
 		if !ok || a == nil {
-			return nil, fmt.Errorf("eval: input %s needs an array of type %v, got %T", in.Name, t, v)
+			return nil, fmt.Errorf("needs an array of type %v, got %T", t, v)
 		}
 		if a.dtype != t.DType || !a.layout.SameExtents(t.Layout) {
-			return nil, fmt.Errorf("eval: input %s needs %v, got %v%v", in.Name, t, a.dtype, a.Extents())
+			return nil, fmt.Errorf("needs %v, got %v%v", t, a.dtype, a.Extents())
 		}
 		if !a.layout.Equal(t.Layout) {
 			return a.CopyTo(t.Layout)
@@ -106,11 +116,25 @@ func bindInput(in *Input, v Value) (Value, error) {
 	case *ScalarType:
 		s, ok := v.(ScalarValue)
 		if !ok || s.DType != t.DType {
-			return nil, fmt.Errorf("eval: input %s needs a scalar of type %v, got %v", in.Name, t, v)
+			return nil, fmt.Errorf("needs a scalar of type %v, got %v", t, v)
 		}
 		return s, nil
+	case *TupleType:
+		tv, ok := v.(TupleValue)
+		if !ok || len(tv) != len(t.Elems) {
+			return nil, fmt.Errorf("needs a tuple of type %v, got %v", t, v)
+		}
+		out := make(TupleValue, len(tv))
+		for i := range tv {
+			e, err := bindValue(t.Elems[i], tv[i])
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+			out[i] = e
+		}
+		return out, nil
 	}
-	return nil, fmt.Errorf("eval: input %s has type %v", in.Name, in.Type)
+	return nil, fmt.Errorf("has type %v", t)
 }
 
 type evaluator struct {

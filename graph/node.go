@@ -40,7 +40,7 @@ func (*base) node()            {}
 type Input struct {
 	base
 	Name  string // name the notation and the evaluator's bindings use
-	Type  Type   // an *ArrayType or *ScalarType
+	Type  Type   // an *ArrayType, a *ScalarType or a *TupleType of those
 	Param bool   // a trained parameter rather than a data input
 }
 
@@ -194,24 +194,42 @@ func isNilPtr(n Node) bool {
 }
 
 // NewInput returns a data input (param false) or parameter (param true) of
-// the given type, which must be an *ArrayType or *ScalarType.
+// the given type: an *ArrayType, a *ScalarType, or a *TupleType of those
+// (the multi-output result of one kernel, read by the next).
 func NewInput(name string, t Type, param bool) (*Input, error) {
 	if name == "" {
 		return nil, errors.New("input: empty name")
 	}
-	switch t := t.(type) {
-	case *ArrayType:
-		if err := t.validate(); err != nil {
-			return nil, fmt.Errorf("input %s: %w", name, err)
-		}
-	case *ScalarType:
-		if t.DType == Invalid {
-			return nil, fmt.Errorf("input %s: invalid element type", name)
-		}
-	default:
-		return nil, fmt.Errorf("input %s: type %v is not an array or scalar type", name, t)
+	if err := validateInputType(t); err != nil {
+		return nil, fmt.Errorf("input %s: %w", name, err)
 	}
 	return &Input{base: base{src: name}, Name: name, Type: t, Param: param}, nil
+}
+
+func validateInputType(t Type) error {
+	switch t := t.(type) {
+	case *ArrayType:
+		if t == nil {
+			return errors.New("nil type")
+		}
+		return t.validate()
+	case *ScalarType:
+		if t == nil || t.DType == Invalid {
+			return errors.New("invalid element type")
+		}
+		return nil
+	case *TupleType:
+		if t == nil || len(t.Elems) < 2 {
+			return errors.New("a tuple type needs at least 2 elements")
+		}
+		for i, e := range t.Elems {
+			if err := validateInputType(e); err != nil {
+				return fmt.Errorf("tuple element %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("type %v is not an array, scalar or tuple type", t)
 }
 
 // NewConst returns the untyped scalar literal v.

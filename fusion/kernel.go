@@ -1,0 +1,271 @@
+package fusion
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// A Kernel is one fused higher-order-function nest: it reads buffers and
+// writes one result, possibly a tuple, with no materialised temporaries
+// inside.
+type Kernel struct {
+	Name    string         // unique within its graph, deterministic: k1_dense1, ...
+	Inputs  []*graph.Input // buffers the body reads, in order of first use
+	Body    graph.Node     // a closed term over Inputs
+	Output  *graph.Input   // the buffer the kernel writes, of the body's materialised type
+	Sources []string       // the distinct source names of the body's nodes, innermost computation first
+}
+
+// Graph is a program split into kernels that run one after another, each
+// reading program inputs and the outputs of kernels before it.
+type Graph struct {
+	Inputs  []*graph.Input // the program's inputs and parameters, in order of first use
+	Kernels []*Kernel      // in dependency order
+	Result  *graph.Input   // the buffer that holds the program's result: the last kernel's output
+}
+
+// Temporaries returns the kernel outputs that later kernels read: the
+// buffers materialised between kernels.
+func (g *Graph) Temporaries() []*graph.Input {
+	var out []*graph.Input
+	for _, k := range g.Kernels {
+		if k.Output != g.Result {
+			out = append(out, k.Output)
+		}
+	}
+	return out
+}
+
+// TemporaryBytes is the storage the temporaries occupy.
+func (g *Graph) TemporaryBytes() int {
+	n := 0
+	for _, t := range g.Temporaries() {
+		n += graph.Bytes(t.Type)
+	}
+	return n
+}
+
+// String prints one line per kernel: output = body.
+func (g *Graph) String() string {
+	var sb strings.Builder
+	for _, k := range g.Kernels {
+		fmt.Fprintf(&sb, "%s : %v = %s\n", k.Output.Name, k.Output.Type, graph.Print(k.Body))
+	}
+	return sb.String()
+}
+
+// Eval runs the kernels one after another on the reference interpreter,
+// binding each output for the kernels after it, and returns the result.
+func (g *Graph) Eval(inputs map[string]graph.Value) (graph.Value, error) {
+	env := make(map[string]graph.Value, len(inputs)+len(g.Kernels))
+	for k, v := range inputs {
+		env[k] = v
+	}
+	var last graph.Value
+	for _, k := range g.Kernels {
+		in := make(map[string]graph.Value, len(k.Inputs))
+		for _, i := range k.Inputs {
+			v, ok := env[i.Name]
+			if !ok {
+				return nil, fmt.Errorf("kernel %s: input %s is not bound", k.Name, i.Name)
+			}
+			in[i.Name] = v
+		}
+		v, err := graph.Eval(k.Body, in)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		env[k.Output.Name] = v
+		last = v
+	}
+	return last, nil
+}
+
+// Whole returns the graph of one kernel that computes all of term.
+func Whole(term graph.Node) (*Graph, error) {
+	return Partition(term, func(graph.Node) bool { return false })
+}
+
+// Unfused splits term the way a layer-by-layer library runs it: one kernel
+// per original layer operation. A closed term is materialised when its
+// source differs from that of a term using it, or when several terms use it.
+// Layout operations on buffers are views and never become kernels of their
+// own. This is the honest baseline that fused graphs are compared with.
+func Unfused(term graph.Node) (*Graph, error) {
+	parents := parentSources(term)
+	return Partition(term, func(n graph.Node) bool {
+		ps := parents[n]
+		return len(ps) > 1 || (len(ps) == 1 && ps[0] != n.Source())
+	})
+}
+
+// parentSources lists, for every node, the source of each use of it.
+func parentSources(term graph.Node) map[graph.Node][]string {
+	out := map[graph.Node][]string{}
+	for n := range graph.All(term) {
+		for _, c := range graph.Children(n) {
+			out[c] = append(out[c], n.Source())
+		}
+	}
+	return out
+}
+
+// Partition splits term into kernels. A closed, computing subterm (one that
+// is neither an input, a literal, a function, nor layout operations and
+// projections over buffers) becomes a kernel of its own when cut says so;
+// the root always does. Each kernel reads the outputs of the kernels it
+// contains as buffers named t1_source, t2_source, ...
+func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
+	info, err := graph.Check(term)
+	if err != nil {
+		return nil, err
+	}
+	p := &partitioner{info: info, buffer: map[graph.Node]*graph.Input{}, closed: map[graph.Node]bool{}}
+	for n := range graph.All(term) {
+		p.closed[n] = len(graph.FreeVars(n)) == 0
+	}
+	p.names = map[string]bool{}
+	for _, in := range info.Inputs {
+		p.names[in.Name] = true
+	}
+	g := &Graph{Inputs: info.Inputs}
+	for n := range graph.All(term) { // children first: kernels come out in dependency order
+		if n != term && !(p.computes(n) && cut(n)) {
+			continue
+		}
+		k, err := p.kernel(n, len(g.Kernels)+1)
+		if err != nil {
+			return nil, err
+		}
+		g.Kernels = append(g.Kernels, k)
+	}
+	g.Result = g.Kernels[len(g.Kernels)-1].Output
+	return g, nil
+}
+
+type partitioner struct {
+	info   *graph.Info
+	closed map[graph.Node]bool
+	buffer map[graph.Node]*graph.Input // the output buffer of each kernel root
+	names  map[string]bool
+}
+
+// computes reports whether n is a closed value term that does arithmetic
+// (not merely a view of buffers).
+func (p *partitioner) computes(n graph.Node) bool {
+	if !p.closed[n] || graph.IsFunc(n) {
+		return false
+	}
+	switch n := n.(type) {
+	case *graph.Input, *graph.Const, *graph.Var:
+		return false
+	case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+		return p.computes(graph.Children(n)[0])
+	case *graph.Tuple:
+		for _, e := range n.Elems {
+			if p.computes(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (p *partitioner) kernel(root graph.Node, index int) (*Kernel, error) {
+	memo := map[graph.Node]graph.Node{}
+	var replace func(graph.Node) (graph.Node, error)
+	replace = func(n graph.Node) (graph.Node, error) {
+		if b, ok := p.buffer[n]; ok && n != root {
+			return b, nil
+		}
+		if r, ok := memo[n]; ok {
+			return r, nil
+		}
+		kids := graph.Children(n)
+		for i, c := range kids {
+			r, err := replace(c)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = r
+		}
+		r, err := graph.WithChildren(n, kids)
+		if err != nil {
+			return nil, err
+		}
+		memo[n] = r
+		return r, nil
+	}
+	body, err := replace(root)
+	if err != nil {
+		return nil, err
+	}
+	info, err := graph.Check(body)
+	if err != nil {
+		return nil, fmt.Errorf("kernel %d: %w", index, err)
+	}
+	sources := kernelSources(body)
+	label := "kernel"
+	if len(sources) > 0 {
+		label = sources[0]
+		if len(sources) > 1 {
+			label += "_" + sources[len(sources)-1]
+		}
+	}
+	name := p.fresh(fmt.Sprintf("t%d_%s", index, sanitize(label)))
+	out, err := graph.NewInput(name, graph.Materialized(info.TypeOf(body)), false)
+	if err != nil {
+		return nil, err
+	}
+	p.buffer[root] = out
+	return &Kernel{
+		Name:    fmt.Sprintf("k%d_%s", index, sanitize(label)),
+		Inputs:  info.Inputs,
+		Body:    body,
+		Output:  out,
+		Sources: sources,
+	}, nil
+}
+
+func (p *partitioner) fresh(name string) string {
+	base := name
+	for i := 2; p.names[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	p.names[name] = true
+	return name
+}
+
+// kernelSources returns the distinct source names of the computing nodes of
+// body (inputs name themselves and are left out), in the order a post-order
+// walk meets them: the computation that runs first comes first.
+func kernelSources(body graph.Node) []string {
+	var out []string
+	for n := range graph.All(body) {
+		if _, isInput := n.(*graph.Input); isInput {
+			continue
+		}
+		if s := n.Source(); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sanitize keeps letters, digits and underscores, so that names derived
+// from sources are identifiers in every back end.
+func sanitize(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteByte('_')
+		}
+	}
+	return sb.String()
+}
