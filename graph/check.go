@@ -47,7 +47,7 @@ const untyped = Invalid
 // nzip, a reduction whose operator does not fit its elements, an illegal
 // layout operation, and so on.
 func Check(n Node) (*Info, error) {
-	c := &checker{info: &Info{Types: map[Node]Type{}}, seen: map[*Input]bool{}, names: map[string]*Input{}}
+	c := &checker{info: &Info{Types: map[Node]Type{}}, seen: map[*Input]bool{}, names: map[string]*Input{}, closed: closedNodes(n)}
 	t, err := c.value(n, nil)
 	if err != nil {
 		return nil, err
@@ -57,9 +57,11 @@ func Check(n Node) (*Info, error) {
 }
 
 type checker struct {
-	info  *Info
-	seen  map[*Input]bool
-	names map[string]*Input
+	info   *Info
+	seen   map[*Input]bool
+	names  map[string]*Input
+	closed map[Node]bool // terms without free variables: one type wherever they appear
+	done   map[Node]bool // closed terms already checked
 }
 
 // scope is a persistent list of variable bindings. A variable binds either a
@@ -141,14 +143,18 @@ func (c *checker) record(n Node, t Type) Type {
 }
 
 func (c *checker) value(n Node, s *scope) (Type, error) {
-	if s == nil {
-		if t, ok := c.info.Types[n]; ok {
-			return t, nil
-		}
+	if c.closed[n] && c.done[n] {
+		return c.info.Types[n], nil
 	}
 	t, err := c.value1(n, s)
 	if err != nil {
 		return nil, err
+	}
+	if c.closed[n] {
+		if c.done == nil {
+			c.done = map[Node]bool{}
+		}
+		c.done[n] = true
 	}
 	return c.record(n, t), nil
 }

@@ -81,7 +81,7 @@ func Eval(n Node, inputs map[string]Value) (Value, error) {
 		sort.Strings(extra)
 		return nil, fmt.Errorf("eval: %s bound, but the program has no such input", strings.Join(extra, ", "))
 	}
-	e := &evaluator{inputs: bound, memo: map[Node]Value{}}
+	e := &evaluator{inputs: bound, memo: map[Node]Value{}, closed: closedNodes(n)}
 	v, err := e.value(n, nil)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,8 @@ func bindValue(t Type, v Value) (Value, error) {
 
 type evaluator struct {
 	inputs map[*Input]Value
-	memo   map[Node]Value // values of shared terms outside any lambda
+	memo   map[Node]Value // values of closed terms, each computed once
+	closed map[Node]bool  // terms without free variables
 }
 
 // env is a persistent list of variable bindings, to values or to closures.
@@ -160,8 +161,12 @@ func (e *env) lookup(v *Var) *env {
 	return nil
 }
 
+// value evaluates n. A closed term has one value wherever it appears, so it
+// is computed once and remembered, even inside lambdas: a batch statistic
+// used by every row is not recomputed per row.
 func (ev *evaluator) value(n Node, e *env) (Value, error) {
-	if e == nil {
+	memo := e == nil || ev.closed[n]
+	if memo {
 		if v, ok := ev.memo[n]; ok {
 			return v, nil
 		}
@@ -170,7 +175,7 @@ func (ev *evaluator) value(n Node, e *env) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e == nil {
+	if memo {
 		ev.memo[n] = v
 	}
 	return v, nil

@@ -208,4 +208,6 @@ type LayoutError struct {
 	Msg    string // what is wrong, naming axis, extent, block or stride
 }
 
-func (e *LayoutError) Error() string { return fmt.Sprintf("%s: %s in layout %v", e.Op, e.Msg, e.Layout) }
+func (e *LayoutError) Error() string {
+	return fmt.Sprintf("%s: %s in layout %v", e.Op, e.Msg, e.Layout)
+}

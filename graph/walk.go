@@ -297,3 +297,116 @@ func without(sub map[*Var]Node, v *Var) map[*Var]Node {
 	}
 	return out
 }
+
+// Freshen returns a copy of n in which every binder (lambda parameters, let
+// variables) is a new *Var of the same name, so that the copy can be placed
+// next to, or inside, the original without two binders being the same
+// variable. Free variables and inputs are kept.
+func Freshen(n Node) (Node, error) {
+	var rw func(Node, map[*Var]Node) (Node, error)
+	rw = func(n Node, ren map[*Var]Node) (Node, error) {
+		switch n := n.(type) {
+		case *Var:
+			if r, ok := ren[n]; ok {
+				return r, nil
+			}
+			return n, nil
+		case *Input, *Const, *OpRef, *Ident:
+			return n, nil
+		case *Lambda:
+			inner := make(map[*Var]Node, len(ren)+len(n.Params))
+			for k, v := range ren {
+				inner[k] = v
+			}
+			params := make([]*Var, len(n.Params))
+			for i, p := range n.Params {
+				params[i] = NewVar(p.Name)
+				inner[p] = params[i]
+			}
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			l, err := NewLambda(params, body)
+			if err != nil {
+				return nil, err
+			}
+			return keepSource(n, l), nil
+		case *Let:
+			val, err := rw(n.Value, ren)
+			if err != nil {
+				return nil, err
+			}
+			inner := make(map[*Var]Node, len(ren)+1)
+			for k, v := range ren {
+				inner[k] = v
+			}
+			v := NewVar(n.Var.Name)
+			inner[n.Var] = v
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			l, err := NewLet(v, val, body)
+			if err != nil {
+				return nil, err
+			}
+			return keepSource(n, l), nil
+		}
+		kids := Children(n)
+		for i, c := range kids {
+			r, err := rw(c, ren)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = r
+		}
+		return WithChildren(n, kids)
+	}
+	return rw(n, map[*Var]Node{})
+}
+
+func keepSource(from, to Node) Node {
+	if src := from.Source(); src != "" {
+		return WithSource(to, src)
+	}
+	return to
+}
+
+// closedNodes reports, for every node of n, whether it has no free
+// variables. It computes all the answers in one pass, children first.
+func closedNodes(n Node) map[Node]bool {
+	free := map[Node]map[*Var]bool{}
+	out := map[Node]bool{}
+	for m := range All(n) {
+		fv := map[*Var]bool{}
+		switch m := m.(type) {
+		case *Var:
+			fv[m] = true
+		case *Lambda:
+			for v := range free[m.Body] {
+				fv[v] = true
+			}
+			for _, p := range m.Params {
+				delete(fv, p)
+			}
+		case *Let:
+			for v := range free[m.Body] {
+				fv[v] = true
+			}
+			delete(fv, m.Var)
+			for v := range free[m.Value] {
+				fv[v] = true
+			}
+		default:
+			for _, c := range Children(m) {
+				for v := range free[c] {
+					fv[v] = true
+				}
+			}
+		}
+		free[m] = fv
+		out[m] = len(fv) == 0
+	}
+	return out
+}

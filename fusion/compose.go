@@ -1,0 +1,204 @@
+package fusion
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// ncomp composes g before argument i of the n-ary function f:
+//
+//	ncomp i f g = \x0 .. x{i-1} y0 .. y{m-1} x{i+1} .. x{n-1} -> f x0 .. (g y0 .. y{m-1}) .. x{n-1}
+//
+// n is f's arity and m g's. The result is β-normalised, so composing two
+// lambdas gives one lambda whose body is f's body with g's body in place of
+// f's i-th parameter (let-bound when that parameter is used more than once).
+func ncomp(i, n int, f graph.Node, m int, g graph.Node) (graph.Node, error) {
+	var params []*graph.Var
+	var fargs []graph.Node
+	var gargs []graph.Node
+	for k := range n {
+		if k == i {
+			for j := range m {
+				y := graph.NewVar(paramName(g, j, "y"))
+				params = append(params, y)
+				gargs = append(gargs, y)
+			}
+			fargs = append(fargs, nil) // filled below
+			continue
+		}
+		x := graph.NewVar(paramName(f, k, "x"))
+		params = append(params, x)
+		fargs = append(fargs, x)
+	}
+	gy, err := apply(g, gargs)
+	if err != nil {
+		return nil, err
+	}
+	fargs[i] = gy
+	body, err := apply(f, fargs)
+	if err != nil {
+		return nil, err
+	}
+	l, err := graph.NewLambda(params, body)
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(f, l), nil
+}
+
+// paramName names a new parameter after the one it replaces, when fn is a
+// lambda.
+func paramName(fn graph.Node, k int, dflt string) string {
+	if l, ok := fn.(*graph.Lambda); ok && k < len(l.Params) {
+		return l.Params[k].Name
+	}
+	return fmt.Sprintf("%s%d", dflt, k)
+}
+
+func keepSource(from, to graph.Node) graph.Node {
+	if src := from.Source(); src != "" && to.Source() == "" {
+		return graph.WithSource(to, src)
+	}
+	return to
+}
+
+// apply returns the value of the function term fn applied to args, reduced:
+// a lambda is β-reduced, an op becomes a call, a section a call with its
+// operand in place, id its argument, a partial nzip a fuller one. Any other
+// function term (a variable bound to a function) stays an application.
+func apply(fn graph.Node, args []graph.Node) (graph.Node, error) {
+	var out graph.Node
+	var err error
+	switch f := fn.(type) {
+	case *graph.Lambda:
+		out, err = betaReduce(f, args)
+	case *graph.OpRef:
+		out, err = graph.NewCall(f.Op, args...)
+	case *graph.Section:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("section applied to %d arguments", len(args))
+		}
+		if f.Left {
+			out, err = graph.NewCall(f.Op, f.Operand, args[0])
+		} else {
+			out, err = graph.NewCall(f.Op, args[0], f.Operand)
+		}
+	case *graph.Ident:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("id applied to %d arguments", len(args))
+		}
+		return args[0], nil
+	case *graph.NZip:
+		out, err = graph.NewNZip(f.Fn, append(append([]graph.Node(nil), f.Args...), args...)...)
+	default:
+		out, err = graph.NewApp(fn, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(fn, out), nil
+}
+
+// betaReduce substitutes args for the parameters of f. A parameter used at
+// most once, outside any inner lambda, or bound to a trivial argument (a
+// variable, an input, a literal, or a view of one) is replaced; any other is
+// bound with let, so that the argument is computed once per application and
+// never once per iteration of an inner higher-order function.
+func betaReduce(f *graph.Lambda, args []graph.Node) (graph.Node, error) {
+	if len(args) != len(f.Params) {
+		return nil, fmt.Errorf("function of %d parameters applied to %d arguments", len(f.Params), len(args))
+	}
+	body, err := graph.Freshen(f)
+	if err != nil {
+		return nil, err
+	}
+	fl := body.(*graph.Lambda)
+	sub := map[*graph.Var]graph.Node{}
+	type binding struct {
+		v   *graph.Var
+		val graph.Node
+	}
+	var lets []binding
+	for i, p := range fl.Params {
+		count, under := occurrences(fl.Body, p)
+		switch {
+		case count == 0:
+			// Unused: the argument is dead.
+		case trivial(args[i]) || (count == 1 && !under):
+			sub[p] = args[i]
+		default:
+			lets = append(lets, binding{p, args[i]})
+		}
+	}
+	out, err := graph.Substitute(fl.Body, sub)
+	if err != nil {
+		return nil, err
+	}
+	for k := len(lets) - 1; k >= 0; k-- {
+		l, err := graph.NewLet(lets[k].v, lets[k].val, out)
+		if err != nil {
+			return nil, err
+		}
+		out = keepSource(f, l)
+	}
+	return out, nil
+}
+
+// trivial reports whether n costs nothing to repeat: a variable, input or
+// literal, or layout operations and projections of one.
+func trivial(n graph.Node) bool {
+	switch n := n.(type) {
+	case *graph.Var, *graph.Input, *graph.Const:
+		return true
+	case *graph.Subdiv:
+		return trivial(n.X)
+	case *graph.Flatten:
+		return trivial(n.X)
+	case *graph.Flip:
+		return trivial(n.X)
+	case *graph.Proj:
+		return trivial(n.X)
+	}
+	return false
+}
+
+// occurrences counts the free occurrences of v in n and reports whether any
+// lies inside a lambda within n (where it would be evaluated once per
+// application of that lambda).
+func occurrences(n graph.Node, v *graph.Var) (count int, underLambda bool) {
+	var walk func(graph.Node, bool)
+	walk = func(n graph.Node, under bool) {
+		switch n := n.(type) {
+		case *graph.Var:
+			if n == v {
+				count++
+				underLambda = underLambda || under
+			}
+			return
+		case *graph.Lambda:
+			for _, p := range n.Params {
+				if p == v {
+					return // shadowed
+				}
+			}
+			walk(n.Body, true)
+			return
+		case *graph.Let:
+			walk(n.Value, under)
+			if n.Var != v {
+				walk(n.Body, under)
+			}
+			return
+		case *graph.Section:
+			// The operand is evaluated at every application of the section.
+			walk(n.Operand, true)
+			return
+		}
+		for _, c := range graph.Children(n) {
+			walk(c, under)
+		}
+	}
+	walk(n, false)
+	return count, underLambda
+}

@@ -1,0 +1,284 @@
+package fusion
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// exchange swaps a higher-order function h1 with the one, h2, that is the
+// body of its function, flipping the layouts so the result is unchanged:
+//
+//	H1 (\a1..an -> H2 (\b1..bm -> h) Y1..Ym) X1..Xn
+//	  = [flip 0] H2' (\b1'..bm' -> H1' (\a1'.. d.. -> h') X'..) Y1'..Ym'
+//
+// Each argument Yj of the inner function must either not depend on the
+// outer elements a (it is traversed as it is: Yj' = Yj) or be a view of one
+// of them, V(ap) (then the new outer loop traverses the matching slices of
+// the whole array: Yj' = flip 0 (V' Xp), where V' is V with its axes moved
+// one level out). The new inner loop traverses the outer arrays the body
+// uses directly, and the slices of the views.
+//
+// By kinds (the paper's exchange laws):
+//
+//	map/map: the result is flipped (flip 0), the elements computed in the
+//	         same order of operations — no law of h is needed;
+//	map/rnz r: the new outer reduction combines whole rows: lift r (zip r);
+//	rnz (lift r)/map: the inverse; the inner reduction is r;
+//	rnz r/rnz r: both reductions must be the same operator, associative and
+//	         commutative, since the terms are combined in another order.
+func exchange(rule Rule, n graph.Node) (graph.Node, error) {
+	h1, ok := asHOF(n)
+	if !ok {
+		return nil, ErrNoMatch
+	}
+	inner := h1.body
+	h2, ok := asHOF(inner)
+	if !ok {
+		return nil, ErrNoMatch
+	}
+	isParam := map[*graph.Var]int{}
+	for i, p := range h1.params {
+		isParam[p] = i
+	}
+	dependsOnOuter := func(x graph.Node) bool {
+		for _, v := range graph.FreeVars(x) {
+			if _, ok := isParam[v]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	if h2.red != nil && dependsOnOuter(h2.red) {
+		return nil, refuse(rule, n, "the inner reduction operator depends on the outer element")
+	}
+	for _, x := range h1.args {
+		_ = x // the outer arrays are closed with respect to both functions' parameters
+	}
+
+	// Classify the inner arguments.
+	type innerArg struct {
+		view  bool // a view of an outer element
+		param int  // which outer parameter, for a view
+	}
+	kinds := make([]innerArg, len(h2.args))
+	for j, y := range h2.args {
+		if !dependsOnOuter(y) {
+			continue
+		}
+		p, ok := viewOf(y, isParam)
+		if !ok {
+			return nil, refuse(rule, n, "inner argument %d, %s, depends on the outer element other than as a view of it", j, graph.Abbrev(y, 30))
+		}
+		kinds[j] = innerArg{view: true, param: p}
+	}
+
+	// The reductions' laws.
+	var newOuterRed, newInnerRed graph.Node
+	switch {
+	case !h1.isRNZ() && !h2.isRNZ():
+	case !h1.isRNZ() && h2.isRNZ():
+		lifted, err := graph.NewNZip(h2.red)
+		if err != nil {
+			return nil, err
+		}
+		newOuterRed = lifted
+	case h1.isRNZ() && !h2.isRNZ():
+		z, ok := h1.red.(*graph.NZip)
+		if !ok || len(z.Args) != 0 {
+			return nil, refuse(rule, n, "the outer reduction %s is not a lifted (zip) operator, so it does not combine the inner map's elements one by one", graph.Abbrev(h1.red, 30))
+		}
+		newInnerRed = z.Fn
+	default:
+		if !sameOperator(h1.red, h2.red) {
+			return nil, refuse(rule, n, "the two reductions differ (%s and %s)", graph.Abbrev(h1.red, 20), graph.Abbrev(h2.red, 20))
+		}
+		alg := algebraOf(h1.red)
+		if !alg.Associative || !alg.Commutative {
+			return nil, refuse(rule, n, "the reduction %s is not known to be associative and commutative", graph.Abbrev(h1.red, 20))
+		}
+		newOuterRed, newInnerRed = h2.red, h1.red
+	}
+
+	// The new outer loop: one parameter per inner argument.
+	outerParams := make([]*graph.Var, len(h2.args))
+	outerArgs := make([]graph.Node, len(h2.args))
+	for j, y := range h2.args {
+		outerParams[j] = graph.NewVar(h2.params[j].Name)
+		if !kinds[j].view {
+			outerArgs[j] = y
+			continue
+		}
+		whole, err := liftView(y, h1.args[kinds[j].param])
+		if err != nil {
+			return nil, refuse(rule, n, "cannot lift view %s to the whole array: %v", graph.Abbrev(y, 30), err)
+		}
+		if outerArgs[j], err = graph.NewFlip(0, 1, whole); err != nil {
+			return nil, err
+		}
+	}
+
+	// The new inner loop: the outer arrays the body uses directly, then the
+	// slices of the views.
+	sub := map[*graph.Var]graph.Node{}
+	var innerParams []*graph.Var
+	var innerArgs []graph.Node
+	for i, a := range h1.params {
+		if count, _ := occurrences(h2.body, a); count == 0 {
+			continue
+		}
+		v := graph.NewVar(a.Name)
+		innerParams = append(innerParams, v)
+		innerArgs = append(innerArgs, h1.args[i])
+		sub[a] = v
+	}
+	for j, b := range h2.params {
+		if !kinds[j].view {
+			sub[b] = outerParams[j]
+			continue
+		}
+		d := graph.NewVar(b.Name)
+		innerParams = append(innerParams, d)
+		innerArgs = append(innerArgs, outerParams[j])
+		sub[b] = d
+	}
+	if len(innerArgs) == 0 {
+		// The inner body ignores the outer elements: still traverse the
+		// first outer array, with an unused parameter, so the loop keeps
+		// its extent.
+		innerParams = append(innerParams, graph.NewVar(h1.params[0].Name))
+		innerArgs = append(innerArgs, h1.args[0])
+	}
+	body, err := graph.Substitute(h2.body, sub)
+	if err != nil {
+		return nil, err
+	}
+	newInner, err := (&hof{red: newInnerRed, params: innerParams, body: body, args: innerArgs}).build(n)
+	if err != nil {
+		return nil, err
+	}
+	out, err := (&hof{red: newOuterRed, params: outerParams, body: newInner, args: outerArgs}).build(inner)
+	if err != nil {
+		return nil, err
+	}
+	if !h1.isRNZ() && !h2.isRNZ() {
+		f, err := graph.NewFlip(0, 1, out)
+		if err != nil {
+			return nil, err
+		}
+		return keepSource(n, f), nil
+	}
+	return out, nil
+}
+
+// viewOf reports whether y is a chain of layout operations over one of the
+// parameters, and which.
+func viewOf(y graph.Node, params map[*graph.Var]int) (int, bool) {
+	switch y := y.(type) {
+	case *graph.Var:
+		p, ok := params[y]
+		return p, ok
+	case *graph.Subdiv:
+		return viewOf(y.X, params)
+	case *graph.Flatten:
+		return viewOf(y.X, params)
+	case *graph.Flip:
+		return viewOf(y.X, params)
+	}
+	return 0, false
+}
+
+// liftView rebuilds the view chain y with the parameter at its root replaced
+// by the whole array x whose elements the parameter ranges over: every axis
+// moves one level in.
+func liftView(y, x graph.Node) (graph.Node, error) {
+	switch y := y.(type) {
+	case *graph.Var:
+		return x, nil
+	case *graph.Subdiv:
+		inner, err := liftView(y.X, x)
+		if err != nil {
+			return nil, err
+		}
+		return graph.NewSubdiv(y.Axis+1, y.Block, inner)
+	case *graph.Flatten:
+		inner, err := liftView(y.X, x)
+		if err != nil {
+			return nil, err
+		}
+		return graph.NewFlatten(y.Axis+1, inner)
+	case *graph.Flip:
+		inner, err := liftView(y.X, x)
+		if err != nil {
+			return nil, err
+		}
+		return graph.NewFlip(y.Axis1+1, y.Axis2+1, inner)
+	}
+	return nil, fmt.Errorf("%s is not a view", graph.Abbrev(y, 30))
+}
+
+// sameOperator reports whether two reduction operators are the same: the
+// same op, or lifts of the same operator.
+func sameOperator(a, b graph.Node) bool {
+	switch a := a.(type) {
+	case *graph.OpRef:
+		b, ok := b.(*graph.OpRef)
+		return ok && a.Op == b.Op
+	case *graph.NZip:
+		b, ok := b.(*graph.NZip)
+		return ok && len(a.Args) == 0 && len(b.Args) == 0 && sameOperator(a.Fn, b.Fn)
+	}
+	return a == b
+}
+
+// algebraOf returns the laws a reduction operator obeys: an op's own; a
+// lifted operator's, elementwise; a lambda's when it is an op in disguise
+// (\a b -> a + b) or a tuple of such ops applied componentwise. Anything else
+// obeys no law the rules may use.
+func algebraOf(r graph.Node) graph.Algebra {
+	switch r := r.(type) {
+	case *graph.OpRef:
+		return r.Op.Algebra()
+	case *graph.NZip:
+		if len(r.Args) == 0 {
+			return algebraOf(r.Fn)
+		}
+	case *graph.Lambda:
+		if len(r.Params) != 2 {
+			return graph.Algebra{}
+		}
+		a, b := r.Params[0], r.Params[1]
+		return bodyAlgebra(r.Body, a, b, -1)
+	}
+	return graph.Algebra{}
+}
+
+// bodyAlgebra recognises op (proj k a) (proj k b), or op a b when k < 0, and
+// tuples of those whose k-th element uses the k-th components.
+func bodyAlgebra(body graph.Node, a, b *graph.Var, k int) graph.Algebra {
+	side := func(n graph.Node, v *graph.Var) bool {
+		if k < 0 {
+			return n == graph.Node(v)
+		}
+		p, ok := n.(*graph.Proj)
+		return ok && p.Index == k && p.X == graph.Node(v)
+	}
+	switch body := body.(type) {
+	case *graph.Call:
+		if len(body.Args) == 2 && side(body.Args[0], a) && side(body.Args[1], b) {
+			return body.Op.Algebra()
+		}
+	case *graph.Tuple:
+		if k >= 0 {
+			return graph.Algebra{}
+		}
+		alg := graph.Algebra{Associative: true, Commutative: true}
+		for i, e := range body.Elems {
+			ea := bodyAlgebra(e, a, b, i)
+			alg.Associative = alg.Associative && ea.Associative
+			alg.Commutative = alg.Commutative && ea.Commutative
+		}
+		return alg
+	}
+	return graph.Algebra{}
+}

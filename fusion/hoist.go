@@ -1,0 +1,123 @@
+package fusion
+
+import (
+	"github.com/hofuse/hofuse/graph"
+)
+
+// HoistView moves a layout operation on the result of an inner
+// higher-order function out of the function that returns it:
+//
+//	nzip (\xs -> V (H ..)) ys      =  V' (nzip (\xs -> H ..) ys)
+//	rnz (lift^k op) (\xs -> V (H ..)) ys  =  V (rnz (lift^k' op) (\xs -> H ..) ys)
+//
+// where V is a flip, flatten or subdiv and V' the same with its axes moved
+// one level in (the nzip adds the outer axis). A lifted elementwise
+// reduction commutes with any layout operation, but its lift depth must
+// follow the rank of what it combines. The exchange and subdivision rules
+// leave such views between the levels of a nest; hoisting them keeps the nest
+// a straight chain of loops with the views on the outside. Side condition
+// for rnz: the operator is a scalar op lifted as many times as the
+// accumulator has axes.
+type HoistView struct{}
+
+// Name implements Rule.
+func (HoistView) Name() string { return "hoist-view" }
+
+// Rewrite implements Rule.
+func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	h, ok := asHOF(n)
+	if !ok {
+		return nil, ErrNoMatch
+	}
+	var inner graph.Node
+	switch v := h.body.(type) {
+	case *graph.Flip:
+		inner = v.X
+	case *graph.Flatten:
+		inner = v.X
+	case *graph.Subdiv:
+		inner = v.X
+	default:
+		return nil, ErrNoMatch
+	}
+	if !viewOfHOF(inner) {
+		return nil, ErrNoMatch // a view of a variable or input costs nothing where it is
+	}
+	shift := 1
+	red := h.red
+	if h.isRNZ() {
+		shift = 0
+		op, depth := liftedOp(h.red)
+		if op == nil {
+			return nil, refuse(r, n, "the reduction %s is not an elementwise (lifted) op", graph.Abbrev(h.red, 30))
+		}
+		at, ok := c.TypeOf(inner).(*graph.ArrayType)
+		if !ok || depth < 1 {
+			return nil, refuse(r, n, "the reduction's accumulator is not an array")
+		}
+		var err error
+		if red, err = lift(op, at.Rank()); err != nil {
+			return nil, err
+		}
+	}
+	moved, err := (&hof{red: red, params: h.params, body: inner, args: h.args}).build(n)
+	if err != nil {
+		return nil, err
+	}
+	var out graph.Node
+	switch v := h.body.(type) {
+	case *graph.Flip:
+		out, err = graph.NewFlip(v.Axis1+shift, v.Axis2+shift, moved)
+	case *graph.Flatten:
+		out, err = graph.NewFlatten(v.Axis+shift, moved)
+	case *graph.Subdiv:
+		out, err = graph.NewSubdiv(v.Axis+shift, v.Block, moved)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(n, out), nil
+}
+
+// viewOfHOF reports whether n is a higher-order function or a chain of
+// layout operations over one.
+func viewOfHOF(n graph.Node) bool {
+	switch v := n.(type) {
+	case *graph.Flip:
+		return viewOfHOF(v.X)
+	case *graph.Flatten:
+		return viewOfHOF(v.X)
+	case *graph.Subdiv:
+		return viewOfHOF(v.X)
+	}
+	_, ok := asHOF(n)
+	return ok
+}
+
+// liftedOp returns the scalar op r lifts and how many times (0 for a bare
+// op), or nil.
+func liftedOp(r graph.Node) (*graph.OpRef, int) {
+	switch r := r.(type) {
+	case *graph.OpRef:
+		return r, 0
+	case *graph.NZip:
+		if len(r.Args) == 0 {
+			op, d := liftedOp(r.Fn)
+			return op, d + 1
+		}
+	}
+	return nil, 0
+}
+
+// lift returns op lifted depth times: zip (zip .. op).
+func lift(op *graph.OpRef, depth int) (graph.Node, error) {
+	var out graph.Node = op
+	for range depth {
+		z, err := graph.NewNZip(out)
+		if err != nil {
+			return nil, err
+		}
+		out = z
+	}
+	return out, nil
+}

@@ -1,0 +1,151 @@
+package fusion
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// hof is a higher-order function node taken apart: its kind, reduction
+// operator, function in lambda form, and arguments.
+type hof struct {
+	node   graph.Node   // the *graph.NZip or *graph.RNZ
+	red    graph.Node   // the reduction operator; nil for an nzip
+	params []*graph.Var // the function's parameters
+	body   graph.Node   // the function's body
+	args   []graph.Node // the traversed arrays
+}
+
+func (h *hof) isRNZ() bool { return h.red != nil }
+
+// asHOF takes apart a fully applied nzip or rnz, putting a function that is
+// not a lambda (an op, a section) into lambda form with fresh parameters.
+func asHOF(n graph.Node) (*hof, bool) {
+	var fn, red graph.Node
+	var args []graph.Node
+	switch z := n.(type) {
+	case *graph.NZip:
+		if graph.IsFunc(z) {
+			return nil, false
+		}
+		fn, args = z.Fn, z.Args
+	case *graph.RNZ:
+		fn, red, args = z.Fn, z.Red, z.Args
+	default:
+		return nil, false
+	}
+	if l, ok := fn.(*graph.Lambda); ok && len(l.Params) == len(args) {
+		return &hof{node: n, red: red, params: l.Params, body: l.Body, args: args}, true
+	}
+	params := make([]*graph.Var, len(args))
+	vars := make([]graph.Node, len(args))
+	for i := range args {
+		params[i] = graph.NewVar(fmt.Sprintf("x%d", i))
+		vars[i] = params[i]
+	}
+	body, err := apply(fn, vars)
+	if err != nil {
+		return nil, false
+	}
+	return &hof{node: n, red: red, params: params, body: body, args: args}, true
+}
+
+// build makes the node back from its parts, keeping the source of like.
+func (h *hof) build(like graph.Node) (graph.Node, error) {
+	l, err := graph.NewLambda(h.params, h.body)
+	if err != nil {
+		return nil, err
+	}
+	var fn graph.Node = l
+	if like != nil {
+		fn = keepSource(like, l)
+	}
+	var out graph.Node
+	if h.red != nil {
+		out, err = graph.NewRNZ(h.red, fn, h.args...)
+	} else {
+		out, err = graph.NewNZip(fn, h.args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if like != nil {
+		out = keepSource(like, out)
+	}
+	return out, nil
+}
+
+// Level is one loop of a kernel's nest: the higher-order function that runs
+// it and the arrays it traverses.
+type Level struct {
+	Kind string   // "map", "zip", "nzip" or "rnz"
+	Args []string // the traversed arrays, in the notation
+	Node graph.Node
+}
+
+func (l Level) String() string { return l.Kind + " " + strings.Join(l.Args, " ") }
+
+// Nest returns the loop nest of a term: the chain of higher-order functions
+// from the outermost inwards, following each function's body to the first
+// higher-order function in it (through lets, views and scalar epilogues).
+func Nest(term graph.Node) []Level {
+	var out []Level
+	n := spineHOF(term)
+	for n != nil {
+		h, ok := asHOF(n)
+		if !ok {
+			break
+		}
+		lv := Level{Kind: "rnz", Node: n}
+		if !h.isRNZ() {
+			lv.Kind = [...]string{"nzip", "map", "zip"}[min(len(h.args), 3)%3]
+		}
+		for _, a := range h.args {
+			lv.Args = append(lv.Args, graph.Abbrev(a, 30))
+		}
+		out = append(out, lv)
+		n = spineHOF(h.body)
+	}
+	return out
+}
+
+// spineHOF finds the first higher-order function in n, looking through
+// lets, layout operations, tuples and calls, but not into lambdas.
+func spineHOF(n graph.Node) graph.Node {
+	switch n := n.(type) {
+	case *graph.NZip:
+		if graph.IsFunc(n) {
+			return nil
+		}
+		return n
+	case *graph.RNZ:
+		return n
+	case *graph.Lambda, *graph.Input, *graph.Var, *graph.Const, *graph.OpRef, *graph.Ident, *graph.Section:
+		return nil
+	case *graph.Let:
+		if h := spineHOF(n.Body); h != nil {
+			return h
+		}
+		return spineHOF(n.Value)
+	}
+	for _, c := range graph.Children(n) {
+		if h := spineHOF(c); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// NestOrder writes a term's nest outermost first: "map x > nzip (flip 0 W) b > rnz r c".
+func NestOrder(term graph.Node) string {
+	levels := Nest(term)
+	if len(levels) == 0 {
+		return "(no loops)"
+	}
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		parts[i] = l.String()
+	}
+	return strings.Join(parts, " > ")
+}

@@ -1,0 +1,185 @@
+package fusion
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// Options control Fuse.
+type Options struct {
+	// Disable names rules the passes must not apply (see Rules for the
+	// names). An unknown name is an error.
+	Disable []string
+	// Dump, when set, receives the IR after each pass with the pass's
+	// duration, or "unchanged".
+	Dump io.Writer
+}
+
+// Result is what Fuse produces.
+type Result struct {
+	Term   graph.Node // the rewritten term, before it is cut into kernels
+	Graph  *Graph     // the kernels
+	Report *Report    // what the passes did and refused
+}
+
+// A pass is one named step of the pipeline: the rules an engine runs to a
+// normal form.
+type pass struct {
+	name  string
+	rules []Rule
+}
+
+// The pipeline. Order matters:
+//   - normalise first, so that the vertical rules see lambdas applied and
+//     single-use lets inlined, and reduction operators in η-normal form;
+//   - vertical fusion before horizontal, because fusing pipelines decides
+//     which traversals remain to be put side by side;
+//   - β, inline-let and η run in every pass, since the fusion rules build
+//     applications that they reduce;
+//   - kernel formation last, on the final term.
+var pipeline = []pass{
+	{"normalise", []Rule{Beta{}, InlineLet{}, Eta{}, FlipFlip{}}},
+	{"vertical", []Rule{Beta{}, InlineLet{}, Eta{}, NZipNZip{}, RNZNZip{}}},
+	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}},
+}
+
+// Fuse runs the pass pipeline on term — normalise, vertical fusion,
+// horizontal fusion, kernel formation — and reports what it did. The result
+// computes the same value as term (graph.Eval), up to the reassociation of
+// floating-point reductions. Fuse is deterministic: the same term gives the
+// same kernels with the same names.
+func Fuse(term graph.Node, opt Options) (*Result, error) {
+	disabled := map[string]bool{}
+	for _, name := range opt.Disable {
+		if _, ok := RuleByName(name); !ok {
+			return nil, fmt.Errorf("fusion: unknown rule %q; the rules are %s", name, strings.Join(RuleNames(), ", "))
+		}
+		disabled[name] = true
+	}
+	before, err := Unfused(term)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{KernelsBefore: len(before.Kernels), TemporariesBefore: len(before.Temporaries()), TemporaryBytesBefore: before.TemporaryBytes()}
+	e := newEngine(nil)
+	cur := term
+	for _, p := range pipeline {
+		start := time.Now()
+		e.rules = e.rules[:0]
+		for _, r := range p.rules {
+			if !disabled[r.Name()] {
+				e.rules = append(e.rules, r)
+			}
+		}
+		next, err := e.run(cur)
+		if err != nil {
+			return nil, fmt.Errorf("pass %s: %w", p.name, err)
+		}
+		rep.Passes = append(rep.Passes, PassReport{Name: p.name, Duration: time.Since(start), Changed: next != cur})
+		if opt.Dump != nil {
+			dump(opt.Dump, p.name, time.Since(start), cur, next)
+		}
+		cur = next
+	}
+	start := time.Now()
+	g, err := Partition(cur, fusedCut(cur))
+	if err != nil {
+		return nil, fmt.Errorf("pass kernels: %w", err)
+	}
+	rep.Passes = append(rep.Passes, PassReport{Name: "kernels", Duration: time.Since(start), Changed: true})
+	if opt.Dump != nil {
+		fmt.Fprintf(opt.Dump, "== kernels (%v)\n%s", time.Since(start).Round(time.Microsecond), g)
+	}
+	rep.fill(g, e)
+	return &Result{Term: cur, Graph: g, Report: rep}, nil
+}
+
+// RuleNames lists the names of Rules.
+func RuleNames() []string {
+	var out []string
+	for _, r := range Rules() {
+		out = append(out, r.Name())
+	}
+	return out
+}
+
+func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
+	if before == after {
+		fmt.Fprintf(w, "== %s (%v): unchanged\n", name, d.Round(time.Microsecond))
+		return
+	}
+	fmt.Fprintf(w, "== %s (%v)\n%s\n", name, d.Round(time.Microsecond), graph.Print(after))
+}
+
+// fusedCut decides where kernel formation cuts a fused term: at a closed
+// computing term that several terms use (materialised once, not recomputed
+// — vertical fusion already recomputed the cheap ones), that is the array
+// argument of a higher-order function (a producer vertical fusion refused to
+// fuse), or that lies inside a lambda (a loop-invariant value, such as a
+// batch statistic, which must be finished before the loop that reads it).
+func fusedCut(term graph.Node) func(graph.Node) bool {
+	uses := map[graph.Node]int{}
+	for n := range graph.All(term) {
+		for _, k := range graph.Children(n) {
+			uses[k]++
+		}
+	}
+	cut := map[graph.Node]bool{}
+	seen := map[[2]any]bool{}
+	var walk func(n graph.Node, underLambda, hofArg bool)
+	walk = func(n graph.Node, underLambda, hofArg bool) {
+		key := [2]any{n, [2]bool{underLambda, hofArg}}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if underLambda || hofArg || uses[n] > 1 {
+			cut[n] = true
+		}
+		switch n := n.(type) {
+		case *graph.Lambda:
+			walk(n.Body, true, false)
+			return
+		case *graph.NZip:
+			walk(n.Fn, underLambda, false)
+			for _, a := range n.Args {
+				walk(a, underLambda, true)
+			}
+			return
+		case *graph.RNZ:
+			walk(n.Red, underLambda, false)
+			walk(n.Fn, underLambda, false)
+			for _, a := range n.Args {
+				walk(a, underLambda, true)
+			}
+			return
+		case *graph.Section:
+			walk(n.Operand, true, false)
+			return
+		case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+			// A view of a producer is read like the producer.
+			walk(graph.Children(n)[0], underLambda, hofArg)
+			return
+		}
+		for _, k := range graph.Children(n) {
+			walk(k, underLambda, false)
+		}
+	}
+	walk(term, false, false)
+	return func(n graph.Node) bool { return cut[n] }
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

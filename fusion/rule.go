@@ -1,0 +1,107 @@
+package fusion
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// A Rule is one rewrite law of the paper. Its doc comment states the law and
+// its side conditions. The engine calls Rewrite on every node; a rule that
+// does not match returns ErrNoMatch, one whose side condition fails returns a
+// *Refusal saying why, and one that applies returns the rewritten node,
+// which must evaluate (graph.Eval) to the same value as n, up to the
+// reassociation of floating-point reductions.
+type Rule interface {
+	// Name is the rule's stable, kebab-case name (nzip-nzip, map-rnz, ...),
+	// as reports and --disable-rule use it.
+	Name() string
+	// Rewrite applies the rule at n, whose children have already been
+	// rewritten.
+	Rewrite(c *Context, n graph.Node) (graph.Node, error)
+}
+
+// ErrNoMatch is returned by a rule that does not apply to the node's shape.
+var ErrNoMatch = errors.New("no match")
+
+// A Refusal is a rule that matched but whose side condition failed.
+type Refusal struct {
+	Rule   string     // the rule's name
+	Node   graph.Node // the term it refused to rewrite
+	Reason string     // why, in words a report can print
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("%s refused at %s: %s", r.Rule, graph.Abbrev(r.Node, 50), r.Reason)
+}
+
+func refuse(rule Rule, n graph.Node, format string, args ...any) error {
+	return &Refusal{Rule: rule.Name(), Node: n, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Context is what rules may consult about the term being rewritten: the
+// types of its subterms and how often each is used.
+type Context struct {
+	info *graph.Info
+	// uses counts, for the nodes of the term at the start of the current
+	// sweep and the nodes they were rewritten into, the parents using them.
+	uses map[graph.Node]int
+}
+
+// newContext checks term and counts its uses.
+func newContext(term graph.Node) (*Context, error) {
+	info, err := graph.Check(term)
+	if err != nil {
+		return nil, err
+	}
+	c := &Context{info: info, uses: map[graph.Node]int{}}
+	for n := range graph.All(term) {
+		for _, k := range graph.Children(n) {
+			c.uses[k]++
+		}
+	}
+	return c, nil
+}
+
+// TypeOf returns the type of the value term n, if the last check recorded
+// one.
+func (c *Context) TypeOf(n graph.Node) graph.Type {
+	if c == nil || c.info == nil {
+		return nil
+	}
+	return c.info.TypeOf(n)
+}
+
+// Uses returns how many terms use n (at least 1 for a node in the term).
+func (c *Context) Uses(n graph.Node) int {
+	if c == nil {
+		return 1
+	}
+	if u := c.uses[n]; u > 0 {
+		return u
+	}
+	return 1
+}
+
+// Rules returns every rule of the package, in the order the passes use
+// them. Reports and the CLI list them by Name.
+func Rules() []Rule {
+	return []Rule{
+		Beta{}, InlineLet{}, Eta{},
+		NZipNZip{}, RNZNZip{},
+		Product{}, FanOut{},
+		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{}, FlipFlip{},
+		SubdivMap{}, SubdivRNZ{},
+	}
+}
+
+// RuleByName returns the rule called name.
+func RuleByName(name string) (Rule, bool) {
+	for _, r := range Rules() {
+		if r.Name() == name {
+			return r, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,96 @@
+package fusion
+
+import (
+	"github.com/hofuse/hofuse/graph"
+)
+
+// SubdivMap tiles a map (or zip) with blocks of Block:
+//
+//	nzip f xs  =  flatten 0 (nzip (\xs' -> nzip f xs') (subdiv 0 b x1) .. (subdiv 0 b xn))
+//
+// The outer map runs over the blocks, the inner over the elements of one
+// block; flatten 0 makes the blocks one axis again. Repeated, it tiles for
+// every level of the memory hierarchy. Side condition: Block divides the
+// outer extent (and the arguments are arrays, not tuples).
+type SubdivMap struct {
+	Block int
+}
+
+// Name implements Rule.
+func (SubdivMap) Name() string { return "subdiv-map" }
+
+// Rewrite implements Rule.
+func (r SubdivMap) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	h, ok := asHOF(n)
+	if !ok || h.isRNZ() {
+		return nil, ErrNoMatch
+	}
+	tiled, err := subdivide(r, c, n, h, r.Block)
+	if err != nil {
+		return nil, err
+	}
+	f, err := graph.NewFlatten(0, tiled)
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(n, f), nil
+}
+
+// SubdivRNZ tiles a reduction with blocks of Block:
+//
+//	rnz r f xs  =  rnz r (\xs' -> rnz r f xs') (subdiv 0 b x1) .. (subdiv 0 b xn)
+//
+// Each block is reduced, then the blocks' results. The elements are combined
+// in the same order, regrouped. Side conditions: r is associative; Block
+// divides the outer extent; the arguments are arrays.
+type SubdivRNZ struct {
+	Block int
+}
+
+// Name implements Rule.
+func (SubdivRNZ) Name() string { return "subdiv-rnz" }
+
+// Rewrite implements Rule.
+func (r SubdivRNZ) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	h, ok := asHOF(n)
+	if !ok || !h.isRNZ() {
+		return nil, ErrNoMatch
+	}
+	if !algebraOf(h.red).Associative {
+		return nil, refuse(r, n, "the reduction %s is not known to be associative, so it may not be regrouped", graph.Abbrev(h.red, 30))
+	}
+	return subdivide(r, c, n, h, r.Block)
+}
+
+// subdivide builds H (\xs' -> H f xs') (subdiv 0 b x1) .. for the taken
+// apart h.
+func subdivide(rule Rule, c *Context, n graph.Node, h *hof, block int) (graph.Node, error) {
+	var extent int
+	for i, a := range h.args {
+		at, ok := c.TypeOf(a).(*graph.ArrayType)
+		if !ok {
+			return nil, refuse(rule, n, "argument %d is not an array", i)
+		}
+		extent = at.Layout[0].Extent
+	}
+	if block < 1 || extent%block != 0 {
+		return nil, refuse(rule, n, "block %d does not divide the outer extent %d", block, extent)
+	}
+	params := make([]*graph.Var, len(h.args))
+	blocks := make([]graph.Node, len(h.args))
+	vars := make([]graph.Node, len(h.args))
+	for i, a := range h.args {
+		params[i] = graph.NewVar(h.params[i].Name + "s")
+		vars[i] = params[i]
+		s, err := graph.NewSubdiv(0, block, a)
+		if err != nil {
+			return nil, err
+		}
+		blocks[i] = s
+	}
+	inner, err := (&hof{red: h.red, params: h.params, body: h.body, args: vars}).build(n)
+	if err != nil {
+		return nil, err
+	}
+	return (&hof{red: h.red, params: params, body: inner, args: blocks}).build(n)
+}

@@ -1,0 +1,166 @@
+package fusion
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// producerIndex returns the index of the first argument of args that is a
+// fully applied nzip, or -1.
+func producerIndex(args []graph.Node) int {
+	for i, a := range args {
+		if z, ok := a.(*graph.NZip); ok && !graph.IsFunc(z) {
+			return i
+		}
+	}
+	return -1
+}
+
+// guardProducer checks the fusion policy for composing the producer nzip p,
+// argument i of a consumer applying fn, into the consumer:
+//
+//   - A producer with several consumers is fused only when recomputing it
+//     costs no more than materialising it: its function is a short scalar
+//     expression (no inner higher-order function), and the extra operations
+//     do not exceed the bytes a materialised copy would write and read.
+//   - A producer whose elements are arrays is fused only when the consumer's
+//     function uses the element once and not inside an inner lambda;
+//     otherwise every iteration of that inner function would recompute it.
+//     (This is what keeps a dense layer's GEMM out of the next layer's
+//     inner loop: the row it produces is read by every column of the next
+//     weight matrix.)
+func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i int, p *graph.NZip) error {
+	t := c.TypeOf(p)
+	if t == nil {
+		return fmt.Errorf("%s: no type for %s", rule.Name(), graph.Abbrev(p, 40))
+	}
+	elem, extent, err := graph.ElemType(t)
+	if err != nil {
+		return err
+	}
+	if u := c.Uses(p); u > 1 {
+		ops, hofs := workPerElement(p.Fn)
+		recompute := (u - 1) * ops * extent
+		materialise := (1 + u) * graph.Bytes(t)
+		if hofs > 0 || recompute > materialise {
+			return refuse(rule, consumer, "the producer %s has %d consumers; recomputing it (%s) costs more than materialising %d bytes",
+				graph.Abbrev(p, 40), u, describeWork(ops, hofs, extent), graph.Bytes(t))
+		}
+	}
+	if _, isScalar := elem.(*graph.ScalarType); isScalar {
+		return nil
+	}
+	l, ok := fn.(*graph.Lambda)
+	if !ok {
+		return nil // an op, a section or a partial nzip uses each argument once, directly
+	}
+	count, under := occurrences(l.Body, l.Params[i])
+	if count > 1 || under {
+		return refuse(rule, consumer, "the producer's element %v is used %d times%s by the consumer; fusing would recompute it, so it is materialised",
+			elem, count, map[bool]string{true: " inside an inner higher-order function", false: ""}[under])
+	}
+	return nil
+}
+
+// workPerElement counts the scalar operations a function term performs per
+// application, and the higher-order functions it runs.
+func workPerElement(fn graph.Node) (ops, hofs int) {
+	graph.Inspect(fn, func(n graph.Node) bool {
+		switch n.(type) {
+		case *graph.Call, *graph.OpRef, *graph.Section:
+			ops++
+		case *graph.NZip, *graph.RNZ:
+			hofs++
+		}
+		return true
+	})
+	return ops, hofs
+}
+
+func describeWork(ops, hofs, extent int) string {
+	if hofs > 0 {
+		return fmt.Sprintf("%d inner higher-order functions per element", hofs)
+	}
+	return fmt.Sprintf("%d operations per element over %d elements", ops, extent)
+}
+
+// NZipNZip is vertical fusion of a pipeline of zips:
+//
+//	nzip f xs<i (nzip g ys) xs>i  =  nzip (ncomp i f g) xs<i ys xs>i
+//
+// Side conditions: see guardProducer — a shared producer is fused only when
+// recomputing it is cheaper than materialising it, and an array-valued
+// element only when the consumer reads it once, outside inner lambdas.
+type NZipNZip struct{}
+
+// Name implements Rule.
+func (NZipNZip) Name() string { return "nzip-nzip" }
+
+// Rewrite implements Rule.
+func (r NZipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	z, ok := n.(*graph.NZip)
+	if !ok || graph.IsFunc(z) {
+		return nil, ErrNoMatch
+	}
+	i := producerIndex(z.Args)
+	if i < 0 {
+		return nil, ErrNoMatch
+	}
+	p := z.Args[i].(*graph.NZip)
+	if err := guardProducer(r, c, n, z.Fn, i, p); err != nil {
+		return nil, err
+	}
+	fn, err := ncomp(i, len(z.Args), z.Fn, len(p.Args), p.Fn)
+	if err != nil {
+		return nil, err
+	}
+	out, err := graph.NewNZip(fn, splice(z.Args, i, p.Args)...)
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(n, out), nil
+}
+
+// RNZNZip is vertical fusion of a zip into the reduction consuming it:
+//
+//	rnz r f xs<i (nzip g ys) xs>i  =  rnz r (ncomp i f g) xs<i ys xs>i
+//
+// Side conditions: as for NZipNZip.
+type RNZNZip struct{}
+
+// Name implements Rule.
+func (RNZNZip) Name() string { return "rnz-nzip" }
+
+// Rewrite implements Rule.
+func (r RNZNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	z, ok := n.(*graph.RNZ)
+	if !ok {
+		return nil, ErrNoMatch
+	}
+	i := producerIndex(z.Args)
+	if i < 0 {
+		return nil, ErrNoMatch
+	}
+	p := z.Args[i].(*graph.NZip)
+	if err := guardProducer(r, c, n, z.Fn, i, p); err != nil {
+		return nil, err
+	}
+	fn, err := ncomp(i, len(z.Args), z.Fn, len(p.Args), p.Fn)
+	if err != nil {
+		return nil, err
+	}
+	out, err := graph.NewRNZ(z.Red, fn, splice(z.Args, i, p.Args)...)
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(n, out), nil
+}
+
+// splice returns args with args[i] replaced by with.
+func splice(args []graph.Node, i int, with []graph.Node) []graph.Node {
+	out := make([]graph.Node, 0, len(args)-1+len(with))
+	out = append(out, args[:i]...)
+	out = append(out, with...)
+	return append(out, args[i+1:]...)
+}
