@@ -90,15 +90,23 @@ func Whole(term graph.Node) (*Graph, error) {
 }
 
 // Unfused splits term the way a layer-by-layer library runs it: one kernel
-// per original layer operation. A closed term is materialised when its
-// source differs from that of a term using it, or when several terms use it.
-// Layout operations on buffers are views and never become kernels of their
-// own. This is the honest baseline that fused graphs are compared with.
+// per original operation. A closed term is materialised when its source
+// differs from that of a term using it, when several terms use it (a value
+// a let binds for several uses, such as a batch statistic, included), when
+// it is the array argument of a higher-order function, or when a lambda
+// reads it (a loop-invariant value). Layout operations on buffers are views
+// and never become kernels of their own. This is the honest baseline that
+// fused graphs are compared with.
 func Unfused(term graph.Node) (*Graph, error) {
+	term, err := letsToDAG(term)
+	if err != nil {
+		return nil, err
+	}
 	parents := parentSources(term)
+	operation := fusedCut(term)
 	return Partition(term, func(n graph.Node) bool {
 		ps := parents[n]
-		return len(ps) > 1 || (len(ps) == 1 && ps[0] != n.Source())
+		return operation(n) || (len(ps) == 1 && ps[0] != n.Source())
 	})
 }
 

@@ -43,8 +43,8 @@ type pass struct {
 //     applications that they reduce;
 //   - kernel formation last, on the final term.
 var pipeline = []pass{
-	{"normalise", []Rule{Beta{}, InlineLet{}, Eta{}, FlipFlip{}}},
-	{"vertical", []Rule{Beta{}, InlineLet{}, Eta{}, NZipNZip{}, RNZNZip{}}},
+	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}},
+	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}},
 	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}},
 }
 
@@ -87,6 +87,9 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 		cur = next
 	}
 	start := time.Now()
+	if cur, err = letsToDAG(cur); err != nil {
+		return nil, fmt.Errorf("pass kernels: %w", err)
+	}
 	g, err := Partition(cur, fusedCut(cur))
 	if err != nil {
 		return nil, fmt.Errorf("pass kernels: %w", err)
@@ -114,6 +117,28 @@ func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
 		return
 	}
 	fmt.Fprintf(w, "== %s (%v)\n%s\n", name, d.Round(time.Microsecond), graph.Print(after))
+}
+
+// letsToDAG replaces each variable bound by a let to a closed value with the
+// value itself, shared: the term becomes a DAG in which the value is one
+// node with several users, which kernel formation materialises once.
+func letsToDAG(term graph.Node) (graph.Node, error) {
+	// Outer lets first: substituting one can close the value of the next.
+	for {
+		changed := false
+		next, err := graph.Rewrite(term, func(n graph.Node) (graph.Node, error) {
+			let, ok := n.(*graph.Let)
+			if !ok || len(graph.FreeVars(let.Value)) > 0 {
+				return n, nil
+			}
+			changed = true
+			return graph.Substitute(let.Body, map[*graph.Var]graph.Node{let.Var: let.Value})
+		})
+		if err != nil || !changed {
+			return next, err
+		}
+		term = next
+	}
 }
 
 // fusedCut decides where kernel formation cuts a fused term: at a closed
@@ -160,6 +185,12 @@ func fusedCut(term graph.Node) func(graph.Node) bool {
 			return
 		case *graph.Section:
 			walk(n.Operand, true, false)
+			return
+		case *graph.Let:
+			// A let that survived inlining binds a value used more than
+			// once: it is computed once, as a kernel of its own.
+			walk(n.Value, underLambda, true)
+			walk(n.Body, underLambda, false)
 			return
 		case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
 			// A view of a producer is read like the producer.

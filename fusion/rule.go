@@ -88,7 +88,7 @@ func (c *Context) Uses(n graph.Node) int {
 // them. Reports and the CLI list them by Name.
 func Rules() []Rule {
 	return []Rule{
-		Beta{}, InlineLet{}, Eta{},
+		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{},
 		NZipNZip{}, RNZNZip{},
 		Product{}, FanOut{},
 		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{}, FlipFlip{},

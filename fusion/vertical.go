@@ -24,12 +24,12 @@ func producerIndex(args []graph.Node) int {
 //     costs no more than materialising it: its function is a short scalar
 //     expression (no inner higher-order function), and the extra operations
 //     do not exceed the bytes a materialised copy would write and read.
-//   - A producer whose elements are arrays is fused only when the consumer's
-//     function uses the element once and not inside an inner lambda;
-//     otherwise every iteration of that inner function would recompute it.
-//     (This is what keeps a dense layer's GEMM out of the next layer's
-//     inner loop: the row it produces is read by every column of the next
-//     weight matrix.)
+//   - A producer whose elements are arrays is fused when the consumer's
+//     function uses the element once and not inside an inner lambda, or when
+//     the producer is cheap (see cheapProducer); otherwise every iteration
+//     of that inner function would recompute it. (This is what keeps a dense
+//     layer's GEMM out of the next layer's inner loop: the row it produces
+//     is read by every column of the next weight matrix.)
 func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i int, p *graph.NZip) error {
 	t := c.TypeOf(p)
 	if t == nil {
@@ -56,11 +56,52 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 		return nil // an op, a section or a partial nzip uses each argument once, directly
 	}
 	count, under := occurrences(l.Body, l.Params[i])
-	if count > 1 || under {
-		return refuse(rule, consumer, "the producer's element %v is used %d times%s by the consumer; fusing would recompute it, so it is materialised",
+	if (count > 1 || under) && !cheapProducer(p) {
+		return refuse(rule, consumer, "the producer's element %v is used %d times%s by the consumer and computing it takes a reduction or costly operations; fusing would recompute it, so it is materialised",
 			elem, count, map[bool]string{true: " inside an inner higher-order function", false: ""}[under])
 	}
 	return nil
+}
+
+// cheapProducer reports whether recomputing an element of the nzip p
+// wherever it is used costs less than a pass over memory: its function runs
+// no reduction and at most maxInnerOps arithmetic operations (add, sub, mul,
+// div, neg, min, max, abs, select, comparisons). Such a producer is fused
+// even into the inner loop of a contraction, as in the paper's
+// C_ik = Σ_j A_ij B_jk g_j, where scaling by g_j becomes one more multiply in
+// the dot product instead of a scaled copy of A.
+func cheapProducer(p *graph.NZip) bool {
+	ops, cheap := 0, true
+	graph.Inspect(p.Fn, func(n graph.Node) bool {
+		switch n := n.(type) {
+		case *graph.RNZ:
+			cheap = false
+		case *graph.Call:
+			ops++
+			cheap = cheap && arithmetic(n.Op)
+		case *graph.OpRef:
+			ops++
+			cheap = cheap && arithmetic(n.Op)
+		case *graph.Section:
+			ops++
+			cheap = cheap && arithmetic(n.Op)
+		}
+		return cheap
+	})
+	return cheap && ops <= maxInnerOps
+}
+
+// maxInnerOps bounds the arithmetic a producer may add to every iteration of
+// a consumer's inner loop.
+const maxInnerOps = 2
+
+func arithmetic(op graph.Op) bool {
+	switch op {
+	case graph.Add, graph.Sub, graph.Mul, graph.Div, graph.Neg, graph.Min, graph.Max, graph.Abs, graph.Select,
+		graph.Lt, graph.Le, graph.Gt, graph.Ge, graph.Eq, graph.Ne:
+		return true
+	}
+	return false
 }
 
 // workPerElement counts the scalar operations a function term performs per

@@ -1,0 +1,226 @@
+package fusion
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/layers"
+	"github.com/hofuse/hofuse/models"
+)
+
+// fuseProgram parses src (declarations and a term), fuses it, and checks
+// that the kernel graph computes what the term computes on random inputs.
+// The tolerance allows only for reassociated sums.
+func fuseProgram(t *testing.T, src string) *Result {
+	t.Helper()
+	prog, err := graph.Parse(src)
+	require.NoError(t, err)
+	res, err := Fuse(prog.Body, Options{})
+	require.NoError(t, err)
+	in := graphtest.Inputs(rand.New(rand.NewPCG(7, 7)), prog.Inputs)
+	want, err := graph.Eval(prog.Body, in)
+	require.NoError(t, err)
+	got, err := res.Graph.Eval(in)
+	require.NoError(t, err)
+	graphtest.Compare(t, want, got, 1e-12)
+	return res
+}
+
+func kernelTerms(res *Result) []string {
+	var out []string
+	for _, k := range res.Report.Kernels {
+		out = append(out, k.Term)
+	}
+	return out
+}
+
+// Paper eq. 1: w_i = Σ_j (A_ij + B_ij)(v_j + u_j), written with its two
+// temporaries, becomes one reduction per row with no temporaries: the sums
+// are recomputed inside the dot product, one add each.
+func TestFuseEquation1(t *testing.T) {
+	res := fuseProgram(t, `A : f64[5,7]; B : f64[5,7]; v : f64[7]; u : f64[7];
+		map (\r -> rnz (+) (*) r (zip (+) v u)) (zip (zip (+)) A B)`)
+	assert.Equal(t, 3, res.Report.KernelsBefore, "before: a sum of matrices, a sum of vectors, the product")
+	assert.Equal(t, 1, res.Report.KernelsAfter)
+	assert.Equal(t, 0, res.Report.Temporaries)
+	assert.Equal(t, []string{`zip (\y0 y1 -> rnz (+) (\y01 y11 y02 y12 -> (y01 + y11) * (y02 + y12)) y0 y1 v u) A B`}, kernelTerms(res))
+}
+
+// Paper eq. 2: C_ik = Σ_j A_ij B_jk g_j, written as a scaled copy of A and a
+// product, is one kernel: the scaling is one more factor in the dot product.
+func TestFuseEquation2(t *testing.T) {
+	res := fuseProgram(t, `A : f64[4,6]; B : f64[6,5]; g : f64[6];
+		map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 B)) (map (\r -> zip (*) r g) A)`)
+	assert.Equal(t, 1, res.Report.KernelsAfter)
+	assert.Equal(t, 0, res.Report.Temporaries)
+	assert.Equal(t, []string{`map (\r -> map (\c -> rnz (+) (\y0 y1 x1 -> y0 * y1 * x1) r g c) (flip 0 B)) A`}, kernelTerms(res))
+}
+
+// The 3-tensor example C_ipq = Σ_jk A_ijk B_jp C_kq g_j f_k, with A scaled
+// by g and f first, is one kernel.
+func TestFuseThreeTensor(t *testing.T) {
+	res := fuseProgram(t, `A : f64[3,4,5]; B : f64[4,2]; C : f64[5,3]; g : f64[4]; f : f64[5];
+		map (\Ai -> map (\cB -> map (\cC -> rnz (+) (\aj b -> rnz (+) (*) aj cC * b) Ai cB) (flip 0 C)) (flip 0 B))
+		    (map (\Ai -> zip (\aj gj -> map (*gj) (zip (*) aj f)) Ai g) A)`)
+	assert.Equal(t, 1, res.Report.KernelsAfter)
+	assert.Equal(t, 0, res.Report.Temporaries)
+}
+
+func denseBlock(t *testing.T, mode models.Mode, dt graph.DType) *models.Model {
+	t.Helper()
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{6, 5, 3}, Batch: 4, DType: dt, Norm: models.NormBatch, Mode: mode})
+	require.NoError(t, err)
+	return m
+}
+
+// A dense → inference BatchNorm → ReLU block is one kernel: a matrix
+// product whose dot products feed the normalisation and the activation.
+func TestFuseDenseBatchNormReLUInference(t *testing.T) {
+	x := must(graph.NewInput("x", graph.ArrayOf(graph.Float32, 4, 6), false))
+	y, _, err := layers.Dense("dense1", x, 6, 5, graph.Float32)
+	require.NoError(t, err)
+	z, _, err := layers.BatchNorm("bn1", y, 5, graph.Float32, layers.BatchNormOptions{})
+	require.NoError(t, err)
+	r, err := layers.ReLU("relu1", z)
+	require.NoError(t, err)
+	res, err := Fuse(r, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Report.KernelsBefore)
+	require.Equal(t, 1, res.Report.KernelsAfter)
+	k := res.Report.Kernels[0]
+	assert.Equal(t, []string{"dense1", "bn1", "relu1"}, k.Sources)
+	assert.Equal(t, `map (\r -> nzip (\c x1 m s g b -> max ((rnz (+) (*) r c + x1 - m) * rsqrt (s + 1e-05) * g + b) 0) (flip 0 dense1.W) dense1.b bn1.mean bn1.var bn1.scale bn1.shift) x`, k.Term)
+	assert.Equal(t, "map x > nzip flip 0 dense1.W dense1.b bn1.mean bn1.var bn1.scale bn1.shift > rnz r c", k.Order)
+}
+
+// A dense → training BatchNorm → ReLU block needs four kernels: the batch
+// statistics are reductions over the batch axis, and each must be finished
+// before what reads it starts. The dense output is read by the mean, the
+// variance and the normalisation (materialised once, as recomputing a
+// matrix product three times would cost more); the mean is read by the
+// variance; both by the normalisation, which also applies the ReLU.
+func TestFuseDenseBatchNormReLUTraining(t *testing.T) {
+	x := must(graph.NewInput("x", graph.ArrayOf(graph.Float64, 4, 6), false))
+	y, _, err := layers.Dense("dense1", x, 6, 5, graph.Float64)
+	require.NoError(t, err)
+	z, _, err := layers.BatchNorm("bn1", y, 5, graph.Float64, layers.BatchNormOptions{Training: true})
+	require.NoError(t, err)
+	r, err := layers.ReLU("relu1", z)
+	require.NoError(t, err)
+	res, err := Fuse(r, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 4, res.Report.KernelsAfter)
+	assert.Greater(t, res.Report.KernelsBefore, res.Report.KernelsAfter)
+	var orders []string
+	for _, k := range res.Report.Kernels {
+		orders = append(orders, k.Order)
+	}
+	assert.Equal(t, []string{
+		"map x > zip flip 0 dense1.W dense1.b > rnz r c", // the dense layer
+		"rnz t1_dense1",                      // Σ_b y_bj
+		"rnz t1_dense1 > zip r t2_bn1",       // Σ_b (y_bj - mean_j)²
+		"map t1_dense1 > nzip r t2_bn1 t3_bn1 bn1.scale bn1.shift", // normalise and ReLU
+	}, orders)
+	found := false
+	for _, f := range res.Report.RulesRefused {
+		found = found || f.Rule == "inline-let" && strings.Contains(f.Reason, "used 3 times")
+	}
+	assert.True(t, found, "the report says why the dense output is materialised: %+v", res.Report.RulesRefused)
+}
+
+// Softmax over rows is one kernel: each row is read from memory once, and
+// the max, the sum of exponentials and the normalisation are three loops
+// over the row while it is in cache. The pass does not merge the max and
+// the sum into one tuple reduction: that "online" form rescales partial
+// sums by exp(m_old - m_new), which changes the rounding, and the pass only
+// regroups reductions exactly as their laws allow.
+func TestFuseSoftmax(t *testing.T) {
+	x := must(graph.NewInput("x", graph.ArrayOf(graph.Float64, 3, 5), false))
+	s, err := layers.Softmax("softmax", x)
+	require.NoError(t, err)
+	res, err := Fuse(s, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Report.KernelsAfter)
+	assert.Equal(t, "map x > map r", res.Report.Kernels[0].Order)
+	assert.Equal(t, `map (\r -> let m = reduce max r in let s = rnz (+) (\v -> exp (v - m)) r in map (\v -> exp (v - m) / s) r) x`,
+		res.Report.Kernels[0].Term)
+}
+
+// An MLP 784-512-512-10 in inference mode is one kernel per block.
+func TestFuseMLPInference(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: 2, DType: graph.Float32, Norm: models.NormBatch})
+	require.NoError(t, err)
+	res, err := Fuse(m.Output, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 7, res.Report.KernelsBefore)
+	require.Equal(t, 3, res.Report.KernelsAfter)
+	assert.Equal(t, [][]string{{"dense1", "bn1", "relu1"}, {"dense2", "bn2", "relu2"}, {"dense3"}},
+		[][]string{res.Report.Kernels[0].Sources, res.Report.Kernels[1].Sources, res.Report.Kernels[2].Sources})
+	assert.Equal(t, 2, res.Report.Temporaries)
+	assert.Equal(t, 2*2*512*4, res.Report.TemporaryBytes)
+}
+
+// TestFusedEqualsUnfused runs every layer block and the MLP, fused and
+// unfused, on the interpreter, in float32 and float64. Fusion regroups
+// nothing here, so the results agree to the last bit up to the order of
+// scalar operations within an expression; the tolerance is 1e-12 relative
+// for f64 and 1e-6 for f32.
+func TestFusedEqualsUnfused(t *testing.T) {
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		tol := map[graph.DType]float64{graph.Float32: 1e-6, graph.Float64: 1e-12}[dt]
+		for _, norm := range []models.Norm{models.NormNone, models.NormBatch, models.NormLayer} {
+			for _, mode := range []models.Mode{models.Inference, models.Training} {
+				for _, act := range []layers.Activation{layers.ActReLU, layers.ActGELU, layers.ActSiLU, layers.ActTanh, layers.ActSoftmax} {
+					name := dt.String() + "/" + norm.String() + "/" + mode.String() + "/" + act.String()
+					t.Run(name, func(t *testing.T) {
+						m, err := models.MLP(models.MLPConfig{Sizes: []int{7, 6, 5, 3}, Batch: 3, DType: dt, Norm: norm, Mode: mode, Activation: act})
+						require.NoError(t, err)
+						res, err := Fuse(m.Output, Options{})
+						require.NoError(t, err)
+						un, err := Unfused(m.Output)
+						require.NoError(t, err)
+						in := m.Bindings(11)
+						want, err := un.Eval(in)
+						require.NoError(t, err)
+						got, err := res.Graph.Eval(in)
+						require.NoError(t, err)
+						graphtest.Compare(t, want, got, tol)
+						assert.LessOrEqual(t, res.Report.KernelsAfter, res.Report.KernelsBefore)
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestFuseIsDeterministic(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{9, 8, 7, 3}, Batch: 2, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	require.NoError(t, err)
+	var texts []string
+	for range 3 {
+		res, err := Fuse(m.Output, Options{})
+		require.NoError(t, err)
+		var sb strings.Builder
+		res.Report.Passes = nil // durations differ
+		require.NoError(t, res.Report.WriteJSON(&sb))
+		texts = append(texts, sb.String()+res.Graph.String())
+	}
+	assert.Equal(t, texts[0], texts[1])
+	assert.Equal(t, texts[0], texts[2])
+}
+
+func TestFuseDisableRule(t *testing.T) {
+	src := `A : f64[5,7]; B : f64[5,7]; map (\r -> reduce (+) r) (zip (zip (+)) A B)`
+	prog := must(graph.Parse(src))
+	res, err := Fuse(prog.Body, Options{Disable: []string{"nzip-nzip"}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Report.KernelsAfter)
+	_, err = Fuse(prog.Body, Options{Disable: []string{"no-such-rule"}})
+	assert.ErrorContains(t, err, `fusion: unknown rule "no-such-rule"; the rules are beta, inline-let`)
+}
