@@ -82,7 +82,9 @@ func (e *engine) findRedex(c *Context, term graph.Node, normal map[graph.Node]bo
 				continue
 			case errors.As(err, &ref):
 				matched = true
-				key := ref.Rule + "\x00" + graph.Abbrev(ref.Node, 200) + "\x00" + ref.Reason
+				// One refusal per rule, source and reason: the same refusal
+				// recurs as the term around it changes.
+				key := ref.Rule + "\x00" + ref.Node.Source() + "\x00" + ref.Reason
 				if !e.seenRef[key] {
 					e.seenRef[key] = true
 					e.refused = append(e.refused, ref)

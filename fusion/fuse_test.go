@@ -123,8 +123,8 @@ func TestFuseDenseBatchNormReLUTraining(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"map x > zip flip 0 dense1.W dense1.b > rnz r c", // the dense layer
-		"rnz t1_dense1",                      // Σ_b y_bj
-		"rnz t1_dense1 > zip r t2_bn1",       // Σ_b (y_bj - mean_j)²
+		"rnz t1_dense1",                // Σ_b y_bj
+		"rnz t1_dense1 > zip r t2_bn1", // Σ_b (y_bj - mean_j)²
 		"map t1_dense1 > nzip r t2_bn1 t3_bn1 bn1.scale bn1.shift", // normalise and ReLU
 	}, orders)
 	found := false

@@ -30,12 +30,15 @@ func (r InlineLet) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		if _, isSplit := let.Value.(*graph.NZip); isSplit && cheapFn(let.Value.(*graph.NZip).Fn) {
 			return nil, ErrNoMatch // split-let names its arrays first
 		}
+		if len(graph.FreeVars(let.Value)) > 0 {
+			return nil, ErrNoMatch // a value inside a loop, computed once per iteration: nothing is refused
+		}
 		where := ""
 		if under {
 			where = ", inside an inner higher-order function"
 		}
-		return nil, refuse(r, n, "%s is used %d times%s; inlining would compute it each time, so it is computed once (materialised if it is closed)",
-			let.Var.Name, count, where)
+		return nil, refuse(r, n, "%s is used %s%s; inlining would compute it each time, so it is computed once (materialised if it is closed)",
+			let.Var.Name, times(count), where)
 	}
 	return graph.Substitute(let.Body, map[*graph.Var]graph.Node{let.Var: let.Value})
 }

@@ -57,8 +57,12 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 	}
 	count, under := occurrences(l.Body, l.Params[i])
 	if (count > 1 || under) && !cheapProducer(p) {
-		return refuse(rule, consumer, "the producer's element %v is used %d times%s by the consumer and computing it takes a reduction or costly operations; fusing would recompute it, so it is materialised",
-			elem, count, map[bool]string{true: " inside an inner higher-order function", false: ""}[under])
+		where := ""
+		if under {
+			where = " inside an inner higher-order function"
+		}
+		return refuse(rule, consumer, "the consumer reads the producer's element (%v) %s%s, and computing it takes a reduction or costly operations; fusing would recompute it, so it is materialised",
+			elem, times(count), where)
 	}
 	return nil
 }
@@ -102,6 +106,17 @@ func arithmetic(op graph.Op) bool {
 		return true
 	}
 	return false
+}
+
+// times says "once", "twice" or "N times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // workPerElement counts the scalar operations a function term performs per

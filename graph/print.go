@@ -143,7 +143,7 @@ func isIdent(s string) bool {
 		return false
 	}
 	for i, r := range s {
-		letter := r == '_' || r == '\'' && i > 0 || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+		letter := r == '_' || (r == '\'' || r == '.') && i > 0 || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
 		if !letter && !(i > 0 && '0' <= r && r <= '9') {
 			return false
 		}
@@ -263,6 +263,13 @@ func (p *printer) expr(n Node, need int, last bool) {
 				p.sb.WriteString("\\" + v + " -> " + n.Op.String() + " " + v + " ")
 				p.expr(n.Operand, precAtom, true)
 			}
+			p.inScope[v]--
+		} else if n.Op == Sub && !n.Left {
+			// (-e) would read as a negation; write the lambda.
+			v := p.fresh("x")
+			p.inScope[v]++
+			p.sb.WriteString("\\" + v + " -> " + v + " - ")
+			p.expr(n.Operand, precMul, true)
 			p.inScope[v]--
 		} else if n.Left {
 			p.expr(n.Operand, prec+1, false)

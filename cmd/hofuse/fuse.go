@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+)
+
+func init() {
+	register(&command{
+		name:    "fuse",
+		usage:   "mlp [model flags] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE]...",
+		summary: "fuse a model or a program and report the kernels, temporaries and rules",
+		run:     runFuse,
+	})
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func runFuse(args []string, stdout, stderr io.Writer) error {
+	c := commands["fuse"]
+	fs := newFlags(c, stderr)
+	var mf mlpFlags
+	mf.register(fs, 1)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	dotPath := fs.String("dot", "", "write the kernel graph as Graphviz DOT to `file`")
+	dumpIR := fs.Bool("dump", false, "print the IR after each pass, with its duration, to stderr")
+	file := fs.String("f", "", "read the program from `file`")
+	var disable listFlag
+	fs.Var(&disable, "disable-rule", "switch off a `rule` by name (repeatable); rules: "+strings.Join(fusion.RuleNames(), ", "))
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	term, err := termFromArgs(pos, *file, &mf)
+	if err != nil {
+		return err
+	}
+	opt := fusion.Options{Disable: disable}
+	if *dumpIR {
+		opt.Dump = stderr
+	}
+	res, err := fusion.Fuse(term, opt)
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown rule") {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	if *dotPath != "" {
+		f, err := os.Create(*dotPath)
+		if err != nil {
+			return err
+		}
+		if err := res.Graph.WriteDOT(f); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return res.Report.WriteJSON(stdout)
+	}
+	return res.Report.WriteText(stdout)
+}
+
+// termFromArgs returns the term a command works on: the MLP the flags
+// describe for "mlp", or a program given as an argument or in a file.
+func termFromArgs(pos []string, file string, mf *mlpFlags) (graph.Node, error) {
+	switch {
+	case file != "" && len(pos) == 0:
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		return parseChecked(string(b), file)
+	case file == "" && len(pos) == 1 && pos[0] == "mlp":
+		m, err := mf.build()
+		if err != nil {
+			return nil, err
+		}
+		return m.Output, nil
+	case file == "" && len(pos) == 1:
+		return parseChecked(pos[0], "program")
+	}
+	return nil, usagef("want 'mlp', a program, or -f FILE")
+}
+
+// parseChecked parses and checks a program, giving errors their position.
+func parseChecked(src, name string) (graph.Node, error) {
+	prog, err := graph.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%w", name, err)
+	}
+	if _, err := graph.Check(prog.Body); err != nil {
+		var ce *graph.Error
+		if errors.As(err, &ce) {
+			if p, ok := prog.Pos(ce.Node); ok {
+				return nil, fmt.Errorf("%s:%v: %w", name, p, err)
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return prog.Body, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hofuse runs the command line in-process and returns its exit code and
+// output.
+func hofuse(args ...string) (code int, stdout, stderr string) {
+	var out, errb strings.Builder
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := hofuse("help")
+	assert.Equal(t, 0, code)
+	for _, c := range []string{"eval", "show", "fuse"} {
+		assert.Contains(t, out, "\n  "+c)
+	}
+	code, _, errs := hofuse("eval", "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, errs, "Usage: hofuse eval")
+	assert.Contains(t, errs, "-seed")
+	code, _, _ = hofuse()
+	assert.Equal(t, 2, code, "no command is bad usage")
+	code, _, errs = hofuse("frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unknown command "frobnicate"`)
+}
+
+func TestEval(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"A": {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]},
+		"u": {"dtype": "f64", "shape": [3], "data": [1, 0, -1]}}`), 0o644))
+	code, out, errs := hofuse("eval", "--inputs", in, `A : f64[2,3]; u : f64[3]; map (\r -> rnz (+) (*) r u) A`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "f64[2][-2 -2]\n", out)
+
+	code, out, errs = hofuse("eval", "--json", "--inputs", in, `A : f64[2,3]; u : f64[3]; rnz (zip (+)) (\c q -> map (*q) c) (flip 0 A) u`)
+	require.Equal(t, 0, code, errs)
+	var v struct {
+		DType string    `json:"dtype"`
+		Shape []int     `json:"shape"`
+		Data  []float64 `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, []float64{-2, -2}, v.Data)
+
+	// Random inputs are reproducible by seed.
+	_, a, _ := hofuse("eval", "--seed", "3", `x : f32[4]; reduce (+) x`)
+	_, b, _ := hofuse("eval", `x : f32[4]; reduce (+) x`, "--seed", "3")
+	assert.Equal(t, a, b)
+	assert.True(t, strings.HasPrefix(a, "f32 "), a)
+}
+
+func TestEvalErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"eval"}, 2, "hofuse eval: want one program, as an argument or with -f FILE"},
+		{[]string{"eval", "map (\\r -> r"}, 1, `hofuse eval: program:1:13: expected ")" to match the "(" at 1:5, found end of input`},
+		{[]string{"eval", "x : f64[3]; y : f64[4]; zip (+) x y"}, 1,
+			"hofuse eval: program:1:25: zip (+) x y: nzip arguments have different outer extents: argument 0 has 3, argument 1 has 4"},
+		{[]string{"eval", "--seed", "x", "1"}, 2, `hofuse eval: invalid value "x" for flag -seed`},
+		{[]string{"eval", "-f", "/nonexistent/p.hof"}, 1, "hofuse eval: open /nonexistent/p.hof: no such file or directory"},
+	}
+	for _, tc := range tests {
+		code, _, errs := hofuse(tc.args...)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errs)
+		assert.Contains(t, errs, tc.want, "%v", tc.args)
+	}
+}
+
+func TestShowMLP(t *testing.T) {
+	code, out, errs := hofuse("show", "mlp", "--sizes", "4,3,2", "--batch", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "-- MLP 4-3-2, batch 2, f32, batchnorm, inference, relu; 35 parameters\n")
+	assert.Contains(t, out, "input x : f32[2,4];\nparam dense1.W : f32[4,3];\n")
+	assert.Contains(t, out, `map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 dense1.W)) dense1.b) x`)
+
+	code, _, errs = hofuse("show", "mlp", "--sizes", "4,0,2")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "Sizes[1]")
+	code, _, errs = hofuse("show", "cnn")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `want one model name, mlp; got ["cnn"]`)
+}
+
+func TestFuseCommand(t *testing.T) {
+	dot := filepath.Join(t.TempDir(), "k.dot")
+	code, out, errs := hofuse("fuse", "mlp", "--sizes", "784,512,512,10", "--json", "--dot", dot)
+	require.Equal(t, 0, code, errs)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	for _, field := range []string{"kernels_before", "kernels_after", "temporaries", "temporary_bytes", "kernels", "rules_applied", "rules_refused"} {
+		assert.Contains(t, rep, field)
+	}
+	assert.EqualValues(t, 3, rep["kernels_after"])
+	b, err := os.ReadFile(dot)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "subgraph cluster_k1_dense1_relu1")
+
+	code, out, errs = hofuse("fuse", `A : f64[5,7]; B : f64[5,7]; v : f64[7]; u : f64[7]; map (\r -> rnz (+) (*) r (zip (+) v u)) (zip (zip (+)) A B)`)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "kernels: 3 before fusion, 1 after\n")
+
+	code, out, errs = hofuse("fuse", "mlp", "--mode", "training", "--sizes", "8,6,4", "--batch", "4")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "kernels: 8 before fusion, 5 after\n")
+
+	code, _, errs = hofuse("fuse", "mlp", "--disable-rule", "nope")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unknown rule "nope"`)
+}
