@@ -55,7 +55,7 @@ func (FlipFlip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, ErrNoMatch
 	}
 	out := x
-	for k := len(swaps) - 1; k >= 0; k-- {
+	for k := range swaps { // swaps[0] applies first: it is the innermost flip
 		nf, err := graph.NewFlip(swaps[k][0], swaps[k][1], out)
 		if err != nil {
 			return nil, err

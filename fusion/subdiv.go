@@ -25,6 +25,9 @@ func (r SubdivMap) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok || h.isRNZ() {
 		return nil, ErrNoMatch
 	}
+	if _, isArray := c.TypeOf(n).(*graph.ArrayType); !isArray {
+		return nil, refuse(r, n, "the map's result is a tuple; flatten needs an array")
+	}
 	tiled, err := subdivide(r, c, n, h, r.Block)
 	if err != nil {
 		return nil, err
