@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/hofuse/hofuse/internal/pjrtinstall"
+	"github.com/hofuse/hofuse/pjrt"
+)
+
+func init() {
+	register(&command{
+		name:    "doctor",
+		usage:   "[--strict]",
+		summary: "report which back ends can run here (PJRT plugins, GPU, cgo, SIMD) and how to fix what is missing",
+		run:     runDoctor,
+	})
+}
+
+// doctorReport collects lines and the problems found, each with its fix.
+type doctorReport struct {
+	w        io.Writer
+	problems int
+}
+
+func (r *doctorReport) line(format string, args ...any) { fmt.Fprintf(r.w, format+"\n", args...) }
+
+// problem prints a problem and the exact command or variable that fixes
+// it.
+func (r *doctorReport) problem(what, fix string) {
+	r.problems++
+	r.line("  PROBLEM: %s", what)
+	r.line("  fix:     %s", fix)
+}
+
+func runDoctor(args []string, stdout, stderr io.Writer) error {
+	c := commands["doctor"]
+	fs := newFlags(c, stderr)
+	strict := fs.Bool("strict", false, "exit with status 1 when a problem is found")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("doctor takes no arguments, got %q", rest)
+	}
+	r := &doctorReport{w: stdout}
+
+	r.line("build")
+	r.line("  go:        %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if pjrt.CgoEnabled() {
+		r.line("  cgo:       yes (PJRT plugins can be loaded)")
+	} else {
+		r.line("  cgo:       no")
+		r.problem("this hofuse was built without cgo, so it cannot load PJRT plugins",
+			"rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc), e.g. CGO_ENABLED=1 go run ./cmd/hofuse doctor")
+	}
+
+	r.line("")
+	r.line("native executor")
+	r.line("  %s", nativeSIMDStatus())
+
+	r.line("")
+	doctorPJRT(r)
+
+	r.line("")
+	doctorGPU(r)
+
+	r.line("")
+	if r.problems == 0 {
+		r.line("no problems found")
+		return nil
+	}
+	r.line("%d problem(s) found; each is followed by its fix", r.problems)
+	if *strict {
+		return fmt.Errorf("%d problem(s) found", r.problems)
+	}
+	return nil
+}
+
+// doctorPJRT reports where plugins are looked for, and for each one found:
+// whether it is the recorded file, its PJRT API version, platform and
+// devices, and whether a tiny program runs on it.
+func doctorPJRT(r *doctorReport) {
+	r.line("PJRT plugins")
+	for _, v := range []string{pjrt.EnvPluginPath, pjrt.EnvDir} {
+		val := os.Getenv(v)
+		if val == "" {
+			val = "(unset)"
+		}
+		r.line("  $%s = %s", v, val)
+	}
+	dir, derr := pjrt.DefaultDir()
+	if derr == nil {
+		r.line("  project folder: %s", dir)
+	}
+	found, err := pjrt.LocateAll("")
+	if err != nil {
+		r.line("  none found")
+		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
+		return
+	}
+	manifest, _ := pjrtinstall.Recorded()
+	for i, path := range found {
+		use := ""
+		if i == 0 {
+			use = "  <- used"
+		}
+		r.line("  %s%s", path, use)
+		r.line("    file:      %s", recordedStatus(manifest, path))
+		if !pjrt.CgoEnabled() {
+			r.line("    not loaded (no cgo)")
+			continue
+		}
+		doctorPlugin(r, path, i == 0)
+	}
+}
+
+// recordedStatus says whether path is a plugin recorded in plugins.json,
+// trusting its stamp file when size and time are unchanged.
+func recordedStatus(m *pjrtinstall.Manifest, path string) string {
+	if m == nil {
+		return "plugins.json unreadable"
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err.Error()
+	}
+	for _, p := range m.Plugins {
+		if p.Platform != pjrtinstall.Platform() || p.SOSize != fi.Size() {
+			continue
+		}
+		if ok, _ := pjrtinstall.CheckInstalled(path, p, false); ok {
+			return fmt.Sprintf("%s %s, sha256 verified against plugins.json", p.Package, p.Version)
+		}
+	}
+	return fmt.Sprintf("%d bytes, not a plugin recorded in plugins.json", fi.Size())
+}
+
+// doctorPlugin loads one plugin and runs the self-test on it.
+func doctorPlugin(r *doctorReport, path string, used bool) {
+	start := time.Now()
+	c, err := pjrt.Open(path)
+	if err != nil {
+		r.line("    loads:     no")
+		fix := "go run ./cmd/hofuse pjrt install --force"
+		if strings.Contains(filepath.Base(path), "cuda") {
+			fix = "go run ./cmd/hofuse pjrt install --gpu --force, and install the NVIDIA CUDA libraries (python3 -m pip install 'jax[cuda13]')"
+		} else if !used {
+			fix = "remove " + path
+		}
+		r.problem(err.Error(), fix)
+		return
+	}
+	defer c.Close()
+	opened := time.Since(start)
+	major, minor := c.APIVersion()
+	r.line("    loads:     yes, in %s", opened.Round(time.Millisecond))
+	r.line("    platform:  %s, PJRT C API %d.%d, StableHLO %s", c.Platform(), major, minor, c.StableHLOVersion())
+	r.line("    devices:   %s", strings.Join(c.Devices(), ", "))
+	rep, err := c.SelfTest()
+	if err != nil {
+		r.line("    self-test: FAILED")
+		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install --force")
+		return
+	}
+	r.line("    self-test: ok (compile %s, run %s)", rep.Compile.Round(time.Microsecond), rep.Run.Round(time.Microsecond))
+}
+
+// doctorGPU reports NVIDIA GPUs and whether a CUDA plugin is there for them.
+func doctorGPU(r *doctorReport) {
+	r.line("GPU")
+	info, err := pjrtinstall.NvidiaGPU(context.Background())
+	if err != nil {
+		r.line("  %v: PJRT runs on the CPU only", err)
+		return
+	}
+	for _, g := range info.GPUs {
+		r.line("  %s", g)
+	}
+	r.line("  driver supports CUDA %s", info.Driver)
+	found, _ := pjrt.LocateAll("")
+	for _, f := range found {
+		if strings.Contains(filepath.Base(f), "cuda") {
+			r.line("  CUDA plugin: %s", f)
+			return
+		}
+	}
+	r.problem("there is an NVIDIA GPU but no CUDA PJRT plugin", "go run ./cmd/hofuse pjrt install --gpu")
+}
+
+// nativeSIMDStatus says whether the native executor's SIMD path is active.
+// For now it reports what the build and the CPU offer: the architecture,
+// whether the build enables GOEXPERIMENT=simd, and the x86 features AVX2,
+// FMA and AVX-512. The native executor is to replace this with its own
+// check of the path it takes.
+func nativeSIMDStatus() string {
+	exp := "GOEXPERIMENT=simd off"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "GOEXPERIMENT" && strings.Contains(s.Value, "simd") {
+				exp = "GOEXPERIMENT=" + s.Value
+			}
+		}
+	}
+	switch runtime.GOARCH {
+	case "amd64":
+		yes := func(b bool) string {
+			if b {
+				return "yes"
+			}
+			return "no"
+		}
+		return fmt.Sprintf("%s, CPU features: AVX2 %s, FMA %s, AVX-512F %s; %s; SIMD path: not wired yet (portable loops)",
+			runtime.GOARCH, yes(cpu.X86.HasAVX2), yes(cpu.X86.HasFMA), yes(cpu.X86.HasAVX512F), exp)
+	case "arm64":
+		return fmt.Sprintf("%s, ASIMD %v; %s; SIMD path: not wired yet (portable loops)", runtime.GOARCH, cpu.ARM64.HasASIMD, exp)
+	}
+	return fmt.Sprintf("%s; %s; SIMD path: none on this architecture (portable loops)", runtime.GOARCH, exp)
+}

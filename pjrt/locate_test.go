@@ -1,0 +1,83 @@
+package pjrt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func touch(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("not really a plugin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLocate(t *testing.T) {
+	tmp := t.TempDir()
+	cpu := touch(t, filepath.Join(tmp, "a", CPUPluginFile))
+	cuda := touch(t, filepath.Join(tmp, "a", "pjrt_c_api_cuda_plugin.so"))
+	touch(t, filepath.Join(tmp, "a", CPUPluginFile+".stamp.json"))
+	wheelName := touch(t, filepath.Join(tmp, "b", "xla_cpu_pjrt.so"))
+	project := touch(t, filepath.Join(tmp, "proj", DefaultDirName, CPUPluginFile))
+	touch(t, filepath.Join(tmp, "proj", "go.mod"))
+	sub := filepath.Join(tmp, "proj", "x", "y")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	t.Setenv(EnvPluginPath, "")
+	t.Setenv(EnvDir, "")
+
+	check := func(explicit, want string) {
+		t.Helper()
+		got, err := Locate(explicit)
+		if err != nil || got != want {
+			t.Errorf("Locate(%q) = %q, %v; want %q", explicit, got, err, want)
+		}
+	}
+	check("", project)                        // module root/.pjrt, found from a subfolder
+	check(cuda, cuda)                         // an explicit file
+	check(filepath.Join(tmp, "a"), cpu)       // an explicit folder: the CPU plugin first
+	check(filepath.Join(tmp, "b"), wheelName) // the wheel's own name
+	t.Setenv(EnvPluginPath, filepath.Join(tmp, "b")+string(os.PathListSeparator)+filepath.Join(tmp, "a"))
+	check("", wheelName)
+	all, err := LocateAll("")
+	if err != nil || strings.Join(all, " ") != strings.Join([]string{wheelName, cpu, cuda, project}, " ") {
+		t.Errorf("LocateAll = %v, %v", all, err)
+	}
+	t.Setenv(EnvPluginPath, "")
+	t.Setenv(EnvDir, filepath.Join(tmp, "a"))
+	check("", cpu)
+	if d, _ := DefaultDir(); d != filepath.Join(tmp, "a") {
+		t.Errorf("DefaultDir with %s = %s", EnvDir, d)
+	}
+}
+
+func TestLocateNotFound(t *testing.T) {
+	tmp := t.TempDir()
+	touch(t, filepath.Join(tmp, "go.mod"))
+	t.Chdir(tmp)
+	t.Setenv(EnvDir, "")
+	t.Setenv(EnvPluginPath, filepath.Join(tmp, "nothere"))
+	_, err := Locate("")
+	want := "no PJRT plugin found; looked at $PJRT_PLUGIN_LIBRARY_PATH " + filepath.Join(tmp, "nothere") +
+		" (does not exist); project folder " + filepath.Join(tmp, ".pjrt") + " (does not exist); run: go run ./cmd/hofuse pjrt install"
+	if err == nil || err.Error() != want {
+		t.Errorf("Locate:\n got %v\nwant %s", err, want)
+	}
+	if err := os.Mkdir(filepath.Join(tmp, ".pjrt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Locate(filepath.Join(tmp, ".pjrt"))
+	want = "no PJRT plugin found; looked at explicit path " + filepath.Join(tmp, ".pjrt") +
+		" (no plugin file in it); pass the path of a plugin file, or install one with: go run ./cmd/hofuse pjrt install"
+	if err == nil || err.Error() != want {
+		t.Errorf("Locate(empty folder):\n got %v\nwant %s", err, want)
+	}
+}
