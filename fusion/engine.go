@@ -19,12 +19,14 @@ import (
 // search applies them one at a time. maxSteps guards the promise: an engine
 // that exceeds it reports a rule loop instead of running forever.
 type engine struct {
-	rules    []Rule
-	maxSteps int
-	applied  map[string]int      // rule name -> applications
-	sources  map[string][]string // rule name -> sources of the terms it rewrote
-	refused  []*Refusal
-	seenRef  map[string]bool
+	rules     []Rule
+	maxSteps  int
+	applied   map[string]int      // rule name -> applications
+	sources   map[string][]string // rule name -> sources of the terms it rewrote
+	refused   []*Refusal
+	last      string // the rule applied last
+	checkEach bool   // check each rewritten term and refuse rewrites that break it
+	seenRef   map[string]bool
 }
 
 func newEngine(rules []Rule) *engine {
@@ -41,63 +43,132 @@ var ErrRuleLoop = errors.New("rules did not terminate")
 // nodes are immutable, so they stay in normal form.
 func (e *engine) run(term graph.Node) (graph.Node, error) {
 	normal := map[graph.Node]bool{}
+	lastRule := "the input"
 	for step := 0; ; step++ {
 		if step > e.maxSteps {
 			return nil, fmt.Errorf("fusion: %w after %d steps", ErrRuleLoop, e.maxSteps)
 		}
 		c, err := newContext(term)
 		if err != nil {
-			return nil, fmt.Errorf("fusion: rewriting produced an ill-typed term (a bug): %w", err)
+			return nil, fmt.Errorf("fusion: %s produced an ill-typed term (a bug): %w", lastRule, err)
 		}
-		old, repl, err := e.findRedex(c, term, normal)
+		redexes, err := e.findRedexes(c, term, normal)
 		if err != nil {
 			return nil, err
 		}
-		if old == nil {
+		if len(redexes) == 0 {
 			return term, nil
 		}
-		if term, err = replace(term, old, repl); err != nil {
+		lastRule = e.last
+		if e.checkEach {
+			// One rewrite at a time, each checked in its context.
+			old, repl := redexes[0].old, redexes[0].repl
+			next, err := replace(term, map[graph.Node]graph.Node{old: repl})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := graph.Check(next); err != nil {
+				// The rewrite is sound as an equation, but its result breaks
+				// a side condition elsewhere (a flatten that needs the strides
+				// the term had): refuse it there.
+				e.applied[redexes[0].rule]--
+				e.noteRefusal(&Refusal{Rule: redexes[0].rule, Node: old, Reason: "the result would not type-check: " + err.Error()})
+				normal[old] = true
+				continue
+			}
+			term = next
+			continue
+		}
+		sub := make(map[graph.Node]graph.Node, len(redexes))
+		for _, r := range redexes {
+			sub[r.old] = r.repl
+		}
+		if term, err = replace(term, sub); err != nil {
 			return nil, err
 		}
 	}
 }
 
-func (e *engine) findRedex(c *Context, term graph.Node, normal map[graph.Node]bool) (old, repl graph.Node, err error) {
+type redex struct {
+	old, repl graph.Node
+	rule      string
+}
+
+// findRedexes finds, children before parents, the nodes at which some rule
+// applies. A node whose child was rewritten in this sweep waits for the
+// next: its rules' side conditions look at its children, and must see the
+// new ones. Deeper rewrites do not hold a node back — every rewrite is an
+// equation, so a result stays equal when the old subterms in it are
+// replaced by their rewrites too (replace does that) — which keeps the
+// number of sweeps small on long chains of layers. Nodes at which no rule
+// matched are remembered as normal. In checkEach mode it stops at the
+// first.
+func (e *engine) findRedexes(c *Context, term graph.Node, normal map[graph.Node]bool) ([]redex, error) {
+	var out []redex
+	rewritten := map[graph.Node]bool{}
 	for n := range graph.All(term) {
 		if normal[n] {
 			continue
 		}
-		matched := false
-		for _, r := range e.rules {
-			out, err := r.Rewrite(c, n)
-			var ref *Refusal
-			switch {
-			case err == nil:
-				e.applied[r.Name()]++
-				if src := n.Source(); src != "" {
-					e.sources[r.Name()] = appendNew(e.sources[r.Name()], src)
-				}
-				return n, out, nil
-			case errors.Is(err, ErrNoMatch):
-				continue
-			case errors.As(err, &ref):
-				matched = true
-				// One refusal per rule, source and reason: the same refusal
-				// recurs as the term around it changes.
-				key := ref.Rule + "\x00" + ref.Node.Source() + "\x00" + ref.Reason
-				if !e.seenRef[key] {
-					e.seenRef[key] = true
-					e.refused = append(e.refused, ref)
-				}
-			default:
-				return nil, nil, fmt.Errorf("fusion: rule %s at %s: %w", r.Name(), graph.Abbrev(n, 60), err)
+		waits := false
+		for _, k := range graph.Children(n) {
+			waits = waits || rewritten[k]
+		}
+		if waits {
+			continue
+		}
+		repl, rule, matched, err := e.tryRules(c, n)
+		if err != nil {
+			return nil, err
+		}
+		if repl != nil {
+			out = append(out, redex{n, repl, rule})
+			rewritten[n] = true
+			if e.checkEach {
+				return out, nil
 			}
+			continue
 		}
 		if !matched {
 			normal[n] = true
 		}
 	}
-	return nil, nil, nil
+	return out, nil
+}
+
+// tryRules tries every rule at n and returns the first rewrite, or reports
+// whether some rule matched but refused.
+func (e *engine) tryRules(c *Context, n graph.Node) (repl graph.Node, rule string, matched bool, err error) {
+	for _, r := range e.rules {
+		out, err := r.Rewrite(c, n)
+		var ref *Refusal
+		switch {
+		case err == nil:
+			e.last = r.Name()
+			e.applied[r.Name()]++
+			if src := n.Source(); src != "" {
+				e.sources[r.Name()] = appendNew(e.sources[r.Name()], src)
+			}
+			return out, r.Name(), true, nil
+		case errors.Is(err, ErrNoMatch):
+		case errors.As(err, &ref):
+			matched = true
+			e.noteRefusal(ref)
+		default:
+			return nil, "", false, fmt.Errorf("fusion: rule %s at %s: %w", r.Name(), graph.Abbrev(n, 60), err)
+		}
+	}
+	return nil, "", matched, nil
+}
+
+// noteRefusal records a refusal once per rule, source and reason: the same
+// refusal recurs as the term around it changes.
+func (e *engine) noteRefusal(ref *Refusal) {
+	key := ref.Rule + "\x00" + ref.Node.Source() + "\x00" + ref.Reason
+	if !e.seenRef[key] {
+		e.seenRef[key] = true
+		e.refused = append(e.refused, ref)
+	}
 }
 
 func appendNew(list []string, s string) []string {
@@ -109,16 +180,19 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// replace returns term with every occurrence of old replaced by repl.
-func replace(term, old, repl graph.Node) (graph.Node, error) {
+// replace returns term with every occurrence of each key of sub replaced
+// by its value, keeping the DAG's sharing. The replacements are rewritten
+// too, so a replacement that contains another key gets its replacement.
+func replace(term graph.Node, sub map[graph.Node]graph.Node) (graph.Node, error) {
 	memo := map[graph.Node]graph.Node{}
 	var rw func(graph.Node) (graph.Node, error)
-	rw = func(n graph.Node) (graph.Node, error) {
-		if n == old {
-			return repl, nil
-		}
-		if r, ok := memo[n]; ok {
+	rw = func(orig graph.Node) (graph.Node, error) {
+		if r, ok := memo[orig]; ok {
 			return r, nil
+		}
+		n := orig
+		if r, ok := sub[n]; ok {
+			n = r // rebuilt below with the other replacements in it
 		}
 		kids := graph.Children(n)
 		for i, k := range kids {
@@ -132,7 +206,7 @@ func replace(term, old, repl graph.Node) (graph.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		memo[n] = r
+		memo[orig] = r
 		return r, nil
 	}
 	return rw(term)

@@ -18,11 +18,11 @@ func TestEtaLaw(t *testing.T) {
 
 func TestEtaShapes(t *testing.T) {
 	for src, want := range map[string]string{
-		`x : f64[3]; reduce (\a b -> a + b) x`:                   `reduce (+) x`,
+		`x : f64[3]; reduce (\a b -> a + b) x`:                       `reduce (+) x`,
 		`x : f64[2,3]; reduce (\a b -> zip (\p q -> max p q) a b) x`: `reduce (zip max) x`,
-		`x : f64[3]; map (\v -> v) x`:                            `map id x`,
-		`x : f64[3]; map (\v -> exp v) x`:                        `map exp x`,
-		`x : f64[3]; map (\v -> v + v) x`:                        `map (\v -> v + v) x`,
+		`x : f64[3]; map (\v -> v) x`:                                `map id x`,
+		`x : f64[3]; map (\v -> exp v) x`:                            `map exp x`,
+		`x : f64[3]; map (\v -> v + v) x`:                            `map (\v -> v + v) x`,
 	} {
 		e := newEngine([]Rule{Eta{}})
 		out, err := e.run(parse(t, src))

@@ -96,7 +96,7 @@ func TestFuseDenseBatchNormReLUInference(t *testing.T) {
 	k := res.Report.Kernels[0]
 	assert.Equal(t, []string{"dense1", "bn1", "relu1"}, k.Sources)
 	assert.Equal(t, `map (\r -> nzip (\c x1 m s g b -> max ((rnz (+) (*) r c + x1 - m) * rsqrt (s + 1e-05) * g + b) 0) (flip 0 dense1.W) dense1.b bn1.mean bn1.var bn1.scale bn1.shift) x`, k.Term)
-	assert.Equal(t, "map x > nzip flip 0 dense1.W dense1.b bn1.mean bn1.var bn1.scale bn1.shift > rnz r c", k.Order)
+	assert.Equal(t, "map x > nzip (flip 0 dense1.W) dense1.b bn1.mean bn1.var bn1.scale bn1.shift > rnz r c", k.Order)
 }
 
 // A dense → training BatchNorm → ReLU block needs four kernels: the batch
@@ -122,7 +122,7 @@ func TestFuseDenseBatchNormReLUTraining(t *testing.T) {
 		orders = append(orders, k.Order)
 	}
 	assert.Equal(t, []string{
-		"map x > zip flip 0 dense1.W dense1.b > rnz r c", // the dense layer
+		"map x > zip (flip 0 dense1.W) dense1.b > rnz r c", // the dense layer
 		"rnz t1_dense1",                // Σ_b y_bj
 		"rnz t1_dense1 > zip r t2_bn1", // Σ_b (y_bj - mean_j)²
 		"map t1_dense1 > nzip r t2_bn1 t3_bn1 bn1.scale bn1.shift", // normalise and ReLU

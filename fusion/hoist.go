@@ -60,6 +60,20 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 			return nil, err
 		}
 	}
+	// The hoisted view applies to a materialised (row-major) result, not to
+	// the view it applied to inside: a flatten that was legal there may not
+	// be here.
+	it, ok := c.TypeOf(inner).(*graph.ArrayType)
+	if !ok {
+		return nil, refuse(r, n, "the viewed term has no array type")
+	}
+	extents := it.Layout.Extents()
+	if !h.isRNZ() {
+		extents = append([]int{levelExtent(c.info, h)}, extents...)
+	}
+	if err := checkView(h.body, shift, graph.RowMajor(extents...)); err != nil {
+		return nil, refuse(r, n, "outside the function the view would not be legal: %v", err)
+	}
 	moved, err := (&hof{red: red, params: h.params, body: inner, args: h.args}).build(n)
 	if err != nil {
 		return nil, err
@@ -77,6 +91,20 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, err
 	}
 	return keepSource(n, out), nil
+}
+
+// checkView applies the layout operation v, its axes moved by shift, to l.
+func checkView(v graph.Node, shift int, l graph.Layout) error {
+	var err error
+	switch v := v.(type) {
+	case *graph.Flip:
+		_, err = l.Flip(v.Axis1+shift, v.Axis2+shift)
+	case *graph.Flatten:
+		_, err = l.Flatten(v.Axis + shift)
+	case *graph.Subdiv:
+		_, err = l.Subdiv(v.Axis+shift, v.Block)
+	}
+	return err
 }
 
 // viewOfHOF reports whether n is a higher-order function or a chain of

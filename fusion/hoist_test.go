@@ -21,7 +21,7 @@ func exchangeInner(term graph.Node) (graph.Node, error) {
 			}
 			out, err := r.Rewrite(c, n)
 			if err == nil {
-				return replace(term, n, out)
+				return replace(term, map[graph.Node]graph.Node{n: out})
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func (r InlineLet) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		if _, isSplit := let.Value.(*graph.NZip); isSplit && cheapFn(let.Value.(*graph.NZip).Fn) {
 			return nil, ErrNoMatch // split-let names its arrays first
 		}
-		if len(graph.FreeVars(let.Value)) > 0 {
+		if !c.Closed(let.Value) {
 			return nil, ErrNoMatch // a value inside a loop, computed once per iteration: nothing is refused
 		}
 		where := ""

@@ -98,16 +98,24 @@ func Whole(term graph.Node) (*Graph, error) {
 // and never become kernels of their own. This is the honest baseline that
 // fused graphs are compared with.
 func Unfused(term graph.Node) (*Graph, error) {
-	term, err := letsToDAG(term)
+	info, err := graph.Check(term)
 	if err != nil {
+		return nil, err
+	}
+	if term, err = letsToDAG(term); err != nil {
 		return nil, err
 	}
 	parents := parentSources(term)
 	operation := fusedCut(term)
-	return Partition(term, func(n graph.Node) bool {
+	g, err := Partition(term, func(n graph.Node) bool {
 		ps := parents[n]
 		return operation(n) || (len(ps) == 1 && ps[0] != n.Source())
 	})
+	if err != nil {
+		return nil, err
+	}
+	g.Inputs = info.Inputs // every input of the program, dead code's too
+	return g, nil
 }
 
 // parentSources lists, for every node, the source of each use of it.
@@ -131,10 +139,8 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitioner{info: info, buffer: map[graph.Node]*graph.Input{}, closed: map[graph.Node]bool{}}
-	for n := range graph.All(term) {
-		p.closed[n] = len(graph.FreeVars(n)) == 0
-	}
+	p := &partitioner{info: info, buffer: map[graph.Node]*graph.Input{}, closed: map[graph.Node]bool{}, reads: map[graph.Node]bool{}}
+	p.closed = info.Closed
 	p.names = map[string]bool{}
 	for _, in := range info.Inputs {
 		p.names[in.Name] = true
@@ -154,7 +160,24 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 	return g, nil
 }
 
+// readsInput reports whether n reads an input or a buffer.
+func (p *partitioner) readsInput(n graph.Node) bool {
+	if r, ok := p.reads[n]; ok {
+		return r
+	}
+	r := false
+	if _, ok := n.(*graph.Input); ok {
+		r = true
+	}
+	for _, c := range graph.Children(n) {
+		r = p.readsInput(c) || r
+	}
+	p.reads[n] = r
+	return r
+}
+
 type partitioner struct {
+	reads  map[graph.Node]bool // memo of readsInput
 	info   *graph.Info
 	closed map[graph.Node]bool
 	buffer map[graph.Node]*graph.Input // the output buffer of each kernel root
@@ -162,9 +185,10 @@ type partitioner struct {
 }
 
 // computes reports whether n is a closed value term that does arithmetic
-// (not merely a view of buffers).
+// on buffers (not merely a view of them, and not arithmetic on literals
+// alone, whose type its context decides).
 func (p *partitioner) computes(n graph.Node) bool {
-	if !p.closed[n] || graph.IsFunc(n) {
+	if !p.closed[n] || graph.IsFunc(n) || !p.readsInput(n) {
 		return false
 	}
 	switch n := n.(type) {

@@ -88,7 +88,7 @@ func lawCase(t *testing.T, rule Rule, gen graphtest.Generator, prepare func(grap
 			t.Fatalf("seed %d: %s at %s: %v", seed, rule.Name(), graph.Print(n), err)
 		}
 		st.applied++
-		after, err := replace(term, n, out)
+		after, err := replace(term, map[graph.Node]graph.Node{n: out})
 		require.NoError(t, err)
 		got, err := graph.Eval(after, usedInputs(after, in))
 		if err != nil {
@@ -168,7 +168,7 @@ func applyOnce(rule Rule) func(graph.Node) (graph.Node, error) {
 			if err != nil {
 				continue
 			}
-			return replace(term, n, out)
+			return replace(term, map[graph.Node]graph.Node{n: out})
 		}
 		return term, nil
 	}

@@ -84,7 +84,16 @@ type Level struct {
 	Node graph.Node
 }
 
-func (l Level) String() string { return l.Kind + " " + strings.Join(l.Args, " ") }
+func (l Level) String() string {
+	parts := []string{l.Kind}
+	for _, a := range l.Args {
+		if strings.ContainsAny(a, " ") {
+			a = "(" + a + ")"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
 
 // Nest returns the loop nest of a term: the chain of higher-order functions
 // from the outermost inwards, following each function's body to the first
@@ -102,7 +111,7 @@ func Nest(term graph.Node) []Level {
 			lv.Kind = [...]string{"nzip", "map", "zip"}[min(len(h.args), 3)%3]
 		}
 		for _, a := range h.args {
-			lv.Args = append(lv.Args, graph.Abbrev(a, 30))
+			lv.Args = append(lv.Args, graph.Abbrev(a, 60))
 		}
 		out = append(out, lv)
 		n = spineHOF(h.body)
@@ -117,6 +126,9 @@ func spineHOF(n graph.Node) graph.Node {
 	case *graph.NZip:
 		if graph.IsFunc(n) {
 			return nil
+		}
+		if isCopy(n) {
+			return spineHOF(n.Args[0]) // map id copies; it is no loop of the nest
 		}
 		return n
 	case *graph.RNZ:
@@ -135,6 +147,12 @@ func spineHOF(n graph.Node) graph.Node {
 		}
 	}
 	return nil
+}
+
+// isCopy reports whether n is map id x, the IR's explicit copy.
+func isCopy(n *graph.NZip) bool {
+	_, id := n.Fn.(*graph.Ident)
+	return id && len(n.Args) == 1
 }
 
 // NestOrder writes a term's nest outermost first: "map x > nzip (flip 0 W) b > rnz r c".

@@ -98,6 +98,9 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	if opt.Dump != nil {
 		fmt.Fprintf(opt.Dump, "== kernels (%v)\n%s", time.Since(start).Round(time.Microsecond), g)
 	}
+	// Fusion may drop dead code; the graph still takes every input of the
+	// program, so that callers bind the same inputs either way.
+	g.Inputs = before.Inputs
 	rep.fill(g, e)
 	return &Result{Term: cur, Graph: g, Report: rep}, nil
 }
@@ -121,24 +124,64 @@ func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
 
 // letsToDAG replaces each variable bound by a let to a closed value with the
 // value itself, shared: the term becomes a DAG in which the value is one
-// node with several users, which kernel formation materialises once.
+// node with several users, which kernel formation materialises once. A
+// value is closed once the lets it reads are replaced too.
 func letsToDAG(term graph.Node) (graph.Node, error) {
-	// Outer lets first: substituting one can close the value of the next.
-	for {
-		changed := false
-		next, err := graph.Rewrite(term, func(n graph.Node) (graph.Node, error) {
-			let, ok := n.(*graph.Let)
-			if !ok || len(graph.FreeVars(let.Value)) > 0 {
-				return n, nil
-			}
-			changed = true
-			return graph.Substitute(let.Body, map[*graph.Var]graph.Node{let.Var: let.Value})
-		})
-		if err != nil || !changed {
-			return next, err
+	free := graph.FreeVarSets(term)
+	sub := map[*graph.Var]graph.Node{}
+	memo := map[graph.Node]graph.Node{}
+	var rw func(graph.Node) (graph.Node, error)
+	rw = func(n graph.Node) (graph.Node, error) {
+		if r, ok := memo[n]; ok {
+			return r, nil
 		}
-		term = next
+		var out graph.Node
+		var err error
+		switch m := n.(type) {
+		case *graph.Var:
+			out = m
+			if r, ok := sub[m]; ok {
+				out = r
+			}
+		case *graph.Let:
+			closed := true
+			for _, v := range free[m.Value] {
+				_, ok := sub[v]
+				closed = closed && ok
+			}
+			if !closed {
+				out, err = rebuild(m, rw)
+				break
+			}
+			val, err := rw(m.Value)
+			if err != nil {
+				return nil, err
+			}
+			sub[m.Var] = val
+			out, err = rw(m.Body)
+		default:
+			out, err = rebuild(m, rw)
+		}
+		if err != nil {
+			return nil, err
+		}
+		memo[n] = out
+		return out, nil
 	}
+	return rw(term)
+}
+
+// rebuild makes n again with its children passed through rw.
+func rebuild(n graph.Node, rw func(graph.Node) (graph.Node, error)) (graph.Node, error) {
+	kids := graph.Children(n)
+	for i, k := range kids {
+		r, err := rw(k)
+		if err != nil {
+			return nil, err
+		}
+		kids[i] = r
+	}
+	return graph.WithChildren(n, kids)
 }
 
 // fusedCut decides where kernel formation cuts a fused term: at a closed

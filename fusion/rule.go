@@ -73,6 +73,17 @@ func (c *Context) TypeOf(n graph.Node) graph.Type {
 	return c.info.TypeOf(n)
 }
 
+// Closed reports whether n, a node of the term, has no free variables.
+func (c *Context) Closed(n graph.Node) bool {
+	if c == nil || c.info == nil {
+		return len(graph.FreeVars(n)) == 0
+	}
+	if closed, ok := c.info.Closed[n]; ok {
+		return closed
+	}
+	return len(graph.FreeVars(n)) == 0
+}
+
 // Uses returns how many terms use n (at least 1 for a node in the term).
 func (c *Context) Uses(n graph.Node) int {
 	if c == nil {

@@ -88,7 +88,6 @@ func Search(term graph.Node, opt SearchOptions) ([]*Schedule, error) {
 	}
 
 	k := len(labels)
-	seen := map[string]bool{}
 	var out []*Schedule
 	perm := make([]int, k) // perm[pos] = original level at that position
 	for i := range perm {
@@ -97,7 +96,21 @@ func Search(term graph.Node, opt SearchOptions) ([]*Schedule, error) {
 	start := term
 	cur := term // the term realising perm, or nil
 	// record adds the schedule for perm, realising it from scratch when the
-	// exchange from the previous order failed, and returns its term.
+	// exchange from the previous order failed, and returns its term. Of the
+	// orders that share labels, the one that keeps the halves of each
+	// subdivided loop in their original order (blocks outside elements) is
+	// kept, as the paper lists them.
+	byKey := map[string]int{}
+	inOrder := func(p []int) bool {
+		for i := range p {
+			for j := i + 1; j < len(p); j++ {
+				if labels[p[i]] == labels[p[j]] && p[i] > p[j] {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	record := func() graph.Node {
 		order := make([]string, k)
 		for i, p := range perm {
@@ -107,9 +120,11 @@ func Search(term graph.Node, opt SearchOptions) ([]*Schedule, error) {
 		if cur == nil {
 			s.Term, s.Err = realise(start, perm)
 		}
-		if !seen[s.Key()] {
-			seen[s.Key()] = true
+		if i, ok := byKey[s.Key()]; !ok {
+			byKey[s.Key()] = len(out)
 			out = append(out, s)
+		} else if inOrder(perm) && s.Term != nil {
+			out[i] = s
 		}
 		return s.Term
 	}
@@ -208,7 +223,7 @@ func exchangeAt(term graph.Node, pos int) (graph.Node, error) {
 		}
 		return nil, err
 	}
-	next, err := replace(term, n, out)
+	next, err := replace(term, map[graph.Node]graph.Node{n: out})
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +247,7 @@ func subdivideLevel(term graph.Node, s Subdivision) (graph.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	next, err := replace(term, n, out)
+	next, err := replace(term, map[graph.Node]graph.Node{n: out})
 	if err != nil {
 		return nil, err
 	}
@@ -242,15 +257,47 @@ func subdivideLevel(term graph.Node, s Subdivision) (graph.Node, error) {
 // hoistViews applies HoistView to a normal form, so that views sit outside
 // the nest.
 func hoistViews(term graph.Node) (graph.Node, error) {
-	e := newEngine([]Rule{HoistView{}, FlipFlip{}})
+	e := newEngine([]Rule{HoistView{}, FlipFlip{}, SinkView{}})
+	e.checkEach = true
 	out, err := e.run(term)
 	if err != nil {
 		return nil, err
 	}
-	if len(e.refused) > 0 {
-		return nil, e.refused[0]
+	return copyWhereNeeded(out)
+}
+
+// copyWhereNeeded makes the views above a nest legal. A flatten needs the
+// two axes it merges to be contiguous; after exchanges have permuted the
+// nest's result, they may not be (a tiled result is not row-major). There
+// the result is copied first with map id, the IR's explicit copy: the order
+// really needs that transposition. Nest treats map id as no loop.
+func copyWhereNeeded(term graph.Node) (graph.Node, error) {
+	switch v := term.(type) {
+	case *graph.Flatten:
+		x, err := copyWhereNeeded(v.X)
+		if err != nil {
+			return nil, err
+		}
+		info, err := graph.Check(x)
+		if err != nil {
+			return nil, err
+		}
+		if at, ok := info.TypeOf(x).(*graph.ArrayType); ok {
+			if _, err := at.Layout.Flatten(v.Axis); err != nil {
+				if x, err = graph.NewNZip(graph.NewIdent(), x); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return graph.WithChildren(v, []graph.Node{x})
+	case *graph.Flip, *graph.Subdiv:
+		x, err := copyWhereNeeded(graph.Children(v)[0])
+		if err != nil {
+			return nil, err
+		}
+		return graph.WithChildren(v, []graph.Node{x})
 	}
-	return out, nil
+	return term, nil
 }
 
 // linearNest returns term's nest and checks that each loop's function body

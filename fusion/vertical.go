@@ -68,13 +68,20 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 }
 
 // cheapProducer reports whether recomputing an element of the nzip p
-// wherever it is used costs less than a pass over memory: its function runs
-// no reduction and at most maxInnerOps arithmetic operations (add, sub, mul,
-// div, neg, min, max, abs, select, comparisons). Such a producer is fused
-// even into the inner loop of a contraction, as in the paper's
-// C_ik = Σ_j A_ij B_jk g_j, where scaling by g_j becomes one more multiply in
-// the dot product instead of a scaled copy of A.
+// wherever it is used costs less than a pass over memory: it reads only
+// inputs or views of them (not another computation, which it should fuse
+// with first), and its function runs no reduction and at most maxInnerOps
+// arithmetic operations (add, sub, mul, div, neg, min, max, abs, select,
+// comparisons). Such a producer is fused even into the inner loop of a
+// contraction, as in the paper's C_ik = Σ_j A_ij B_jk g_j, where scaling by
+// g_j becomes one more multiply in the dot product instead of a scaled copy
+// of A.
 func cheapProducer(p *graph.NZip) bool {
+	for _, a := range p.Args {
+		if !trivial(a) {
+			return false
+		}
+	}
 	ops, cheap := 0, true
 	graph.Inspect(p.Fn, func(n graph.Node) bool {
 		switch n := n.(type) {

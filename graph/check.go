@@ -13,6 +13,9 @@ type Info struct {
 	Types map[Node]Type
 	// Inputs lists the inputs the term uses, in order of first use.
 	Inputs []*Input
+	// Closed reports, for every node of the term, whether it has no free
+	// variables: its value is the same wherever it appears.
+	Closed map[Node]bool
 }
 
 // TypeOf returns the recorded type of n, or nil.
@@ -53,6 +56,7 @@ func Check(n Node) (*Info, error) {
 		return nil, err
 	}
 	c.info.Types[n] = concrete(t)
+	c.info.Closed = c.closed
 	return c.info, nil
 }
 

@@ -175,39 +175,38 @@ func Rewrite(n Node, f func(Node) (Node, error)) (Node, error) {
 }
 
 // FreeVars returns the variables n uses that no binder inside n binds, in
-// order of first use.
-func FreeVars(n Node) []*Var {
-	var out []*Var
-	seen := map[*Var]bool{}
-	var walk func(Node, map[*Var]bool)
-	walk = func(n Node, bound map[*Var]bool) {
-		switch n := n.(type) {
+// order of first use. It visits each node of a DAG once.
+func FreeVars(n Node) []*Var { return FreeVarSets(n)[n] }
+
+// FreeVarSets returns the free variables of every node of n, computed in
+// one pass, children first: the way to ask about many subterms at once.
+func FreeVarSets(n Node) map[Node][]*Var {
+	free := map[Node][]*Var{}
+	for m := range All(n) {
+		var fv []*Var
+		add := func(vs []*Var, bound ...*Var) {
+			for _, v := range vs {
+				if !slices.Contains(bound, v) && !slices.Contains(fv, v) {
+					fv = append(fv, v)
+				}
+			}
+		}
+		switch m := m.(type) {
 		case *Var:
-			if !bound[n] && !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
-			return
+			fv = []*Var{m}
 		case *Lambda:
-			inner := cloneSet(bound)
-			for _, p := range n.Params {
-				inner[p] = true
-			}
-			walk(n.Body, inner)
-			return
+			add(free[m.Body], m.Params...)
 		case *Let:
-			walk(n.Value, bound)
-			inner := cloneSet(bound)
-			inner[n.Var] = true
-			walk(n.Body, inner)
-			return
+			add(free[m.Value])
+			add(free[m.Body], m.Var)
+		default:
+			for _, c := range Children(m) {
+				add(free[c])
+			}
 		}
-		for _, c := range Children(n) {
-			walk(c, bound)
-		}
+		free[m] = fv
 	}
-	walk(n, map[*Var]bool{})
-	return out
+	return free
 }
 
 func cloneSet(s map[*Var]bool) map[*Var]bool {
@@ -231,61 +230,82 @@ func Substitute(n Node, sub map[*Var]Node) (Node, error) {
 			free[v] = true
 		}
 	}
-	var rw func(Node, map[*Var]Node) (Node, error)
-	rw = func(n Node, sub map[*Var]Node) (Node, error) {
+	// Results are remembered per node for each substitution in force, so a
+	// DAG is rebuilt in time proportional to its size and stays a DAG.
+	type key struct {
+		n   Node
+		sub *map[*Var]Node
+	}
+	memo := map[key]Node{}
+	var rw func(Node, *map[*Var]Node) (Node, error)
+	rw = func(n Node, subp *map[*Var]Node) (Node, error) {
+		sub := *subp
 		if len(sub) == 0 {
 			return n, nil
 		}
-		switch n := n.(type) {
-		case *Var:
-			if r, ok := sub[n]; ok {
-				return r, nil
-			}
-			return n, nil
-		case *Lambda:
-			inner := sub
-			for _, p := range n.Params {
-				if free[p] {
-					return nil, fmt.Errorf("substitute: variable %s would be captured", p.Name)
-				}
-				if _, ok := inner[p]; ok {
-					inner = without(inner, p)
-				}
-			}
-			body, err := rw(n.Body, inner)
-			if err != nil {
-				return nil, err
-			}
-			return WithChildren(n, []Node{body})
-		case *Let:
-			val, err := rw(n.Value, sub)
-			if err != nil {
-				return nil, err
-			}
-			if free[n.Var] {
-				return nil, fmt.Errorf("substitute: variable %s would be captured", n.Var.Name)
-			}
-			inner := sub
-			if _, ok := inner[n.Var]; ok {
-				inner = without(inner, n.Var)
-			}
-			body, err := rw(n.Body, inner)
-			if err != nil {
-				return nil, err
-			}
-			return WithChildren(n, []Node{val, body})
+		k := key{n, subp}
+		if r, ok := memo[k]; ok {
+			return r, nil
 		}
-		kids := Children(n)
-		for i, c := range kids {
-			r, err := rw(c, sub)
-			if err != nil {
-				return nil, err
+		r, err := func() (Node, error) {
+			switch n := n.(type) {
+			case *Var:
+				if r, ok := sub[n]; ok {
+					return r, nil
+				}
+				return n, nil
+			case *Lambda:
+				inner := subp
+				for _, p := range n.Params {
+					if free[p] {
+						return nil, fmt.Errorf("substitute: variable %s would be captured", p.Name)
+					}
+					if _, ok := (*inner)[p]; ok {
+						w := without(*inner, p)
+						inner = &w
+					}
+				}
+				body, err := rw(n.Body, inner)
+				if err != nil {
+					return nil, err
+				}
+				return WithChildren(n, []Node{body})
+			case *Let:
+				val, err := rw(n.Value, subp)
+				if err != nil {
+					return nil, err
+				}
+				if free[n.Var] {
+					return nil, fmt.Errorf("substitute: variable %s would be captured", n.Var.Name)
+				}
+				inner := subp
+				if _, ok := sub[n.Var]; ok {
+					w := without(sub, n.Var)
+					inner = &w
+				}
+				body, err := rw(n.Body, inner)
+				if err != nil {
+					return nil, err
+				}
+				return WithChildren(n, []Node{val, body})
 			}
-			kids[i] = r
+			kids := Children(n)
+			for i, c := range kids {
+				r, err := rw(c, subp)
+				if err != nil {
+					return nil, err
+				}
+				kids[i] = r
+			}
+			return WithChildren(n, kids)
+		}()
+		if err != nil {
+			return nil, err
 		}
-		return WithChildren(n, kids)
+		memo[k] = r
+		return r, nil
 	}
-	return rw(n, sub)
+	return rw(n, &sub)
 }
 
 func without(sub map[*Var]Node, v *Var) map[*Var]Node {
