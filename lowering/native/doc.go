@@ -1,0 +1,118 @@
+// Package native is hofuse's in-process back end: it compiles the kernels
+// of a fusion.Graph into Go loop nests over strided views and runs them
+// without allocating.
+//
+//	p, err := native.New(native.Options{}).Plan(g) // or Compile, for a lowering.Executable
+//	out, err := p.Run(map[string]graph.Value{"x": x, "dense1.W": w, ...})
+//
+// # How a kernel becomes loops
+//
+// Compilation happens once, in Plan; at run time no term is looked at
+// again. Each kernel body is first normalised (normalize.go: closed
+// subterms under lambdas are hoisted and computed once per run, nzip
+// arguments that are nzips are composed into their consumer when that is
+// free, applications are beta-reduced), then compiled in destination-passing
+// style: every term is compiled into code that writes its value into a
+// destination, a strided view of a buffer, or accumulates into it.
+//
+// Shapes and strides are static, so a view at run time is just an offset in
+// an integer register. nzip f xs into d is a loop over the outer axis that
+// sets, at iteration i, the element registers of the arguments and of the
+// destination to their offsets plus i times their outer stride — sub-views
+// by offset arithmetic, no allocation — and runs f's code, which was
+// compiled with f's parameters bound to those element views. rnz r f xs
+// runs f on the first element into the destination and then, when r is an
+// accumulating op (+, *, max, min, and, or) lifted to the accumulator's
+// rank (zip (+), zip (zip max), ...), runs f on every other element in
+// accumulate mode: the destination's leaves carry the op, and everything
+// below stores with it (d += ...). That is how the paper's loop orders run
+// without temporaries: rnz (zip (+)) (\c q -> map (\e -> e * q) c) (flip 0 A)
+// u becomes for j: for i: acc[i] += A[i,j]*u[j]. A reduction nested in an
+// accumulation with the same op accumulates straight through; with another
+// op it reduces into scratch first. Tuple accumulators reduced
+// componentwise get one op per component. Any other reduction function
+// computes each element into scratch and combines through a second
+// scratch.
+//
+// Innermost loops, whose elements are scalars, are compiled into vector
+// programs (vexpr.go): the scalar body becomes a few instructions, each a
+// tight loop over a chunk of 256 elements, run chunk by chunk; values that
+// do not depend on the element are computed once per loop and broadcast.
+// Programs whose values are all f32 run in float32 (the interpreter's
+// results exactly, for the correctly rounded ops); others run in float64
+// and round every op to its type, as the interpreter does. Scalars outside
+// innermost loops become closures built once per operation shape
+// (scalar.go), never a walk over the term per element.
+//
+// # Patterns
+//
+// The compiler recognises these shapes (Describe reports which fired):
+//
+//	rnz (+) (*) x y, x and y float vectors        kernels.Dot
+//	map (\r -> rnz (+) (*) r u) A (or rows of two
+//	matrices dotted pairwise)                      one loop of kernels.Dot calls
+//	d += map (\b -> a * b) x, a invariant         kernels.Axpy
+//	map/zip of scalar bodies over rows             vector loop, one chunk at a time
+//	plain row copies                               copy
+//	rnz op f xs, scalar result, op accumulating    vector loop folded left to right
+//	map (\r -> nzip (\c p1..pk -> E(rnz (+) (*) r c, p1..pk)) C P1..Pk) X
+//	                                               kernels.Gemm (X·Cᵀ) with E applied to
+//	                                               each finished row segment in place
+//	map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) X
+//	                                               the same, once the inner map is composed
+//	the naive matrix product (E = the dot)         kernels.Gemm, accumulating when the
+//	                                               destination accumulates
+//
+// A subterm of an inner loop's body that depends on the loop only
+// through elements of buffers filled before the kernel runs (inputs,
+// parameters, earlier kernels' outputs) — rsqrt (v + eps) in batch norm —
+// is computed once per run into a vector before the kernel body, instead
+// of once per row; fused epilogues and unfused kernels get this alike.
+//
+// GEMM operands whose strides the kernel cannot take are packed into
+// scratch first; a destination it cannot write (other element type,
+// non-unit inner stride) gets the product in scratch and the epilogue
+// stores it. Options.NoGEMM turns the GEMM pattern off so that the loop
+// orders of the paper's matrix-product experiment run as written.
+//
+// # Memory, aliasing and results
+//
+// Every buffer — kernel outputs, hoisted values, temporaries, scratch,
+// vector registers — is allocated when the plan is compiled, in the
+// plan's arena; a steady-state Run allocates nothing. Inputs whose layout
+// is the declared one are read in place, never written; others (another
+// stride, bool and i32 arrays) are copied into a buffer of the declared
+// layout first, and so is an array that lies in the plan's own arena (a
+// previous result fed back as an input), which the kernels would
+// overwrite while reading it. Inside a vector program a unit-stride row of
+// the program's element type is read in place rather than copied into a
+// vector register. Kernel outputs are materialised row-major, one buffer
+// each, never aliasing an input or each other, so the unfused graph
+// really writes and rereads every layer's output. Run returns a value
+// built over the arena once: it is valid until the next Run or Close,
+// which overwrite or release it. A scalar result is boxed anew only when
+// its value changes.
+//
+// # Concurrency
+//
+// A plan owns a pool of Parallelism-1 goroutines, started by Plan and
+// parked between loops; Close (or the garbage collector, as a backstop)
+// stops them. The outermost loop of a kernel that is worth it (by an
+// estimate of its work) is split in grains that the caller and the workers
+// claim dynamically; every goroutine has its own frame (registers, vector
+// registers, and private copies of scratch the loop body uses). Loops inside
+// a parallel loop run sequentially. A large reduction by an associative and
+// commutative op (graph.Op.Algebra) outside any parallel loop is split into
+// one contiguous part per goroutine, each reduced into its own accumulator,
+// and the parts are combined in order, so results do not depend on
+// scheduling. GEMMs use the kernels' own threads; their epilogues run on
+// borrowed frames. With Parallelism 1 everything runs on the caller's
+// goroutine. Runs of one plan are serialised; distinct plans are
+// independent.
+//
+// # Errors
+//
+// Run reports a missing, extra, mistyped or misshapen input by name and
+// never panics; an internal error (a compiler bug) is returned naming the
+// kernel.
+package native

@@ -1,0 +1,7 @@
+package native
+
+import "os"
+
+func init() {
+	debugPanics = os.Getenv("HOFUSE_NATIVE_PANICS") != ""
+}

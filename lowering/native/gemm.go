@@ -1,0 +1,450 @@
+package native
+
+import (
+	"fmt"
+	goruntime "runtime"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
+)
+
+// gemmInto recognises a matrix product with a per-column scalar epilogue:
+//
+//	nzip (\.. r .. -> nzip (\.. c .. p1 .. pk -> E(rnz (+) (*) r c, p1, .., pk)) .. C .. P1 .. Pk) .. X ..
+//
+// where r ranges over the rows of X (M×K), c over the rows of C (N×K, as
+// flip 0 W for a weight matrix W of K×N), C does not depend on r, the Pi
+// are vectors of N elements and E uses r and c only through the dot
+// product. The fusion pass produces this for dense → batch norm →
+// activation blocks; the unfused dense layer
+//
+//	map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) X
+//
+// becomes it once the compiler inlines the inner map (normalize.go); and
+// the naive matrix product map (\r -> map (\c -> rnz (+) (*) r c) (flip 0
+// B)) A is it with E the dot itself.
+//
+// It compiles to kernels.Gemm writing the products into the destination
+// (or into scratch when the destination's layout does not suit), with E
+// compiled as a vector program over each finished row segment, applied in
+// place while the segment is in cache.
+func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
+	if c.opts.NoGEMM || fn.kind != cvFunc || dst.kind != cvView || len(dst.layout) != 2 ||
+		(dst.acc != graph.OpInvalid && dst.acc != graph.Add) {
+		return nil, false, nil
+	}
+	l1, ok := fn.node.(*graph.Lambda)
+	if !ok || len(l1.Params) != len(args) {
+		return nil, false, nil
+	}
+	n2, ok := l1.Body.(*graph.NZip)
+	if !ok || graph.IsFunc(n2) {
+		return nil, false, nil
+	}
+	l2, ok := n2.Fn.(*graph.Lambda)
+	if !ok || len(l2.Params) != len(n2.Args) {
+		return nil, false, nil
+	}
+	m := c.matchDots(l2.Body, l1, l2, fn.env)
+	if m == nil {
+		return nil, false, nil
+	}
+	x := args[m.ix]
+	if x.kind != cvView || len(x.layout) != 2 || (x.dt != graph.Float32 && x.dt != graph.Float64) {
+		return nil, false, nil
+	}
+	// Bind the outer elements as the generic loop would, then look at the
+	// inner arguments: all must be views.
+	elems, vars, err := c.elemsOf(args, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	env1 := fn.env
+	for i, p := range l1.Params {
+		env1 = env1.bind(p, elems[i])
+	}
+	args2 := make([]*cval, len(n2.Args))
+	for i, a := range n2.Args {
+		v, ok := c.viewOf(a, env1)
+		if !ok {
+			return nil, false, nil
+		}
+		args2[i] = v
+	}
+	cm := args2[m.ic]
+	if cm.kind != cvView || len(cm.layout) != 2 || cm.dt != x.dt {
+		return nil, false, nil
+	}
+	for _, v := range vars {
+		if cm.reg == v.elem {
+			return nil, false, nil // C depends on the row
+		}
+	}
+	for i, a := range args2 {
+		if i != m.ic && (a.kind != cvView || len(a.layout) != 1) {
+			return nil, false, nil // the epilogue takes scalars per column
+		}
+	}
+	M, K, N := x.layout[0].Extent, x.layout[1].Extent, cm.layout[0].Extent
+	if cm.layout[1].Extent != K || dst.layout[0].Extent != M || dst.layout[1].Extent != N {
+		return nil, false, nil
+	}
+	if (cm.buf == dst.buf || x.buf == dst.buf) && dst.dt == x.dt {
+		return nil, false, nil // never write a product over its operands
+	}
+
+	s := &gemmSite{M: M, N: N, K: K, dt: x.dt}
+	threads := c.workers
+	if c.par {
+		threads = 1
+	}
+	s.threads = threads
+	var pre []code
+	// A: X with unit inner stride, or packed.
+	if a0, a1 := x.layout[0].Stride, x.layout[1].Stride; a1 == 1 && (a0 >= K || M == 1) {
+		s.xb, s.xr, s.lda = x.buf, x.reg, max(a0, K)
+	} else {
+		p, v, err := c.pack(x)
+		if err != nil {
+			return nil, false, err
+		}
+		pre = append(pre, p)
+		s.xb, s.xr, s.lda = v.buf, v.reg, K
+	}
+	// B: C's rows as Bᵀ, C's columns as B, or packed.
+	switch c0, c1 := cm.layout[0].Stride, cm.layout[1].Stride; {
+	case c1 == 1 && (c0 >= K || N == 1):
+		s.bb, s.br, s.ldb, s.transB = cm.buf, cm.reg, max(c0, K), true
+	case c0 == 1 && (c1 >= N || K == 1):
+		s.bb, s.br, s.ldb = cm.buf, cm.reg, max(c1, N)
+	default:
+		p, v, err := c.pack(cm)
+		if err != nil {
+			return nil, false, err
+		}
+		pre = append(pre, p)
+		s.bb, s.br, s.ldb, s.transB = v.buf, v.reg, K, true
+	}
+	// C: the destination itself, or scratch. A destination that
+	// accumulates takes the product directly (Gemm's Accumulate) when the
+	// body is the bare dot product; otherwise the epilogue accumulates.
+	out := dst
+	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body
+	if d0, d1 := dst.layout[0].Stride, dst.layout[1].Stride; dst.dt != x.dt || d1 != 1 || (d0 < N && M > 1) ||
+		(dst.acc != graph.OpInvalid && !isDot) {
+		sc, err := c.scratch(graph.ArrayOf(x.dt, M, N))
+		if err != nil {
+			return nil, false, err
+		}
+		out = sc
+	}
+	s.cb, s.cr, s.ldc = out.buf, out.reg, max(N, out.layout[0].Stride)
+	s.acc = out == dst && dst.acc == graph.Add
+
+	// The epilogue: E over each row segment, the dot products read from
+	// the product's row.
+	if !isDot || out != dst {
+		e, err := c.epilogue(m, l1, l2, env1, vars, args2, out, dst, s)
+		if err != nil {
+			return nil, false, err
+		}
+		s.epi = e
+	}
+	shape := "A·B"
+	if s.transB {
+		shape = "A·Bᵀ"
+	}
+	epi := ""
+	if s.epi != nil {
+		epi = " + epilogue per row segment: " + s.epi.prog.describe()
+	}
+	if s.acc {
+		shape = "C += " + shape
+	}
+	c.note("gemm %dx%dx%d %s %v threads=%d (kernels.Gemm)%s", M, N, K, shape, x.dt, threads, epi)
+	c.b.onRuntime(s.bind)
+	return seq(seq(pre...), s.run), true, nil
+}
+
+// pack copies the matrix view v into contiguous scratch, for a product
+// operand whose strides the kernel cannot take.
+func (c *compiler) pack(v *cval) (code, *cval, error) {
+	t, _ := v.typeOf()
+	sc, err := c.scratch(graph.Materialized(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	c.note("pack %v into contiguous scratch", v.layout)
+	w := *v
+	w.acc = graph.OpInvalid
+	cp, err := c.copyInto(&w, sc)
+	return cp, sc, err
+}
+
+// dotMatch is what matchDots found: the dot product terms of E and which
+// parameters they multiply.
+type dotMatch struct {
+	dots   []graph.Node
+	ix, ic int // the outer parameter (a row of X) and the inner one (a row of C)
+}
+
+// matchDots finds the dot products rnz (+) (*) r c in E with r a parameter
+// of the outer lambda and c one of the inner, the same pair everywhere, and
+// checks that E uses r and c nowhere else.
+func (c *compiler) matchDots(e graph.Node, l1, l2 *graph.Lambda, env *cenv) *dotMatch {
+	idx := func(ps []*graph.Var, v *graph.Var) int {
+		for i, p := range ps {
+			if p == v {
+				return i
+			}
+		}
+		return -1
+	}
+	m := &dotMatch{ix: -1, ic: -1}
+	bad := false
+	var walk func(n graph.Node)
+	walk = func(n graph.Node) {
+		if bad {
+			return
+		}
+		if r, ok := n.(*graph.RNZ); ok && len(r.Args) == 2 {
+			red, fn := c.fnOf(r.Red, env), c.fnOf(r.Fn, env)
+			op, depth, lifted := c.liftedOp(red)
+			a, aok := r.Args[0].(*graph.Var)
+			b, bok := r.Args[1].(*graph.Var)
+			if lifted && op == graph.Add && depth == 0 && c.isMul(fn) && aok && bok {
+				ix, ic := idx(l1.Params, a), idx(l2.Params, b)
+				if ix < 0 || ic < 0 {
+					ix, ic = idx(l1.Params, b), idx(l2.Params, a)
+				}
+				if ix >= 0 && ic >= 0 {
+					if m.ix >= 0 && (m.ix != ix || m.ic != ic) {
+						bad = true
+						return
+					}
+					m.ix, m.ic = ix, ic
+					m.dots = append(m.dots, n)
+					return
+				}
+			}
+		}
+		for _, k := range graph.Children(n) {
+			walk(k)
+		}
+	}
+	walk(e)
+	if bad || m.ix < 0 {
+		return nil
+	}
+	// r and c must appear only inside the dots.
+	r, cv := l1.Params[m.ix], l2.Params[m.ic]
+	var uses func(n graph.Node) bool
+	uses = func(n graph.Node) bool {
+		for _, d := range m.dots {
+			if n == d {
+				return false
+			}
+		}
+		if v, ok := n.(*graph.Var); ok {
+			return v == r || v == cv
+		}
+		for _, k := range graph.Children(n) {
+			if uses(k) {
+				return true
+			}
+		}
+		return false
+	}
+	if uses(e) {
+		return nil
+	}
+	return m
+}
+
+// An epilogue applies E to a finished row segment of a product.
+type epilogue struct {
+	vars     []loopVar // the outer loop's element registers, set per row
+	rowReg   int       // offset of the product's row
+	cr, ldc  int
+	dstReg   int // offset of the destination's row
+	dr, dst0 int
+	prog     *vprog
+	store    vstore
+}
+
+// epilogue compiles E as a vector program over the columns of one row:
+// the inner parameters load their column, the dot products load the
+// product's row, and everything that depends only on the row is computed
+// once per segment.
+func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars []loopVar, args2 []*cval, out, dst *cval, s *gemmSite) (*epilogue, error) {
+	saved := c.par
+	c.par = true // epilogues run concurrently, each on its own frame
+	defer func() { c.par = saved }()
+	loop := &vloop{n: s.N}
+	env2 := env1
+	var ivars []loopVar
+	for i, p := range l2.Params {
+		a := args2[i]
+		if i == m.ic {
+			// Only used inside the dots, which are substituted.
+			env2 = env2.bind(p, &cval{kind: cvView, dt: a.dt, buf: a.buf, layout: a.layout[1:], reg: 0})
+			continue
+		}
+		e, vs, err := c.elemOf(a, loop)
+		if err != nil {
+			return nil, err
+		}
+		env2 = env2.bind(p, e)
+		ivars = append(ivars, vs...)
+	}
+	loop.vars = ivars
+	e := &epilogue{vars: vars, rowReg: c.newInt(), cr: out.reg, ldc: s.ldc,
+		dstReg: c.newInt(), dr: dst.reg, dst0: dst.layout[0].Stride}
+	leaf := &cval{kind: cvView, dt: out.dt, buf: out.buf, reg: -1}
+	leaf.vary = &vsource{loop: loop, base: e.rowReg, stride: 1}
+	b := newVBuilder(c, loop)
+	b.hoist = s.M > 1
+	b.subst = map[graph.Node]*cval{}
+	for _, d := range m.dots {
+		b.subst[d] = leaf
+	}
+	outs, err := b.outputs(l2.Body, env2, 1)
+	if err != nil {
+		return nil, fmt.Errorf("gemm epilogue: %w", err)
+	}
+	e.prog = b.finish(outs, []graph.DType{dst.dt})
+	e.store = vstore{dt: dst.dt, buf: dst.buf, reg: e.dstReg, stride: dst.layout[1].Stride, acc: dst.acc}
+	return e, nil
+}
+
+// apply runs the epilogue on columns j0..j1-1 of row i.
+func (e *epilogue) apply(fr *frame, i, j0, j1 int) {
+	ints := fr.ints
+	for _, v := range e.vars {
+		ints[v.elem] = ints[v.base] + i*v.stride
+	}
+	ints[e.rowReg] = ints[e.cr] + i*e.ldc
+	ints[e.dstReg] = ints[e.dr] + i*e.dst0
+	p := e.prog
+	p.prologue(fr)
+	out := p.outs[0]
+	for j := j0; j < j1; j += chunk {
+		m := min(chunk, j1-j)
+		p.run(fr, j, m)
+		if p.f32 {
+			storeChunk(fr, &e.store, fr.v32[out][:m], j)
+		} else {
+			storeChunk(fr, &e.store, fr.v64[out][:m], j)
+		}
+	}
+}
+
+// A gemmSite is one compiled matrix product.
+type gemmSite struct {
+	M, N, K     int
+	dt          graph.DType
+	xb, xr, lda int
+	bb, br, ldb int
+	transB      bool
+	acc         bool // accumulate into C
+	cb, cr, ldc int
+	threads     int
+	epi         *epilogue
+
+	rt      *runtime
+	perF32  []func(row, col0 int, c []float32) // epilogue on frame w, for products inside parallel loops
+	perF64  []func(row, col0 int, c []float64)
+	sharF32 func(row, col0 int, c []float32) // epilogue on a borrowed frame, for threaded products
+	sharF64 func(row, col0 int, c []float64)
+}
+
+// bind makes the epilogue closures once the plan's frames exist, so that
+// running the product allocates nothing.
+func (s *gemmSite) bind(rt *runtime) {
+	s.rt = rt
+	if s.epi == nil {
+		return
+	}
+	e := s.epi
+	for _, fr := range rt.allFrames {
+		s.perF32 = append(s.perF32, func(row, col0 int, c []float32) { e.apply(fr, row, col0, col0+len(c)) })
+		s.perF64 = append(s.perF64, func(row, col0 int, c []float64) { e.apply(fr, row, col0, col0+len(c)) })
+	}
+	s.sharF32 = func(row, col0 int, c []float32) {
+		fr := rt.borrow()
+		e.apply(fr, row, col0, col0+len(c))
+		rt.giveBack(fr)
+	}
+	s.sharF64 = func(row, col0 int, c []float64) {
+		fr := rt.borrow()
+		e.apply(fr, row, col0, col0+len(c))
+		rt.giveBack(fr)
+	}
+}
+
+// run computes the product on the frame fr.
+func (s *gemmSite) run(fr *frame) {
+	threads := s.threads
+	if fr.par {
+		threads = 1
+	}
+	if s.epi != nil && threads > 1 {
+		fr.rt.lendRegisters(fr)
+	}
+	switch s.dt {
+	case graph.Float32:
+		p := kernels.GemmParams[float32]{M: s.M, N: s.N, K: s.K,
+			A: fr.f32[s.xb][fr.ints[s.xr]:], LDA: s.lda,
+			B: fr.f32[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransB: s.transB,
+			C: fr.f32[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc,
+			Threads: threads, Work: fr.ws}
+		if s.epi != nil {
+			if threads > 1 {
+				p.Epilogue = s.sharF32
+			} else {
+				p.Epilogue = s.perF32[fr.w]
+			}
+		}
+		kernels.GemmF32(p)
+	case graph.Float64:
+		p := kernels.GemmParams[float64]{M: s.M, N: s.N, K: s.K,
+			A: fr.f64[s.xb][fr.ints[s.xr]:], LDA: s.lda,
+			B: fr.f64[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransB: s.transB,
+			C: fr.f64[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc,
+			Threads: threads, Work: fr.ws}
+		if s.epi != nil {
+			if threads > 1 {
+				p.Epilogue = s.sharF64
+			} else {
+				p.Epilogue = s.perF64[fr.w]
+			}
+		}
+		kernels.GemmF64(p)
+	}
+}
+
+// borrow takes a free epilogue frame; an epilogue on a kernel thread runs
+// on it. There are as many as the product has threads, so one is always
+// free; the loop only spins if the kernels ever run more.
+func (rt *runtime) borrow() *frame {
+	for {
+		for i := range rt.epiBusy {
+			if rt.epiBusy[i].CompareAndSwap(false, true) {
+				return rt.epi[i]
+			}
+		}
+		goruntime.Gosched()
+	}
+}
+
+func (rt *runtime) giveBack(fr *frame) { rt.epiBusy[fr.w-len(rt.frames)].Store(false) }
+
+// lendRegisters copies the caller's registers into the epilogue frames
+// before a threaded product, so that epilogues see the bindings of the
+// code around the product.
+func (rt *runtime) lendRegisters(fr *frame) {
+	for _, e := range rt.epi {
+		copy(e.ints, fr.ints)
+		copy(e.flts, fr.flts)
+	}
+}

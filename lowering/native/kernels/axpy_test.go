@@ -1,0 +1,95 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+func testAxpy[T float32 | float64](t *testing.T, axpy func(int, T, []T, int, []T, int)) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	tol := tolOf[T]()
+	for _, n := range vecSizes {
+		for _, incx := range vecIncs {
+			for _, incy := range vecIncs {
+				for _, alpha := range []T{0, 1, -0.75} {
+					x := randSlice[T](rng, vecLen(n, incx))
+					y := randSlice[T](rng, vecLen(n, incy)+1) // one spare: must stay
+					y0 := append([]T(nil), y...)
+					axpy(n, alpha, x, incx, y[:vecLen(n, incy)], incy)
+					// y[i] is alpha·x + y rounded once (FMA) or twice: within
+					// tol·(|alpha·x| + |y|) of the exact value.
+					want, abs := make([]float64, len(y)), make([]float64, len(y))
+					for i, v := range y0 {
+						want[i], abs[i] = float64(v), math.Abs(float64(v))
+					}
+					for i := range n {
+						iy := vecIndex(i, n, incy)
+						ax := float64(alpha) * float64(x[vecIndex(i, n, incx)])
+						want[iy] += ax
+						abs[iy] += math.Abs(ax)
+					}
+					for i := range y {
+						if !near(float64(y[i]), want[i], abs[i], tol) {
+							t.Fatalf("n=%d incx=%d incy=%d alpha=%v: y[%d] = %v, want %v", n, incx, incy, alpha, i, y[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAxpyF32(t *testing.T) { testAxpy(t, AxpyF32) }
+func TestAxpyF64(t *testing.T) { testAxpy(t, AxpyF64) }
+
+// TestAxpyUnitGo checks the portable loop that the assembly replaces.
+func TestAxpyUnitGo(t *testing.T) {
+	testAxpy(t, func(n int, alpha float32, x []float32, incx int, y []float32, incy int) {
+		if incx == 1 && incy == 1 {
+			axpyUnitGo(alpha, x[:n], y[:n])
+			return
+		}
+		AxpyF32(n, alpha, x, incx, y, incy)
+	})
+}
+
+func TestAxpyAllocs(t *testing.T) {
+	x := make([]float64, 1000)
+	y := make([]float64, 1000)
+	if a := testing.AllocsPerRun(100, func() { AxpyF64(1000, 2, x, 1, y, 1); AxpyF64(500, 2, x, 2, y, -2) }); a != 0 {
+		t.Errorf("%v allocations, want 0", a)
+	}
+}
+
+func benchAxpy[T float32 | float64](b *testing.B, axpy func(int, T, []T, int, []T, int), incs ...int) {
+	for _, n := range []int{16, 1024, 65536} {
+		for _, inc := range incs {
+			name := fmt.Sprint(n)
+			if inc != 1 {
+				name += fmt.Sprintf("/inc=%d", inc)
+			}
+			b.Run(name, func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(4, 4))
+				x, y := randSlice[T](rng, n*inc), randSlice[T](rng, n*inc)
+				var z T
+				b.SetBytes(int64(3 * n * int(unsafe.Sizeof(z)))) // read x, y; write y
+				b.ReportAllocs()
+				for b.Loop() {
+					axpy(n, 1e-9, x, inc, y, inc)
+				}
+				reportGFLOPS(b, 2*float64(n))
+			})
+		}
+	}
+}
+
+func BenchmarkAxpyF32(b *testing.B) { benchAxpy(b, AxpyF32, 1, 2) }
+func BenchmarkAxpyF64(b *testing.B) { benchAxpy(b, AxpyF64, 1, 2) }
+
+// BenchmarkAxpyGoF64 is the portable loop, for comparison with the assembly.
+func BenchmarkAxpyGoF64(b *testing.B) {
+	benchAxpy(b, func(n int, alpha float64, x []float64, _ int, y []float64, _ int) { axpyUnitGo(alpha, x[:n], y[:n]) }, 1)
+}

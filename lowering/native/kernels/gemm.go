@@ -1,0 +1,629 @@
+package kernels
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// GemmParams describes one matrix product C = A·B, or C += A·B when
+// Accumulate is set, on row-major views: row i of A starts at A[i·LDA], and
+// so on. A is M×K; B is K×N, or with TransB N×K (the rows of B are then the
+// columns of the product's right operand, as for A·Bᵀ); C is M×N. Any of
+// M, N, K may be 0 or odd.
+type GemmParams[T float32 | float64] struct {
+	M, N, K int
+
+	A   []T // M×K
+	LDA int // ≥ max(1, K)
+	B   []T // K×N, or N×K with TransB
+	LDB int // ≥ max(1, N), or ≥ max(1, K) with TransB
+	C   []T // M×N; must not overlap A or B
+	LDC int // ≥ max(1, N)
+
+	// TransB says B holds Bᵀ: C = A·Bᵀ.
+	TransB bool
+	// Packed, if not nil, is B packed ahead of time by PackBF32 or
+	// PackBF64 for these N and K (constant weights). B may then be nil; if
+	// it is not, it must hold the same matrix, and products with very few
+	// rows (M ≤ 2), for which packing does not pay, read it instead.
+	Packed *PackedB[T]
+	// Accumulate adds the product to C instead of overwriting it.
+	Accumulate bool
+	// Threads is the number of goroutines the product may use, the caller's
+	// included; ≤ 1 runs it sequentially on the caller's goroutine. Small
+	// products use fewer threads than asked.
+	Threads int
+	// Epilogue, if not nil, is called once for every row segment of C when
+	// the segment is final, while it is still in cache: row is the row,
+	// col0 the first column, c the segment C[row·LDC+col0:][:len(c)]. The
+	// segments of one row cover its N columns exactly once; they come in no
+	// particular order and, with Threads > 1, concurrently from several
+	// goroutines. An epilogue may rewrite c in place (bias, activation); it
+	// must not touch other parts of C, and must not use this Workspace.
+	Epilogue func(row, col0 int, c []T)
+	// Work holds the packing buffers; nil uses an internal pool. A
+	// Workspace must not be used by two products at once.
+	Work *Workspace
+}
+
+// GemmF32 computes the float32 product p describes. It panics if p is
+// invalid (a short slice, a small leading dimension, C overlapping A or B):
+// the native executor checks shapes before it calls, so that is a bug.
+func GemmF32(p GemmParams[float32]) { gemm(&p, gemmKernelsF32[0].forN(p.N)) }
+
+// GemmF64 computes the float64 product p describes. See GemmF32.
+func GemmF64(p GemmParams[float64]) { gemm(&p, gemmKernelsF64[0].forN(p.N)) }
+
+// A Workspace holds the packed operands and worker state of GemmF32 and
+// GemmF64 so that steady-state products do not allocate. Its zero value is
+// ready; it grows to the largest product it has served and keeps that
+// memory until it is garbage.
+type Workspace struct {
+	f32 gemmJob[float32]
+	f64 gemmJob[float64]
+}
+
+var workspaces = sync.Pool{New: func() any { return new(Workspace) }}
+
+// jobOf returns w's job for element type T.
+func jobOf[T float32 | float64](w *Workspace) *gemmJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(&w.f32).(*gemmJob[T])
+	}
+	return any(&w.f64).(*gemmJob[T])
+}
+
+// PackBF32 packs B for float32 products with n columns and k rows (b, ldb
+// and transB as in GemmParams) into a PackedB that GemmParams.Packed can
+// use any number of times, concurrently too.
+func PackBF32(n, k int, b []float32, ldb int, transB bool) *PackedB[float32] {
+	return packB(n, k, b, ldb, transB, gemmKernelsF32[0].forN(n))
+}
+
+// PackBF64 is PackBF32 for float64.
+func PackBF64(n, k int, b []float64, ldb int, transB bool) *PackedB[float64] {
+	return packB(n, k, b, ldb, transB, gemmKernelsF64[0].forN(n))
+}
+
+// A PackedB is the right operand of a product packed for the micro-kernel
+// that products of its shape use. It is immutable.
+type PackedB[T float32 | float64] struct {
+	kern *microKernel[T]
+	bLayout
+	data []T
+}
+
+// N and K return the shape B had: K rows, N columns.
+func (pb *PackedB[T]) N() int { return pb.n }
+func (pb *PackedB[T]) K() int { return pb.k }
+
+func packB[T float32 | float64](n, k int, b []T, ldb int, transB bool, kern *microKernel[T]) *PackedB[T] {
+	if n < 0 || k < 0 {
+		panic("kernels: PackB: negative dimension")
+	}
+	checkB(n, k, b, ldb, transB)
+	pb := &PackedB[T]{kern: kern, bLayout: newBLayout(n, k, kern)}
+	pb.data = make([]T, pb.size())
+	for u := range packBUnits(pb.bLayout, transB) {
+		packBUnit(pb.data, pb.bLayout, b, ldb, transB, u)
+	}
+	return pb
+}
+
+// A microKernel computes an mr×nr tile of C from packed panels:
+//
+//	fn(kc, a, b, c, ldc, add)
+//
+// reads a[:kc·mr] (kc columns of mr A elements), b[:kc·nr] (kc rows of nr B
+// elements) and stores their product to c (row i at c[i·ldc:]), or adds it
+// when add is set.
+type microKernel[T float32 | float64] struct {
+	name   string
+	mr, nr int // register tile
+	kc     int // largest k block: a kc×nr B panel stays in L1
+	mc     int // most rows of A packed at once (a multiple of mr): an mc×kc block stays in L2
+	fn     func(kc int, a, b, c []T, ldc int, add bool)
+
+	// narrow, if not nil, is a kernel with a tile at most half as wide, to
+	// use when N fits in one of its panels: most of this kernel's tile
+	// would be padding (float32 N = 10: 1.2× faster with the 16-wide AVX2
+	// tile than with the 32-wide AVX-512 one; float64 N = 8: 1.2×).
+	narrow *microKernel[T]
+}
+
+// forN returns the kernel to use for products with n columns.
+func (k *microKernel[T]) forN(n int) *microKernel[T] {
+	if k.narrow != nil && n <= k.narrow.nr {
+		return k.narrow
+	}
+	return k
+}
+
+// The micro-kernels this machine can run, best first; set up by init in
+// kernels_amd64.go or kernels_noasm.go.
+var (
+	gemmKernelsF32 []*microKernel[float32]
+	gemmKernelsF64 []*microKernel[float64]
+)
+
+// minWorkPerThread is the fewest multiply-adds a product needs per thread
+// before another thread is worth waking: about 6µs of float32 work at a
+// core's peak, a few times what waking a pooled worker costs.
+const minWorkPerThread = 1 << 19
+
+// chunksPerThread is how many chunks of C a parallel product is cut into
+// per thread. Chunks are claimed dynamically, so a thread that shares its
+// core with another process takes fewer of them; but a smaller chunk
+// reuses each B panel for fewer A panels. The MLP benchmark with two
+// threads on an idle machine runs 10% faster with 4 than with 8, and 1-5%
+// faster than with 1, 2 or 16.
+const chunksPerThread = 4
+
+const (
+	phasePackB   = iota // pack units of B
+	phaseCompute        // compute chunks of C
+	phaseSmallM         // compute column blocks of C row by row
+)
+
+// smallM is the most rows of A for which a product is computed row by row
+// with the Axpy loop (Dot with TransB) instead of packing: each row of C
+// then reads B once, which costs less than packing B to use it M times
+// (float32 K = N = 512: 8× faster for M = 1, 2× for M = 4, 1.2× for M = 6;
+// 2× slower for M = 12).
+const smallM = 4
+
+// smallMPacked is smallM when B is also available packed: the packed
+// product is faster from M = 4 (1.5×); row by row is 3× faster for M = 1.
+const smallMPacked = 2
+
+// smallMBlock is the column block of a parallel row-by-row product, a
+// multiple of every vector loop's width.
+const smallMBlock = 64
+
+// A bLayout is the shape of a packed B. B is cut into k blocks of kcs rows
+// (the last may be shorter) and panels of nr columns (the last zero-padded).
+// The blocks lie one after the other; block b, which starts at row
+// k0 = b·kcs and has kc rows, holds its npan panels one after the other,
+// and each panel holds its kc rows of nr elements:
+//
+//	packed[k0·npan·nr + jp·kc·nr + kk·nr + jj] = B[k0+kk][jp·nr+jj]
+//
+// so the micro-kernel reads a kc×nr panel at unit stride.
+type bLayout struct {
+	n, k int // the shape of B: k rows, n columns
+	nr   int // panel width
+	kcs  int // k block size
+	npan int // panels: ceil(n/nr)
+}
+
+// newBLayout cuts k into equal blocks of at most kern.kc rows.
+func newBLayout[T float32 | float64](n, k int, kern *microKernel[T]) bLayout {
+	kcs := 0
+	if k > 0 {
+		kcs = ceilDiv(k, ceilDiv(k, kern.kc))
+	}
+	return bLayout{n: n, k: k, nr: kern.nr, kcs: kcs, npan: ceilDiv(n, kern.nr)}
+}
+
+func (l bLayout) size() int { return l.npan * l.nr * l.k }
+
+// packBUnits is the number of pieces packBUnit cuts the packing of B
+// into: panels of the stored Bᵀ with transB, else runs of packBRows rows.
+func packBUnits(l bLayout, transB bool) int {
+	if transB {
+		return l.npan
+	}
+	return ceilDiv(l.k, packBRows)
+}
+
+// packBRows is the number of rows of B in a unit of packing.
+const packBRows = 16
+
+// packBUnit packs unit u of b (a k×n matrix, or n×k with transB) into dst,
+// which has layout l.
+//
+// Without transB it reads whole rows of B and deals each out over the
+// panels. Packing panel by panel reads B down its columns in 128-byte
+// pieces, which the hardware prefetchers do not follow: when B is not in
+// cache, as in the MLP benchmark, that took 0.53 ms for 784×512 float32
+// against 0.32 ms row by row (it is 1.5× faster when B is in L2).
+func packBUnit[T float32 | float64](dst []T, l bLayout, b []T, ldb int, transB bool, u int) {
+	nr := l.nr
+	if transB {
+		// Panel u: rows col0.. of the stored Bᵀ are columns col0.. of B.
+		col0 := u * nr
+		w := min(nr, l.n-col0)
+		for k0 := 0; k0 < l.k; k0 += l.kcs {
+			kc := min(l.kcs, l.k-k0)
+			interleave(dst[k0*l.npan*nr+u*kc*nr:][:kc*nr], nr, b[col0*ldb+k0:], ldb, w, kc)
+		}
+		return
+	}
+	full := l.n / nr // panels without padding
+	for kk := u * packBRows; kk < min(l.k, (u+1)*packBRows); kk++ {
+		k0 := kk / l.kcs * l.kcs
+		kc := min(l.kcs, l.k-k0)
+		d := dst[k0*l.npan*nr+(kk-k0)*nr:]
+		src := b[kk*ldb:][:l.n]
+		for jp := range full {
+			copy(d[jp*kc*nr:][:nr], src[jp*nr:])
+		}
+		if full < l.npan {
+			r := d[full*kc*nr:][:nr]
+			clear(r[copy(r, src[full*nr:]):])
+		}
+	}
+}
+
+// A gemmJob is one product in flight: the parameters, the blocking derived
+// from them, and the buffers.
+type gemmJob[T float32 | float64] struct {
+	p    GemmParams[T]
+	kern *microKernel[T]
+
+	bl        bLayout
+	bp        []T // packed B in use: packBuf or p.Packed.data
+	mc        int // rows per chunk, a multiple of mr
+	cpan      int // panels per chunk (columns, in the row-by-row path)
+	rowBlocks int // ceil(M/mc)
+	colBlocks int // ceil(npan/cpan)
+	phase     int
+	next      atomic.Int32 // next unclaimed unit (phasePackB) or chunk (phaseCompute, phaseSmallM)
+
+	packBuf []T          // B packed by this job
+	parts   []partBuf[T] // one per part of the fork
+	fork    fork
+}
+
+// partBuf is the private memory of one part of a parallel product.
+type partBuf[T float32 | float64] struct {
+	packA []T // mc×kcs
+	tile  []T // mr×nr, for edge tiles
+}
+
+func gemm[T float32 | float64](p *GemmParams[T], kern *microKernel[T]) {
+	checkGemm(p)
+	if p.M == 0 || p.N == 0 {
+		return
+	}
+	w := p.Work
+	if w == nil {
+		w = workspaces.Get().(*Workspace)
+		defer workspaces.Put(w)
+	}
+	j := jobOf[T](w)
+	j.p, j.kern = *p, kern
+	if p.Packed != nil {
+		j.kern = p.Packed.kern
+	}
+	if p.K == 0 {
+		j.scaleOnly()
+	} else {
+		j.run()
+	}
+	j.p, j.bp = GemmParams[T]{}, nil // drop references to the caller's memory
+}
+
+// scaleOnly handles K == 0, where the product is zero.
+func (j *gemmJob[T]) scaleOnly() {
+	p := &j.p
+	for i := range p.M {
+		c := p.C[i*p.LDC:][:p.N]
+		if !p.Accumulate {
+			clear(c)
+		}
+		if p.Epilogue != nil {
+			p.Epilogue(i, 0, c)
+		}
+	}
+}
+
+func (j *gemmJob[T]) run() {
+	p, kern := &j.p, j.kern
+	mr, nr := kern.mr, kern.nr
+
+	threads := max(1, min(p.Threads, p.M*p.N*p.K/minWorkPerThread))
+	j.fork.job = j
+
+	if p.M <= smallMPacked && p.B != nil || p.M <= smallM && p.Packed == nil {
+		j.cpan = p.N // columns per chunk
+		if threads > 1 {
+			j.cpan = min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
+		}
+		j.colBlocks = ceilDiv(p.N, j.cpan)
+		j.phase = phaseSmallM
+		j.next.Store(0)
+		j.fork.run(min(threads, j.colBlocks), threads-1)
+		return
+	}
+
+	// Blocking. k is cut into equal blocks of at most kern.kc; rows into
+	// chunks of at most kern.mc; with several threads, into about
+	// chunksPerThread chunks per thread, cutting columns too when there are
+	// too few rows.
+	j.bl = newBLayout(p.N, p.K, kern)
+	npan := j.bl.npan
+	mpan := ceilDiv(p.M, mr)
+	rowPan := kern.mc / mr // panels per row chunk
+	j.cpan = npan
+	if threads > 1 {
+		want := chunksPerThread * threads
+		rowPan = max(1, min(rowPan, ceilDiv(mpan, want)))
+		if rb := ceilDiv(mpan, rowPan); rb < want {
+			j.cpan = ceilDiv(npan, min(npan, ceilDiv(want, rb)))
+		}
+	}
+	j.mc = rowPan * mr
+	j.rowBlocks = ceilDiv(p.M, j.mc)
+	j.colBlocks = ceilDiv(npan, j.cpan)
+	threads = min(threads, j.rowBlocks*j.colBlocks)
+
+	// Buffers.
+	if p.Packed != nil {
+		j.bp = p.Packed.data
+	} else {
+		j.packBuf = grow(j.packBuf, j.bl.size())
+		j.bp = j.packBuf
+	}
+	if len(j.parts) < threads {
+		j.parts = append(j.parts, make([]partBuf[T], threads-len(j.parts))...)
+	}
+	for i := range threads {
+		b := &j.parts[i]
+		b.packA = grow(b.packA, j.mc*j.bl.kcs)
+		b.tile = grow(b.tile, mr*nr)
+	}
+
+	if p.Packed == nil {
+		j.phase = phasePackB
+		j.next.Store(0)
+		j.fork.run(threads, threads-1)
+	}
+	j.phase = phaseCompute
+	j.next.Store(0)
+	j.fork.run(threads, threads-1)
+}
+
+// runPart claims units of B to pack, or chunks of C to compute, until none
+// is left.
+func (j *gemmJob[T]) runPart(part int) {
+	switch j.phase {
+	case phasePackB:
+		n := packBUnits(j.bl, j.p.TransB)
+		for {
+			c := int(j.next.Add(1)) - 1
+			if c >= n {
+				return
+			}
+			packBUnit(j.packBuf, j.bl, j.p.B, j.p.LDB, j.p.TransB, c)
+		}
+	case phaseCompute:
+		buf := &j.parts[part]
+		n := j.rowBlocks * j.colBlocks
+		for {
+			c := int(j.next.Add(1)) - 1
+			if c >= n {
+				return
+			}
+			j.computeChunk(c/j.colBlocks, c%j.colBlocks, buf)
+		}
+	case phaseSmallM:
+		for {
+			c := int(j.next.Add(1)) - 1
+			if c >= j.colBlocks {
+				return
+			}
+			j.smallMBlock(c*j.cpan, min(j.p.N, (c+1)*j.cpan))
+		}
+	}
+}
+
+// smallMBlock computes columns [c0, c1) of C row by row: with Axpy, C[i] =
+// Σ_kk A[i][kk]·B[kk]; with Dot for TransB.
+func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
+	p := &j.p
+	for i := range p.M {
+		c := p.C[i*p.LDC+c0 : i*p.LDC+c1]
+		a := p.A[i*p.LDA:][:p.K]
+		if p.TransB {
+			for jj := range c {
+				d := dotUnit(a, p.B[(c0+jj)*p.LDB:][:p.K])
+				if p.Accumulate {
+					d += c[jj]
+				}
+				c[jj] = d
+			}
+		} else {
+			if !p.Accumulate {
+				clear(c)
+			}
+			for kk, v := range a {
+				axpyUnit(v, p.B[kk*p.LDB+c0:][:len(c)], c)
+			}
+		}
+		if p.Epilogue != nil {
+			p.Epilogue(i, c0, c)
+		}
+	}
+}
+
+// packA packs rows [i0, i1) and columns [k0, k0+kc) of A into dst, in
+// panels of mr rows, zero-padded past i1:
+//
+//	dst[ip·kc·mr + kk·mr + ii] = A[i0+ip·mr+ii][k0+kk]
+func (j *gemmJob[T]) packA(dst []T, i0, i1, k0, kc int) {
+	p, mr := &j.p, j.kern.mr
+	for ip := 0; i0+ip*mr < i1; ip++ {
+		r0 := i0 + ip*mr
+		interleave(dst[ip*kc*mr:][:kc*mr], mr, p.A[r0*p.LDA+k0:], p.LDA, min(mr, i1-r0), kc)
+	}
+}
+
+// interleave writes the first kc elements of h rows of src (row r at
+// src[r·ld:]) into dst with stride s ≥ h, zero-padding rows h..s-1:
+//
+//	dst[kk·s + r] = src[r·ld + kk]
+//
+// It reads four rows at a time: 1.7× faster than one row at a time for
+// 12×256 float64 panels, where each row makes its own pass over dst.
+func interleave[T float32 | float64](dst []T, s int, src []T, ld, h, kc int) {
+	dst = dst[:kc*s]
+	r := 0
+	for ; r+4 <= h; r += 4 {
+		s0 := src[r*ld:][:kc]
+		s1 := src[(r+1)*ld:][:kc]
+		s2 := src[(r+2)*ld:][:kc]
+		s3 := src[(r+3)*ld:][:kc]
+		for kk := range s0 {
+			q := dst[kk*s+r:][:4]
+			q[0], q[1], q[2], q[3] = s0[kk], s1[kk], s2[kk], s3[kk]
+		}
+	}
+	for ; r < h; r++ {
+		for kk, v := range src[r*ld:][:kc] {
+			dst[kk*s+r] = v
+		}
+	}
+	if h < s {
+		for kk := range kc {
+			clear(dst[kk*s+h : kk*s+s])
+		}
+	}
+}
+
+// computeChunk computes the chunk of C in row block rb and column block cb,
+// over all of K, then hands its rows to the epilogue. The loops follow
+// BLIS: for each k block, pack the chunk's rows of A, then for each B panel
+// (kept in L1 by the inner loop) run the micro-kernel down the A panels.
+func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
+	p, kern, bl := &j.p, j.kern, &j.bl
+	mr, nr := kern.mr, kern.nr
+	i0, i1 := rb*j.mc, min(p.M, (rb+1)*j.mc)
+	jp0, jp1 := cb*j.cpan, min(bl.npan, (cb+1)*j.cpan)
+	for k0 := 0; k0 < p.K; k0 += bl.kcs {
+		kc := min(bl.kcs, p.K-k0)
+		add := p.Accumulate || k0 > 0
+		j.packA(buf.packA, i0, i1, k0, kc)
+		bBlock := j.bp[k0*bl.npan*nr:]
+		for jp := jp0; jp < jp1; jp++ {
+			bp := bBlock[jp*kc*nr:][:kc*nr]
+			col0 := jp * nr
+			w := min(nr, p.N-col0)
+			for ip := 0; i0+ip*mr < i1; ip++ {
+				ap := buf.packA[ip*kc*mr:][:kc*mr]
+				row0 := i0 + ip*mr
+				h := min(mr, i1-row0)
+				if h == mr && w == nr {
+					kern.fn(kc, ap, bp, p.C[row0*p.LDC+col0:], p.LDC, add)
+					continue
+				}
+				// Edge tile: compute into buf.tile, then store the valid part.
+				kern.fn(kc, ap, bp, buf.tile, nr, false)
+				for ii := range h {
+					t := buf.tile[ii*nr:][:w]
+					c := p.C[(row0+ii)*p.LDC+col0:][:w]
+					if add {
+						for jj, v := range t {
+							c[jj] += v
+						}
+					} else {
+						copy(c, t)
+					}
+				}
+			}
+		}
+	}
+	if p.Epilogue != nil {
+		col0, col1 := jp0*nr, min(p.N, jp1*nr)
+		for i := i0; i < i1; i++ {
+			p.Epilogue(i, col0, p.C[i*p.LDC+col0:i*p.LDC+col1])
+		}
+	}
+}
+
+// checkGemm panics unless p describes a valid product.
+func checkGemm[T float32 | float64](p *GemmParams[T]) {
+	switch {
+	case p.M < 0 || p.N < 0 || p.K < 0:
+		panic("kernels: Gemm: negative dimension")
+	case p.LDA < max(1, p.K):
+		panic("kernels: Gemm: LDA < K")
+	case p.Packed != nil && (p.Packed.n != p.N || p.Packed.k != p.K):
+		panic("kernels: Gemm: Packed B has another shape")
+	case p.LDC < max(1, p.N):
+		panic("kernels: Gemm: LDC < N")
+	}
+	if p.Packed == nil || p.B != nil {
+		checkLDB(p.N, p.K, p.LDB, p.TransB)
+	}
+	if p.M == 0 || p.N == 0 {
+		return
+	}
+	if len(p.C) < (p.M-1)*p.LDC+p.N {
+		panic("kernels: Gemm: C too short")
+	}
+	if p.K == 0 {
+		return
+	}
+	if len(p.A) < (p.M-1)*p.LDA+p.K {
+		panic("kernels: Gemm: A too short")
+	}
+	b := p.B[:0]
+	if p.Packed == nil || p.B != nil {
+		b = checkB(p.N, p.K, p.B, p.LDB, p.TransB)
+	}
+	c := p.C[:(p.M-1)*p.LDC+p.N]
+	if overlap(c, p.A[:(p.M-1)*p.LDA+p.K]) || overlap(c, b) {
+		panic("kernels: Gemm: C overlaps A or B")
+	}
+}
+
+// checkB panics unless b holds a k×n matrix (n×k with transB) with leading
+// dimension ldb, and returns the part of b that the matrix spans.
+func checkB[T any](n, k int, b []T, ldb int, transB bool) []T {
+	checkLDB(n, k, ldb, transB)
+	rows, cols := k, n
+	if transB {
+		rows, cols = n, k
+	}
+	if rows == 0 || cols == 0 {
+		return b[:0]
+	}
+	if len(b) < (rows-1)*ldb+cols {
+		panic("kernels: Gemm: B too short")
+	}
+	return b[:(rows-1)*ldb+cols]
+}
+
+func checkLDB(n, k, ldb int, transB bool) {
+	switch {
+	case transB && ldb < max(1, k):
+		panic("kernels: Gemm: LDB < K (TransB)")
+	case !transB && ldb < max(1, n):
+		panic("kernels: Gemm: LDB < N")
+	}
+}
+
+// overlap reports whether the memory of a and b intersects.
+func overlap[T any](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	var z T
+	sz := unsafe.Sizeof(z)
+	a0, b0 := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return a0 < b0+uintptr(len(b))*sz && b0 < a0+uintptr(len(a))*sz
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// grow returns s resliced or reallocated to length n; the contents are
+// unspecified.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

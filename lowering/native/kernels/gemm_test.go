@@ -1,0 +1,524 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// gemmCase is one product to test: sizes, the views' padding and the
+// options.
+type gemmCase struct {
+	m, n, k    int
+	padA, padB int // LDA − K, LDB − (N or K)
+	padC       int // LDC − N
+	offset     int // elements before each view in its backing slice
+	transB     bool
+	packed     bool // B packed ahead by packB
+	accumulate bool
+	threads    int
+	epilogue   bool
+}
+
+func (c gemmCase) String() string {
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tB=%v/packed=%v/acc=%v/t%d/epi=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transB, c.packed, c.accumulate, c.threads, c.epilogue)
+}
+
+// guard is the value of the elements of C's backing slice outside the view;
+// they must come back unchanged.
+const guard = -12345
+
+// checkGemm runs c with kern and compares with a triple loop.
+func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gemmCase, rng *rand.Rand) {
+	t.Helper()
+	lda := c.k + c.padA
+	bRows, bCols := c.k, c.n
+	if c.transB {
+		bRows, bCols = c.n, c.k
+	}
+	ldb := bCols + c.padB
+	ldc := c.n + c.padC
+	span := func(rows, cols, ld int) int {
+		if rows == 0 || cols == 0 {
+			return 0
+		}
+		return (rows-1)*ld + cols
+	}
+	aBack := randSlice[T](rng, c.offset+span(c.m, c.k, lda)+c.padA)
+	bBack := randSlice[T](rng, c.offset+span(bRows, bCols, ldb)+c.padB)
+	cBack := make([]T, c.offset+span(c.m, c.n, ldc)+c.padC)
+	for i := range cBack {
+		cBack[i] = guard
+	}
+	a, b, cv := aBack[c.offset:], bBack[c.offset:], cBack[c.offset:]
+	c0 := randSlice[T](rng, c.m*c.n) // C's initial value when accumulating
+	for i := range c.m {
+		for j := range c.n {
+			if c.accumulate {
+				cv[i*ldc+j] = c0[i*c.n+j]
+			} else {
+				cv[i*ldc+j] = 7 // must be overwritten
+			}
+		}
+	}
+	bAt := func(p, j int) float64 {
+		if c.transB {
+			return float64(b[j*ldb+p])
+		}
+		return float64(b[p*ldb+j])
+	}
+	seen := make([]int, c.m*c.n)
+	p := GemmParams[T]{M: c.m, N: c.n, K: c.k, A: a, LDA: lda, B: b, LDB: ldb, C: cv, LDC: ldc,
+		TransB: c.transB, Accumulate: c.accumulate, Threads: c.threads}
+	if c.packed {
+		p.Packed = packB(c.n, c.k, b, ldb, c.transB, kern)
+		if c.m > 1 { // M = 1 keeps B: the product reads it row by row
+			p.B, p.LDB, p.TransB = nil, 0, false
+		}
+	}
+	if c.epilogue {
+		// Segments are disjoint, so concurrent calls touch disjoint
+		// elements of seen.
+		p.Epilogue = func(row, col0 int, seg []T) {
+			for jj := range seg {
+				seen[row*c.n+col0+jj]++
+				seg[jj] = 2*seg[jj] + 1
+			}
+		}
+	}
+	gemm(&p, kern)
+
+	tol := tolOf[T]()
+	bad := 0
+	for i := range c.m {
+		for j := range c.n {
+			want, abs := exactSum(func(yield func(float64)) {
+				if c.accumulate {
+					yield(float64(c0[i*c.n+j]))
+				}
+				for q := range c.k {
+					yield(float64(a[i*lda+q]) * bAt(q, j))
+				}
+			})
+			if c.epilogue {
+				want, abs = 2*want+1, 2*abs+1
+				if seen[i*c.n+j] != 1 {
+					t.Fatalf("%v: epilogue saw C[%d][%d] %d times", c, i, j, seen[i*c.n+j])
+				}
+			}
+			got := float64(cv[i*ldc+j])
+			if !near(got, want, abs, tol) {
+				if bad++; bad <= 3 {
+					t.Errorf("%s %v: C[%d][%d] = %v, want %v", kern.name, c, i, j, got, want)
+				}
+			}
+		}
+	}
+	// Everything outside the view is untouched.
+	for idx, v := range cBack {
+		if o := idx - c.offset; o >= 0 && o < len(cv) && o%ldc < c.n && o/ldc < c.m {
+			continue
+		}
+		if v != guard {
+			t.Fatalf("%s %v: element %d outside C's view changed to %v", kern.name, c, idx, v)
+		}
+	}
+}
+
+// gemmSizes are the dimensions the exhaustive tests combine: 1…37 around
+// every register tile edge (4, 6, 8, 12, 16, 32) and k around the k block.
+var (
+	gemmMN = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 37}
+	gemmK  = []int{1, 2, 3, 5, 8, 17, 37, 255, 256, 257, 300}
+)
+
+func testGemm[T float32 | float64](t *testing.T) {
+	for _, kern := range kernelsOf[T]() {
+		t.Run(kern.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			i := 0
+			for _, m := range gemmMN {
+				for _, n := range gemmMN {
+					for _, k := range gemmK {
+						// Cycle through the options so that every size meets
+						// several of them without a full product of all.
+						c := gemmCase{m: m, n: n, k: k,
+							padA: i % 3, padB: (i / 3) % 2 * 5, padC: (i / 2) % 3, offset: i % 4,
+							transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0, packed: i%7 < 2}
+						testGemmCase(t, kern, c, rng)
+						i++
+						if t.Failed() {
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGemmF32(t *testing.T) { testGemm[float32](t) }
+func TestGemmF64(t *testing.T) { testGemm[float64](t) }
+
+// testGemmLarge covers the blocking: several k blocks, row and column
+// chunks, many threads, tall and wide shapes.
+func testGemmLarge[T float32 | float64](t *testing.T) {
+	sizes := [][3]int{{100, 300, 257}, {257, 129, 513}, {1, 777, 300}, {300, 1, 300}, {3, 1000, 40}, {1000, 3, 40}, {67, 45, 1}}
+	if testing.Short() {
+		sizes = sizes[:3]
+	}
+	for _, kern := range kernelsOf[T]() {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, s := range sizes {
+			for threads := 1; threads <= 4; threads++ {
+				c := gemmCase{m: s[0], n: s[1], k: s[2], padA: 1, padB: 3, padC: 2, offset: 1,
+					transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3, packed: threads == 4}
+				testGemmCase(t, kern, c, rng)
+			}
+		}
+	}
+}
+
+func TestGemmLargeF32(t *testing.T) { testGemmLarge[float32](t) }
+func TestGemmLargeF64(t *testing.T) { testGemmLarge[float64](t) }
+
+// TestGemmDefault checks that the exported entry points run the first
+// (best) kernel and that K == 0, M == 0 and N == 0 behave.
+func TestGemmDefault(t *testing.T) {
+	a := []float32{1, 2, 3, 4, 5, 6} // 2×3
+	b := []float64{1, 0, 0, 1, 1, 1} // 3×2
+	c32 := make([]float32, 4)
+	GemmF32(GemmParams[float32]{M: 2, N: 2, K: 3, A: a, LDA: 3, B: []float32{1, 0, 0, 1, 1, 1}, LDB: 2, C: c32, LDC: 2})
+	if want := []float32{4, 5, 10, 11}; fmt.Sprint(c32) != fmt.Sprint(want) {
+		t.Errorf("GemmF32 = %v, want %v", c32, want)
+	}
+	c64 := []float64{1, 2, 3, 4}
+	GemmF64(GemmParams[float64]{M: 2, N: 2, K: 3, A: []float64{1, 2, 3, 4, 5, 6}, LDA: 3, B: b, LDB: 2, C: c64, LDC: 2, Accumulate: true})
+	if want := []float64{5, 7, 13, 15}; fmt.Sprint(c64) != fmt.Sprint(want) {
+		t.Errorf("GemmF64 accumulate = %v, want %v", c64, want)
+	}
+
+	// K == 0: the product is zero; the epilogue still runs.
+	c64 = []float64{1, 2, 3, 4}
+	rows := 0
+	GemmF64(GemmParams[float64]{M: 2, N: 2, K: 0, LDA: 1, LDB: 2, C: c64, LDC: 2,
+		Epilogue: func(row, col0 int, c []float64) { rows++; c[0]++ }})
+	if want := []float64{1, 0, 1, 0}; fmt.Sprint(c64) != fmt.Sprint(want) || rows != 2 {
+		t.Errorf("K=0: C = %v after %d epilogue rows, want %v after 2", c64, rows, want)
+	}
+	c64 = []float64{1, 2, 3, 4}
+	GemmF64(GemmParams[float64]{M: 2, N: 2, K: 0, LDA: 1, LDB: 2, C: c64, LDC: 2, Accumulate: true})
+	if want := []float64{1, 2, 3, 4}; fmt.Sprint(c64) != fmt.Sprint(want) {
+		t.Errorf("K=0 accumulate: C = %v, want %v", c64, want)
+	}
+	// M == 0 or N == 0: nothing happens, even with nil slices.
+	GemmF64(GemmParams[float64]{M: 0, N: 5, K: 3, LDA: 3, LDB: 5, LDC: 5})
+	GemmF64(GemmParams[float64]{M: 5, N: 0, K: 3, LDA: 3, LDB: 1, LDC: 1})
+}
+
+// TestGemmDeterministic checks that the result does not depend on the
+// number of threads or on packing B ahead: every element is summed in the
+// same order.
+func TestGemmDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const m, n, k = 150, 200, 600
+	a, b := randSlice[float32](rng, m*k), randSlice[float32](rng, k*n)
+	var want []float32
+	for _, threads := range []int{1, 2, 3, 7} {
+		for _, packed := range []bool{false, true} {
+			c := make([]float32, m*n)
+			p := GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: n, C: c, LDC: n, Threads: threads}
+			if packed {
+				p.Packed, p.B = PackBF32(n, k, b, n, false), nil
+			}
+			GemmF32(p)
+			if want == nil {
+				want = c
+				continue
+			}
+			for i := range c {
+				if c[i] != want[i] {
+					t.Fatalf("threads=%d packed=%v: C[%d] = %v, threads=1 gave %v", threads, packed, i, c[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestGemmPanics(t *testing.T) {
+	buf := make([]float64, 100)
+	ok := GemmParams[float64]{M: 3, N: 4, K: 5, A: make([]float64, 15), LDA: 5, B: make([]float64, 20), LDB: 4, C: make([]float64, 12), LDC: 4}
+	for _, tc := range []struct {
+		name   string
+		mutate func(p *GemmParams[float64])
+		msg    string
+	}{
+		{"negative M", func(p *GemmParams[float64]) { p.M = -1 }, "negative dimension"},
+		{"LDA", func(p *GemmParams[float64]) { p.LDA = 4 }, "LDA < K"},
+		{"LDB", func(p *GemmParams[float64]) { p.LDB = 3 }, "LDB < N"},
+		{"LDB transposed", func(p *GemmParams[float64]) { p.TransB = true; p.LDB = 4 }, "LDB < K (TransB)"},
+		{"LDC", func(p *GemmParams[float64]) { p.LDC = 3 }, "LDC < N"},
+		{"short A", func(p *GemmParams[float64]) { p.A = p.A[:14] }, "A too short"},
+		{"short B", func(p *GemmParams[float64]) { p.B = p.B[:19] }, "B too short"},
+		{"short C", func(p *GemmParams[float64]) { p.C = p.C[:11] }, "C too short"},
+		{"C overlaps A", func(p *GemmParams[float64]) { p.A, p.C = buf[:15], buf[14:26] }, "C overlaps A or B"},
+		{"C overlaps B", func(p *GemmParams[float64]) { p.B, p.C = buf[30:50], buf[20:32] }, "C overlaps A or B"},
+		{"Packed shape", func(p *GemmParams[float64]) { p.Packed = PackBF64(4, 4, make([]float64, 16), 4, false) }, "Packed B has another shape"},
+		{"Packed and short B", func(p *GemmParams[float64]) { p.Packed, p.B = PackBF64(4, 5, p.B, 4, false), p.B[:3] }, "B too short"},
+		{"PackB LDB", func(p *GemmParams[float64]) { PackBF64(4, 5, p.B, 3, false) }, "LDB < N"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, tc.msg) {
+					t.Errorf("panic %v, want one containing %q", r, tc.msg)
+				}
+			}()
+			p := ok
+			tc.mutate(&p)
+			GemmF64(p)
+		})
+	}
+}
+
+func testGemmAllocs[T float32 | float64](t *testing.T, gemm func(GemmParams[T])) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const m, n, k = 64, 70, 300 // several k blocks, edge tiles
+	a, b, c := randSlice[T](rng, m*k), randSlice[T](rng, k*n), make([]T, m*n)
+	epi := func(row, col0 int, c []T) { c[0] = 0 }
+	for _, threads := range []int{1, 2} {
+		for _, work := range []*Workspace{new(Workspace), nil} {
+			if work == nil && raceEnabled {
+				continue
+			}
+			p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: n, C: c, LDC: n, Threads: threads, Epilogue: epi, Work: work}
+			gemm(p) // warm up: grow the workspace, start the workers
+			if allocs := testing.AllocsPerRun(50, func() { gemm(p) }); allocs != 0 {
+				t.Errorf("threads=%d, workspace=%v: %v allocations per product, want 0", threads, work != nil, allocs)
+			}
+		}
+	}
+}
+
+func TestGemmAllocsF32(t *testing.T) { testGemmAllocs(t, GemmF32) }
+func TestGemmAllocsF64(t *testing.T) { testGemmAllocs(t, GemmF64) }
+
+// Benchmarks. Each size runs with threads=1 and threads=2 in its name;
+// GOMAXPROCS is set to the thread count for the run, since gonum's Dgemm
+// uses GOMAXPROCS goroutines. (The -cpu flag is no substitute: a b.Loop
+// benchmark runs its first -cpu setting before the flag applies.) GFLOP/s
+// counts a multiply-add as two operations.
+
+var benchThreads = []int{1, 2}
+
+// runThreads runs f as sub-benchmarks threads=1, threads=2.
+func runThreads(b *testing.B, f func(b *testing.B, threads int)) {
+	for _, t := range benchThreads {
+		b.Run(fmt.Sprintf("threads=%d", t), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(t))
+			f(b, t)
+		})
+	}
+}
+
+func reportGFLOPS(b *testing.B, flops float64) {
+	b.ReportMetric(flops*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GFLOP/s")
+}
+
+var gemmBenchSizes = []struct {
+	name    string
+	m, n, k int
+}{
+	{"64", 64, 64, 64},
+	{"256", 256, 256, 256},
+	{"1024", 1024, 1024, 1024},
+	// The layers of an MLP 784-512-512-10 at batch 256.
+	{"mlp_256x784x512", 256, 512, 784},
+	{"mlp_256x512x512", 256, 512, 512},
+	{"mlp_256x512x10", 256, 10, 512},
+}
+
+func benchGemm[T float32 | float64](b *testing.B, kern *microKernel[T], m, n, k int) {
+	runThreads(b, func(b *testing.B, threads int) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		p := GemmParams[T]{M: m, N: n, K: k, A: randSlice[T](rng, m*k), LDA: k, B: randSlice[T](rng, k*n), LDB: n,
+			C: make([]T, m*n), LDC: n, Threads: threads, Work: new(Workspace)}
+		var z T
+		b.SetBytes(int64((m*k + k*n + m*n) * int(unsafe.Sizeof(z))))
+		b.ReportAllocs()
+		gemm(&p, kern)
+		for b.Loop() {
+			gemm(&p, kern)
+		}
+		reportGFLOPS(b, 2*float64(m)*float64(n)*float64(k))
+	})
+}
+
+// BenchmarkGemmF32 and BenchmarkGemmF64 time the default kernel.
+func BenchmarkGemmF32(b *testing.B) {
+	for _, s := range gemmBenchSizes {
+		b.Run(s.name, func(b *testing.B) { benchGemm(b, gemmKernelsF32[0], s.m, s.n, s.k) })
+	}
+}
+
+func BenchmarkGemmF64(b *testing.B) {
+	for _, s := range gemmBenchSizes {
+		b.Run(s.name, func(b *testing.B) { benchGemm(b, gemmKernelsF64[0], s.m, s.n, s.k) })
+	}
+}
+
+// BenchmarkGemmKernelF32 and BenchmarkGemmKernelF64 time every kernel this
+// machine can run, by name.
+func BenchmarkGemmKernelF32(b *testing.B) {
+	for _, kern := range gemmKernelsF32 {
+		for _, s := range gemmBenchSizes[1:4] {
+			b.Run(kern.name+"/"+s.name, func(b *testing.B) { benchGemm(b, kern, s.m, s.n, s.k) })
+		}
+	}
+}
+
+func BenchmarkGemmKernelF64(b *testing.B) {
+	for _, kern := range gemmKernelsF64 {
+		for _, s := range gemmBenchSizes[1:4] {
+			b.Run(kern.name+"/"+s.name, func(b *testing.B) { benchGemm(b, kern, s.m, s.n, s.k) })
+		}
+	}
+}
+
+// BenchmarkGonumDgemm is gonum's native Dgemm on the same data as
+// BenchmarkGemmF64.
+func BenchmarkGonumDgemm(b *testing.B) {
+	for _, s := range gemmBenchSizes {
+		b.Run(s.name, func(b *testing.B) {
+			runThreads(b, func(b *testing.B, _ int) {
+				rng := rand.New(rand.NewPCG(7, 8))
+				m, n, k := s.m, s.n, s.k
+				a := blas64.General{Rows: m, Cols: k, Stride: k, Data: randSlice[float64](rng, m*k)}
+				bm := blas64.General{Rows: k, Cols: n, Stride: n, Data: randSlice[float64](rng, k*n)}
+				c := blas64.General{Rows: m, Cols: n, Stride: n, Data: make([]float64, m*n)}
+				b.SetBytes(int64((m*k + k*n + m*n) * 8))
+				b.ReportAllocs()
+				for b.Loop() {
+					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, bm, 0, c)
+				}
+				reportGFLOPS(b, 2*float64(m)*float64(n)*float64(k))
+			})
+		})
+	}
+}
+
+// BenchmarkNaiveF64 is the textbook i-j-p triple loop, the baseline of the
+// project's "best loop order ≥ 25× naive" target.
+func BenchmarkNaiveF64(b *testing.B) {
+	for _, s := range gemmBenchSizes[:3] {
+		b.Run(s.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			m, n, k := s.m, s.n, s.k
+			a, bm, c := randSlice[float64](rng, m*k), randSlice[float64](rng, k*n), make([]float64, m*n)
+			b.SetBytes(int64((m*k + k*n + m*n) * 8))
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range m {
+					for j := range n {
+						var s float64
+						for q := range k {
+							s += a[i*k+q] * bm[q*n+j]
+						}
+						c[i*n+j] = s
+					}
+				}
+			}
+			reportGFLOPS(b, 2*float64(m)*float64(n)*float64(k))
+		})
+	}
+}
+
+// BenchmarkMLPF32 is the forward pass of an MLP 784-512-512-10 at batch
+// 256: three products whose epilogues add the bias and apply ReLU (not on
+// the last layer), with the weights packed once ahead (packed) or packed
+// by every product (unpacked).
+func BenchmarkMLPF32(b *testing.B) {
+	for _, packed := range []bool{false, true} {
+		name := "unpacked"
+		if packed {
+			name = "packed"
+		}
+		b.Run(name, func(b *testing.B) {
+			runThreads(b, func(b *testing.B, threads int) {
+				layers, flops := mlpLayers(threads, packed)
+				for _, p := range layers { // warm up: grow the workspace
+					GemmF32(p)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, p := range layers {
+						GemmF32(p)
+					}
+				}
+				reportGFLOPS(b, flops)
+			})
+		})
+	}
+}
+
+// mlpLayers returns the products of an MLP 784-512-512-10 at batch 256 on
+// random data, and their total floating-point operations.
+func mlpLayers(threads int, packed bool) ([]GemmParams[float32], float64) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const batch = 256
+	dims := []int{784, 512, 512, 10}
+	in := randSlice[float32](rng, batch*dims[0])
+	var layers []GemmParams[float32]
+	flops := 0.0
+	w := new(Workspace)
+	for l := 0; l+1 < len(dims); l++ {
+		k, n := dims[l], dims[l+1]
+		bias := randSlice[float32](rng, n)
+		out := make([]float32, batch*n)
+		relu := l+2 < len(dims)
+		p := GemmParams[float32]{M: batch, N: n, K: k, A: in, LDA: k,
+			B: randSlice[float32](rng, k*n), LDB: n, C: out, LDC: n, Threads: threads, Work: w,
+			Epilogue: func(row, col0 int, c []float32) {
+				if relu {
+					AddReLUF32(c, bias[col0:])
+				} else {
+					AddF32(c, bias[col0:])
+				}
+			}}
+		if packed {
+			p.Packed = PackBF32(n, k, p.B, p.LDB, false)
+		}
+		layers = append(layers, p)
+		in = out
+		flops += 2 * batch * float64(n) * float64(k)
+	}
+	return layers, flops
+}
+
+// BenchmarkMicroKernel times each micro-kernel alone on L1-resident panels
+// (kc = 256): the ceiling that the blocking tries to reach.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, kern := range gemmKernelsF32 {
+		b.Run("f32/"+kern.name, func(b *testing.B) { benchMicro(b, kern) })
+	}
+	for _, kern := range gemmKernelsF64 {
+		b.Run("f64/"+kern.name, func(b *testing.B) { benchMicro(b, kern) })
+	}
+}
+
+func benchMicro[T float32 | float64](b *testing.B, kern *microKernel[T]) {
+	const kc = 256
+	rng := rand.New(rand.NewPCG(11, 12))
+	a, bp, c := randSlice[T](rng, kc*kern.mr), randSlice[T](rng, kc*kern.nr), make([]T, kern.mr*kern.nr)
+	for b.Loop() {
+		kern.fn(kc, a, bp, c, kern.nr, true)
+	}
+	reportGFLOPS(b, 2*float64(kc*kern.mr*kern.nr))
+}

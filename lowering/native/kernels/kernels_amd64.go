@@ -1,0 +1,94 @@
+//go:build amd64 && !purego
+
+package kernels
+
+import "golang.org/x/sys/cpu"
+
+// The assembly routines in kernels_amd64.s. Pointer arguments must address
+// enough elements for the routine: the callers take them from slices whose
+// lengths they have checked (asmKernel's wrapper with one index per
+// operand), so a bug panics instead of reading past a slice.
+
+//go:noescape
+func gemmF32AVX2(kc int, a, b, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX2(kc int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX512(kc int, a, b, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512(kc int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func dotF32AVX2(n int, x, y *float32) float32
+
+//go:noescape
+func dotF64AVX2(n int, x, y *float64) float64
+
+//go:noescape
+func axpyF32AVX2(n int, alpha float32, x, y *float32)
+
+//go:noescape
+func axpyF64AVX2(n int, alpha float64, x, y *float64)
+
+//go:noescape
+func addF32AVX2(n int, dst, x *float32)
+
+//go:noescape
+func addReLUF32AVX2(n int, dst, x *float32)
+
+//go:noescape
+func reLUF32AVX2(n int, dst *float32)
+
+//go:noescape
+func mulAddF32AVX2(n int, dst, s, t *float32)
+
+//go:noescape
+func addF64AVX2(n int, dst, x *float64)
+
+//go:noescape
+func addReLUF64AVX2(n int, dst, x *float64)
+
+//go:noescape
+func reLUF64AVX2(n int, dst *float64)
+
+//go:noescape
+func mulAddF64AVX2(n int, dst, s, t *float64)
+
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = cpu.X86.HasAVX512F && hasAVX2
+)
+
+// asmKernel wraps an assembly micro-kernel with an mr×nr register tile.
+func asmKernel[T float32 | float64](name string, mr, nr, kc, mc int, f func(kc int, a, b, c *T, ldc int, add bool)) *microKernel[T] {
+	return &microKernel[T]{name: name, mr: mr, nr: nr, kc: kc, mc: mc,
+		fn: func(kc int, a, b, c []T, ldc int, add bool) {
+			_ = a[kc*mr-1]
+			_ = b[kc*nr-1]
+			_ = c[(mr-1)*ldc+nr-1]
+			f(kc, &a[0], &b[0], &c[0], ldc, add)
+		}}
+}
+
+func init() {
+	// Best first: gemmKernelsF32[0] is what GemmF32 uses.
+	if hasAVX512 {
+		gemmKernelsF32 = append(gemmKernelsF32, asmKernel("avx512", 12, 32, 256, 96, gemmF32AVX512))
+		gemmKernelsF64 = append(gemmKernelsF64, asmKernel("avx512", 12, 16, 256, 96, gemmF64AVX512))
+	}
+	if hasAVX2 {
+		avx2F32 := asmKernel("avx2", 6, 16, 256, 96, gemmF32AVX2)
+		avx2F64 := asmKernel("avx2", 6, 8, 256, 96, gemmF64AVX2)
+		if hasAVX512 {
+			gemmKernelsF32[0].narrow = avx2F32
+			gemmKernelsF64[0].narrow = avx2F64
+		}
+		gemmKernelsF32 = append(gemmKernelsF32, avx2F32)
+		gemmKernelsF64 = append(gemmKernelsF64, avx2F64)
+	}
+	gemmKernelsF32 = append(gemmKernelsF32, goKernelF32)
+	gemmKernelsF64 = append(gemmKernelsF64, goKernelF64)
+}

@@ -1,0 +1,112 @@
+package kernels
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// The worker pool: goroutines started on first need and kept for the life
+// of the process, blocked on one channel while idle. A parallel call (a
+// fork) publishes its parts in one atomic word and posts a message per
+// helper it wants; the caller then claims parts itself like any helper, so
+// a call never waits for a part that nobody has started. Workers busy with
+// other calls therefore slow a call down but cannot deadlock it, even when
+// a part itself forks (an epilogue that calls a parallel Gemm).
+
+// A partRunner runs part i of a parallel job.
+type partRunner interface {
+	runPart(i int)
+}
+
+// maxParts bounds the parts of one fork (the state word holds 16 bits each
+// for the part count and the next part).
+const maxParts = 1 << 15
+
+// A fork runs the parts of a partRunner on the caller and pool workers. Its
+// zero value, with job set, is ready; a fork must not be run concurrently
+// with itself.
+type fork struct {
+	job partRunner
+
+	// state is gen<<32 | parts<<16 | next: the generation of the current
+	// run, its number of parts and the next unclaimed part. Messages of a
+	// finished run carry an old generation and claim nothing.
+	state atomic.Uint64
+	gen   uint32 // written by the caller only
+	wg    sync.WaitGroup
+}
+
+type forkMsg struct {
+	f   *fork
+	gen uint32
+}
+
+var workers struct {
+	n  atomic.Int32 // workers started
+	mu sync.Mutex   // serialises starting them
+	ch chan forkMsg
+}
+
+func init() { workers.ch = make(chan forkMsg, 1024) }
+
+// ensureWorkers starts workers until at least n exist.
+func ensureWorkers(n int) {
+	if int(workers.n.Load()) >= n {
+		return
+	}
+	workers.mu.Lock()
+	defer workers.mu.Unlock()
+	for int(workers.n.Load()) < n {
+		workers.n.Add(1)
+		go func() {
+			for m := range workers.ch {
+				m.f.help(m.gen)
+			}
+		}()
+	}
+}
+
+// run runs parts 0..parts-1 of f.job, on up to helpers+1 goroutines
+// (the caller included), and returns when all have finished.
+func (f *fork) run(parts, helpers int) {
+	if parts > maxParts {
+		panic("kernels: too many parts")
+	}
+	helpers = min(helpers, parts-1)
+	if helpers <= 0 {
+		for i := range parts {
+			f.job.runPart(i)
+		}
+		return
+	}
+	ensureWorkers(helpers)
+	f.gen++
+	f.wg.Add(parts)
+	f.state.Store(uint64(f.gen)<<32 | uint64(parts)<<16)
+	for range helpers {
+		select {
+		case workers.ch <- forkMsg{f, f.gen}:
+		default: // the queue is full: the caller does the rest itself
+		}
+	}
+	f.help(f.gen)
+	f.wg.Wait()
+}
+
+// help claims and runs parts of generation gen until none is left.
+func (f *fork) help(gen uint32) {
+	for {
+		s := f.state.Load()
+		if uint32(s>>32) != gen {
+			return
+		}
+		parts, next := int(s>>16&0xffff), int(s&0xffff)
+		if next >= parts {
+			return
+		}
+		if f.state.CompareAndSwap(s, s+1) {
+			f.job.runPart(next)
+			f.wg.Done()
+		}
+	}
+}

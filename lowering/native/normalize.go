@@ -1,0 +1,438 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// Before a kernel body is compiled it is normalised; every step preserves
+// the term's value exactly (no reassociation):
+//
+//  1. Hoisting. A closed subterm that computes (contains an nzip or rnz)
+//     and sits under a lambda, or is shared, is evaluated once per run
+//     into a buffer of its own and replaced by that buffer: without this
+//     it would be recomputed at every application of the lambda.
+//  2. Local vertical fusion. An nzip argument of an nzip or rnz that is
+//     itself an nzip is composed into the outer function (the paper's
+//     ncomp rule), when that costs nothing: the inner elements are
+//     scalars (they land in registers) or the outer function uses the
+//     element once, outside any lambda. This removes the temporaries of
+//     unfused-looking kernels; the unfused dense layer
+//     map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) x
+//     becomes the GEMM-with-epilogue shape this way.
+//  3. Beta reduction. (\x -> e) a becomes e[x := a] when a is a variable,
+//     input, literal or view, or x is used once outside any lambda;
+//     otherwise let x = a in e. Applied ops and sections become calls.
+//
+// If the result does not type-check (a bug), the original body is used.
+
+// A hoist is a closed subterm computed before the kernel body, into the
+// buffer of the input that replaces it.
+type hoist struct {
+	in   *graph.Input
+	term graph.Node
+}
+
+type normalizer struct {
+	info   *graph.Info
+	free   map[graph.Node][]*graph.Var
+	refs   map[graph.Node]int
+	comp   map[graph.Node]bool
+	hoists []hoist
+	hmemo  map[graph.Node]*graph.Input
+	memo   map[graph.Node]graph.Node
+	next   *int
+}
+
+// normalize returns the normalised body and the subterms hoisted out of
+// it, in the order they must be computed.
+func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
+	info, err := graph.Check(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	nz := &normalizer{info: info, free: map[graph.Node][]*graph.Var{}, refs: map[graph.Node]int{},
+		comp: map[graph.Node]bool{}, hmemo: map[graph.Node]*graph.Input{}, memo: map[graph.Node]graph.Node{},
+		next: counter}
+	for n := range graph.All(body) {
+		for _, k := range graph.Children(n) {
+			nz.refs[k]++
+		}
+	}
+	h, err := nz.hoist(body, body, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := nz.norm(h)
+	if err != nil {
+		return body, nz.hoists, nil
+	}
+	if _, err := graph.Check(out); err != nil {
+		return h, nz.hoists, nil
+	}
+	return out, nz.hoists, nil
+}
+
+func (nz *normalizer) closed(n graph.Node) bool {
+	fv, ok := nz.free[n]
+	if !ok {
+		fv = graph.FreeVars(n)
+		nz.free[n] = fv
+	}
+	return len(fv) == 0
+}
+
+// computes reports whether n contains a traversal.
+func (nz *normalizer) computes(n graph.Node) bool {
+	if c, ok := nz.comp[n]; ok {
+		return c
+	}
+	c := false
+	switch n.(type) {
+	case *graph.NZip, *graph.RNZ:
+		c = !graph.IsFunc(n)
+	}
+	for _, k := range graph.Children(n) {
+		if c {
+			break
+		}
+		c = nz.computes(k)
+	}
+	nz.comp[n] = c
+	return c
+}
+
+// hoist replaces the hoistable subterms of n; under says n is evaluated
+// once per application of some function.
+func (nz *normalizer) hoist(root, n graph.Node, under bool) (graph.Node, error) {
+	if n != root && (under || nz.refs[n] > 1) && nz.closed(n) && !graph.IsFunc(n) && nz.computes(n) {
+		if in, ok := nz.hmemo[n]; ok {
+			return in, nil
+		}
+		t := nz.info.TypeOf(n)
+		if t == nil {
+			info, err := graph.Check(n)
+			if err != nil {
+				return nil, err
+			}
+			t = info.TypeOf(n)
+		}
+		*nz.next++
+		in, err := graph.NewInput(fmt.Sprintf("$h%d", *nz.next), graph.Materialized(t), false)
+		if err != nil {
+			return nil, err
+		}
+		nz.hmemo[n] = in
+		nz.hoists = append(nz.hoists, hoist{in: in, term: n})
+		return in, nil
+	}
+	kids := graph.Children(n)
+	changed := false
+	for i, k := range kids {
+		u := under || fnPosition(n, i)
+		r, err := nz.hoist(root, k, u)
+		if err != nil {
+			return nil, err
+		}
+		if r != k {
+			kids[i], changed = r, true
+		}
+	}
+	if !changed {
+		return n, nil
+	}
+	return graph.WithChildren(n, kids)
+}
+
+// fnPosition reports whether child i of n is evaluated once per
+// application of a function: a lambda's body, a section's operand, the
+// function of an nzip or rnz.
+func fnPosition(n graph.Node, i int) bool {
+	switch n.(type) {
+	case *graph.Lambda, *graph.Section:
+		return true
+	case *graph.NZip:
+		return i == 0
+	case *graph.RNZ:
+		return i < 2
+	}
+	return false
+}
+
+// norm normalises n bottom-up.
+func (nz *normalizer) norm(n graph.Node) (graph.Node, error) {
+	if r, ok := nz.memo[n]; ok {
+		return r, nil
+	}
+	kids := graph.Children(n)
+	for i, k := range kids {
+		r, err := nz.norm(k)
+		if err != nil {
+			return nil, err
+		}
+		kids[i] = r
+	}
+	m, err := graph.WithChildren(n, kids)
+	if err != nil {
+		return nil, err
+	}
+	r, err := nz.rule(m)
+	if err != nil {
+		return nil, err
+	}
+	nz.memo[n] = r
+	return r, nil
+}
+
+// rule applies one local rule to n, whose children are normal, and
+// normalises the result.
+func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
+	switch n := n.(type) {
+	case *graph.App:
+		return nz.beta(n)
+	case *graph.NZip:
+		if graph.IsFunc(n) {
+			return n, nil
+		}
+		if fn, args, ok := nz.compose(n.Fn, n.Args); ok {
+			r, err := graph.NewNZip(fn, args...)
+			if err != nil {
+				return n, nil
+			}
+			return nz.norm(graph.WithSource(r, n.Source()))
+		}
+	case *graph.RNZ:
+		if fn, args, ok := nz.compose(n.Fn, n.Args); ok {
+			r, err := graph.NewRNZ(n.Red, fn, args...)
+			if err != nil {
+				return n, nil
+			}
+			return nz.norm(graph.WithSource(r, n.Source()))
+		}
+	case *graph.Let:
+		if trivial(n.Value) && !graph.IsFunc(n.Value) {
+			if b, err := graph.Substitute(n.Body, map[*graph.Var]graph.Node{n.Var: n.Value}); err == nil {
+				return nz.norm(b)
+			}
+		}
+	}
+	return n, nil
+}
+
+// compose fuses the first nzip argument of f that can be fused: nzip f
+// xs..(nzip g ys)..zs becomes nzip (\xs' ys' zs' -> f xs' (g ys') zs') xs
+// ys zs.
+func (nz *normalizer) compose(f graph.Node, args []graph.Node) (graph.Node, []graph.Node, bool) {
+	for i, a := range args {
+		inner, ok := a.(*graph.NZip)
+		if !ok || graph.IsFunc(inner) || !nz.fusable(f, i, len(args), inner) {
+			continue
+		}
+		var params []*graph.Var
+		var outerArgs []graph.Node
+		var newArgs []graph.Node
+		for j, x := range args {
+			if j == i {
+				var ys []graph.Node
+				for k, y := range inner.Args {
+					v := graph.NewVar(fmt.Sprintf("y%d", k))
+					params = append(params, v)
+					ys = append(ys, v)
+					newArgs = append(newArgs, y)
+				}
+				app, err := graph.NewApp(inner.Fn, ys...)
+				if err != nil {
+					return nil, nil, false
+				}
+				outerArgs = append(outerArgs, app)
+				continue
+			}
+			v := graph.NewVar(fmt.Sprintf("x%d", j))
+			params = append(params, v)
+			outerArgs = append(outerArgs, v)
+			newArgs = append(newArgs, x)
+		}
+		body, err := graph.NewApp(f, outerArgs...)
+		if err != nil {
+			return nil, nil, false
+		}
+		lam, err := graph.NewLambda(params, body)
+		if err != nil {
+			return nil, nil, false
+		}
+		return lam, newArgs, true
+	}
+	return nil, nil, false
+}
+
+// fusable reports whether composing the nzip inner into argument i of f
+// costs nothing: its elements are scalars, or f uses the element once and
+// outside any lambda (so it is substituted, not bound and stored).
+func (nz *normalizer) fusable(f graph.Node, i, nargs int, inner *graph.NZip) bool {
+	if t := nz.info.TypeOf(inner); t != nil && scalarElems(t) {
+		return true
+	}
+	switch f := f.(type) {
+	case *graph.OpRef, *graph.Section:
+		return true
+	case *graph.Lambda:
+		if len(f.Params) != nargs {
+			return false
+		}
+		uses, under := countUses(f.Body, f.Params[i], false)
+		return uses == 1 && !under
+	}
+	return false
+}
+
+// scalarElems reports whether the elements of t (an array or a tuple of
+// arrays) are scalars.
+func scalarElems(t graph.Type) bool {
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		return t.Rank() == 1
+	case *graph.TupleType:
+		for _, e := range t.Elems {
+			if !scalarElems(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// countUses counts the free occurrences of v in n and reports whether any
+// is under a lambda or in a function position.
+func countUses(n graph.Node, v *graph.Var, under bool) (int, bool) {
+	switch n := n.(type) {
+	case *graph.Var:
+		if n == v {
+			return 1, under
+		}
+		return 0, false
+	case *graph.Lambda:
+		for _, p := range n.Params {
+			if p == v {
+				return 0, false
+			}
+		}
+	case *graph.Let:
+		c1, u1 := countUses(n.Value, v, under)
+		if n.Var == v {
+			return c1, u1
+		}
+		c2, u2 := countUses(n.Body, v, under)
+		return c1 + c2, u1 || u2
+	}
+	total, anyUnder := 0, false
+	for i, k := range graph.Children(n) {
+		c, u := countUses(k, v, under || fnPosition(n, i))
+		total += c
+		anyUnder = anyUnder || u
+	}
+	return total, anyUnder
+}
+
+// trivial reports whether n costs nothing to evaluate again: a variable,
+// an input, a literal, a computation on literals only, or a view of those.
+func trivial(n graph.Node) bool {
+	switch n := n.(type) {
+	case *graph.Var, *graph.Input, *graph.Const:
+		return true
+	case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+		return trivial(graph.Children(n)[0])
+	case *graph.Call:
+		for _, a := range n.Args {
+			if _, ok := a.(*graph.Const); !ok {
+				if c, ok := a.(*graph.Call); !ok || !trivial(c) || hasVarOrInput(c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func hasVarOrInput(n graph.Node) bool {
+	found := false
+	graph.Inspect(n, func(m graph.Node) bool {
+		switch m.(type) {
+		case *graph.Var, *graph.Input:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// beta reduces an application.
+func (nz *normalizer) beta(n *graph.App) (graph.Node, error) {
+	switch f := n.Fn.(type) {
+	case *graph.Lambda:
+		if len(f.Params) != len(n.Args) {
+			return n, nil
+		}
+		sub := map[*graph.Var]graph.Node{}
+		type binding struct {
+			v   *graph.Var
+			val graph.Node
+		}
+		var lets []binding
+		for i, p := range f.Params {
+			a := n.Args[i]
+			uses, under := countUses(f.Body, p, false)
+			if trivial(a) || uses == 0 || (uses == 1 && !under && !graph.IsFunc(a)) {
+				sub[p] = a
+			} else {
+				lets = append(lets, binding{p, a})
+			}
+		}
+		body, err := graph.Substitute(f.Body, sub)
+		if err != nil {
+			return n, nil
+		}
+		for i := len(lets) - 1; i >= 0; i-- {
+			l, err := graph.NewLet(lets[i].v, lets[i].val, body)
+			if err != nil {
+				return n, nil
+			}
+			body = l
+		}
+		return nz.norm(body)
+	case *graph.OpRef:
+		c, err := graph.NewCall(f.Op, n.Args...)
+		if err != nil {
+			return n, nil
+		}
+		return graph.WithSource(c, n.Source()), nil
+	case *graph.Section:
+		if len(n.Args) != 1 {
+			return n, nil
+		}
+		args := []graph.Node{n.Args[0], f.Operand}
+		if f.Left {
+			args[0], args[1] = f.Operand, n.Args[0]
+		}
+		c, err := graph.NewCall(f.Op, args...)
+		if err != nil {
+			return n, nil
+		}
+		return graph.WithSource(c, n.Source()), nil
+	case *graph.Ident:
+		if len(n.Args) == 1 {
+			return n.Args[0], nil
+		}
+	case *graph.NZip:
+		if graph.IsFunc(f) {
+			z, err := graph.NewNZip(f.Fn, append(append([]graph.Node(nil), f.Args...), n.Args...)...)
+			if err != nil {
+				return n, nil
+			}
+			return nz.norm(graph.WithSource(z, n.Source()))
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,442 @@
+package native
+
+import (
+	"math"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// run computes the program for the elements i0..i0+m-1 of its loop.
+func (p *vprog) run(fr *frame, i0, m int) {
+	if p.f32 {
+		execBody(p, fr.v32, fr, i0, m)
+	} else {
+		execBody(p, fr.v64, fr, i0, m)
+	}
+}
+
+func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
+	for i := range p.body {
+		in := &p.body[i]
+		if in.kind == vkLoad && in.stride == 1 {
+			// A unit-stride row of the program's own type is used in
+			// place: the register aliases the buffer for this chunk. Only
+			// the load writes a load's register, so nothing writes
+			// through the alias.
+			if src, ok := sameType(fr, in, regs); ok {
+				off := fr.ints[in.base] + i0
+				regs[in.dst] = src[off : off+m : off+m]
+				continue
+			}
+		}
+		z := regs[in.dst][:m]
+		switch in.kind {
+		case vkLoad:
+			loadChunk(z, fr, in, i0)
+		case vkUn:
+			unChunk(in.op, z, regs[in.a][:m])
+		case vkBin:
+			binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
+		case vkSel:
+			selChunk(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
+		case vkElem:
+			elemChunk(z, regs, fr, in, i0)
+		}
+		if in.rnd {
+			roundChunk(z, in.dt)
+		}
+	}
+}
+
+// sameType returns the load's source buffer when its element type is the
+// program's class.
+func sameType[T float32 | float64](fr *frame, in *vinstr, _ [][]T) ([]T, bool) {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		if in.ldt == graph.Float32 {
+			return any(fr.f32[in.buf]).([]T), true
+		}
+	case float64:
+		if in.ldt == graph.Float64 {
+			return any(fr.f64[in.buf]).([]T), true
+		}
+	}
+	return nil, false
+}
+
+func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
+	s := in.stride
+	off := fr.ints[in.base] + i0*s
+	switch in.ldt {
+	case graph.Float32:
+		src := fr.f32[in.buf]
+		if s == 1 {
+			src = src[off : off+len(z)]
+			for k, v := range src {
+				z[k] = T(v)
+			}
+			return
+		}
+		for k := range z {
+			z[k] = T(src[off])
+			off += s
+		}
+	case graph.Float64:
+		src := fr.f64[in.buf]
+		if s == 1 {
+			src = src[off : off+len(z)]
+			for k, v := range src {
+				z[k] = T(v)
+			}
+			return
+		}
+		for k := range z {
+			z[k] = T(src[off])
+			off += s
+		}
+	case graph.Bool:
+		src := fr.bl[in.buf]
+		for k := range z {
+			if src[off] {
+				z[k] = 1
+			} else {
+				z[k] = 0
+			}
+			off += s
+		}
+	case graph.Int32:
+		src := fr.i32[in.buf]
+		for k := range z {
+			z[k] = T(src[off])
+			off += s
+		}
+	}
+}
+
+func unChunk[T float32 | float64](op graph.Op, z, x []T) {
+	x = x[:len(z)]
+	switch op {
+	case graph.Neg:
+		for k, v := range x {
+			z[k] = -v
+		}
+	case graph.Abs:
+		for k, v := range x {
+			z[k] = T(math.Abs(float64(v)))
+		}
+	case graph.Exp:
+		for k, v := range x {
+			z[k] = T(math.Exp(float64(v)))
+		}
+	case graph.Log:
+		for k, v := range x {
+			z[k] = T(math.Log(float64(v)))
+		}
+	case graph.Sqrt:
+		for k, v := range x {
+			z[k] = T(math.Sqrt(float64(v)))
+		}
+	case graph.Rsqrt:
+		for k, v := range x {
+			z[k] = T(1 / math.Sqrt(float64(v)))
+		}
+	case graph.Tanh:
+		for k, v := range x {
+			z[k] = T(math.Tanh(float64(v)))
+		}
+	case graph.Logistic:
+		for k, v := range x {
+			z[k] = T(1 / (1 + math.Exp(-float64(v))))
+		}
+	case graph.Erf:
+		for k, v := range x {
+			z[k] = T(math.Erf(float64(v)))
+		}
+	case graph.Not:
+		for k, v := range x {
+			if v == 0 {
+				z[k] = 1
+			} else {
+				z[k] = 0
+			}
+		}
+	case graph.ToF32:
+		for k, v := range x {
+			z[k] = T(float32(v))
+		}
+	case graph.ToF64:
+		copy(z, x)
+	case graph.ToI32:
+		for k, v := range x {
+			z[k] = T(math.Trunc(float64(v)))
+		}
+	}
+}
+
+func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	switch op {
+	case graph.Add:
+		for k := range z {
+			z[k] = x[k] + y[k]
+		}
+	case graph.Sub:
+		for k := range z {
+			z[k] = x[k] - y[k]
+		}
+	case graph.Mul:
+		for k := range z {
+			z[k] = x[k] * y[k]
+		}
+	case graph.Div:
+		for k := range z {
+			z[k] = x[k] / y[k]
+		}
+	case graph.Max:
+		for k := range z {
+			z[k] = max(x[k], y[k])
+		}
+	case graph.Min:
+		for k := range z {
+			z[k] = min(x[k], y[k])
+		}
+	case graph.Pow:
+		for k := range z {
+			z[k] = T(math.Pow(float64(x[k]), float64(y[k])))
+		}
+	case graph.Lt:
+		for k := range z {
+			z[k] = b2t[T](x[k] < y[k])
+		}
+	case graph.Le:
+		for k := range z {
+			z[k] = b2t[T](x[k] <= y[k])
+		}
+	case graph.Gt:
+		for k := range z {
+			z[k] = b2t[T](x[k] > y[k])
+		}
+	case graph.Ge:
+		for k := range z {
+			z[k] = b2t[T](x[k] >= y[k])
+		}
+	case graph.Eq:
+		for k := range z {
+			z[k] = b2t[T](x[k] == y[k])
+		}
+	case graph.Ne:
+		for k := range z {
+			z[k] = b2t[T](x[k] != y[k])
+		}
+	case graph.And:
+		for k := range z {
+			z[k] = b2t[T](x[k] != 0 && y[k] != 0)
+		}
+	case graph.Or:
+		for k := range z {
+			z[k] = b2t[T](x[k] != 0 || y[k] != 0)
+		}
+	}
+}
+
+func b2t[T float32 | float64](b bool) T {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func selChunk[T float32 | float64](z, c, x, y []T) {
+	c, x, y = c[:len(z)], x[:len(z)], y[:len(z)]
+	for k := range z {
+		if c[k] != 0 {
+			z[k] = x[k]
+		} else {
+			z[k] = y[k]
+		}
+	}
+}
+
+func elemChunk[T float32 | float64](z []T, regs [][]T, fr *frame, in *vinstr, i0 int) {
+	ints := fr.ints
+	for k := range z {
+		i := i0 + k
+		for _, v := range in.vars {
+			ints[v.elem] = ints[v.base] + i*v.stride
+		}
+		for _, cp := range in.copies {
+			fr.flts[cp.freg] = float64(regs[cp.vreg][k])
+		}
+		z[k] = T(in.fn(fr))
+	}
+}
+
+// roundChunk rounds a float64-class chunk to dt.
+func roundChunk[T float32 | float64](z []T, dt graph.DType) {
+	switch dt {
+	case graph.Float32:
+		for k, v := range z {
+			z[k] = T(float32(v))
+		}
+	case graph.Int32:
+		for k, v := range z {
+			z[k] = T(int32(v))
+		}
+	}
+}
+
+// A vstore writes a program's result chunk into a destination row.
+type vstore struct {
+	dt     graph.DType
+	buf    int
+	reg    int
+	stride int
+	acc    graph.Op
+}
+
+func storeOf(dst *cval) vstore {
+	return vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: dst.layout[0].Stride, acc: dst.acc}
+}
+
+// storeChunk stores (or accumulates) res as elements i0.. of s.
+func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
+	st := s.stride
+	off := fr.ints[s.reg] + i0*st
+	switch s.dt {
+	case graph.Float32:
+		storeF(fr.f32[s.buf], off, st, res, s.acc)
+	case graph.Float64:
+		storeF(fr.f64[s.buf], off, st, res, s.acc)
+	case graph.Bool:
+		d := fr.bl[s.buf]
+		for _, v := range res {
+			x := v != 0
+			switch s.acc {
+			case graph.And, graph.Mul, graph.Min:
+				x = x && d[off]
+			case graph.Or, graph.Add, graph.Max:
+				x = x || d[off]
+			}
+			d[off] = x
+			off += st
+		}
+	case graph.Int32:
+		d := fr.i32[s.buf]
+		f := binaryFunc(s.acc)
+		for _, v := range res {
+			if f != nil {
+				d[off] = int32(f(float64(d[off]), float64(v)))
+			} else {
+				d[off] = int32(v)
+			}
+			off += st
+		}
+	}
+}
+
+// storeF stores into a float buffer; the arithmetic happens in T, the
+// program's class, and is rounded by the conversion to D (exact for
+// float32 programs into float32; correctly rounded for float64 programs).
+func storeF[D float32 | float64, T float32 | float64](d []D, off, st int, res []T, acc graph.Op) {
+	if st == 1 {
+		d = d[off : off+len(res)]
+		switch acc {
+		case graph.OpInvalid:
+			for k, v := range res {
+				d[k] = D(v)
+			}
+		case graph.Add:
+			for k, v := range res {
+				d[k] = D(T(d[k]) + v)
+			}
+		case graph.Mul:
+			for k, v := range res {
+				d[k] = D(T(d[k]) * v)
+			}
+		case graph.Max:
+			for k, v := range res {
+				d[k] = D(max(T(d[k]), v))
+			}
+		case graph.Min:
+			for k, v := range res {
+				d[k] = D(min(T(d[k]), v))
+			}
+		}
+		return
+	}
+	switch acc {
+	case graph.OpInvalid:
+		for _, v := range res {
+			d[off] = D(v)
+			off += st
+		}
+	case graph.Add:
+		for _, v := range res {
+			d[off] = D(T(d[off]) + v)
+			off += st
+		}
+	case graph.Mul:
+		for _, v := range res {
+			d[off] = D(T(d[off]) * v)
+			off += st
+		}
+	case graph.Max:
+		for _, v := range res {
+			d[off] = D(max(T(d[off]), v))
+			off += st
+		}
+	case graph.Min:
+		for _, v := range res {
+			d[off] = D(min(T(d[off]), v))
+			off += st
+		}
+	}
+}
+
+// foldChunk reduces res into acc left to right, rounding every step to dt
+// as the interpreter does (a no-op for float32 programs, which compute in
+// float32).
+func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType) T {
+	rnd := dt == graph.Float32 || dt == graph.Int32
+	var zero T
+	if _, f32 := any(zero).(float32); f32 {
+		rnd = false
+	}
+	switch op {
+	case graph.Add:
+		if !rnd {
+			for _, v := range res {
+				acc += v
+			}
+			return acc
+		}
+		for _, v := range res {
+			acc = T(roundTo(dt, float64(acc+v)))
+		}
+	case graph.Mul:
+		for _, v := range res {
+			acc *= v
+			if rnd {
+				acc = T(roundTo(dt, float64(acc)))
+			}
+		}
+	case graph.Max:
+		for _, v := range res {
+			acc = max(acc, v)
+		}
+	case graph.Min:
+		for _, v := range res {
+			acc = min(acc, v)
+		}
+	case graph.And:
+		for _, v := range res {
+			acc = b2t[T](acc != 0 && v != 0)
+		}
+	case graph.Or:
+		for _, v := range res {
+			acc = b2t[T](acc != 0 || v != 0)
+		}
+	}
+	return acc
+}

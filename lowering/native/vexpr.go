@@ -1,0 +1,784 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// This file compiles the scalar body of an innermost loop — a loop whose
+// elements are scalars — into a vector program: a short list of
+// instructions, each a tight Go loop over a chunk of up to chunk elements
+// (load a strided row, add two chunks, exp a chunk, ...). The program is
+// run chunk by chunk, so the dispatch on each instruction is paid once per
+// chunk, not once per element, and the chunks stay in L1.
+//
+// A program runs in one of two classes: float32 chunks when every value in
+// it is f32 or bool (the ops are then computed natively in float32, which
+// gives the interpreter's correctly rounded results; transcendental
+// functions go through float64 and round, as the interpreter does), and
+// float64 chunks otherwise, every op's result rounded to its type.
+//
+// Values that do not depend on the loop's elements are computed once per
+// loop run, in the program's prologue, and broadcast. A subterm the
+// program cannot express (a reduction over an array that depends on the
+// element, say) becomes a per-element call of its compiled closure, with
+// the element registers set: slower, never wrong.
+
+// chunk is the length of a vector register: 256 float64s are 2 KiB, so
+// the few registers of a program fit in L1 beside the rows it streams.
+const chunk = 256
+
+// A vloop is an innermost loop being compiled: the element registers of
+// its elements, which per-element fallbacks set.
+type vloop struct {
+	vars []loopVar
+	n    int // extent
+}
+
+type vkind uint8
+
+const (
+	vkLoad  vkind = iota // dst = the chunk of a strided source
+	vkBcast              // prologue: dst filled with fn's value
+	vkSetF               // prologue: flts[freg] = fn
+	vkSetup              // prologue: run setup
+	vkUn                 // dst = op a
+	vkBin                // dst = a op b
+	vkSel                // dst = select c a b
+	vkElem               // dst[k] = fn, with element k's registers set
+)
+
+type vinstr struct {
+	kind       vkind
+	op         graph.Op
+	dt         graph.DType // the result's type
+	rnd        bool        // round the result to dt (float64 class only)
+	dst, a, b  int         // vector registers
+	c          int
+	ldt        graph.DType // vkLoad: the source's element type
+	buf        int
+	base       int
+	stride     int
+	fn         sfn
+	freg       int
+	setup      code
+	vars       []loopVar // vkElem
+	copies     []vcopy   // vkElem: loop values the closure reads from registers
+	isConstant bool
+}
+
+// vcopy copies element k of vector register vreg into scalar register freg.
+type vcopy struct{ vreg, freg int }
+
+type vregInfo struct {
+	dt    graph.DType
+	konst bool
+	k     float64
+	bcast bool // filled in the prologue
+}
+
+// A vprog is a finished vector program.
+type vprog struct {
+	f32  bool
+	pro  []vinstr
+	body []vinstr
+	outs []int // global vector registers holding the results
+	regs []vregInfo
+	base int // first global register
+}
+
+// A vbuilder builds one vector program.
+type vbuilder struct {
+	c      *compiler
+	loop   *vloop
+	regs   []vregInfo
+	pro    []vinstr
+	body   []vinstr
+	loads  map[*cval]int
+	consts map[[2]float64]int
+	bcasts map[int]int // scalar register -> vector register
+	vbound []*cval
+	// subst replaces terms by loop elements: in a GEMM epilogue the dot
+	// products become a load of the product's row.
+	subst map[graph.Node]*cval
+	has   map[graph.Node]bool
+	// hoist allows subterms computed from ready buffers alone to be
+	// computed once per run, before the kernel (the loop runs many times).
+	hoist bool
+}
+
+func newVBuilder(c *compiler, loop *vloop) *vbuilder {
+	return &vbuilder{c: c, loop: loop, loads: map[*cval]int{}, consts: map[[2]float64]int{},
+		bcasts: map[int]int{}, has: map[graph.Node]bool{}, hoist: c.loopDepth > 0 && loop.n > 0}
+}
+
+func (b *vbuilder) newReg(dt graph.DType) int {
+	b.regs = append(b.regs, vregInfo{dt: dt})
+	return len(b.regs) - 1
+}
+
+func (b *vbuilder) constReg(dt graph.DType, k float64) int {
+	key := [2]float64{float64(dt), k}
+	if r, ok := b.consts[key]; ok {
+		return r
+	}
+	r := b.newReg(dt)
+	b.regs[r].konst, b.regs[r].k = true, k
+	b.consts[key] = r
+	return r
+}
+
+// invariant returns a register holding the loop-invariant scalar s.
+func (b *vbuilder) invariant(s *cval) int {
+	if s.konst {
+		return b.constReg(s.dt, s.k)
+	}
+	if s.freg >= 0 {
+		if r, ok := b.bcasts[s.freg]; ok {
+			return r
+		}
+	}
+	r := b.newReg(s.dt)
+	b.regs[r].bcast = true
+	b.pro = append(b.pro, vinstr{kind: vkBcast, dst: r, dt: s.dt, fn: s.fn})
+	if s.freg >= 0 {
+		b.bcasts[s.freg] = r
+	}
+	return r
+}
+
+// load returns a register holding the chunk of the loop element v.
+func (b *vbuilder) load(v *cval) int {
+	if r, ok := b.loads[v]; ok {
+		return r
+	}
+	r := b.newReg(v.dt)
+	b.body = append(b.body, vinstr{kind: vkLoad, dst: r, dt: v.dt, ldt: v.dt, buf: v.buf,
+		base: v.vary.base, stride: v.vary.stride})
+	b.loads[v] = r
+	return r
+}
+
+// varying reports whether the compile-time value v changes from one
+// element of the loop to the next.
+func (b *vbuilder) varying(v *cval) bool {
+	if v == nil {
+		return false
+	}
+	switch v.kind {
+	case cvView:
+		return v.vary != nil && v.vary.loop == b.loop
+	case cvVReg:
+		return v.vb == b
+	case cvTuple:
+		for _, e := range v.elems {
+			if b.varying(e) {
+				return true
+			}
+		}
+	case cvFunc:
+		return b.varies(v.node, v.env)
+	}
+	return false
+}
+
+// varies reports whether the term n depends on the loop's elements.
+func (b *vbuilder) varies(n graph.Node, env *cenv) bool {
+	if len(b.subst) > 0 && b.containsSubst(n) {
+		return true
+	}
+	for _, v := range graph.FreeVars(n) {
+		if b.varying(env.lookup(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *vbuilder) containsSubst(n graph.Node) bool {
+	if h, ok := b.has[n]; ok {
+		return h
+	}
+	_, h := b.subst[n]
+	for _, k := range graph.Children(n) {
+		if h {
+			break
+		}
+		h = b.containsSubst(k)
+	}
+	b.has[n] = h
+	return h
+}
+
+// resolve returns what a variable, or a projection chain over one, is
+// bound to.
+func (b *vbuilder) resolve(n graph.Node, env *cenv) *cval {
+	switch n := n.(type) {
+	case *graph.Var:
+		return env.lookup(n)
+	case *graph.Proj:
+		x := b.resolve(n.X, env)
+		if x != nil && x.kind == cvTuple && n.Index < len(x.elems) {
+			return x.elems[n.Index]
+		}
+	}
+	return nil
+}
+
+// binding returns a register holding the scalar value v.
+func (b *vbuilder) binding(v *cval) (int, error) {
+	switch v.kind {
+	case cvView:
+		if len(v.layout) != 0 {
+			return 0, fmt.Errorf("an array is used as a scalar")
+		}
+		if v.vary != nil && v.vary.loop == b.loop {
+			return b.load(v), nil
+		}
+		s, err := b.c.asScalar(v)
+		if err != nil {
+			return 0, err
+		}
+		return b.invariant(s), nil
+	case cvVReg:
+		if v.vb == b {
+			return v.vreg, nil
+		}
+		return b.invariant(regVal(v.dt, v.freg)), nil
+	case cvScalar:
+		return b.invariant(v), nil
+	}
+	return 0, fmt.Errorf("a %v value is used as a scalar", v.kind)
+}
+
+// expr compiles the scalar term n and returns the register holding it.
+func (b *vbuilder) expr(n graph.Node, env *cenv) (int, error) {
+	if s, ok := b.subst[n]; ok {
+		return b.load(s), nil
+	}
+	if !b.varies(n, env) {
+		s, err := b.c.scalar(n, env)
+		if err != nil {
+			return 0, err
+		}
+		return b.invariant(s), nil
+	}
+	if b.hoist {
+		if r, ok, err := b.hoisted(n, env); ok || err != nil {
+			return r, err
+		}
+	}
+	switch n := n.(type) {
+	case *graph.Var, *graph.Proj:
+		if v := b.resolve(n, env); v != nil {
+			return b.binding(v)
+		}
+		if p, ok := n.(*graph.Proj); ok {
+			if t, ok := p.X.(*graph.Tuple); ok && p.Index < len(t.Elems) {
+				return b.expr(t.Elems[p.Index], env)
+			}
+		}
+	case *graph.Call:
+		regs := make([]int, len(n.Args))
+		for i, a := range n.Args {
+			r, err := b.expr(a, env)
+			if err != nil {
+				return 0, err
+			}
+			regs[i] = r
+		}
+		return b.op(n.Op, regs)
+	case *graph.Let:
+		env2, ok, err := b.bindLet(n, env)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return b.expr(n.Body, env2)
+		}
+	case *graph.App:
+		args, ok, err := b.bindArgs(n.Args, env)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			outs, err := b.applyOutputs(b.c.fnOf(n.Fn, env), args, 1)
+			if err == nil {
+				return outs[0], nil
+			}
+		}
+	}
+	return b.elem(n, env)
+}
+
+// hoisted computes n, a subterm that depends on the loop only through
+// elements of ready buffers (inputs, parameters, earlier results), once
+// per run before the kernel body, into a vector the loop then loads: the
+// loop-invariant part of a per-column expression, like rsqrt (v + eps) in
+// batch norm, computed once instead of once per row. Only subterms worth
+// a load are hoisted: two ops or more, or one costly op.
+func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
+	call, ok := n.(*graph.Call)
+	if !ok || b.containsSubst(n) || !worthHoisting(call) {
+		return 0, false, nil
+	}
+	for _, v := range graph.FreeVars(n) {
+		x := env.lookup(v)
+		if x == nil || x.kind != cvView || len(x.layout) != 0 || x.vary == nil || x.vary.loop != b.loop ||
+			x.vary.base != 0 || !b.c.ready[[2]int{int(x.dt), x.buf}] {
+			return 0, false, nil
+		}
+	}
+	t, err := b.c.typeOf(n, env)
+	if err != nil {
+		return 0, false, err
+	}
+	st, ok := t.(*graph.ScalarType)
+	if !ok {
+		return 0, false, nil
+	}
+	dt := concrete(st.DType)
+	hb := newVBuilder(b.c, b.loop)
+	hb.hoist = false
+	r, err := hb.expr(n, env)
+	if err != nil {
+		return 0, false, err
+	}
+	p := hb.finish([]int{r}, []graph.DType{dt})
+	buf := b.c.b.alloc(dt, b.loop.n, false)
+	st0 := vstore{dt: dt, buf: buf, reg: 0, stride: 1}
+	nn := b.loop.n
+	b.c.note("hoisted per-element vector [%d] out of the loops: %s", nn, p.describe())
+	b.c.pre = append(b.c.pre, func(fr *frame) {
+		p.prologue(fr)
+		for i0 := 0; i0 < nn; i0 += chunk {
+			m := min(chunk, nn-i0)
+			p.run(fr, i0, m)
+			if p.f32 {
+				storeChunk(fr, &st0, fr.v32[p.outs[0]][:m], i0)
+			} else {
+				storeChunk(fr, &st0, fr.v64[p.outs[0]][:m], i0)
+			}
+		}
+	})
+	leaf := &cval{kind: cvView, dt: dt, buf: buf, reg: 0, vary: &vsource{loop: b.loop, base: 0, stride: 1}}
+	return b.load(leaf), true, nil
+}
+
+// worthHoisting reports whether a call has two ops or more, or a costly
+// one.
+func worthHoisting(n *graph.Call) bool {
+	ops := 0
+	costly := false
+	graph.Inspect(n, func(m graph.Node) bool {
+		if c, ok := m.(*graph.Call); ok {
+			ops++
+			switch c.Op {
+			case graph.Div, graph.Pow, graph.Exp, graph.Log, graph.Sqrt, graph.Rsqrt, graph.Tanh, graph.Logistic, graph.Erf:
+				costly = true
+			}
+		}
+		return true
+	})
+	return ops >= 2 || costly
+}
+
+// op emits op applied to registers.
+func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
+	dts := make([]graph.DType, len(regs))
+	for i, r := range regs {
+		dts[i] = b.regs[r].dt
+	}
+	rs, dt, err := resolve(op, dts)
+	if err != nil {
+		return 0, err
+	}
+	allConst := true
+	for i, r := range regs {
+		if dts[i] == untyped && rs[i] != untyped {
+			if !b.regs[r].konst {
+				return 0, fmt.Errorf("internal: untyped operand that is not a literal")
+			}
+			regs[i] = b.constReg(rs[i], roundTo(rs[i], b.regs[r].k))
+		}
+		allConst = allConst && b.regs[regs[i]].konst
+	}
+	if allConst {
+		ks := make([]float64, len(regs))
+		for i, r := range regs {
+			ks[i] = b.regs[r].k
+		}
+		return b.constReg(dt, roundTo(dt, evalConst(op, ks))), nil
+	}
+	r := b.newReg(dt)
+	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}
+	switch len(regs) {
+	case 1:
+		in.kind = vkUn
+	case 2:
+		in.kind, in.b = vkBin, regs[1]
+	case 3:
+		in.kind, in.a, in.b, in.c = vkSel, regs[1], regs[2], regs[0]
+	}
+	b.body = append(b.body, in)
+	return r, nil
+}
+
+// elem compiles n as a closure called once per element.
+func (b *vbuilder) elem(n graph.Node, env *cenv) (int, error) {
+	s, err := b.c.scalar(n, env)
+	if err != nil {
+		return 0, err
+	}
+	r := b.newReg(concrete(s.dt))
+	var copies []vcopy
+	for _, v := range b.vbound {
+		copies = append(copies, vcopy{vreg: v.vreg, freg: v.freg})
+	}
+	b.body = append(b.body, vinstr{kind: vkElem, dst: r, dt: concrete(s.dt), fn: s.fn,
+		vars: b.loop.vars, copies: copies})
+	return r, nil
+}
+
+// bindScalar binds a scalar value for the body of a let or a lambda: a
+// varying one to its vector register, an invariant one to a register
+// the prologue fills.
+func (b *vbuilder) bindScalar(n graph.Node, env *cenv) (*cval, error) {
+	if b.varies(n, env) {
+		r, err := b.expr(n, env)
+		if err != nil {
+			return nil, err
+		}
+		v := &cval{kind: cvVReg, dt: b.regs[r].dt, vreg: r, vb: b, freg: b.c.newFlt()}
+		b.vbound = append(b.vbound, v)
+		return v, nil
+	}
+	s, err := b.c.scalar(n, env)
+	if err != nil {
+		return nil, err
+	}
+	if s.konst || s.freg >= 0 {
+		return s, nil
+	}
+	fr := b.c.newFlt()
+	b.pro = append(b.pro, vinstr{kind: vkSetF, fn: s.fn, freg: fr})
+	return regVal(s.dt, fr), nil
+}
+
+// bindLet binds a let inside a vector program; ok is false when the value
+// is an array that depends on the element (the let then becomes a
+// per-element closure).
+func (b *vbuilder) bindLet(n *graph.Let, env *cenv) (*cenv, bool, error) {
+	if graph.IsFunc(n.Value) {
+		return env.bind(n.Var, b.c.fnOf(n.Value, env)), true, nil
+	}
+	t, err := b.c.typeOf(n.Value, env)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, ok := t.(*graph.ScalarType); ok {
+		v, err := b.bindScalar(n.Value, env)
+		if err != nil {
+			return nil, false, err
+		}
+		return env.bind(n.Var, concreteVal(v)), true, nil
+	}
+	if b.varies(n.Value, env) {
+		return nil, false, nil
+	}
+	v, setup, err := b.c.value(n.Value, env)
+	if err != nil {
+		return nil, false, err
+	}
+	v, ev := b.c.eager(v)
+	if s := seq(setup, ev); s != nil {
+		b.pro = append(b.pro, vinstr{kind: vkSetup, setup: s})
+	}
+	return env.bind(n.Var, v), true, nil
+}
+
+// bindArgs evaluates the arguments of an application inside a vector
+// program.
+func (b *vbuilder) bindArgs(ns []graph.Node, env *cenv) ([]*cval, bool, error) {
+	out := make([]*cval, len(ns))
+	for i, a := range ns {
+		if v := b.resolve(a, env); v != nil {
+			out[i] = v
+			continue
+		}
+		if graph.IsFunc(a) {
+			out[i] = b.c.fnOf(a, env)
+			continue
+		}
+		t, err := b.c.typeOf(a, env)
+		if err != nil {
+			return nil, false, err
+		}
+		if _, ok := t.(*graph.ScalarType); ok {
+			v, err := b.bindScalar(a, env)
+			if err != nil {
+				return nil, false, err
+			}
+			out[i] = v
+			continue
+		}
+		if b.varies(a, env) {
+			return nil, false, nil
+		}
+		v, setup, err := b.c.value(a, env)
+		if err != nil {
+			return nil, false, err
+		}
+		v, ev := b.c.eager(v)
+		if s := seq(setup, ev); s != nil {
+			b.pro = append(b.pro, vinstr{kind: vkSetup, setup: s})
+		}
+		out[i] = v
+	}
+	return out, true, nil
+}
+
+// applyOutputs compiles fn applied to args, producing k scalar results
+// (k > 1 for a function that returns a tuple of scalars).
+func (b *vbuilder) applyOutputs(fn *cval, args []*cval, k int) ([]int, error) {
+	if fn.kind != cvFunc {
+		return nil, fmt.Errorf("not a function")
+	}
+	switch f := fn.node.(type) {
+	case *graph.Lambda:
+		if len(f.Params) != len(args) {
+			return nil, fmt.Errorf("function of %d parameters applied to %d arguments", len(f.Params), len(args))
+		}
+		env := fn.env
+		for i, p := range f.Params {
+			env = env.bind(p, args[i])
+		}
+		return b.outputs(f.Body, env, k)
+	case *graph.OpRef, *graph.Section:
+		if k != 1 {
+			return nil, fmt.Errorf("an op has one result")
+		}
+		regs := make([]int, 0, 2)
+		if s, ok := f.(*graph.Section); ok {
+			if len(args) != 1 {
+				return nil, fmt.Errorf("section applied to %d arguments", len(args))
+			}
+			x, err := b.binding(args[0])
+			if err != nil {
+				return nil, err
+			}
+			o, err := b.expr(s.Operand, fn.env)
+			if err != nil {
+				return nil, err
+			}
+			if s.Left {
+				regs = append(regs, o, x)
+			} else {
+				regs = append(regs, x, o)
+			}
+			r, err := b.op(s.Op, regs)
+			return []int{r}, err
+		}
+		for _, a := range args {
+			r, err := b.binding(a)
+			if err != nil {
+				return nil, err
+			}
+			regs = append(regs, r)
+		}
+		r, err := b.op(f.(*graph.OpRef).Op, regs)
+		return []int{r}, err
+	case *graph.Ident:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("id applied to %d arguments", len(args))
+		}
+		return b.bindingOutputs(args[0], k)
+	case *graph.Var:
+		if bv := fn.env.lookup(f); bv != nil && bv.kind == cvFunc {
+			return b.applyOutputs(bv, args, k)
+		}
+	}
+	return nil, fmt.Errorf("%T does not compute scalars", fn.node)
+}
+
+func (b *vbuilder) bindingOutputs(v *cval, k int) ([]int, error) {
+	if k == 1 {
+		r, err := b.binding(v)
+		return []int{r}, err
+	}
+	if v.kind != cvTuple || len(v.elems) != k {
+		return nil, fmt.Errorf("a tuple of %d scalars is needed", k)
+	}
+	var out []int
+	for _, e := range v.elems {
+		r, err := b.binding(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// outputs compiles the term n with k scalar results.
+func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
+	if k == 1 {
+		r, err := b.expr(n, env)
+		return []int{r}, err
+	}
+	switch n := n.(type) {
+	case *graph.Tuple:
+		if len(n.Elems) != k {
+			break
+		}
+		out := make([]int, k)
+		for i, e := range n.Elems {
+			r, err := b.expr(e, env)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case *graph.Let:
+		env2, ok, err := b.bindLet(n, env)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return b.outputs(n.Body, env2, k)
+		}
+	case *graph.App:
+		args, ok, err := b.bindArgs(n.Args, env)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return b.applyOutputs(b.c.fnOf(n.Fn, env), args, k)
+		}
+	case *graph.Var, *graph.Proj:
+		if v := b.resolve(n, env); v != nil {
+			return b.bindingOutputs(v, k)
+		}
+	}
+	return nil, fmt.Errorf("the loop body does not build a tuple of %d scalars", k)
+}
+
+// finish picks the program's class, places its registers among the
+// plan's vector registers and returns it. outDTs are the types the results
+// are stored as.
+func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
+	// The class is decided by the registers the program uses: a literal
+	// replaced by its rounded copy leaves an unused untyped register.
+	used := make([]bool, len(b.regs))
+	for _, o := range outs {
+		used[o] = true
+	}
+	for _, list := range [][]vinstr{b.pro, b.body} {
+		for _, in := range list {
+			switch in.kind {
+			case vkSetF, vkSetup:
+			case vkSel:
+				used[in.dst], used[in.a], used[in.b], used[in.c] = true, true, true, true
+			case vkBin:
+				used[in.dst], used[in.a], used[in.b] = true, true, true
+			case vkUn:
+				used[in.dst], used[in.a] = true, true
+			default:
+				used[in.dst] = true
+			}
+			for _, cp := range in.copies {
+				used[cp.vreg] = true
+			}
+		}
+	}
+	f32 := true
+	ok32 := func(dt graph.DType) bool { return dt == graph.Float32 || dt == graph.Bool }
+	for r, info := range b.regs {
+		f32 = f32 && (!used[r] || ok32(info.dt))
+	}
+	for _, dt := range outDTs {
+		f32 = f32 && ok32(dt)
+	}
+	base := b.c.b.allocV(f32, len(b.regs))
+	p := &vprog{f32: f32, base: base, regs: b.regs}
+	for r, info := range b.regs {
+		if info.konst {
+			b.c.b.vconst(f32, base+r, info.k)
+		}
+	}
+	shift := func(in vinstr) vinstr {
+		in.dst += base
+		in.a += base
+		in.b += base
+		in.c += base
+		if !f32 && (in.dt == graph.Float32 || in.dt == graph.Int32) && in.kind != vkLoad {
+			in.rnd = true
+		}
+		for i := range in.copies {
+			in.copies[i].vreg += base
+		}
+		return in
+	}
+	for _, in := range b.pro {
+		p.pro = append(p.pro, shift(in))
+	}
+	for _, in := range b.body {
+		p.body = append(p.body, shift(in))
+	}
+	for _, o := range outs {
+		p.outs = append(p.outs, base+o)
+	}
+	return p
+}
+
+// prologue runs the program's once-per-loop part.
+func (p *vprog) prologue(fr *frame) {
+	for i := range p.pro {
+		in := &p.pro[i]
+		switch in.kind {
+		case vkSetup:
+			in.setup(fr)
+		case vkSetF:
+			fr.flts[in.freg] = in.fn(fr)
+		case vkBcast:
+			v := in.fn(fr)
+			if p.f32 {
+				fill(fr.v32[in.dst], float32(v))
+			} else {
+				fill(fr.v64[in.dst], v)
+			}
+		}
+	}
+}
+
+func fill[T float32 | float64](x []T, v T) {
+	for i := range x {
+		x[i] = v
+	}
+}
+
+// describe summarises the program for the plan's description.
+func (p *vprog) describe() string {
+	class := "f64"
+	if p.f32 {
+		class = "f32"
+	}
+	ops, loads, elems := 0, 0, 0
+	for _, in := range p.body {
+		switch in.kind {
+		case vkLoad:
+			loads++
+		case vkElem:
+			elems++
+		default:
+			ops++
+		}
+	}
+	s := fmt.Sprintf("%d loads, %d ops, %s chunks", loads, ops, class)
+	if elems > 0 {
+		s += fmt.Sprintf(", %d per-element closures", elems)
+	}
+	return s
+}

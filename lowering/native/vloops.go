@@ -1,0 +1,329 @@
+package native
+
+import (
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
+)
+
+// vectorMap compiles an nzip whose arguments and results have scalar
+// elements into a vector loop. ok is false when the body does not fit (a
+// tuple built in a way the vector program cannot follow); the caller then
+// makes a generic loop.
+func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, error) {
+	loop := &vloop{n: dst.leaves()[0].layout[0].Extent}
+	elems, vars, err := c.elemsOf(args, loop)
+	if err != nil {
+		return nil, false, err
+	}
+	loop.vars = vars
+	leaves := dst.leaves()
+	b := newVBuilder(c, loop)
+	outs, err := b.applyOutputs(fn, elems, len(leaves))
+	if err != nil {
+		return nil, false, nil
+	}
+	if f, ok := c.axpy(b, outs, leaves); ok {
+		return f, true, nil
+	}
+	if f, ok := c.memcpy(b, outs, leaves); ok {
+		return f, true, nil
+	}
+	dts := make([]graph.DType, len(leaves))
+	stores := make([]vstore, len(leaves))
+	for i, l := range leaves {
+		dts[i] = l.dt
+		stores[i] = storeOf(l)
+	}
+	p := b.finish(outs, dts)
+	c.note("vector loop [%d]: %s", leaves[0].layout[0].Extent, p.describe())
+	if p.f32 {
+		return func(fr *frame, lo, hi int) {
+			p.prologue(fr)
+			for i0 := lo; i0 < hi; i0 += chunk {
+				m := min(chunk, hi-i0)
+				p.run(fr, i0, m)
+				for j := range stores {
+					storeChunk(fr, &stores[j], fr.v32[p.outs[j]][:m], i0)
+				}
+			}
+		}, true, nil
+	}
+	return func(fr *frame, lo, hi int) {
+		p.prologue(fr)
+		for i0 := lo; i0 < hi; i0 += chunk {
+			m := min(chunk, hi-i0)
+			p.run(fr, i0, m)
+			for j := range stores {
+				storeChunk(fr, &stores[j], fr.v64[p.outs[j]][:m], i0)
+			}
+		}
+	}, true, nil
+}
+
+// axpy recognises dst += a * x, with a loop-invariant scalar a and x a
+// loop element of dst's float type, and compiles it to kernels.Axpy.
+func (c *compiler) axpy(b *vbuilder, outs []int, leaves []*cval) (rangeFn, bool) {
+	if len(leaves) != 1 || leaves[0].acc != graph.Add || len(b.body) != 2 {
+		return nil, false
+	}
+	ld, mul := b.body[0], b.body[1]
+	if ld.kind != vkLoad || mul.kind != vkBin || mul.op != graph.Mul || mul.dst != outs[0] {
+		return nil, false
+	}
+	var a int
+	switch ld.dst {
+	case mul.a:
+		a = mul.b
+	case mul.b:
+		a = mul.a
+	default:
+		return nil, false
+	}
+	dst := leaves[0]
+	dt := dst.dt
+	if (dt != graph.Float32 && dt != graph.Float64) || ld.ldt != dt || mul.dt != dt ||
+		ld.stride == 0 || dst.layout[0].Stride == 0 || a == ld.dst {
+		return nil, false
+	}
+	var alpha sfn
+	switch info := b.regs[a]; {
+	case info.konst:
+		k := info.k
+		alpha = func(*frame) float64 { return k }
+	case info.bcast:
+		for _, in := range b.pro {
+			if in.kind == vkBcast && in.dst == a {
+				alpha = in.fn
+			}
+		}
+	}
+	if alpha == nil {
+		return nil, false
+	}
+	// Everything else the prologue does (setups the invariant needs) runs
+	// before the kernel.
+	var pre []code
+	for _, in := range b.pro {
+		switch in.kind {
+		case vkSetup:
+			pre = append(pre, in.setup)
+		case vkSetF:
+			fn, r := in.fn, in.freg
+			pre = append(pre, func(fr *frame) { fr.flts[r] = fn(fr) })
+		}
+	}
+	prologue := seq(pre...)
+	xb, xr, sx := ld.buf, ld.base, ld.stride
+	yb, yr, sy := dst.buf, dst.reg, dst.layout[0].Stride
+	c.note("axpy [%d] (kernels.Axpy)", dst.layout[0].Extent)
+	if dt == graph.Float32 {
+		return func(fr *frame, lo, hi int) {
+			run(prologue, fr)
+			al := float32(alpha(fr))
+			kernels.AxpyF32(hi-lo, al, fr.f32[xb][fr.ints[xr]+lo*sx:], sx, fr.f32[yb][fr.ints[yr]+lo*sy:], sy)
+		}, true
+	}
+	return func(fr *frame, lo, hi int) {
+		run(prologue, fr)
+		al := alpha(fr)
+		kernels.AxpyF64(hi-lo, al, fr.f64[xb][fr.ints[xr]+lo*sx:], sx, fr.f64[yb][fr.ints[yr]+lo*sy:], sy)
+	}, true
+}
+
+// memcpy recognises a plain copy between float rows of one type with unit
+// strides.
+func (c *compiler) memcpy(b *vbuilder, outs []int, leaves []*cval) (rangeFn, bool) {
+	if len(leaves) != 1 || leaves[0].acc != graph.OpInvalid || len(b.body) != 1 || len(b.pro) != 0 {
+		return nil, false
+	}
+	ld, dst := b.body[0], leaves[0]
+	if ld.kind != vkLoad || ld.dst != outs[0] || ld.ldt != dst.dt || ld.stride != 1 || dst.layout[0].Stride != 1 {
+		return nil, false
+	}
+	xb, xr, yb, yr := ld.buf, ld.base, dst.buf, dst.reg
+	c.note("copy [%d]", dst.layout[0].Extent)
+	switch dst.dt {
+	case graph.Float32:
+		return func(fr *frame, lo, hi int) {
+			x, y := fr.ints[xr], fr.ints[yr]
+			copy(fr.f32[yb][y+lo:y+hi], fr.f32[xb][x+lo:x+hi])
+		}, true
+	case graph.Float64:
+		return func(fr *frame, lo, hi int) {
+			x, y := fr.ints[xr], fr.ints[yr]
+			copy(fr.f64[yb][y+lo:y+hi], fr.f64[xb][x+lo:x+hi])
+		}, true
+	case graph.Bool:
+		return func(fr *frame, lo, hi int) {
+			x, y := fr.ints[xr], fr.ints[yr]
+			copy(fr.bl[yb][y+lo:y+hi], fr.bl[xb][x+lo:x+hi])
+		}, true
+	case graph.Int32:
+		return func(fr *frame, lo, hi int) {
+			x, y := fr.ints[xr], fr.ints[yr]
+			copy(fr.i32[yb][y+lo:y+hi], fr.i32[xb][x+lo:x+hi])
+		}, true
+	}
+	return nil, false
+}
+
+// vectorReduce compiles a reduction by an accumulating op over scalar
+// elements: the body as a vector program, each chunk folded left to right
+// into an accumulator held in a local variable (the interpreter's order).
+// It returns the reduction of elements lo..hi-1, hi > lo.
+func (c *compiler) vectorReduce(op graph.Op, fn *cval, args []*cval, n int) (func(fr *frame, lo, hi int) float64, graph.DType, bool, error) {
+	loop := &vloop{n: n}
+	elems, vars, err := c.elemsOf(args, loop)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	loop.vars = vars
+	b := newVBuilder(c, loop)
+	outs, err := b.applyOutputs(fn, elems, 1)
+	if err != nil {
+		return nil, 0, false, nil
+	}
+	dt := concrete(b.regs[outs[0]].dt)
+	p := b.finish(outs, []graph.DType{dt})
+	c.note("vector rnz [%d] (%v): %s", n, op, p.describe())
+	out := p.outs[0]
+	if p.f32 {
+		return func(fr *frame, lo, hi int) float64 {
+			p.prologue(fr)
+			var acc float32
+			for i0 := lo; i0 < hi; i0 += chunk {
+				m := min(chunk, hi-i0)
+				p.run(fr, i0, m)
+				res := fr.v32[out][:m]
+				if i0 == lo {
+					acc = foldChunk(res[0], res[1:], op, dt)
+				} else {
+					acc = foldChunk(acc, res, op, dt)
+				}
+			}
+			return float64(acc)
+		}, dt, true, nil
+	}
+	return func(fr *frame, lo, hi int) float64 {
+		p.prologue(fr)
+		var acc float64
+		for i0 := lo; i0 < hi; i0 += chunk {
+			m := min(chunk, hi-i0)
+			p.run(fr, i0, m)
+			res := fr.v64[out][:m]
+			if i0 == lo {
+				acc = foldChunk(res[0], res[1:], op, dt)
+			} else {
+				acc = foldChunk(acc, res, op, dt)
+			}
+		}
+		return acc
+	}, dt, true, nil
+}
+
+// dotMap recognises nzip (\.. x .. -> rnz (+) (*) x y) over matrices whose
+// rows are dotted with a fixed vector or with the rows of another matrix
+// (a matrix-vector product, or the rows of a product), and compiles it to
+// one loop calling kernels.Dot per element.
+func (c *compiler) dotMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool) {
+	l, ok := fn.node.(*graph.Lambda)
+	if !ok || fn.kind != cvFunc || len(l.Params) != len(args) || dst.kind != cvView || len(dst.layout) != 1 {
+		return nil, false
+	}
+	r, ok := l.Body.(*graph.RNZ)
+	if !ok || len(r.Args) != 2 {
+		return nil, false
+	}
+	op, depth, lifted := c.liftedOp(c.fnOf(r.Red, fn.env))
+	if !lifted || op != graph.Add || depth != 0 || !c.isMul(c.fnOf(r.Fn, fn.env)) {
+		return nil, false
+	}
+	type vec struct {
+		buf, reg, outer, inner int
+	}
+	var vs [2]vec
+	var k int
+	var dt graph.DType
+	for i, a := range r.Args {
+		var x *cval
+		outer := 0
+		if v, ok := a.(*graph.Var); ok {
+			for j, p := range l.Params {
+				if p == v {
+					x = args[j]
+					if x.kind != cvView || len(x.layout) != 2 {
+						return nil, false
+					}
+					outer = x.layout[0].Stride
+					x = &cval{kind: cvView, dt: x.dt, buf: x.buf, reg: x.reg, layout: x.layout[1:]}
+				}
+			}
+		}
+		if x == nil {
+			// Not a parameter: a vector fixed for the whole loop.
+			if usesAny(a, l.Params) {
+				return nil, false
+			}
+			v, ok := c.viewOf(a, fn.env)
+			if !ok || v.kind != cvView || len(v.layout) != 1 {
+				return nil, false
+			}
+			x = v
+		}
+		if i == 0 {
+			k, dt = x.layout[0].Extent, x.dt
+		} else if x.layout[0].Extent != k || x.dt != dt {
+			return nil, false
+		}
+		if x.layout[0].Stride == 0 {
+			return nil, false
+		}
+		vs[i] = vec{x.buf, x.reg, outer, x.layout[0].Stride}
+	}
+	if dst.dt != dt || (dt != graph.Float32 && dt != graph.Float64) || (dst.acc != graph.OpInvalid && dst.acc != graph.Add) {
+		return nil, false
+	}
+	x, y := vs[0], vs[1]
+	db, dr, ds, acc := dst.buf, dst.reg, dst.layout[0].Stride, dst.acc == graph.Add
+	c.note("loop nzip [%d] of dot [%d] (kernels.Dot)", dst.layout[0].Extent, k)
+	if dt == graph.Float32 {
+		return func(fr *frame, lo, hi int) {
+			xb, yb, d := fr.f32[x.buf], fr.f32[y.buf], fr.f32[db]
+			xo, yo, do := fr.ints[x.reg]+lo*x.outer, fr.ints[y.reg]+lo*y.outer, fr.ints[dr]+lo*ds
+			for i := lo; i < hi; i++ {
+				v := kernels.DotF32(k, xb[xo:], x.inner, yb[yo:], y.inner)
+				if acc {
+					d[do] += v
+				} else {
+					d[do] = v
+				}
+				xo, yo, do = xo+x.outer, yo+y.outer, do+ds
+			}
+		}, true
+	}
+	return func(fr *frame, lo, hi int) {
+		xb, yb, d := fr.f64[x.buf], fr.f64[y.buf], fr.f64[db]
+		xo, yo, do := fr.ints[x.reg]+lo*x.outer, fr.ints[y.reg]+lo*y.outer, fr.ints[dr]+lo*ds
+		for i := lo; i < hi; i++ {
+			v := kernels.DotF64(k, xb[xo:], x.inner, yb[yo:], y.inner)
+			if acc {
+				d[do] += v
+			} else {
+				d[do] = v
+			}
+			xo, yo, do = xo+x.outer, yo+y.outer, do+ds
+		}
+	}, true
+}
+
+// usesAny reports whether n uses one of the variables vs.
+func usesAny(n graph.Node, vs []*graph.Var) bool {
+	for _, f := range graph.FreeVars(n) {
+		for _, v := range vs {
+			if f == v {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,440 @@
+package stablehlo
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	shlo "github.com/gomlx/go-xla/pkg/stablehlo"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+)
+
+// Leaf is one array or scalar that crosses a module's boundary: a whole
+// buffer, or one element of a tuple-typed buffer (a kernel with several
+// results writes a tuple; StableHLO passes its elements separately).
+type Leaf struct {
+	Buffer *graph.Input // the buffer
+	Path   []int        // tuple indices within Buffer.Type; empty for an array or scalar buffer
+	Type   graph.Type   // the leaf's type, materialised: a row-major *graph.ArrayType or a *graph.ScalarType
+}
+
+// Lowered is a StableHLO module and the calling convention of its main
+// function. Arrays cross the boundary densely, in row-major order of their
+// logical axes, whatever the strides of the graph.Array that holds them.
+type Lowered struct {
+	Text    string // the module, StableHLO in MLIR's generic syntax
+	Params  []Leaf // main's parameters, in order
+	Results []Leaf // main's results, in order
+}
+
+// Module returns StableHLO text for a whole kernel graph: one function per
+// kernel, named after it, and a main that calls them in order, passing the
+// kernels' outputs on. XLA inlines the calls, so this is the fused mode:
+// one executable for the program.
+func Module(g *fusion.Graph) (string, error) {
+	low, err := LowerGraph(g)
+	if err != nil {
+		return "", err
+	}
+	return low.Text, nil
+}
+
+// KernelModule returns a module whose main computes one kernel: the
+// unfused baseline compiles one per kernel of fusion.Unfused.
+func KernelModule(k *fusion.Kernel) (string, error) {
+	low, err := LowerKernel(k)
+	if err != nil {
+		return "", err
+	}
+	return low.Text, nil
+}
+
+// LowerGraph is Module with the calling convention: main's parameters are
+// the leaves of g.Inputs, its results the leaves of g.Result.
+func LowerGraph(g *fusion.Graph) (*Lowered, error) {
+	if g == nil || len(g.Kernels) == 0 {
+		return nil, fmt.Errorf("stablehlo: empty kernel graph")
+	}
+	b := shlo.New("hofuse")
+	fnames := map[string]bool{"main": true}
+	var funcs []*kfunc
+	for _, k := range g.Kernels {
+		name := unique(identifier(k.Name, "kernel"), fnames)
+		kf, err := lowerKernel(b, name, k)
+		if err != nil {
+			return nil, err
+		}
+		funcs = append(funcs, kf)
+	}
+
+	// main: parameters, one call per kernel, results.
+	low := &Lowered{}
+	var sb strings.Builder
+	vnames := map[string]bool{}
+	ssa := map[*graph.Input][]string{}
+	var params []string
+	for _, in := range g.Inputs {
+		for _, leaf := range leaves(in) {
+			name := unique(paramName(in.Name, leaf.Path), vnames)
+			ssa[in] = append(ssa[in], "%"+name)
+			t, err := tensorType(leaf.Type)
+			if err != nil {
+				return nil, err
+			}
+			params = append(params, fmt.Sprintf("%%%s: %s", name, t))
+			low.Params = append(low.Params, leaf)
+		}
+	}
+	for i, k := range g.Kernels {
+		kf := funcs[i]
+		var args []string
+		for _, in := range k.Inputs {
+			names, ok := ssa[in]
+			if !ok {
+				return nil, fmt.Errorf("stablehlo: kernel %s reads %s, which neither the program's inputs nor an earlier kernel provide", k.Name, in.Name)
+			}
+			args = append(args, names...)
+		}
+		var outs []string
+		for j := range kf.results {
+			name := identifier(k.Output.Name, "t")
+			if len(kf.results) > 1 {
+				name += "_" + strconv.Itoa(j)
+			}
+			outs = append(outs, "%"+unique(name, vnames))
+		}
+		ssa[k.Output] = outs
+		fmt.Fprintf(&sb, "    %s = \"func.call\"(%s) {callee = @%s} : (%s) -> %s loc(%s)\n",
+			strings.Join(outs, ", "), strings.Join(args, ", "), kf.name,
+			strings.Join(valueTypes(kf.params), ", "), resultTypes(valueTypes(kf.results)), mlirString(k.Name))
+	}
+	res := ssa[g.Result]
+	if res == nil {
+		return nil, fmt.Errorf("stablehlo: no kernel writes the result %s", g.Result.Name)
+	}
+	low.Results = leaves(g.Result)
+	var rtypes []string
+	for _, leaf := range low.Results {
+		t, err := tensorType(leaf.Type)
+		if err != nil {
+			return nil, err
+		}
+		rtypes = append(rtypes, t)
+	}
+	fmt.Fprintf(&sb, "    \"func.return\"(%s) : (%s) -> ()\n", strings.Join(res, ", "), strings.Join(rtypes, ", "))
+
+	var text strings.Builder
+	text.WriteString("module @hofuse {\n")
+	for _, kf := range funcs {
+		if err := kf.write(&text); err != nil {
+			return nil, err
+		}
+		text.WriteString("\n")
+	}
+	fmt.Fprintf(&text, "  func.func @main(%s) -> %s {\n", strings.Join(params, ", "), resultTypes(rtypes))
+	text.WriteString(sb.String())
+	text.WriteString("  }\n}\n")
+	low.Text = text.String()
+	return low, nil
+}
+
+// LowerKernel is KernelModule with the calling convention: main's
+// parameters are the leaves of k.Inputs, its results the leaves of
+// k.Output.
+func LowerKernel(k *fusion.Kernel) (*Lowered, error) {
+	if k == nil {
+		return nil, fmt.Errorf("stablehlo: nil kernel")
+	}
+	b := shlo.New(identifier(k.Name, "kernel"))
+	kf, err := lowerKernel(b, "main", k)
+	if err != nil {
+		return nil, err
+	}
+	low := &Lowered{Results: leaves(k.Output)}
+	for _, in := range k.Inputs {
+		low.Params = append(low.Params, leaves(in)...)
+	}
+	var text strings.Builder
+	fmt.Fprintf(&text, "module @%s {\n", identifier(k.Name, "kernel"))
+	if err := kf.write(&text); err != nil {
+		return nil, err
+	}
+	text.WriteString("}\n")
+	low.Text = text.String()
+	return low, nil
+}
+
+// kfunc is the StableHLO function of one kernel.
+type kfunc struct {
+	name    string
+	comment []string
+	fn      *shlo.Function
+	params  []*shlo.Value
+	results []*shlo.Value
+	locs    map[*shlo.Statement]string
+}
+
+// lowerKernel translates kernel k into the function name of b: its
+// parameters are the leaves of k.Inputs, its results the leaves of k.Output.
+func lowerKernel(b *shlo.Builder, name string, k *fusion.Kernel) (*kfunc, error) {
+	info, err := graph.Check(k.Body)
+	if err != nil {
+		return nil, &Error{Kernel: k.Name, Msg: err.Error(), Err: err}
+	}
+	for _, in := range info.Inputs {
+		if !slices.Contains(k.Inputs, in) {
+			return nil, &Error{Kernel: k.Name, Node: in, Msg: "the body reads an input that is not in the kernel's Inputs"}
+		}
+	}
+	fn := b.NewFunction(name)
+	l := newLowerer(k.Name, fn)
+	kf := &kfunc{name: name, fn: fn, locs: l.locs}
+	kf.comment = append(kf.comment, fmt.Sprintf("%s : %v = %s", k.Name, graph.Materialized(info.TypeOf(k.Body)), oneLine(graph.Print(k.Body), 300)))
+	if len(k.Sources) > 0 {
+		kf.comment = append(kf.comment, "sources: "+strings.Join(k.Sources, ", "))
+	}
+	names := map[string]bool{}
+	for _, in := range k.Inputs {
+		var vals []*val
+		for _, leaf := range leaves(in) {
+			p, err := l.param(unique(paramName(in.Name, leaf.Path), names), leaf.Type)
+			if err != nil {
+				return nil, &Error{Kernel: k.Name, Node: in, Msg: err.Error(), Err: err}
+			}
+			kf.params = append(kf.params, p.factors[0].t)
+			vals = append(vals, p)
+		}
+		l.inputs[in] = assemble(in.Type, &vals)
+	}
+
+	v, err := l.value(k.Body, nil)
+	if err != nil {
+		return nil, err
+	}
+	want := leaves(&graph.Input{Name: k.Name, Type: info.TypeOf(k.Body)})
+	got := flatten(v, nil)
+	if len(got) != len(want) {
+		return nil, &Error{Kernel: k.Name, Node: k.Body, Msg: fmt.Sprintf("internal error: %d results for a value of type %v", len(got), info.TypeOf(k.Body))}
+	}
+	mark := len(fn.Statements)
+	for i, r := range got {
+		r, err := l.concrete(r)
+		if err != nil {
+			return nil, l.wrap(k.Body, err)
+		}
+		t, levels, err := l.dense(r)
+		if err != nil {
+			return nil, l.wrap(k.Body, err)
+		}
+		wt := want[i].Type
+		if len(levels) != 0 || !sameShape(r, wt) {
+			return nil, &Error{Kernel: k.Name, Node: k.Body, Msg: fmt.Sprintf("internal error: result %d lowered to %v%v (levels %v), want %v", i, r.dt, r.shape, levels, wt)}
+		}
+		kf.results = append(kf.results, t)
+	}
+	l.attribute(mark, k.Body.Source())
+	return kf, nil
+}
+
+// param declares a parameter of type t (an array or scalar type).
+func (l *lowerer) param(name string, t graph.Type) (*val, error) {
+	var dt graph.DType
+	var extents []int
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		dt, extents = t.DType, t.Layout.Extents()
+	case *graph.ScalarType:
+		dt = t.DType
+	default:
+		return nil, fmt.Errorf("parameter of type %v", t)
+	}
+	s, err := l.shape(dt, extents)
+	if err != nil {
+		return nil, err
+	}
+	p, err := l.fn.NamedInput(name, s)
+	if err != nil {
+		return nil, err
+	}
+	return &val{dt: dt, shape: extents, factors: []factor{{t: p, axes: seq(len(extents))}}}, nil
+}
+
+// assemble rebuilds a value of type t from its leaves, taken in order.
+func assemble(t graph.Type, leaves *[]*val) *val {
+	if tt, ok := t.(*graph.TupleType); ok {
+		out := &val{tuple: make([]*val, len(tt.Elems))}
+		for i, e := range tt.Elems {
+			out.tuple[i] = assemble(e, leaves)
+		}
+		return out
+	}
+	v := (*leaves)[0]
+	*leaves = (*leaves)[1:]
+	return v
+}
+
+func flatten(v *val, out []*val) []*val {
+	if v.tuple == nil {
+		return append(out, v)
+	}
+	for _, e := range v.tuple {
+		out = flatten(e, out)
+	}
+	return out
+}
+
+func sameShape(v *val, t graph.Type) bool {
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		return v.dt == t.DType && slices.Equal(v.shape, t.Layout.Extents())
+	case *graph.ScalarType:
+		return v.dt == t.DType && len(v.shape) == 0
+	}
+	return false
+}
+
+// leaves lists the arrays and scalars of buffer buf, depth first.
+func leaves(buf *graph.Input) []Leaf {
+	var out []Leaf
+	var walk func(t graph.Type, path []int)
+	walk = func(t graph.Type, path []int) {
+		if tt, ok := t.(*graph.TupleType); ok {
+			for i, e := range tt.Elems {
+				walk(e, append(slices.Clone(path), i))
+			}
+			return
+		}
+		out = append(out, Leaf{Buffer: buf, Path: path, Type: graph.Materialized(t)})
+	}
+	walk(buf.Type, nil)
+	return out
+}
+
+// tensorType writes the StableHLO type of an array or scalar type.
+func tensorType(t graph.Type) (string, error) {
+	var dt graph.DType
+	var extents []int
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		dt, extents = t.DType, t.Layout.Extents()
+	case *graph.ScalarType:
+		dt = t.DType
+	default:
+		return "", fmt.Errorf("stablehlo: no tensor type for %v", t)
+	}
+	xdt, err := xlaDType(dt)
+	if err != nil {
+		return "", err
+	}
+	return shapeOf(xdt, extents).ToStableHLO(), nil
+}
+
+func valueTypes(vs []*shlo.Value) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Shape().ToStableHLO()
+	}
+	return out
+}
+
+func resultTypes(ts []string) string {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	return "(" + strings.Join(ts, ", ") + ")"
+}
+
+// write writes the function in MLIR's generic syntax, each top-level
+// statement with the location of the term it came from: loc("dense1").
+func (kf *kfunc) write(w *strings.Builder) error {
+	for _, c := range kf.comment {
+		fmt.Fprintf(w, "  // %s\n", c)
+	}
+	params := make([]string, len(kf.params))
+	for i, p := range kf.params {
+		params[i] = fmt.Sprintf("%s: %s", p, p.Shape().ToStableHLO())
+	}
+	fmt.Fprintf(w, "  func.func @%s(%s) -> %s {\n", kf.name, strings.Join(params, ", "), resultTypes(valueTypes(kf.results)))
+	for _, s := range kf.fn.Statements {
+		if err := s.Write(w, "    "); err != nil {
+			return err
+		}
+		if src, ok := kf.locs[s]; ok {
+			fmt.Fprintf(w, " loc(%s)", mlirString(src))
+		}
+		w.WriteString("\n")
+	}
+	res := make([]string, len(kf.results))
+	for i, r := range kf.results {
+		res[i] = r.String()
+	}
+	fmt.Fprintf(w, "    \"func.return\"(%s) : (%s) -> ()\n  }\n", strings.Join(res, ", "), strings.Join(valueTypes(kf.results), ", "))
+	return nil
+}
+
+// mlirString quotes s as an MLIR string literal.
+func mlirString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&sb, "\\%02X", c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+var reserved = regexp.MustCompile(`^(arg)?[0-9]+$`)
+
+// identifier makes s a valid MLIR identifier; empty names become def.
+func identifier(s, def string) string {
+	s = shlo.NormalizeIdentifier(s)
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// paramName names a parameter after its buffer and, for an element of a
+// tuple buffer, the element's path. Names that the builder keeps for its
+// own values (0, arg0, ...) get a prefix.
+func paramName(buffer string, path []int) string {
+	name := identifier(buffer, "in")
+	for _, i := range path {
+		name += "_" + strconv.Itoa(i)
+	}
+	if reserved.MatchString(name) {
+		name = "in_" + name
+	}
+	return name
+}
+
+// unique returns name, or name_2, name_3, ... if taken, and marks it taken.
+func unique(name string, taken map[string]bool) string {
+	out := name
+	for i := 2; taken[out]; i++ {
+		out = fmt.Sprintf("%s_%d", name, i)
+	}
+	taken[out] = true
+	return out
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,20 @@
+module @hofuse {
+  // k1_kernel : f32[5] = map (\r -> rnz (+) (*) r u) A
+  func.func @k1_kernel(%A: tensor<5x6xf32>, %u: tensor<6xf32>) -> tensor<5xf32> {
+    %0 = "stablehlo.dot_general"(%A, %u) {
+      dot_dimension_numbers = #stablehlo.dot<
+  lhs_batching_dimensions = [],
+  rhs_batching_dimensions = [],
+  lhs_contracting_dimensions = [1],
+  rhs_contracting_dimensions = [0]
+>,
+      precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
+    } : (tensor<5x6xf32>, tensor<6xf32>) -> tensor<5xf32>
+    "func.return"(%0) : (tensor<5xf32>) -> ()
+  }
+
+  func.func @main(%A: tensor<5x6xf32>, %u: tensor<6xf32>) -> tensor<5xf32> {
+    %t1_kernel = "func.call"(%A, %u) {callee = @k1_kernel} : (tensor<5x6xf32>, tensor<6xf32>) -> tensor<5xf32> loc("k1_kernel")
+    "func.return"(%t1_kernel) : (tensor<5xf32>) -> ()
+  }
+}

@@ -1,0 +1,388 @@
+// Package xlarun is the PJRT back end: a lowering.Backend that lowers
+// kernel graphs with package stablehlo and compiles and runs them on a PJRT
+// plugin through package pjrt (cgo).
+//
+// Two modes, so that fusion can be timed honestly:
+//
+//   - fused (the default): one executable for the whole graph, the module
+//     of stablehlo.Module. XLA inlines the kernel functions and fuses
+//     across them as it likes, so use it for graphs that fusion.Whole or the
+//     fusion passes made.
+//   - per kernel (Options.PerKernel): one executable per kernel, from
+//     stablehlo.KernelModule; the kernels run one after another, and their
+//     outputs stay on the device as PJRT buffers until the last kernel that
+//     reads them has run. With fusion.Unfused this is the layer-by-layer
+//     baseline: XLA cannot fuse across executables.
+//
+// Lowering time (text generation) and compile time (PJRT's, per
+// executable) are recorded separately in Stats.
+package xlarun
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/stablehlo"
+	"github.com/hofuse/hofuse/pjrt"
+)
+
+// Options choose how a Backend compiles.
+type Options struct {
+	// PerKernel compiles one executable per kernel and keeps the kernels'
+	// outputs on the device between them, instead of one executable for
+	// the whole graph.
+	PerKernel bool
+}
+
+// Backend compiles kernel graphs for one PJRT client.
+type Backend struct {
+	client *pjrt.Client
+	opt    Options
+}
+
+var _ lowering.Backend = (*Backend)(nil)
+
+// New returns a back end on client, which the caller keeps open while the
+// back end and its executables are used, and closes.
+func New(client *pjrt.Client, opt Options) *Backend {
+	return &Backend{client: client, opt: opt}
+}
+
+// Name is "pjrt-" and the plugin's platform: "pjrt-cpu", "pjrt-cuda"; with
+// "/per-kernel" appended in that mode.
+func (b *Backend) Name() string {
+	name := "pjrt-" + b.client.Platform()
+	if b.opt.PerKernel {
+		name += "/per-kernel"
+	}
+	return name
+}
+
+// Stats says what compiling a graph cost.
+type Stats struct {
+	Kernels     int           // kernels in the graph
+	Executables int           // PJRT executables: 1 fused, one per kernel otherwise
+	Lower       time.Duration // generating the StableHLO text
+	Compile     time.Duration // PJRT compile time, summed over the executables (as first compiled; cached programs cost nothing now)
+	CacheHits   int           // executables the client had compiled already
+}
+
+// Executable is a compiled kernel graph.
+type Executable struct {
+	backend *Backend
+	graph   *fusion.Graph
+	progs   []*program // one (fused) or one per kernel
+	stats   Stats
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ lowering.Executable = (*Executable)(nil)
+
+// program is one compiled module and its calling convention.
+type program struct {
+	kernel string // "" for the fused module
+	low    *stablehlo.Lowered
+	exe    *pjrt.Executable
+}
+
+// Compile lowers g and compiles it: one executable, or one per kernel.
+// Errors name the kernel.
+func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
+	return b.CompileGraph(g)
+}
+
+// CompileGraph is Compile returning the concrete type, with its Stats.
+func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
+	if g == nil || len(g.Kernels) == 0 {
+		return nil, errors.New("xlarun: empty kernel graph")
+	}
+	x := &Executable{backend: b, graph: g, stats: Stats{Kernels: len(g.Kernels)}}
+	var lows []*stablehlo.Lowered
+	var names []string
+	start := time.Now()
+	if b.opt.PerKernel {
+		for _, k := range g.Kernels {
+			low, err := stablehlo.LowerKernel(k)
+			if err != nil {
+				return nil, err
+			}
+			lows, names = append(lows, low), append(names, k.Name)
+		}
+	} else {
+		low, err := stablehlo.LowerGraph(g)
+		if err != nil {
+			return nil, err
+		}
+		lows, names = append(lows, low), append(names, "")
+	}
+	x.stats.Lower = time.Since(start)
+	for i, low := range lows {
+		hits, _ := b.client.CacheStats()
+		exe, err := b.client.Compile(low.Text)
+		if err != nil {
+			if names[i] != "" {
+				return nil, fmt.Errorf("xlarun: kernel %s: %w", names[i], err)
+			}
+			return nil, fmt.Errorf("xlarun: %w", err)
+		}
+		if h, _ := b.client.CacheStats(); h > hits {
+			x.stats.CacheHits++
+		}
+		x.stats.Compile += exe.CompileTime()
+		x.progs = append(x.progs, &program{kernel: names[i], low: low, exe: exe})
+	}
+	x.stats.Executables = len(x.progs)
+	return x, nil
+}
+
+// Stats reports what compiling cost.
+func (x *Executable) Stats() Stats { return x.stats }
+
+// Texts returns the StableHLO text of each executable, in order.
+func (x *Executable) Texts() []string {
+	out := make([]string, len(x.progs))
+	for i, p := range x.progs {
+		out[i] = p.low.Text
+	}
+	return out
+}
+
+// Close releases the executable. The compiled programs stay in the
+// client's cache (pjrt caches by text) and are freed with the client.
+func (x *Executable) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closed = true
+	return nil
+}
+
+// Run binds the program's inputs by name, as graph.Eval does (arrays of any
+// strides), runs the executable(s) and returns the result: a new row-major
+// *graph.Array, a graph.ScalarValue, or a graph.TupleValue of them.
+func (x *Executable) Run(inputs map[string]graph.Value) (graph.Value, error) {
+	x.mu.Lock()
+	closed := x.closed
+	x.mu.Unlock()
+	if closed {
+		return nil, errors.New("xlarun: run after Close")
+	}
+	bound, err := bind(x.graph.Inputs, inputs)
+	if err != nil {
+		return nil, err
+	}
+	if !x.backend.opt.PerKernel {
+		return x.runFused(bound)
+	}
+	return x.runPerKernel(bound)
+}
+
+func (x *Executable) runFused(bound map[*graph.Input]graph.Value) (graph.Value, error) {
+	p := x.progs[0]
+	args := make([]graph.Value, len(p.low.Params))
+	for i, leaf := range p.low.Params {
+		v, err := leafOf(bound[leaf.Buffer], leaf.Path)
+		if err != nil {
+			return nil, fmt.Errorf("xlarun: input %s: %v", leaf.Buffer.Name, err)
+		}
+		args[i] = v
+	}
+	outs, err := p.exe.Run(args...)
+	if err != nil {
+		return nil, fmt.Errorf("xlarun: %w", err)
+	}
+	return assemble(x.graph.Result.Type, outs)
+}
+
+func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Value, error) {
+	c := x.backend.client
+	bufs := map[*graph.Input][]*pjrt.Buffer{}
+	var all []*pjrt.Buffer
+	defer func() {
+		for _, b := range all {
+			b.Destroy()
+		}
+	}()
+	// The last kernel that reads each buffer, so that temporaries are
+	// freed as soon as they are dead.
+	last := map[*graph.Input]int{}
+	for i, k := range x.graph.Kernels {
+		for _, in := range k.Inputs {
+			last[in] = i
+		}
+	}
+	for _, in := range x.graph.Inputs {
+		for _, leaf := range leavesOf(in) {
+			v, err := leafOf(bound[in], leaf)
+			if err != nil {
+				return nil, fmt.Errorf("xlarun: input %s: %v", in.Name, err)
+			}
+			b, err := c.ToDevice(v)
+			if err != nil {
+				return nil, fmt.Errorf("xlarun: input %s: %w", in.Name, err)
+			}
+			all = append(all, b)
+			bufs[in] = append(bufs[in], b)
+		}
+	}
+	for i, k := range x.graph.Kernels {
+		p := x.progs[i]
+		var args []*pjrt.Buffer
+		for _, in := range k.Inputs {
+			bs, ok := bufs[in]
+			if !ok {
+				return nil, fmt.Errorf("xlarun: kernel %s reads %s, which nothing provides", k.Name, in.Name)
+			}
+			args = append(args, bs...)
+		}
+		outs, err := p.exe.RunBuffers(args, nil)
+		if err != nil {
+			return nil, fmt.Errorf("xlarun: kernel %s: %w", k.Name, err)
+		}
+		all = append(all, outs...)
+		bufs[k.Output] = outs
+		for _, in := range k.Inputs {
+			if last[in] == i && in != x.graph.Result && !slices.Contains(x.graph.Inputs, in) {
+				for _, b := range bufs[in] {
+					b.Destroy()
+				}
+			}
+		}
+	}
+	res := bufs[x.graph.Result]
+	vals := make([]graph.Value, len(res))
+	for i, b := range res {
+		v, err := b.ToHost()
+		if err != nil {
+			return nil, fmt.Errorf("xlarun: result: %w", err)
+		}
+		vals[i] = v
+	}
+	return assemble(x.graph.Result.Type, vals)
+}
+
+// bind checks the inputs against the program's: every one bound, none
+// extra, each of its declared element type and extents.
+func bind(ins []*graph.Input, inputs map[string]graph.Value) (map[*graph.Input]graph.Value, error) {
+	out := make(map[*graph.Input]graph.Value, len(ins))
+	known := map[string]bool{}
+	for _, in := range ins {
+		known[in.Name] = true
+		v, ok := inputs[in.Name]
+		if !ok {
+			return nil, fmt.Errorf("xlarun: input %s (%v) is not bound", in.Name, in.Type)
+		}
+		if err := fits(in.Type, v); err != nil {
+			return nil, fmt.Errorf("xlarun: input %s %v", in.Name, err)
+		}
+		out[in] = v
+	}
+	var extra []string
+	for name := range inputs {
+		if !known[name] {
+			extra = append(extra, name)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		return nil, fmt.Errorf("xlarun: %s bound, but the program has no such input", strings.Join(extra, ", "))
+	}
+	return out, nil
+}
+
+func fits(t graph.Type, v graph.Value) error {
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		a, ok := v.(*graph.Array)
+		if !ok || a == nil {
+			return fmt.Errorf("needs an array of type %v, got %T", t, v)
+		}
+		if a.DType() != t.DType || !slices.Equal(a.Extents(), t.Layout.Extents()) {
+			return fmt.Errorf("needs %v, got %v%v", t, a.DType(), a.Extents())
+		}
+	case *graph.ScalarType:
+		s, ok := v.(graph.ScalarValue)
+		if !ok || s.DType != t.DType {
+			return fmt.Errorf("needs a scalar of type %v, got %v", t, v)
+		}
+	case *graph.TupleType:
+		tv, ok := v.(graph.TupleValue)
+		if !ok || len(tv) != len(t.Elems) {
+			return fmt.Errorf("needs a tuple of type %v, got %v", t, v)
+		}
+		for i := range tv {
+			if err := fits(t.Elems[i], tv[i]); err != nil {
+				return fmt.Errorf("element %d: %v", i, err)
+			}
+		}
+	default:
+		return fmt.Errorf("has type %v", t)
+	}
+	return nil
+}
+
+// leavesOf lists the tuple paths of in's leaves, as stablehlo.Lowered does.
+func leavesOf(in *graph.Input) [][]int {
+	var out [][]int
+	var walk func(t graph.Type, path []int)
+	walk = func(t graph.Type, path []int) {
+		if tt, ok := t.(*graph.TupleType); ok {
+			for i, e := range tt.Elems {
+				walk(e, append(slices.Clone(path), i))
+			}
+			return
+		}
+		out = append(out, path)
+	}
+	walk(in.Type, nil)
+	return out
+}
+
+func leafOf(v graph.Value, path []int) (graph.Value, error) {
+	for _, i := range path {
+		t, ok := v.(graph.TupleValue)
+		if !ok || i >= len(t) {
+			return nil, fmt.Errorf("tuple element %d missing", i)
+		}
+		v = t[i]
+	}
+	return v, nil
+}
+
+// assemble rebuilds a value of type t from its leaves, in order.
+func assemble(t graph.Type, leaves []graph.Value) (graph.Value, error) {
+	v, rest, err := assemble1(t, leaves)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("xlarun: %d results left over for a value of type %v", len(rest), t)
+	}
+	return v, nil
+}
+
+func assemble1(t graph.Type, leaves []graph.Value) (graph.Value, []graph.Value, error) {
+	if tt, ok := t.(*graph.TupleType); ok {
+		out := make(graph.TupleValue, len(tt.Elems))
+		for i, e := range tt.Elems {
+			var err error
+			if out[i], leaves, err = assemble1(e, leaves); err != nil {
+				return nil, nil, err
+			}
+		}
+		return out, leaves, nil
+	}
+	if len(leaves) == 0 {
+		return nil, nil, fmt.Errorf("xlarun: too few results for a value of type %v", t)
+	}
+	return leaves[0], leaves[1:], nil
+}
