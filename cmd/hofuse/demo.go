@@ -1,22 +1,53 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/pjrt"
 )
 
 func init() {
 	register(&command{
 		name:    "demo",
-		usage:   "[model flags] [--seed N]",
-		summary: "build an MLP, print its IR, fuse it, and check fused against unfused",
+		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--json] [model flags]",
+		summary: "fuse an MLP, run it fused and unfused, check they agree, and time them",
 		run:     runDemo,
 	})
+}
+
+// demoRow is one line of the latency table.
+type demoRow struct {
+	Batch          int     `json:"batch"`
+	Mode           string  `json:"mode"` // fused or unfused
+	P50ms          float64 `json:"p50_ms"`
+	P99ms          float64 `json:"p99_ms"`
+	Kernels        int     `json:"kernels"`
+	TemporaryBytes int     `json:"temporary_bytes"`
+	CompileMs      float64 `json:"compile_ms"`
+	Runs           int     `json:"runs"`
+}
+
+// demoReport is what demo prints with --json.
+type demoReport struct {
+	Backend       string          `json:"backend"`
+	Model         string          `json:"model"`
+	MaxAbsDiff    float64         `json:"max_abs_diff"`     // fused vs unfused, over every batch
+	MaxAbsDiffRef float64         `json:"max_abs_diff_ref"` // fused vs the reference interpreter, batch 1
+	Rows          []demoRow       `json:"rows"`
+	Fusion        *fusion.Report  `json:"fusion"`
+	Speedup       map[int]float64 `json:"speedup_fused_vs_unfused"` // by batch, p50
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
@@ -24,7 +55,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
 	mf.register(fs, 1)
-	seed := fs.Uint64("seed", 1, "seed for the weights and the input")
+	backend := fs.String("backend", "native", "where to run: native (in-process Go), pjrt (a PJRT plugin), or auto (pjrt if a plugin is installed, else native)")
+	batches := fs.String("batches", "1,256", "comma-separated batch `sizes` to time")
+	runs := fs.Int("runs", 0, "timed runs per batch and mode (0: enough for about half a second each, at least 20)")
+	seed := fs.Uint64("seed", 1, "seed for the weights and the inputs")
+	threads := fs.Int("threads", 0, "native executor goroutines (0: GOMAXPROCS)")
+	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -32,56 +70,195 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usagef("unexpected arguments %q", pos)
 	}
-	cfg, err := mf.config()
-	if err != nil {
-		return err
+	var sizes []int
+	for _, s := range strings.Split(*batches, ",") {
+		var b int
+		if _, err := fmt.Sscan(strings.TrimSpace(s), &b); err != nil || b < 1 {
+			return usagef("--batches: %q is not a batch size", s)
+		}
+		sizes = append(sizes, b)
 	}
-	m, err := mf.build()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s\n\nIR:\n%s\n\n", describe(m, cfg), graph.Abbrev(m.Output, 400))
 
+	be, closeBackend, err := demoBackend(*backend, *plugin, *threads, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+
+	rep := &demoReport{Backend: be.fused.Name(), Speedup: map[int]float64{}}
+	var text strings.Builder
+	for i, batch := range sizes {
+		mf.batch = batch
+		cfg, err := mf.config()
+		if err != nil {
+			return err
+		}
+		m, err := mf.build()
+		if err != nil {
+			return err
+		}
+		res, err := fusion.Fuse(m.Output, fusion.Options{})
+		if err != nil {
+			return err
+		}
+		unfused, err := fusion.Unfused(m.Output)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			rep.Model = describe(m, cfg)
+			rep.Fusion = res.Report
+			fmt.Fprintf(&text, "%s\nbackend: %s\n\n", rep.Model, rep.Backend)
+			fmt.Fprintf(&text, "fusion: %d kernels before, %d after; temporaries %s before, %s after\n",
+				res.Report.KernelsBefore, res.Report.KernelsAfter, bytes(res.Report.TemporaryBytesBefore), bytes(res.Report.TemporaryBytes))
+			for _, k := range res.Report.Kernels {
+				fmt.Fprintf(&text, "  %-18s %-14v holds %-22s nest: %s\n", k.Name, k.Type, strings.Join(k.Sources, ","), k.Order)
+			}
+			text.WriteByte('\n')
+		}
+		in := m.Bindings(*seed)
+		fusedOut, fusedRow, err := timeGraph(be.fused, res.Graph, in, batch, "fused", *runs)
+		if err != nil {
+			return fmt.Errorf("fused, batch %d: %w", batch, err)
+		}
+		unfusedOut, unfusedRow, err := timeGraph(be.unfused, unfused, in, batch, "unfused", *runs)
+		if err != nil {
+			return fmt.Errorf("unfused, batch %d: %w", batch, err)
+		}
+		d, err := graphtest.MaxAbsDiff(fusedOut, unfusedOut)
+		if err != nil {
+			return err
+		}
+		rep.MaxAbsDiff = max(rep.MaxAbsDiff, d)
+		if err := graphtest.Diff(unfusedOut, fusedOut, graphtest.Tolerance(cfg.DType)); err != nil {
+			return fmt.Errorf("batch %d: fused and unfused results differ: %w", batch, err)
+		}
+		if i == 0 && !*noRef {
+			ref, err := graph.Eval(m.Output, in)
+			if err != nil {
+				return err
+			}
+			if rep.MaxAbsDiffRef, err = graphtest.MaxAbsDiff(ref, fusedOut); err != nil {
+				return err
+			}
+			if err := graphtest.Diff(ref, fusedOut, graphtest.Tolerance(cfg.DType)); err != nil {
+				return fmt.Errorf("batch %d: fused result differs from the reference interpreter: %w", batch, err)
+			}
+		}
+		rep.Rows = append(rep.Rows, fusedRow, unfusedRow)
+		rep.Speedup[batch] = unfusedRow.P50ms / fusedRow.P50ms
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(&text, "%6s  %-8s %10s %10s %8s %12s %11s %6s\n", "batch", "mode", "p50 ms", "p99 ms", "kernels", "temporaries", "compile ms", "runs")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(&text, "%6d  %-8s %10.3f %10.3f %8d %12s %11.1f %6d\n", r.Batch, r.Mode, r.P50ms, r.P99ms, r.Kernels, bytes(r.TemporaryBytes), r.CompileMs, r.Runs)
+	}
+	for _, b := range sizes {
+		fmt.Fprintf(&text, "batch %d: fused is %.2fx the speed of unfused (p50)\n", b, rep.Speedup[b])
+	}
+	fmt.Fprintf(&text, "max abs difference: fused vs unfused %.3g", rep.MaxAbsDiff)
+	if !*noRef {
+		fmt.Fprintf(&text, ", fused vs reference interpreter (batch %d) %.3g", sizes[0], rep.MaxAbsDiffRef)
+	}
+	text.WriteByte('\n')
+	_, err = io.WriteString(stdout, text.String())
+	return err
+}
+
+// demoBackends are the back ends for the fused and the unfused graph: the
+// same, except that PJRT runs the unfused graph one executable per kernel.
+type demoBackends struct {
+	fused, unfused lowering.Backend
+}
+
+func demoBackend(name, plugin string, threads int, stderr io.Writer) (demoBackends, func(), error) {
+	nativeBE := native.New(native.Options{Parallelism: threads})
+	switch name {
+	case "native":
+		return demoBackends{nativeBE, nativeBE}, func() {}, nil
+	case "pjrt", "auto":
+		path, err := pjrt.Locate(plugin)
+		if err != nil {
+			if name == "auto" {
+				fmt.Fprintf(stderr, "hofuse demo: no PJRT plugin (%v); using the native executor\n", err)
+				return demoBackends{nativeBE, nativeBE}, func() {}, nil
+			}
+			return demoBackends{}, nil, err
+		}
+		client, err := pjrt.Open(path)
+		if err != nil {
+			if name == "auto" && errors.Is(err, pjrt.ErrNoCgo) {
+				fmt.Fprintf(stderr, "hofuse demo: %v; using the native executor\n", err)
+				return demoBackends{nativeBE, nativeBE}, func() {}, nil
+			}
+			return demoBackends{}, nil, err
+		}
+		return demoBackends{xlarun.New(client, xlarun.Options{}), xlarun.New(client, xlarun.Options{PerKernel: true})},
+			func() { client.Close() }, nil
+	}
+	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
+}
+
+// timeGraph compiles g on be, runs it once to warm up and check, then runs
+// it repeatedly and returns the last result (copied) and the timings.
+func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, batch int, mode string, runs int) (graph.Value, demoRow, error) {
+	row := demoRow{Batch: batch, Mode: mode, Kernels: len(g.Kernels), TemporaryBytes: g.TemporaryBytes()}
 	start := time.Now()
-	res, err := fusion.Fuse(m.Output, fusion.Options{})
+	exe, err := be.Compile(g)
 	if err != nil {
-		return err
+		return nil, row, err
 	}
-	fuseTime := time.Since(start)
-	r := res.Report
-	fmt.Fprintf(stdout, "fusion (%v): %d kernels before, %d after; temporaries %s before, %s after\n",
-		fuseTime.Round(time.Microsecond), r.KernelsBefore, r.KernelsAfter, bytes(r.TemporaryBytesBefore), bytes(r.TemporaryBytes))
-	for _, k := range r.Kernels {
-		fmt.Fprintf(stdout, "  %-18s %-24v nest: %s\n", k.Name, k.Type, k.Order)
+	defer exe.Close()
+	if s, ok := exe.(interface{ Stats() xlarun.Stats }); ok {
+		row.CompileMs = float64(s.Stats().Lower+s.Stats().Compile) / 1e6
+	} else {
+		row.CompileMs = float64(time.Since(start)) / 1e6
 	}
+	out, err := exe.Run(in)
+	if err != nil {
+		return nil, row, err
+	}
+	out = copyValue(out)
+	if runs <= 0 {
+		// About half a second of runs, at least 20.
+		t := time.Now()
+		if _, err := exe.Run(in); err != nil {
+			return nil, row, err
+		}
+		runs = max(20, min(2000, int(500*time.Millisecond/max(time.Since(t), time.Microsecond))))
+	}
+	times := make([]float64, runs)
+	for i := range times {
+		t := time.Now()
+		if _, err := exe.Run(in); err != nil {
+			return nil, row, err
+		}
+		times[i] = float64(time.Since(t)) / 1e6
+	}
+	slices.Sort(times)
+	row.Runs = runs
+	row.P50ms = times[runs/2]
+	row.P99ms = times[min(runs-1, runs*99/100)]
+	return out, row, nil
+}
 
-	unfused, err := fusion.Unfused(m.Output)
-	if err != nil {
-		return err
+// copyValue copies arrays out of storage an executable reuses.
+func copyValue(v graph.Value) graph.Value {
+	switch v := v.(type) {
+	case *graph.Array:
+		return v.Copy()
+	case graph.TupleValue:
+		out := make(graph.TupleValue, len(v))
+		for i, x := range v {
+			out[i] = copyValue(x)
+		}
+		return out
 	}
-	in := m.Bindings(*seed)
-	start = time.Now()
-	want, err := unfused.Eval(in)
-	if err != nil {
-		return err
-	}
-	unfusedTime := time.Since(start)
-	start = time.Now()
-	got, err := res.Graph.Eval(in)
-	if err != nil {
-		return err
-	}
-	fusedTime := time.Since(start)
-	diff, err := graphtest.MaxAbsDiff(want, got)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nreference interpreter, batch %d: unfused %v, fused %v, max abs difference %.3g\n",
-		cfg.Batch, unfusedTime.Round(time.Millisecond), fusedTime.Round(time.Millisecond), diff)
-	if diff > graphtest.Tolerance(cfg.DType) {
-		return fmt.Errorf("fused and unfused results differ by %.3g", diff)
-	}
-	return nil
+	return v
 }
 
 func bytes(n int) string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/hofuse/hofuse/lowering/native/kernels"
+
 	"context"
 	"fmt"
 	"io"
@@ -203,6 +205,14 @@ func doctorGPU(r *doctorReport) {
 // whether the build enables GOEXPERIMENT=simd, and the x86 features AVX2,
 // FMA and AVX-512. The native executor is to replace this with its own
 // check of the path it takes.
+// kernelPath says which inner loops the native executor's kernels run.
+func kernelPath() string {
+	if p := kernels.Path(); p != "portable" {
+		return p + " assembly (active)"
+	}
+	return "portable Go loops (no AVX2+FMA, or built with -tags purego)"
+}
+
 func nativeSIMDStatus() string {
 	exp := "GOEXPERIMENT=simd off"
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -220,10 +230,10 @@ func nativeSIMDStatus() string {
 			}
 			return "no"
 		}
-		return fmt.Sprintf("%s, CPU features: AVX2 %s, FMA %s, AVX-512F %s; %s; SIMD path: not wired yet (portable loops)",
-			runtime.GOARCH, yes(cpu.X86.HasAVX2), yes(cpu.X86.HasFMA), yes(cpu.X86.HasAVX512F), exp)
+		return fmt.Sprintf("%s, CPU features: AVX2 %s, FMA %s, AVX-512F %s; %s; SIMD path: %s",
+			runtime.GOARCH, yes(cpu.X86.HasAVX2), yes(cpu.X86.HasFMA), yes(cpu.X86.HasAVX512F), exp, kernelPath())
 	case "arm64":
-		return fmt.Sprintf("%s, ASIMD %v; %s; SIMD path: not wired yet (portable loops)", runtime.GOARCH, cpu.ARM64.HasASIMD, exp)
+		return fmt.Sprintf("%s, ASIMD %v; %s; SIMD path: %s", runtime.GOARCH, cpu.ARM64.HasASIMD, exp, kernelPath())
 	}
-	return fmt.Sprintf("%s; %s; SIMD path: none on this architecture (portable loops)", runtime.GOARCH, exp)
+	return fmt.Sprintf("%s; %s; SIMD path: %s", runtime.GOARCH, exp, kernelPath())
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // hofuse runs the command line in-process and returns its exit code and
@@ -122,4 +124,65 @@ func TestFuseCommand(t *testing.T) {
 	code, _, errs = hofuse("fuse", "mlp", "--disable-rule", "nope")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unknown rule "nope"`)
+}
+
+func TestDemo(t *testing.T) {
+	code, out, errs := hofuse("demo", "--sizes", "9,7,5,3", "--batches", "1,4", "--runs", "3", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		Backend    string  `json:"backend"`
+		MaxAbsDiff float64 `json:"max_abs_diff"`
+		Rows       []struct {
+			Batch          int     `json:"batch"`
+			Mode           string  `json:"mode"`
+			P50ms          float64 `json:"p50_ms"`
+			P99ms          float64 `json:"p99_ms"`
+			Kernels        int     `json:"kernels"`
+			TemporaryBytes int     `json:"temporary_bytes"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "native", rep.Backend)
+	require.Len(t, rep.Rows, 4)
+	assert.Equal(t, 1, rep.Rows[0].Batch)
+	assert.Equal(t, "fused", rep.Rows[0].Mode)
+	assert.Equal(t, "unfused", rep.Rows[1].Mode)
+	assert.Equal(t, 3, rep.Rows[0].Kernels)
+	assert.Equal(t, 7, rep.Rows[1].Kernels)
+	assert.Equal(t, 4*(7+5)*4, rep.Rows[2].TemporaryBytes)
+	assert.LessOrEqual(t, rep.MaxAbsDiff, 1e-4)
+	for _, r := range rep.Rows {
+		assert.Greater(t, r.P50ms, 0.0)
+		assert.GreaterOrEqual(t, r.P99ms, r.P50ms)
+	}
+
+	code, out, errs = hofuse("demo", "--sizes", "9,7,5,3", "--batches", "2", "--runs", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "fusion: 7 kernels before, 3 after")
+	assert.Contains(t, out, "max abs difference: fused vs unfused")
+
+	code, _, errs = hofuse("demo", "--backend", "tpu")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `--backend: "tpu" is not native, pjrt or auto`)
+	code, _, errs = hofuse("demo", "--batches", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `--batches: "0" is not a batch size`)
+}
+
+func TestDemoPJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	code, out, errs := hofuse("demo", "--backend", "pjrt", "--plugin", path, "--sizes", "9,7,5,3", "--batches", "1,4", "--runs", "2", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		Backend string `json:"backend"`
+		Rows    []struct {
+			CompileMs float64 `json:"compile_ms"`
+		} `json:"rows"`
+		MaxAbsDiff float64 `json:"max_abs_diff"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "pjrt-cpu", rep.Backend)
+	require.Len(t, rep.Rows, 4)
+	assert.Greater(t, rep.Rows[0].CompileMs, 0.0)
+	assert.LessOrEqual(t, rep.MaxAbsDiff, 1e-4)
 }

@@ -10,7 +10,10 @@ func init() {
 // Without assembly the vector loops are never called: hasAVX2 is false.
 // These stand in for them so that one dispatch serves both builds.
 
-const hasAVX2 = false
+const (
+	hasAVX2   = false
+	hasAVX512 = false
+)
 
 func dotF32AVX2(n int, x, y *float32) float32         { panic(noAsm) }
 func dotF64AVX2(n int, x, y *float64) float64         { panic(noAsm) }
