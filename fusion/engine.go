@@ -26,6 +26,10 @@ type engine struct {
 	refused   []*Refusal
 	last      string // the rule applied last
 	checkEach bool   // check each rewritten term and refuse rewrites that break it
+	// repair, in checkEach mode, may mend a rewritten term that does not
+	// type-check (by inserting an explicit copy) before the rewrite is
+	// refused.
+	repair func(graph.Node) (graph.Node, error)
 	seenRef   map[string]bool
 }
 
@@ -66,6 +70,19 @@ func (e *engine) run(term graph.Node) (graph.Node, error) {
 			next, err := replace(term, map[graph.Node]graph.Node{old: repl})
 			if err != nil {
 				return nil, err
+			}
+			if _, err := graph.Check(next); err != nil && e.repair != nil {
+				// A flatten above needs the strides the term had: let the
+				// engine's owner copy there, if it knows how.
+				if fixed, ferr := e.repair(next); ferr == nil {
+					if _, cerr := graph.Check(fixed); cerr == nil {
+						next, err = fixed, nil
+					}
+				}
+				if err == nil {
+					term = next
+					continue
+				}
 			}
 			if _, err := graph.Check(next); err != nil {
 				// The rewrite is sound as an equation, but its result breaks

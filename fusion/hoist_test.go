@@ -43,3 +43,11 @@ func FuzzHoistViewLaw(f *testing.F) {
 	fuzzLaw(f, HoistView{}, graphtest.MatMul, exchangeInner, exactTol)
 }
 func FuzzFlipFlipLaw(f *testing.F) { fuzzLaw(f, FlipFlip{}, flipChainProgram, nil, exactTol) }
+
+func TestSinkViewLaw(t *testing.T) {
+	st := checkLaw(t, SinkView{}, graphtest.Program, nil, exactTol)
+	st.add(checkLaw(t, SinkView{}, graphtest.MapOfRNZ, applyOnce(MapRNZ{}), exactTol))
+	requireApplied(t, st, 20)
+}
+
+func FuzzSinkViewLaw(f *testing.F) { fuzzLaw(f, SinkView{}, graphtest.Program, nil, exactTol) }

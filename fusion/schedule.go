@@ -259,6 +259,7 @@ func subdivideLevel(term graph.Node, s Subdivision) (graph.Node, error) {
 func hoistViews(term graph.Node) (graph.Node, error) {
 	e := newEngine([]Rule{HoistView{}, FlipFlip{}, SinkView{}})
 	e.checkEach = true
+	e.repair = copyWhereNeeded
 	out, err := e.run(term)
 	if err != nil {
 		return nil, err

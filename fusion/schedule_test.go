@@ -122,24 +122,23 @@ func TestSearchMatMulTable2(t *testing.T) {
 }
 
 // Subdividing both maps and the reduction: six loops in three pairs, 6!/2!³
-// = 90 distinct orders. Each realised order computes the product. Some
-// orders leave a view between two loops that cannot move out (a flatten of
-// a transposed tile); they are reported with the reason, not faked.
+// = 90 distinct orders, all reachable and all equal. Orders that leave the
+// result as transposed tiles end with an explicit copy (map id) before the
+// flatten that makes it a matrix again.
 func TestSearchMatMulAllSubdivided(t *testing.T) {
 	prog := must(graph.Parse(`A : f64[4,4]; B : f64[4,4]; map (\rA -> map (\cB -> rnz (+) (*) rA cB) (flip 0 B)) A`))
 	scheds, err := Search(prog.Body, SearchOptions{Subdivide: []Subdivision{{0, 2}, {1, 2}, {2, 2}}})
 	require.NoError(t, err)
 	assert.Len(t, scheds, 90)
-	var ok []*Schedule
+	copies := 0
 	for _, s := range scheds {
-		if s.Err != nil {
-			assert.ErrorContains(t, s.Err, "not directly nested", s.Key())
-			continue
+		if strings.Contains(graph.Print(s.Term), "map id") {
+			copies++
 		}
-		ok = append(ok, s)
 	}
-	assert.GreaterOrEqual(t, len(ok), 60)
-	checkSchedules(t, prog, ok)
+	assert.Greater(t, copies, 0)
+	assert.Less(t, copies, 90)
+	checkSchedules(t, prog, scheds)
 }
 
 func TestSJTSwaps(t *testing.T) {
