@@ -29,8 +29,8 @@ type engine struct {
 	// repair, in checkEach mode, may mend a rewritten term that does not
 	// type-check (by inserting an explicit copy) before the rewrite is
 	// refused.
-	repair func(graph.Node) (graph.Node, error)
-	seenRef   map[string]bool
+	repair  func(graph.Node) (graph.Node, error)
+	seenRef map[string]bool
 }
 
 func newEngine(rules []Rule) *engine {
