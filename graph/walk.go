@@ -396,36 +396,9 @@ func keepSource(from, to Node) Node {
 // closedNodes reports, for every node of n, whether it has no free
 // variables. It computes all the answers in one pass, children first.
 func closedNodes(n Node) map[Node]bool {
-	free := map[Node]map[*Var]bool{}
-	out := map[Node]bool{}
-	for m := range All(n) {
-		fv := map[*Var]bool{}
-		switch m := m.(type) {
-		case *Var:
-			fv[m] = true
-		case *Lambda:
-			for v := range free[m.Body] {
-				fv[v] = true
-			}
-			for _, p := range m.Params {
-				delete(fv, p)
-			}
-		case *Let:
-			for v := range free[m.Body] {
-				fv[v] = true
-			}
-			delete(fv, m.Var)
-			for v := range free[m.Value] {
-				fv[v] = true
-			}
-		default:
-			for _, c := range Children(m) {
-				for v := range free[c] {
-					fv[v] = true
-				}
-			}
-		}
-		free[m] = fv
+	sets := FreeVarSets(n)
+	out := make(map[Node]bool, len(sets))
+	for m, fv := range sets {
 		out[m] = len(fv) == 0
 	}
 	return out
