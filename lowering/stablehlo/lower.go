@@ -51,6 +51,18 @@ type lowerer struct {
 	extents []int                      // extent of each active loop level, outermost first
 	locs    map[*shlo.Statement]string // source name of each statement of fn
 	memo    map[memoKey]*val
+	// transposes remembers the input and permutation of every transpose a
+	// flip emitted, so that a dot_general reading the result can read the
+	// input instead, with its dimension numbers permuted: a weight matrix
+	// used as flip 0 W is then never transposed at run time.
+	transposes map[*shlo.Value]transposed
+}
+
+// transposed is the input of a transpose and its permutation: dimension i
+// of the result is dimension perm[i] of in.
+type transposed struct {
+	in   *shlo.Value
+	perm []int
 }
 
 type memoKey struct {
@@ -80,11 +92,12 @@ func (e *env) lookup(v *graph.Var) *env {
 
 func newLowerer(kernel string, fn *shlo.Function) *lowerer {
 	return &lowerer{
-		kernel: kernel,
-		fn:     fn,
-		inputs: map[*graph.Input]*val{},
-		locs:   map[*shlo.Statement]string{},
-		memo:   map[memoKey]*val{},
+		kernel:     kernel,
+		fn:         fn,
+		inputs:     map[*graph.Input]*val{},
+		locs:       map[*shlo.Statement]string{},
+		memo:       map[memoKey]*val{},
+		transposes: map[*shlo.Value]transposed{},
 	}
 }
 
@@ -409,7 +422,10 @@ func (l *lowerer) layout(n graph.Node, x *val) (*val, error) {
 			perm := seq(nb + rank)
 			perm[nb+n.Axis1], perm[nb+n.Axis2] = perm[nb+n.Axis2], perm[nb+n.Axis1]
 			shape[n.Axis1], shape[n.Axis2] = shape[n.Axis2], shape[n.Axis1]
-			t, err = shlo.Transpose(t, perm...)
+			in := t
+			if t, err = shlo.Transpose(t, perm...); err == nil {
+				l.transposes[t] = transposed{in: in, perm: perm}
+			}
 		}
 	}
 	if err != nil {

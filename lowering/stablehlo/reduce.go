@@ -335,25 +335,35 @@ func (l *lowerer) tryDot(n *graph.RNZ, v *val, level int) (*val, bool, error) {
 	}
 
 	ll, rl := lhs.labels(), rhs.labels()
-	var batch, lfree, rfree, lb, rb []int
+	// Read through a transpose a flip emitted: the dimension numbers are
+	// permuted instead, and the free dimensions come out in the order of
+	// the transpose's input.
+	lt, lperm := l.untranspose(lhs.t, len(ll))
+	rt, rperm := l.untranspose(rhs.t, len(rl))
+	var batch, lb, rb []int
 	for i, lab := range ll {
 		if lab == level {
 			continue
 		}
 		if j := slices.Index(rl, lab); j >= 0 {
 			batch = append(batch, lab)
-			lb = append(lb, i)
-			rb = append(rb, j)
-		} else {
-			lfree = append(lfree, lab)
+			lb = append(lb, lperm[i])
+			rb = append(rb, rperm[j])
 		}
 	}
-	for _, lab := range rl {
-		if lab != level && !slices.Contains(ll, lab) {
-			rfree = append(rfree, lab)
+	free := func(labels, perm []int, other []int) []int {
+		var out []int
+		for d := range labels { // in the order of the operand actually read
+			i := slices.Index(perm, d)
+			if lab := labels[i]; lab != level && !slices.Contains(other, lab) {
+				out = append(out, lab)
+			}
 		}
+		return out
 	}
-	t, err := shlo.DotGeneral(lhs.t, []int{slices.Index(ll, level)}, lb, rhs.t, []int{slices.Index(rl, level)}, rb).
+	lfree := free(ll, lperm, rl)
+	rfree := free(rl, rperm, ll)
+	t, err := shlo.DotGeneral(lt, []int{lperm[slices.Index(ll, level)]}, lb, rt, []int{rperm[slices.Index(rl, level)]}, rb).
 		Precision(types.DotGeneralPrecisionHighest, types.DotGeneralPrecisionHighest).Done()
 	if err != nil {
 		return nil, false, l.wrap(n, err)
@@ -372,6 +382,16 @@ func (l *lowerer) tryDot(n *graph.RNZ, v *val, level int) (*val, bool, error) {
 	levels, axes := splitLabels(want)
 	res := &val{dt: v.dt, shape: v.shape, factors: append([]factor{{t: t, levels: levels, axes: axes}}, out...)}
 	return res, true, nil
+}
+
+// untranspose returns the tensor to read for t, which has rank dims, and
+// perm mapping each dimension of t to the dimension of that tensor: t's
+// transpose input when a flip made t, else t itself with the identity.
+func (l *lowerer) untranspose(t *shlo.Value, rank int) (*shlo.Value, []int) {
+	if tr, ok := l.transposes[t]; ok && len(tr.perm) == rank {
+		return tr.in, tr.perm
+	}
+	return t, seq(rank)
 }
 
 // mulInto returns the product of factors a and b of v, labelled by the

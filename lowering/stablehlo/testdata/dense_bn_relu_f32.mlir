@@ -3,15 +3,15 @@ module @hofuse {
   // sources: relu1, bn1, dense1
   func.func @k1_relu1_dense1(%x: tensor<4x6xf32>, %dense1_W: tensor<6x5xf32>, %dense1_b: tensor<5xf32>, %bn1_mean: tensor<5xf32>, %bn1_var: tensor<5xf32>, %bn1_scale: tensor<5xf32>, %bn1_shift: tensor<5xf32>) -> tensor<4x5xf32> {
     %0 = "stablehlo.transpose"(%dense1_W) { permutation = array<i64: 1, 0> } : (tensor<6x5xf32>) -> tensor<5x6xf32> loc("dense1")
-    %1 = "stablehlo.dot_general"(%x, %0) {
+    %1 = "stablehlo.dot_general"(%x, %dense1_W) {
       dot_dimension_numbers = #stablehlo.dot<
   lhs_batching_dimensions = [],
   rhs_batching_dimensions = [],
   lhs_contracting_dimensions = [1],
-  rhs_contracting_dimensions = [1]
+  rhs_contracting_dimensions = [0]
 >,
       precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
-    } : (tensor<4x6xf32>, tensor<5x6xf32>) -> tensor<4x5xf32> loc("dense1")
+    } : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> loc("dense1")
     %2 = "stablehlo.broadcast_in_dim"(%dense1_b) { broadcast_dimensions = array<i64: 1> } : (tensor<5xf32>) -> tensor<4x5xf32> loc("dense1")
     %3 = "stablehlo.add"(%1, %2) : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("dense1")
     %4 = "stablehlo.broadcast_in_dim"(%bn1_mean) { broadcast_dimensions = array<i64: 1> } : (tensor<5xf32>) -> tensor<4x5xf32> loc("bn1")
