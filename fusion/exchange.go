@@ -52,10 +52,6 @@ func exchange(rule Rule, n graph.Node) (graph.Node, error) {
 	if h2.red != nil && dependsOnOuter(h2.red) {
 		return nil, refuse(rule, n, "the inner reduction operator depends on the outer element")
 	}
-	for _, x := range h1.args {
-		_ = x // the outer arrays are closed with respect to both functions' parameters
-	}
-
 	// Classify the inner arguments.
 	type innerArg struct {
 		view  bool // a view of an outer element

@@ -3,7 +3,6 @@ package fusion
 import (
 	"testing"
 
-	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 )
 
@@ -52,5 +51,3 @@ func FuzzRNZMapLaw(f *testing.F) {
 	fuzzLaw(f, RNZMap{}, graphtest.MapOfRNZ, applyOnce(MapRNZ{}), exactTol)
 }
 func FuzzRNZRNZLaw(f *testing.F) { fuzzLaw(f, RNZRNZ{}, graphtest.RNZOfRNZ, nil, regrouped) }
-
-var _ = graph.Print

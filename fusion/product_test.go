@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 )
 
@@ -38,5 +37,3 @@ func FuzzProductLaw(f *testing.F) { fuzzLaw(f, Product{}, graphtest.ProductPair,
 func FuzzFanOutLaw(f *testing.F) {
 	fuzzLaw(f, FanOut{}, graphtest.ProductPair, applyOnce(Product{}), exactTol)
 }
-
-var _ = graph.Print
