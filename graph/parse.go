@@ -73,7 +73,7 @@ func (p *Program) String() string {
 		if in.Param {
 			sb.WriteString("param ")
 		}
-		fmt.Fprintf(&sb, "%s : %v; ", in.Name, in.Type)
+		fmt.Fprintf(&sb, "%s : %v; ", inputName(in.Name), in.Type)
 	}
 	sb.WriteString(Print(p.Body))
 	return sb.String()
@@ -504,6 +504,9 @@ func (p *parser) program() *Program {
 
 func (p *parser) declStart() bool {
 	t := p.peek()
+	if t.kind == tString {
+		return p.peekAt(1).punct(":")
+	}
 	if t.kind != tIdent {
 		return false
 	}
@@ -526,12 +529,18 @@ func (p *parser) decl(declPos map[string]Pos) (*Input, Pos) {
 	if t := p.peek(); (t.text == "param" || t.text == "input") && !p.peekAt(1).punct(":") {
 		p.next()
 		param = t.text == "param"
-		if p.peek().kind != tIdent {
+		if k := p.peek().kind; k != tIdent && k != tString {
 			p.expected(p.peek(), "a name after "+strconv.Quote(t.text))
 		}
 	}
 	name := p.next()
-	p.checkName(name, "declare")
+	if name.kind == tString {
+		if name.text == "" {
+			p.failf(name.pos, "empty input name")
+		}
+	} else {
+		p.checkName(name, "declare")
+	}
 	if first, dup := declPos[name.text]; dup {
 		p.failf(name.pos, "%s is declared twice (first at %v)", name.text, first)
 	}
@@ -839,6 +848,8 @@ func (p *parser) atomStart(t token) bool {
 		return true
 	case tIdent:
 		return !Keywords[t.text] || t.text == "id"
+	case tString:
+		return true // a quoted input name
 	case tPunct:
 		return t.text == "("
 	}
@@ -1053,6 +1064,11 @@ func (p *parser) atom() Node {
 			return p.at(t.pos).node(NewOpRef(op))
 		}
 		return p.resolve(t)
+	case tString:
+		// A quoted name: an input whose name is not an identifier (an
+		// imported node such as "dense/kernel:0") or is a reserved word.
+		p.next()
+		return p.resolveInput(t)
 	case tPunct:
 		switch t.text {
 		case "(":
@@ -1084,6 +1100,21 @@ func (p *parser) resolve(t token) Node {
 		return in
 	}
 	p.failf(t.pos, "undefined: %s (declare it before the term, as in %s : f64[...];)", t.text, t.text)
+	return nil
+}
+
+// resolveInput finds the input a quoted name refers to: declared, then
+// given. Quoted names never refer to variables.
+func (p *parser) resolveInput(t token) Node {
+	if in, ok := p.declared[t.text]; ok {
+		return in
+	}
+	if in, ok := p.given[t.text]; ok {
+		p.used[in] = true
+		p.record(in, t.pos)
+		return in
+	}
+	p.failf(t.pos, "undefined: input %q (declare it before the term, as in %q : f64[...];)", t.text, t.text)
 	return nil
 }
 

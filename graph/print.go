@@ -194,7 +194,7 @@ func (p *printer) expr(n Node, need int, last bool) {
 	}
 	switch n := n.(type) {
 	case *Input:
-		p.sb.WriteString(n.Name)
+		p.sb.WriteString(inputName(n.Name))
 	case *Var:
 		name, ok := p.names[n]
 		if !ok {
@@ -388,6 +388,16 @@ func (p *printer) call(n *Call, need int, last bool) {
 	defer p.open(precApp, need)()
 	p.sb.WriteString(n.Op.String())
 	p.args(n.Args)
+}
+
+// inputName writes an input's name as the parser reads it: as it is when it
+// is an identifier the notation does not reserve, quoted otherwise (names
+// of imported nodes such as "dense/kernel:0").
+func inputName(s string) string {
+	if _, isOp := OpByName(s); isIdent(s) && !Keywords[s] && !isOp {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func quoteName(s string) string {

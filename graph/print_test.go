@@ -252,3 +252,43 @@ func TestPrintSources(t *testing.T) {
 	assert.Equal(t, shared, graph.PrintWith(back, graph.PrintOptions{Sources: true}))
 	requireSameValue(t, n, back)
 }
+
+// Inputs whose names are not identifiers, or are reserved words, print
+// quoted and parse back.
+func TestPrintQuotedInputNames(t *testing.T) {
+	must := func(n graph.Node, err error) graph.Node {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	W, err := graph.NewInput("dense/kernel:0", graph.ArrayOf(graph.Float64, 3, 2), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := graph.NewInput("map", graph.ArrayOf(graph.Float64, 2), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := graph.NewVar("x")
+	add, _ := graph.NewOpRef(graph.Add)
+	mul, _ := graph.NewOpRef(graph.Mul)
+	body := must(graph.NewRNZ(add, mul, x, m))
+	fn := must(graph.NewLambda([]*graph.Var{x}, body))
+	term := must(graph.NewNZip(fn, W))
+	src := (&graph.Program{Inputs: []*graph.Input{W, m}, Body: term}).String()
+	if want := `param "dense/kernel:0" : f64[3,2]; "map" : f64[2]; map (\x -> rnz (+) (*) x "map") "dense/kernel:0"`; src != want {
+		t.Fatalf("printed %s\nwant    %s", src, want)
+	}
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := prog.String(); got != src {
+		t.Errorf("round trip: %s", got)
+	}
+	if _, err := graph.Parse(`"x/y" : f64[2]; map exp "x/z"`); err == nil || err.Error() != `1:25: undefined: input "x/z" (declare it before the term, as in "x/z" : f64[...];)` {
+		t.Errorf("error: %v", err)
+	}
+}
