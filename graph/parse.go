@@ -847,7 +847,7 @@ func (p *parser) atomStart(t token) bool {
 	case tNumber:
 		return true
 	case tIdent:
-		return !Keywords[t.text] || t.text == "id"
+		return !Keywords[t.text] || t.text == "id" || t.text == "inf" || t.text == "nan"
 	case tString:
 		return true // a quoted input name
 	case tPunct:
@@ -1049,6 +1049,14 @@ func (p *parser) atom() Node {
 		if t.text == "id" {
 			p.next()
 			return p.at(t.pos).node(NewIdent(), nil)
+		}
+		if t.text == "inf" || t.text == "nan" {
+			p.next()
+			v := math.Inf(1)
+			if t.text == "nan" {
+				v = math.NaN()
+			}
+			return p.at(t.pos).node(NewConst(v), nil)
 		}
 		if Keywords[t.text] {
 			if t.text == "let" {

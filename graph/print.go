@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -12,6 +13,7 @@ var Keywords = map[string]bool{
 	"map": true, "zip": true, "nzip": true, "rnz": true, "reduce": true, "lift": true,
 	"subdiv": true, "flatten": true, "flip": true, "id": true, "fst": true, "snd": true,
 	"proj": true, "let": true, "in": true, "param": true, "input": true,
+	"inf": true, "nan": true,
 }
 
 // PrintOptions control Print.
@@ -203,6 +205,14 @@ func (p *printer) expr(n Node, need int, last bool) {
 		p.sb.WriteString(name)
 	case *Const:
 		s := strconv.FormatFloat(n.Value, 'g', -1, 64)
+		switch {
+		case math.IsInf(n.Value, 1):
+			s = "inf"
+		case math.IsInf(n.Value, -1):
+			s = "-inf"
+		case math.IsNaN(n.Value):
+			s = "nan"
+		}
 		if n.Value < 0 || strings.HasPrefix(s, "-") {
 			defer p.open(precUnary, need)()
 		}

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -290,5 +291,28 @@ func TestPrintQuotedInputNames(t *testing.T) {
 	}
 	if _, err := graph.Parse(`"x/y" : f64[2]; map exp "x/z"`); err == nil || err.Error() != `1:25: undefined: input "x/z" (declare it before the term, as in "x/z" : f64[...];)` {
 		t.Errorf("error: %v", err)
+	}
+}
+
+// Infinite and NaN literals (the identities of max and min) print as inf,
+// -inf and nan and parse back.
+func TestPrintInfiniteLiterals(t *testing.T) {
+	for _, src := range []string{
+		`x : f64[3]; reduce max x`,
+		`x : f64[3]; map (\v -> max v (-inf)) x`,
+		`x : f64[3]; map (\v -> min v inf) x`,
+		`x : f64[3]; map (\v -> select (v < 0) nan v) x`,
+	} {
+		prog, err := graph.Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got := prog.String(); got != src {
+			t.Errorf("round trip of %s gave %s", src, got)
+		}
+	}
+	c := graph.NewConst(math.Inf(-1))
+	if got := graph.Print(c); got != "-inf" {
+		t.Errorf("Print(-Inf) = %s", got)
 	}
 }
