@@ -71,25 +71,22 @@ func (e *engine) run(term graph.Node) (graph.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := graph.Check(next); err != nil && e.repair != nil {
+			_, cerr := graph.Check(next)
+			if cerr != nil && e.repair != nil {
 				// A flatten above needs the strides the term had: let the
 				// engine's owner copy there, if it knows how.
 				if fixed, ferr := e.repair(next); ferr == nil {
-					if _, cerr := graph.Check(fixed); cerr == nil {
-						next, err = fixed, nil
+					if _, err := graph.Check(fixed); err == nil {
+						next, cerr = fixed, nil
 					}
 				}
-				if err == nil {
-					term = next
-					continue
-				}
 			}
-			if _, err := graph.Check(next); err != nil {
+			if cerr != nil {
 				// The rewrite is sound as an equation, but its result breaks
 				// a side condition elsewhere (a flatten that needs the strides
 				// the term had): refuse it there.
 				e.applied[redexes[0].rule]--
-				e.noteRefusal(&Refusal{Rule: redexes[0].rule, Node: old, Reason: "the result would not type-check: " + err.Error()})
+				e.noteRefusal(&Refusal{Rule: redexes[0].rule, Node: old, Reason: "the result would not type-check: " + cerr.Error()})
 				normal[old] = true
 				continue
 			}
