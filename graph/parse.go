@@ -856,11 +856,12 @@ func (p *parser) atomStart(t token) bool {
 	return false
 }
 
-// heads are the keywords that start an application.
+// heads are the keywords that start an application, besides the views'
+// (viewSyntaxes).
 var heads = map[string]bool{
 	"map": true, "zip": true, "nzip": true, "lift": true, "rnz": true, "reduce": true,
 	"fst": true, "snd": true, "proj": true,
-} // and the views' keywords (viewSyntaxes)
+}
 
 // Arities of the nzip heads: how many array arguments each takes at most
 // (-1: any number).
