@@ -151,12 +151,8 @@ func trivial(n graph.Node) bool {
 	switch n := n.(type) {
 	case *graph.Var, *graph.Input, *graph.Const:
 		return true
-	case *graph.Subdiv:
-		return trivial(n.X)
-	case *graph.Flatten:
-		return trivial(n.X)
-	case *graph.Flip:
-		return trivial(n.X)
+	case graph.ViewNode:
+		return trivial(n.Operand())
 	case *graph.Proj:
 		return trivial(n.X)
 	}

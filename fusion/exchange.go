@@ -174,12 +174,8 @@ func viewOf(y graph.Node, params map[*graph.Var]int) (int, bool) {
 	case *graph.Var:
 		p, ok := params[y]
 		return p, ok
-	case *graph.Subdiv:
-		return viewOf(y.X, params)
-	case *graph.Flatten:
-		return viewOf(y.X, params)
-	case *graph.Flip:
-		return viewOf(y.X, params)
+	case graph.ViewNode:
+		return viewOf(y.Operand(), params)
 	}
 	return 0, false
 }
@@ -191,24 +187,12 @@ func liftView(y, x graph.Node) (graph.Node, error) {
 	switch y := y.(type) {
 	case *graph.Var:
 		return x, nil
-	case *graph.Subdiv:
-		inner, err := liftView(y.X, x)
+	case graph.ViewNode:
+		inner, err := liftView(y.Operand(), x)
 		if err != nil {
 			return nil, err
 		}
-		return graph.NewSubdiv(y.Axis+1, y.Block, inner)
-	case *graph.Flatten:
-		inner, err := liftView(y.X, x)
-		if err != nil {
-			return nil, err
-		}
-		return graph.NewFlatten(y.Axis+1, inner)
-	case *graph.Flip:
-		inner, err := liftView(y.X, x)
-		if err != nil {
-			return nil, err
-		}
-		return graph.NewFlip(y.Axis1+1, y.Axis2+1, inner)
+		return graph.NewView(y.View().Lift(), inner)
 	}
 	return nil, fmt.Errorf("%s is not a view", graph.Abbrev(y, 30))
 }

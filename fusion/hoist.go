@@ -10,8 +10,8 @@ import (
 //	nzip (\xs -> V (H ..)) ys      =  V' (nzip (\xs -> H ..) ys)
 //	rnz (lift^k op) (\xs -> V (H ..)) ys  =  V (rnz (lift^k' op) (\xs -> H ..) ys)
 //
-// where V is a flip, flatten or subdiv and V' the same with its axes moved
-// one level in (the nzip adds the outer axis). A lifted elementwise
+// where V is a view (flip, flatten, subdiv, ...) and V' its Lift, the same
+// view one level in (the nzip adds the outer axis). A lifted elementwise
 // reduction commutes with any layout operation, but its lift depth must
 // follow the rank of what it combines. The exchange and subdivision rules
 // leave such views between the levels of a nest; hoisting them keeps the nest
@@ -29,24 +29,17 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok {
 		return nil, ErrNoMatch
 	}
-	var inner graph.Node
-	switch v := h.body.(type) {
-	case *graph.Flip:
-		inner = v.X
-	case *graph.Flatten:
-		inner = v.X
-	case *graph.Subdiv:
-		inner = v.X
-	default:
+	view, inner, ok := graph.AsView(h.body)
+	if !ok {
 		return nil, ErrNoMatch
 	}
 	if !viewOfHOF(inner) {
 		return nil, ErrNoMatch // a view of a variable or input costs nothing where it is
 	}
-	shift := 1
+	outer := view.Lift() // the nzip adds the outer axis
 	red := h.red
 	if h.isRNZ() {
-		shift = 0
+		outer = view
 		op, depth := liftedOp(h.red)
 		if op == nil {
 			return nil, refuse(r, n, "the reduction %s is not an elementwise (lifted) op", graph.Abbrev(h.red, 30))
@@ -71,52 +64,25 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !h.isRNZ() {
 		extents = append([]int{levelExtent(c.info, h)}, extents...)
 	}
-	if err := checkView(h.body, shift, graph.RowMajor(extents...)); err != nil {
+	if _, err := outer.Apply(graph.RowMajor(extents...)); err != nil {
 		return nil, refuse(r, n, "outside the function the view would not be legal: %v", err)
 	}
 	moved, err := (&hof{red: red, params: h.params, body: inner, args: h.args}).build(n)
 	if err != nil {
 		return nil, err
 	}
-	var out graph.Node
-	switch v := h.body.(type) {
-	case *graph.Flip:
-		out, err = graph.NewFlip(v.Axis1+shift, v.Axis2+shift, moved)
-	case *graph.Flatten:
-		out, err = graph.NewFlatten(v.Axis+shift, moved)
-	case *graph.Subdiv:
-		out, err = graph.NewSubdiv(v.Axis+shift, v.Block, moved)
-	}
+	out, err := graph.NewView(outer, moved)
 	if err != nil {
 		return nil, err
 	}
 	return keepSource(n, out), nil
 }
 
-// checkView applies the layout operation v, its axes moved by shift, to l.
-func checkView(v graph.Node, shift int, l graph.Layout) error {
-	var err error
-	switch v := v.(type) {
-	case *graph.Flip:
-		_, err = l.Flip(v.Axis1+shift, v.Axis2+shift)
-	case *graph.Flatten:
-		_, err = l.Flatten(v.Axis + shift)
-	case *graph.Subdiv:
-		_, err = l.Subdiv(v.Axis+shift, v.Block)
-	}
-	return err
-}
-
 // viewOfHOF reports whether n is a higher-order function or a chain of
 // layout operations over one.
 func viewOfHOF(n graph.Node) bool {
-	switch v := n.(type) {
-	case *graph.Flip:
-		return viewOfHOF(v.X)
-	case *graph.Flatten:
-		return viewOfHOF(v.X)
-	case *graph.Subdiv:
-		return viewOfHOF(v.X)
+	if _, x, ok := graph.AsView(n); ok {
+		return viewOfHOF(x)
 	}
 	_, ok := asHOF(n)
 	return ok

@@ -194,7 +194,7 @@ func (p *partitioner) computes(n graph.Node) bool {
 	switch n := n.(type) {
 	case *graph.Input, *graph.Const, *graph.Var:
 		return false
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+	case graph.ViewNode, *graph.Proj:
 		return p.computes(graph.Children(n)[0])
 	case *graph.Tuple:
 		for _, e := range n.Elems {

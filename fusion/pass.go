@@ -235,7 +235,7 @@ func fusedCut(term graph.Node) func(graph.Node) bool {
 			walk(n.Value, underLambda, true)
 			walk(n.Body, underLambda, false)
 			return
-		case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+		case graph.ViewNode, *graph.Proj:
 			// A view of a producer is read like the producer.
 			walk(graph.Children(n)[0], underLambda, hofArg)
 			return

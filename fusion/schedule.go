@@ -267,38 +267,34 @@ func hoistViews(term graph.Node) (graph.Node, error) {
 	return copyWhereNeeded(out)
 }
 
-// copyWhereNeeded makes the views above a nest legal. A flatten needs the
-// two axes it merges to be contiguous; after exchanges have permuted the
-// nest's result, they may not be (a tiled result is not row-major). There
-// the result is copied first with map id, the IR's explicit copy: the order
-// really needs that transposition. Nest treats map id as no loop.
+// copyWhereNeeded makes the views above a nest legal. A view may need
+// strides the nest's result does not have: a flatten needs the two axes it
+// merges to be contiguous, and after exchanges have permuted the nest's
+// result they may not be (a tiled result is not row-major). Where the view
+// is illegal on the result's layout, the result is copied first with map id,
+// the IR's explicit copy (row-major): the order really needs that
+// transposition. Nest treats map id as no loop.
 func copyWhereNeeded(term graph.Node) (graph.Node, error) {
-	switch v := term.(type) {
-	case *graph.Flatten:
-		x, err := copyWhereNeeded(v.X)
-		if err != nil {
-			return nil, err
-		}
-		info, err := graph.Check(x)
-		if err != nil {
-			return nil, err
-		}
-		if at, ok := info.TypeOf(x).(*graph.ArrayType); ok {
-			if _, err := at.Layout.Flatten(v.Axis); err != nil {
-				if x, err = graph.NewNZip(graph.NewIdent(), x); err != nil {
-					return nil, err
-				}
+	v, x, ok := graph.AsView(term)
+	if !ok {
+		return term, nil
+	}
+	x, err := copyWhereNeeded(x)
+	if err != nil {
+		return nil, err
+	}
+	info, err := graph.Check(x)
+	if err != nil {
+		return nil, err
+	}
+	if at, ok := info.TypeOf(x).(*graph.ArrayType); ok {
+		if _, err := v.Apply(at.Layout); err != nil {
+			if x, err = graph.NewNZip(graph.NewIdent(), x); err != nil {
+				return nil, err
 			}
 		}
-		return graph.WithChildren(v, []graph.Node{x})
-	case *graph.Flip, *graph.Subdiv:
-		x, err := copyWhereNeeded(graph.Children(v)[0])
-		if err != nil {
-			return nil, err
-		}
-		return graph.WithChildren(v, []graph.Node{x})
 	}
-	return term, nil
+	return graph.WithChildren(term, []graph.Node{x})
 }
 
 // linearNest returns term's nest and checks that each loop's function body

@@ -74,7 +74,7 @@ func onlyView(body graph.Node, p *graph.Var) (graph.Node, bool) {
 				ok = false
 			}
 			return
-		case *graph.Subdiv, *graph.Flatten, *graph.Flip:
+		case graph.ViewNode:
 			if !parentIsView && rootedAt(n, p) {
 				if view != nil && view != n {
 					ok = false
@@ -98,12 +98,8 @@ func rootedAt(n graph.Node, p *graph.Var) bool {
 	switch v := n.(type) {
 	case *graph.Var:
 		return v == p
-	case *graph.Subdiv:
-		return rootedAt(v.X, p)
-	case *graph.Flatten:
-		return rootedAt(v.X, p)
-	case *graph.Flip:
-		return rootedAt(v.X, p)
+	case graph.ViewNode:
+		return rootedAt(v.Operand(), p)
 	}
 	return false
 }

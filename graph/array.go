@@ -166,6 +166,16 @@ func (a *Array) Flip(d1, d2 int) (*Array, error) {
 	return a.view(l, a.offset), nil
 }
 
+// View returns a seen through the view v: the same buffer and offset with
+// the layout v.Apply gives.
+func (a *Array) View(v View) (*Array, error) {
+	l, err := v.Apply(a.layout)
+	if err != nil {
+		return nil, err
+	}
+	return a.view(l, a.offset), nil
+}
+
 // Index returns element i of the outermost axis: a view of rank one less.
 // It returns an error when a has rank 0 or i is out of range.
 func (a *Array) Index(i int) (*Array, error) {

@@ -215,12 +215,8 @@ func (c *checker) value1(n Node, s *scope) (Type, error) {
 			return nil, err
 		}
 		return c.rnz(n, args, s)
-	case *Subdiv:
-		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Subdiv(n.Axis, n.Block) })
-	case *Flatten:
-		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Flatten(n.Axis) })
-	case *Flip:
-		return c.layoutOp(n, n.X, s, func(l Layout) (Layout, error) { return l.Flip(n.Axis1, n.Axis2) })
+	case ViewNode:
+		return c.layoutOp(n, n.Operand(), s, n.View().Apply)
 	case *Tuple:
 		elems, err := c.values(n.Elems, s)
 		if err != nil {

@@ -15,6 +15,49 @@
 // stride otherwise. The paper writes layouts innermost-first; this package's
 // convention is the one the tests pin.
 //
+// # Views
+//
+// subdiv, flatten and flip are values of one interface, View: a view says
+// what layout it gives an array (Apply), which view undoes it on a given
+// layout (Inverse; none for a view that shows an element twice), and what
+// it becomes one axis deeper (Lift: a view of the result of an nzip's
+// function is the lifted view of the nzip's result, and a view of a lambda
+// parameter is the lifted view of the array the parameter ranges over). Its
+// Name and Params are how the notation writes it. SubdivView, FlattenView
+// and FlipView are the three the notation started with.
+//
+// The term that applies a view is a ViewNode: *Subdiv, *Flatten and *Flip
+// for those three (their structs and constructors stay), *ViewOp for every
+// other. NewView builds the right one; AsView takes one apart. Every pass
+// that handles views asks for a ViewNode and uses its View, never a list of
+// node kinds: Check and Eval apply it, Print writes its Name and Params,
+// Children, WithChildren and so Rewrite, Substitute and Freshen rebuild it
+// with NewView, fusion moves it across an nzip with Lift, the native back
+// end addresses it through the layout Apply gives (and writes through it
+// with Inverse), and the StableHLO back end reads a reshape and a transpose
+// off the layout it gives a row-major operand.
+//
+// To add a view (the sliding window convolutions need, say):
+//
+//  1. Define a type that implements View. Apply returns a *LayoutError
+//     naming the axis and size that make it illegal; Inverse must satisfy
+//     Inverse(l).Apply(v.Apply(l)) == l, strides included, or report false.
+//  2. Add its ViewSyntax to viewSyntaxes in view.go (or call RegisterView
+//     from an init function, outside this package) so that Parse reads it;
+//     printing needs nothing.
+//  3. Give it a per-view answer only where a back end cannot read it off a
+//     layout: StableHLO lowers views that reorder or regroup axes, but a
+//     view that shows an element at several places (overlapping windows)
+//     reports stablehlo.ErrUnsupported there until the lowering learns it (as
+//     reduce_window or a gather). The native back end needs nothing: it
+//     reads every view through its strides, and computes the operand first
+//     when the view has no inverse to write through.
+//
+// A fusion rule that is a law about one view (flip-flip composes flips) may
+// still match its node kind; a rule about views in general must not.
+// view_extend_test.go defines a window view in a test file and runs it
+// through Parse, Check, Eval, Print and Rewrite with no other change.
+//
 // # Terms
 //
 // Node is a closed set of immutable term kinds built by checked
@@ -22,7 +65,7 @@
 // (*Const), variables, lambdas and application, scalar operations (*Call,
 // *OpRef, *Section), the higher-order functions nzip (*NZip; map and zip are
 // its one- and two-argument cases) and rnz (*RNZ; reduce is rnz with id), the
-// layout operations (*Subdiv, *Flatten, *Flip), tuples and projections, and
+// views (*Subdiv, *Flatten, *Flip, *ViewOp), tuples and projections, and
 // let. Variables are identified by pointer, so substitution cannot capture.
 // Every node can carry a source name (the layer or imported node it came
 // from) that rewriting preserves.

@@ -217,12 +217,8 @@ func (ev *evaluator) value1(n Node, e *env) (Value, error) {
 			return nil, err
 		}
 		return ev.rnz(n, args, e)
-	case *Subdiv:
-		return ev.layoutOp(n, n.X, e, func(a *Array) (*Array, error) { return a.Subdiv(n.Axis, n.Block) })
-	case *Flatten:
-		return ev.layoutOp(n, n.X, e, func(a *Array) (*Array, error) { return a.Flatten(n.Axis) })
-	case *Flip:
-		return ev.layoutOp(n, n.X, e, func(a *Array) (*Array, error) { return a.Flip(n.Axis1, n.Axis2) })
+	case ViewNode:
+		return ev.layoutOp(n, n.Operand(), e, func(a *Array) (*Array, error) { return a.View(n.View()) })
 	case *Tuple:
 		elems, err := ev.values(n.Elems, e)
 		if err != nil {

@@ -8,7 +8,8 @@ import (
 
 // Node is a term of the IR. The set of node kinds is closed: *Input, *Const,
 // *Var, *Lambda, *App, *OpRef, *Call, *Section, *Ident, *NZip, *RNZ, *Subdiv,
-// *Flatten, *Flip, *Tuple, *Proj and *Let.
+// *Flatten, *Flip, *ViewOp, *Tuple, *Proj and *Let. *Subdiv, *Flatten,
+// *Flip and *ViewOp are the ViewNodes: terms that apply a View.
 //
 // Nodes are immutable: build them with the New* constructors, which check
 // the node's own structure (arities, axes, missing children), and never
@@ -447,6 +448,8 @@ func WithSource(n Node, src string) Node {
 	case *Flatten:
 		return withSrc(n, src)
 	case *Flip:
+		return withSrc(n, src)
+	case *ViewOp:
 		return withSrc(n, src)
 	case *Tuple:
 		return withSrc(n, src)

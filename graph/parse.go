@@ -856,10 +856,11 @@ func (p *parser) atomStart(t token) bool {
 	return false
 }
 
-// heads are the keywords that start an application.
+// heads are the keywords that start an application, besides the views'
+// (viewSyntaxes).
 var heads = map[string]bool{
 	"map": true, "zip": true, "nzip": true, "lift": true, "rnz": true, "reduce": true,
-	"subdiv": true, "flatten": true, "flip": true, "fst": true, "snd": true, "proj": true,
+	"fst": true, "snd": true, "proj": true,
 }
 
 // Arities of the nzip heads: how many array arguments each takes at most
@@ -871,7 +872,7 @@ func (p *parser) app() (Node, int) {
 	switch {
 	case t.punct("@"):
 		return p.annotated(), precApp
-	case t.kind == tIdent && heads[t.text]:
+	case t.kind == tIdent && (heads[t.text] || viewSyntaxes[t.text].Make != nil):
 		return p.head(), precApp
 	case t.kind == tIdent:
 		if op, ok := OpByName(t.text); ok {
@@ -949,7 +950,7 @@ func (p *parser) intArg(what string) int {
 func isIntLit(t token) bool { return t.kind == tNumber && !strings.ContainsAny(t.text, ".eE") }
 
 // head reads an application of a keyword: map, zip, nzip, lift, rnz, reduce,
-// subdiv, flatten, flip, fst, snd, proj.
+// fst, snd, proj, or a view (subdiv, flatten, flip, ...).
 func (p *parser) head() Node {
 	h := p.next()
 	var n Node
@@ -978,29 +979,6 @@ func (p *parser) head() Node {
 		red := p.arg(h, "a reduction function")
 		x := p.arg(h, "an array argument")
 		n = p.at(h.pos).node(NewRNZ(red, p.at(h.pos).node(NewIdent(), nil), x))
-	case "subdiv":
-		d := p.intArg("axis")
-		bt := p.peek()
-		b := p.intArg("block")
-		if b < 1 {
-			p.failf(bt.pos, "block must be at least 1, found %d", b)
-		}
-		x := p.arg(h, "an array argument")
-		n = p.at(h.pos).node(NewSubdiv(d, b, x))
-	case "flatten":
-		d := p.intArg("axis")
-		x := p.arg(h, "an array argument")
-		n = p.at(h.pos).node(NewFlatten(d, x))
-	case "flip":
-		d1 := p.intArg("axis")
-		d2 := d1 + 1
-		// A second integer is the other axis, unless it is the array
-		// argument itself (flip 0 2 is flip 0 1 applied to 2).
-		if isIntLit(p.peek()) && p.atomStart(p.peekAt(1)) {
-			d2 = p.intArg("axis")
-		}
-		x := p.arg(h, "an array argument")
-		n = p.at(h.pos).node(NewFlip(d1, d2, x))
 	case "fst", "snd":
 		x := p.arg(h, "a tuple argument")
 		n = p.at(h.pos).node(NewProj(map[string]int{"fst": 0, "snd": 1}[h.text], x))
@@ -1008,11 +986,37 @@ func (p *parser) head() Node {
 		i := p.intArg("index")
 		x := p.arg(h, "a tuple argument")
 		n = p.at(h.pos).node(NewProj(i, x))
+	default:
+		n = p.view(h, viewSyntaxes[h.text])
 	}
 	if t := p.peek(); p.atomStart(t) {
 		p.failf(t.pos, "too many arguments to %s: %s (parenthesise the application to apply its result)", h.text, t.describe())
 	}
 	return n
+}
+
+// view reads the parameters and operand of the view whose keyword is h.
+func (p *parser) view(h token, s ViewSyntax) Node {
+	var params []int
+	for i, sp := range s.Params {
+		// A trailing optional parameter is read only when it is not the
+		// operand itself (flip 0 2 is flip 0 applied to 2).
+		if i >= len(s.Params)-s.Optional && !(isIntLit(p.peek()) && p.atomStart(p.peekAt(1))) {
+			break
+		}
+		t := p.peek()
+		v := p.intArg(sp.Name)
+		if v < sp.Min {
+			p.failf(t.pos, "%s must be at least %d, found %d", sp.Name, sp.Min, v)
+		}
+		params = append(params, v)
+	}
+	x := p.arg(h, "an array argument")
+	v, err := s.Make(params)
+	if err != nil {
+		p.failf(h.pos, "%s: %v", h.text, err)
+	}
+	return p.at(h.pos).node(NewView(v, x))
 }
 
 // annotated reads @name atom: the atom, and every node built inside it,

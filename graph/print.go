@@ -315,22 +315,10 @@ func (p *printer) expr(n Node, need int, last bool) {
 		}
 		p.sb.WriteString("rnz")
 		p.args(append([]Node{n.Red, n.Fn}, n.Args...))
-	case *Subdiv:
+	case ViewNode:
 		defer p.open(precApp, need)()
-		fmt.Fprintf(&p.sb, "subdiv %d %d", n.Axis, n.Block)
-		p.args([]Node{n.X})
-	case *Flatten:
-		defer p.open(precApp, need)()
-		fmt.Fprintf(&p.sb, "flatten %d", n.Axis)
-		p.args([]Node{n.X})
-	case *Flip:
-		defer p.open(precApp, need)()
-		if n.Axis2 == n.Axis1+1 {
-			fmt.Fprintf(&p.sb, "flip %d", n.Axis1)
-		} else {
-			fmt.Fprintf(&p.sb, "flip %d %d", n.Axis1, n.Axis2)
-		}
-		p.args([]Node{n.X})
+		p.sb.WriteString(ViewString(n.View()))
+		p.args([]Node{n.Operand()})
 	case *Tuple:
 		p.sb.WriteByte('(')
 		for i, e := range n.Elems {

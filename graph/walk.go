@@ -25,12 +25,8 @@ func Children(n Node) []Node {
 		return append([]Node{n.Fn}, n.Args...)
 	case *RNZ:
 		return append([]Node{n.Red, n.Fn}, n.Args...)
-	case *Subdiv:
-		return []Node{n.X}
-	case *Flatten:
-		return []Node{n.X}
-	case *Flip:
-		return []Node{n.X}
+	case ViewNode:
+		return []Node{n.Operand()}
 	case *Tuple:
 		return slices.Clone(n.Elems)
 	case *Proj:
@@ -82,12 +78,8 @@ func WithChildren(n Node, kids []Node) (Node, error) {
 			return nil, fmt.Errorf("rnz needs a reduction, a function and arguments, got %d children", len(kids))
 		}
 		out, err = NewRNZ(kids[0], kids[1], kids[2:]...)
-	case *Subdiv:
-		out, err = NewSubdiv(n.Axis, n.Block, kids[0])
-	case *Flatten:
-		out, err = NewFlatten(n.Axis, kids[0])
-	case *Flip:
-		out, err = NewFlip(n.Axis1, n.Axis2, kids[0])
+	case ViewNode:
+		out, err = NewView(n.View(), kids[0])
 	case *Tuple:
 		out, err = NewTuple(kids...)
 	case *Proj:

@@ -228,7 +228,7 @@ func (g *gen) shared(ok func(graph.Type) bool) []entry {
 // trivial.
 func (g *gen) remember(n graph.Node, t graph.Type) {
 	switch n.(type) {
-	case *graph.NZip, *graph.RNZ, *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Tuple:
+	case *graph.NZip, *graph.RNZ, graph.ViewNode, *graph.Tuple:
 	default:
 		return
 	}
@@ -243,12 +243,8 @@ func isView(n graph.Node) bool {
 		switch m := n.(type) {
 		case *graph.Input:
 			return true
-		case *graph.Flip:
-			n = m.X
-		case *graph.Subdiv:
-			n = m.X
-		case *graph.Flatten:
-			n = m.X
+		case graph.ViewNode:
+			n = m.Operand()
 		default:
 			return false
 		}

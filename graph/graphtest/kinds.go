@@ -19,7 +19,7 @@ func Kinds(n graph.Node) Kind {
 	heavy := map[graph.Node]bool{}
 	for m := range graph.All(n) {
 		switch m.(type) {
-		case *graph.NZip, *graph.RNZ, *graph.Flip, *graph.Subdiv, *graph.Flatten:
+		case *graph.NZip, *graph.RNZ, graph.ViewNode:
 			heavy[m] = true
 		}
 		for _, c := range graph.Children(m) {

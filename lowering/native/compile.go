@@ -109,12 +109,12 @@ func (c *compiler) viewOf(n graph.Node, env *cenv) (*cval, bool) {
 			return nil, false
 		}
 		return v, true
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
-		x, ok := c.viewOf(graph.Children(n)[0], env)
+	case graph.ViewNode:
+		x, ok := c.viewOf(n.Operand(), env)
 		if !ok || x.kind != cvView {
 			return nil, false
 		}
-		l, err := layoutOp(n, x.layout)
+		l, err := n.View().Apply(x.layout)
 		if err != nil {
 			return nil, false
 		}
@@ -171,15 +171,15 @@ func (c *compiler) value(n graph.Node, env *cenv) (*cval, code, error) {
 		if graph.IsFunc(n) {
 			return c.fnOf(n, env), nil, nil
 		}
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
-		x, setup, err := c.value(graph.Children(n)[0], env)
+	case graph.ViewNode:
+		x, setup, err := c.value(n.Operand(), env)
 		if err != nil {
 			return nil, nil, err
 		}
 		if x.kind != cvView {
 			return nil, nil, fmt.Errorf("layout operation on a non-array")
 		}
-		l, err := layoutOp(n, x.layout)
+		l, err := n.View().Apply(x.layout)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -389,12 +389,12 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 			}
 			return seq(parts...), nil
 		}
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
+	case graph.ViewNode:
 		if _, ok := c.viewOf(n, env); !ok && dst.kind == cvView {
 			// Write the operand through the inverse view of the
 			// destination: flip (f x) into d is f x into flip d.
 			if d2, ok := c.invertLayout(n, env, dst); ok {
-				return c.into(graph.Children(n)[0], env, d2)
+				return c.into(n.Operand(), env, d2)
 			}
 		}
 	case *graph.Proj:
@@ -413,27 +413,25 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 	return seq(setup, cp), nil
 }
 
-// invertLayout returns the destination that the operand of the layout
-// operation n must be written to so that n's value lands in dst.
-func (c *compiler) invertLayout(n graph.Node, env *cenv, dst *cval) (*cval, bool) {
-	var l graph.Layout
-	var err error
-	switch n := n.(type) {
-	case *graph.Flip:
-		l, err = dst.layout.Flip(n.Axis1, n.Axis2)
-	case *graph.Subdiv:
-		l, err = dst.layout.Flatten(n.Axis)
-	case *graph.Flatten:
-		t, terr := c.typeOf(n.X, env)
-		at, ok := t.(*graph.ArrayType)
-		if terr != nil || !ok || n.Axis+1 >= len(at.Layout) {
-			return nil, false
-		}
-		l, err = dst.layout.Subdiv(n.Axis, at.Layout[n.Axis+1].Extent)
-	default:
+// invertLayout returns the destination that the operand of the view n must
+// be written to so that n's value lands in dst: dst seen through the view's
+// inverse. It reports false when the view has no inverse or dst's strides
+// do not allow it (a flatten of axes dst does not keep contiguous).
+func (c *compiler) invertLayout(n graph.ViewNode, env *cenv, dst *cval) (*cval, bool) {
+	t, err := c.typeOf(n.Operand(), env)
+	at, ok := t.(*graph.ArrayType)
+	if err != nil || !ok {
 		return nil, false
 	}
+	inv, ok := n.View().Inverse(at.Layout)
+	if !ok {
+		return nil, false
+	}
+	l, err := inv.Apply(dst.layout)
 	if err != nil {
+		return nil, false
+	}
+	if back, err := n.View().Apply(l); err != nil || !back.Equal(dst.layout) {
 		return nil, false
 	}
 	d := *dst

@@ -341,7 +341,7 @@ func trivial(n graph.Node) bool {
 	switch n := n.(type) {
 	case *graph.Var, *graph.Input, *graph.Const:
 		return true
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+	case graph.ViewNode, *graph.Proj:
 		return trivial(graph.Children(n)[0])
 	case *graph.Call:
 		for _, a := range n.Args {

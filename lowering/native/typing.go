@@ -69,7 +69,7 @@ func (c *compiler) typeOf(n graph.Node, env *cenv) (graph.Type, error) {
 			return nil, err
 		}
 		return graph.Materialized(concreteType(r)), nil
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
+	case graph.ViewNode:
 		x := graph.Children(n)[0]
 		t, err := c.typeOf(x, env)
 		if err != nil {
@@ -128,15 +128,10 @@ func (c *compiler) typesOf(ns []graph.Node, env *cenv) ([]graph.Type, error) {
 	return out, nil
 }
 
-// layoutOp applies the layout operation n (a Subdiv, Flatten or Flip) to l.
+// layoutOp applies the view n to l.
 func layoutOp(n graph.Node, l graph.Layout) (graph.Layout, error) {
-	switch n := n.(type) {
-	case *graph.Subdiv:
-		return l.Subdiv(n.Axis, n.Block)
-	case *graph.Flatten:
-		return l.Flatten(n.Axis)
-	case *graph.Flip:
-		return l.Flip(n.Axis1, n.Axis2)
+	if v, _, ok := graph.AsView(n); ok {
+		return v.Apply(l)
 	}
 	return nil, fmt.Errorf("%T is not a layout operation", n)
 }
@@ -304,7 +299,7 @@ func (c *compiler) estimate(n graph.Node, env *cenv) float64 {
 			s += c.estimate(e, env)
 		}
 		return s
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip, *graph.Proj:
+	case graph.ViewNode, *graph.Proj:
 		return c.estimate(graph.Children(n)[0], env)
 	}
 	return 0

@@ -209,8 +209,8 @@ func (l *lowerer) value1(n graph.Node, e *env) (*val, error) {
 			return nil, err
 		}
 		return l.rnz(n, args, e)
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
-		x, err := l.value(graph.Children(n)[0], e)
+	case graph.ViewNode:
+		x, err := l.value(n.Operand(), e)
 		if err != nil {
 			return nil, err
 		}
@@ -372,10 +372,14 @@ func (l *lowerer) rnz(n *graph.RNZ, args []*val, e *env) (*val, error) {
 	return l.reduce(n, n.Red, body, level, e)
 }
 
-// layout translates subdiv, flatten and flip. A value here is logical
-// (dense, row-major in its logical axes), so they are a reshape that splits
-// an axis, a reshape that merges two, and a transpose.
-func (l *lowerer) layout(n graph.Node, x *val) (*val, error) {
+// layout translates a view. A value here is logical (dense, row-major in
+// its logical axes), so the view is read off the layout it gives the
+// row-major layout of the operand's shape: still row-major, it is a reshape
+// (subdiv splits an axis, flatten merges two); the operand's axes
+// reordered, a transpose (flip); a row-major layout reordered, a reshape
+// then a transpose. A view that shows an element at several places (a
+// window) is none of these and needs a lowering of its own.
+func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 {
 		return nil, l.errorf(n, "operand is not an array")
 	}
@@ -383,55 +387,88 @@ func (l *lowerer) layout(n graph.Node, x *val) (*val, error) {
 	if err != nil {
 		return nil, l.wrap(n, err)
 	}
-	rank := len(x.shape)
 	nb := len(levels)
-	shape := slices.Clone(x.shape)
-	checkAxis := func(d int) error {
-		if d < 0 || d >= rank {
-			return l.errorf(n, "axis %d out of range for rank %d", d, rank)
-		}
-		return nil
+	in := graph.RowMajor(x.shape...)
+	out, err := n.View().Apply(in)
+	if err != nil {
+		return nil, l.errorf(n, "%v", err)
 	}
-	switch n := n.(type) {
-	case *graph.Subdiv:
-		if err := checkAxis(n.Axis); err != nil {
-			return nil, err
+	shape := out.Extents()
+	transpose := func(t *shlo.Value, perm []int) (*shlo.Value, error) {
+		full := seq(nb + len(perm))
+		for i, p := range perm {
+			full[nb+i] = nb + p
 		}
-		if n.Block < 1 || shape[n.Axis]%n.Block != 0 {
-			return nil, l.errorf(n, "block %d does not divide extent %d of axis %d", n.Block, shape[n.Axis], n.Axis)
+		tr, err := shlo.Transpose(t, full...)
+		if err == nil {
+			l.transposes[tr] = transposed{in: t, perm: full}
 		}
-		shape = slices.Concat(shape[:n.Axis], []int{shape[n.Axis] / n.Block, n.Block}, shape[n.Axis+1:])
-		t, err = l.reshape(x.dt, t, levels, shape)
-	case *graph.Flatten:
-		if err := checkAxis(n.Axis); err != nil {
-			return nil, err
+		return tr, err
+	}
+	if out.IsRowMajor() {
+		if !slices.Equal(shape, x.shape) {
+			t, err = l.reshape(x.dt, t, levels, shape)
 		}
-		if n.Axis+1 >= rank {
-			return nil, l.errorf(n, "axis %d has no inner axis to merge with (rank %d)", n.Axis, rank)
+	} else if perm, ok := axisPermutation(in, out); ok {
+		t, err = transpose(t, perm)
+	} else if order, ok := rowMajorOrder(out); ok {
+		// Reshape to the axes in memory order, then put them in the
+		// view's order.
+		mid := make([]int, len(order))
+		perm := make([]int, len(order))
+		for j, i := range order {
+			mid[j] = shape[i]
+			perm[i] = j
 		}
-		shape = slices.Concat(shape[:n.Axis], []int{shape[n.Axis] * shape[n.Axis+1]}, shape[n.Axis+2:])
-		t, err = l.reshape(x.dt, t, levels, shape)
-	case *graph.Flip:
-		if err := checkAxis(n.Axis1); err != nil {
-			return nil, err
+		if t, err = l.reshape(x.dt, t, levels, mid); err == nil {
+			t, err = transpose(t, perm)
 		}
-		if err := checkAxis(n.Axis2); err != nil {
-			return nil, err
-		}
-		if n.Axis1 != n.Axis2 {
-			perm := seq(nb + rank)
-			perm[nb+n.Axis1], perm[nb+n.Axis2] = perm[nb+n.Axis2], perm[nb+n.Axis1]
-			shape[n.Axis1], shape[n.Axis2] = shape[n.Axis2], shape[n.Axis1]
-			in := t
-			if t, err = shlo.Transpose(t, perm...); err == nil {
-				l.transposes[t] = transposed{in: in, perm: perm}
-			}
-		}
+	} else {
+		return nil, l.unsupported(n, "view %s gives a row-major %v the layout %v, which no reshape and transpose make",
+			graph.ViewString(n.View()), in, out)
 	}
 	if err != nil {
 		return nil, l.wrap(n, err)
 	}
 	return &val{dt: x.dt, shape: shape, factors: []factor{{t: t, levels: levels, axes: seq(len(shape))}}}, nil
+}
+
+// axisPermutation returns perm with out[i] == in[perm[i]], when out is in
+// with its axes reordered.
+func axisPermutation(in, out graph.Layout) ([]int, bool) {
+	if len(in) != len(out) {
+		return nil, false
+	}
+	perm := make([]int, len(out))
+	used := make([]bool, len(in))
+	for i, a := range out {
+		j := 0
+		for j < len(in) && (used[j] || in[j] != a) {
+			j++
+		}
+		if j == len(in) {
+			return nil, false
+		}
+		perm[i], used[j] = j, true
+	}
+	return perm, true
+}
+
+// rowMajorOrder returns the axes of l from the largest stride to the
+// smallest, when l in that order is row-major (the strides of axes of
+// extent 1 do not matter).
+func rowMajorOrder(l graph.Layout) ([]int, bool) {
+	order := seq(len(l))
+	slices.SortStableFunc(order, func(a, b int) int { return l[b].Stride - l[a].Stride })
+	stride := 1
+	for j := len(order) - 1; j >= 0; j-- {
+		a := l[order[j]]
+		if a.Extent != 1 && a.Stride != stride {
+			return nil, false
+		}
+		stride *= a.Extent
+	}
+	return order, true
 }
 
 func (l *lowerer) reshape(dt graph.DType, t *shlo.Value, levels []int, shape []int) (*shlo.Value, error) {
