@@ -37,6 +37,7 @@ type compiler struct {
 	desc   *strings.Builder
 	depth  int
 	kernel string
+	types  *graph.Typer // see typer
 }
 
 // note records a line of the plan's description at the current depth.
@@ -815,7 +816,7 @@ func (c *compiler) perElement(fn *cval, args []*cval) float64 {
 	est := c.estimateApply(fn, elems)
 	// Producing a result costs at least its size, even a copy.
 	if r, err := c.applyType(fn, elems); err == nil {
-		est = max(est, float64(graph.Bytes(graph.Materialized(concreteType(r))))/8)
+		est = max(est, float64(graph.Bytes(graph.Materialized(graph.Concrete(r))))/8)
 	}
 	return est
 }
