@@ -15,10 +15,12 @@ import (
 // sets; it used to count as loop-invariant, so a reduction over it was
 // computed once and every row got the first row's value ([6 6 6]).
 // Z = 1..9 row-major; the row sums of Z are 6, 15, 24 and of W (= 10*Z)
-// 60, 150, 240; a = (1, 2, 3); Y = (100, 200, 300). Expected values are
+// 60, 150, 240; a = (1, 2, 3); Y = (100, 200, 300); V = 1..12, whose
+// row i is [[4i+1, 4i+2], [4i+3, 4i+4]]: the column maxima of row i are
+// 4i+3 and 4i+4. Expected values are
 // worked out by hand from those.
 func TestMixedRankTupleArgument(t *testing.T) {
-	const decls = "a : f64[3]; b : f64[3]; Y : f64[3,1,1]; Z : f64[3,3]; W : f64[3,3]; "
+	const decls = "a : f64[3]; b : f64[3]; Y : f64[3,1,1]; Z : f64[3,3]; W : f64[3,3]; V : f64[3,2,2]; "
 	cases := []struct {
 		name, term string
 		want       []float64
@@ -34,6 +36,8 @@ func TestMixedRankTupleArgument(t *testing.T) {
 			[]float64{1 + 60 - 6, 2 + 150 - 15, 3 + 240 - 24}},
 		{"nested-tuples", `zip (\x p -> reduce (+) (snd (fst p)) * snd p) a ((Y, Z), b)`,
 			[]float64{6 * 7, 15 * 8, 24 * 9}},
+		{"view-of-element", `zip (\x p -> x + reduce (+) (map (\r -> reduce max r) (flip 0 (snd p)))) a (Y, V)`,
+			[]float64{1 + 3 + 4, 2 + 7 + 8, 3 + 11 + 12}},
 		{"nested-tuples-inner-rank1", `map (\p -> fst (snd p) + reduce (+) (snd (snd p))) (Y, (a, W))`,
 			[]float64{1 + 60, 2 + 150, 3 + 240}},
 	}
@@ -49,6 +53,7 @@ func TestMixedRankTupleArgument(t *testing.T) {
 		"Y": must(graph.FromFloat64([]float64{100, 200, 300}, 3, 1, 1)),
 		"Z": must(graph.FromFloat64(z, 3, 3)),
 		"W": must(graph.FromFloat64(w, 3, 3)),
+		"V": must(graph.FromFloat64([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3, 2, 2)),
 	}
 	parts := map[string]func(graph.Node) (*fusion.Graph, error){
 		"fused": func(n graph.Node) (*fusion.Graph, error) {
