@@ -1,8 +1,10 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 )
 
@@ -21,9 +23,16 @@ import (
 //     unfused-looking kernels; the unfused dense layer
 //     map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) x
 //     becomes the GEMM-with-epilogue shape this way.
-//  3. Beta reduction. (\x -> e) a becomes e[x := a] when a is a variable,
-//     input, literal or view, or x is used once outside any lambda;
-//     otherwise let x = a in e. Applied ops and sections become calls.
+//     This is not fusion's NZipNZip/RNZNZip: those need a fusion.Context
+//     (types and use counts, which only fusion's engine builds) and guard
+//     with a cost model of shared producers, which hoisting has already
+//     taken care of here.
+//  3. Beta reduction, by fusion's rule (fusion.Beta): (\x -> e) a becomes
+//     e[x := a] when a is trivial (a variable, input, literal or view) or x
+//     is used at most once outside any lambda; otherwise let x = a in e.
+//     Applied ops and sections become calls.
+//  4. A let of a trivial value (here also arithmetic on literals) is
+//     substituted.
 //
 // Every step either succeeds or returns its error: a body that cannot be
 // normalised, or whose normal form does not type-check, is an error
@@ -381,71 +390,20 @@ func hasVarOrInput(n graph.Node) bool {
 	return found
 }
 
-// beta reduces an application.
+// beta reduces an application with fusion's beta rule (fusion.Beta), which
+// consults no context: a parameter used at most once outside inner
+// lambdas, or bound to a trivial argument, is substituted; any other is
+// bound with let. The result is normalised in turn.
 func (nz *normalizer) beta(n *graph.App) (graph.Node, error) {
-	switch f := n.Fn.(type) {
-	case *graph.Lambda:
-		if len(f.Params) != len(n.Args) {
-			return nil, fmt.Errorf("%s: a function of %d parameters applied to %d arguments", graph.Abbrev(n, 60), len(f.Params), len(n.Args))
-		}
-		sub := map[*graph.Var]graph.Node{}
-		type binding struct {
-			v   *graph.Var
-			val graph.Node
-		}
-		var lets []binding
-		for i, p := range f.Params {
-			a := n.Args[i]
-			uses, under := countUses(f.Body, p, false)
-			if trivial(a) || uses == 0 || (uses == 1 && !under && !graph.IsFunc(a)) {
-				sub[p] = a
-			} else {
-				lets = append(lets, binding{p, a})
-			}
-		}
-		body, err := graph.Substitute(f.Body, sub)
-		if err != nil {
-			return nil, err
-		}
-		for i := len(lets) - 1; i >= 0; i-- {
-			l, err := graph.NewLet(lets[i].v, lets[i].val, body)
-			if err != nil {
-				return nil, err
-			}
-			body = l
-		}
-		return nz.norm(body)
-	case *graph.OpRef:
-		c, err := graph.NewCall(f.Op, n.Args...)
-		if err != nil {
-			return nil, err
-		}
-		return graph.WithSource(c, n.Source()), nil
-	case *graph.Section:
-		if len(n.Args) != 1 {
-			return nil, fmt.Errorf("%s: a section applied to %d arguments, takes 1", graph.Abbrev(n, 60), len(n.Args))
-		}
-		args := []graph.Node{n.Args[0], f.Operand}
-		if f.Left {
-			args[0], args[1] = f.Operand, n.Args[0]
-		}
-		c, err := graph.NewCall(f.Op, args...)
-		if err != nil {
-			return nil, err
-		}
-		return graph.WithSource(c, n.Source()), nil
-	case *graph.Ident:
-		if len(n.Args) == 1 {
-			return n.Args[0], nil
-		}
-	case *graph.NZip:
-		if graph.IsFunc(f) {
-			z, err := graph.NewNZip(f.Fn, append(append([]graph.Node(nil), f.Args...), n.Args...)...)
-			if err != nil {
-				return nil, err
-			}
-			return nz.norm(graph.WithSource(z, n.Source()))
-		}
+	r, err := betaRule.Rewrite(nil, n)
+	if errors.Is(err, fusion.ErrNoMatch) {
+		return n, nil
 	}
-	return n, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", graph.Abbrev(n, 60), err)
+	}
+	return nz.norm(r)
 }
+
+// betaRule is fusion's β-reduction.
+var betaRule fusion.Beta

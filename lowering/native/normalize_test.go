@@ -38,8 +38,8 @@ func TestNormaliseErrorsSurface(t *testing.T) {
 		term graph.Node
 		want string
 	}{
-		{"lambda arity", app, `(\x y -> x) a: a function of 2 parameters applied to 1 arguments`},
-		{"section arity", app2, `(+1) a a: a section applied to 2 arguments, takes 1`},
+		{"lambda arity", app, `(\x y -> x) a: function of 2 parameters applied to 1 arguments`},
+		{"section arity", app2, `(+1) a a: section applied to 2 arguments`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			nz := &normalizer{memo: map[graph.Node]graph.Node{}}
