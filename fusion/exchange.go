@@ -211,54 +211,13 @@ func sameOperator(a, b graph.Node) bool {
 	return a == b
 }
 
-// algebraOf returns the laws a reduction operator obeys: an op's own; a
-// lifted operator's, elementwise; a lambda's when it is an op in disguise
-// (\a b -> a + b) or a tuple of such ops applied componentwise. Anything else
-// obeys no law the rules may use.
+// algebraOf returns the laws a reduction operator obeys: those of the ops
+// graph.Reducer recognises in it, leaf by leaf. Anything else obeys no law
+// the rules may use.
 func algebraOf(r graph.Node) graph.Algebra {
-	switch r := r.(type) {
-	case *graph.OpRef:
-		return r.Op.Algebra()
-	case *graph.NZip:
-		if len(r.Args) == 0 {
-			return algebraOf(r.Fn)
-		}
-	case *graph.Lambda:
-		if len(r.Params) != 2 {
-			return graph.Algebra{}
-		}
-		a, b := r.Params[0], r.Params[1]
-		return bodyAlgebra(r.Body, a, b, -1)
+	red, ok := graph.Reducer(r, nil)
+	if !ok {
+		return graph.Algebra{}
 	}
-	return graph.Algebra{}
-}
-
-// bodyAlgebra recognises op (proj k a) (proj k b), or op a b when k < 0, and
-// tuples of those whose k-th element uses the k-th components.
-func bodyAlgebra(body graph.Node, a, b *graph.Var, k int) graph.Algebra {
-	side := func(n graph.Node, v *graph.Var) bool {
-		if k < 0 {
-			return n == graph.Node(v)
-		}
-		p, ok := n.(*graph.Proj)
-		return ok && p.Index == k && p.X == graph.Node(v)
-	}
-	switch body := body.(type) {
-	case *graph.Call:
-		if len(body.Args) == 2 && side(body.Args[0], a) && side(body.Args[1], b) {
-			return body.Op.Algebra()
-		}
-	case *graph.Tuple:
-		if k >= 0 {
-			return graph.Algebra{}
-		}
-		alg := graph.Algebra{Associative: true, Commutative: true}
-		for i, e := range body.Elems {
-			ea := bodyAlgebra(e, a, b, i)
-			alg.Associative = alg.Associative && ea.Associative
-			alg.Commutative = alg.Commutative && ea.Commutative
-		}
-		return alg
-	}
-	return graph.Algebra{}
+	return red.Algebra()
 }

@@ -50,7 +50,7 @@ const untyped = Invalid
 // nzip, a reduction whose operator does not fit its elements, an illegal
 // layout operation, and so on.
 func Check(n Node) (*Info, error) {
-	c := &checker{info: &Info{Types: map[Node]Type{}}, seen: map[*Input]bool{}, names: map[string]*Input{}, closed: closedNodes(n)}
+	c := newChecker(closedNodes(n))
 	t, err := c.value(n, nil)
 	if err != nil {
 		return nil, err
@@ -68,26 +68,27 @@ type checker struct {
 	done   map[Node]bool // closed terms already checked
 }
 
-// scope is a persistent list of variable bindings. A variable binds either a
-// value of type t or a function term fn, closed over the scope fnScope.
-type scope struct {
-	v       *Var
-	t       Type
-	fn      Node
-	fnScope *scope
-	next    *scope
-}
-
-func (s *scope) lookup(v *Var) *scope {
-	for ; s != nil; s = s.next {
-		if s.v == v {
-			return s
-		}
+// newChecker returns a checker that knows which nodes are closed; with
+// closed nil it finds out as it meets them.
+func newChecker(closed map[Node]bool) *checker {
+	c := &checker{info: &Info{Types: map[Node]Type{}}, seen: map[*Input]bool{}, names: map[string]*Input{}, closed: closed}
+	if c.closed == nil {
+		c.closed = map[Node]bool{}
 	}
-	return nil
+	return c
 }
 
-func (s *scope) bind(v *Var, t Type) *scope { return &scope{v: v, t: t, next: s} }
+// isClosed reports whether n has no free variables.
+func (c *checker) isClosed(n Node) bool {
+	cl, ok := c.closed[n]
+	if !ok {
+		for m, fv := range FreeVarSets(n) {
+			c.closed[m] = len(fv) == 0
+		}
+		cl = c.closed[n]
+	}
+	return cl
+}
 
 // concrete gives untyped scalars, which have no context left to decide
 // their type, the default type f64.
@@ -146,15 +147,15 @@ func (c *checker) record(n Node, t Type) Type {
 	return t
 }
 
-func (c *checker) value(n Node, s *scope) (Type, error) {
-	if c.closed[n] && c.done[n] {
+func (c *checker) value(n Node, s *Scope) (Type, error) {
+	if c.isClosed(n) && c.done[n] {
 		return c.info.Types[n], nil
 	}
 	t, err := c.value1(n, s)
 	if err != nil {
 		return nil, err
 	}
-	if c.closed[n] {
+	if c.isClosed(n) {
 		if c.done == nil {
 			c.done = map[Node]bool{}
 		}
@@ -163,7 +164,7 @@ func (c *checker) value(n Node, s *scope) (Type, error) {
 	return c.record(n, t), nil
 }
 
-func (c *checker) value1(n Node, s *scope) (Type, error) {
+func (c *checker) value1(n Node, s *Scope) (Type, error) {
 	switch n := n.(type) {
 	case *Input:
 		if other, ok := c.names[n.Name]; ok && other != n {
@@ -178,14 +179,14 @@ func (c *checker) value1(n Node, s *scope) (Type, error) {
 	case *Const:
 		return Scalar(untyped), nil
 	case *Var:
-		b := s.lookup(n)
-		if b == nil {
+		b, ok := s.Lookup(n)
+		if !ok {
 			return nil, errorf(n, "variable %s is not bound here", n.Name)
 		}
-		if b.fn != nil {
+		if b.Fn != nil {
 			return nil, errorf(n, "%s is a function; apply it to arguments", n.Name)
 		}
-		return b.t, nil
+		return b.Type, nil
 	case *Lambda, *OpRef, *Section, *Ident:
 		return nil, errorf(n, "a function is used as a value; apply it to arguments")
 	case *App:
@@ -241,18 +242,18 @@ func (c *checker) value1(n Node, s *scope) (Type, error) {
 		return tt.Elems[n.Index], nil
 	case *Let:
 		if IsFunc(n.Value) {
-			return c.value(n.Body, &scope{v: n.Var, fn: n.Value, fnScope: s, next: s})
+			return c.value(n.Body, s.BindFunc(n.Var, n.Value, s))
 		}
 		t, err := c.value(n.Value, s)
 		if err != nil {
 			return nil, err
 		}
-		return c.value(n.Body, s.bind(n.Var, concrete(t)))
+		return c.value(n.Body, s.Bind(n.Var, concrete(t)))
 	}
 	return nil, errorf(n, "unknown term %T", n)
 }
 
-func (c *checker) values(ns []Node, s *scope) ([]Type, error) {
+func (c *checker) values(ns []Node, s *Scope) ([]Type, error) {
 	ts := make([]Type, len(ns))
 	for i, a := range ns {
 		t, err := c.value(a, s)
@@ -266,7 +267,7 @@ func (c *checker) values(ns []Node, s *scope) ([]Type, error) {
 
 // apply checks the function term fn applied to arguments of the given types
 // and returns the result type.
-func (c *checker) apply(fn Node, args []Type, s *scope) (Type, error) {
+func (c *checker) apply(fn Node, args []Type, s *Scope) (Type, error) {
 	switch f := fn.(type) {
 	case *Lambda:
 		if len(f.Params) != len(args) {
@@ -274,7 +275,7 @@ func (c *checker) apply(fn Node, args []Type, s *scope) (Type, error) {
 		}
 		inner := s
 		for i, p := range f.Params {
-			inner = inner.bind(p, args[i])
+			inner = inner.Bind(p, args[i])
 		}
 		return c.value(f.Body, inner)
 	case *OpRef:
@@ -303,14 +304,14 @@ func (c *checker) apply(fn Node, args []Type, s *scope) (Type, error) {
 		}
 		return c.nzip(f, f.Fn, append(given, args...), s)
 	case *Var:
-		b := s.lookup(f)
-		if b == nil {
+		b, ok := s.Lookup(f)
+		if !ok {
 			return nil, errorf(f, "variable %s is not bound here", f.Name)
 		}
-		if b.fn == nil {
-			return nil, errorf(f, "%s has type %v and is not a function", f.Name, b.t)
+		if b.Fn == nil {
+			return nil, errorf(f, "%s has type %v and is not a function", f.Name, b.Type)
 		}
-		return c.apply(b.fn, args, b.fnScope)
+		return c.apply(b.Fn, args, Within(b.FnEnv))
 	}
 	return nil, errorf(fn, "not a function; a lambda, an op, a section, id or a partial nzip is needed here")
 }
@@ -386,7 +387,7 @@ func resultDType(op Op, dts []DType) (DType, error) {
 	return op.ResultDType(dts)
 }
 
-func (c *checker) nzip(n Node, fn Node, args []Type, s *scope) (Type, error) {
+func (c *checker) nzip(n Node, fn Node, args []Type, s *Scope) (Type, error) {
 	elems, extent, err := c.elems(n, "nzip", args)
 	if err != nil {
 		return nil, err
@@ -416,7 +417,7 @@ func (c *checker) elems(n Node, what string, args []Type) ([]Type, int, error) {
 	return elems, extent, nil
 }
 
-func (c *checker) rnz(n *RNZ, args []Type, s *scope) (Type, error) {
+func (c *checker) rnz(n *RNZ, args []Type, s *Scope) (Type, error) {
 	elems, _, err := c.elems(n, "rnz", args)
 	if err != nil {
 		return nil, err
@@ -436,7 +437,7 @@ func (c *checker) rnz(n *RNZ, args []Type, s *scope) (Type, error) {
 	return acc, nil
 }
 
-func (c *checker) layoutOp(n, x Node, s *scope, op func(Layout) (Layout, error)) (Type, error) {
+func (c *checker) layoutOp(n, x Node, s *Scope, op func(Layout) (Layout, error)) (Type, error) {
 	t, err := c.value(x, s)
 	if err != nil {
 		return nil, err

@@ -84,6 +84,16 @@
 // scalar operation computed in float64 and rounded to its element type. It
 // is slow on purpose.
 //
+// # Services the rules and back ends share
+//
+// What a rewrite rule or a back end needs to know about a term is decided
+// here, once. TypeOf, ApplyType and a Typer type open terms (under
+// variables an Env binds) by Check's own rules. Reducer recognises a
+// reduction operator as one scalar op per accumulator leaf, lifted through
+// zips, and its Algebra says which laws it obeys. CheckInputs and
+// BindInputs check the values bound to a program's inputs by name, type
+// and extents, with errors that name the input.
+//
 // # Aliasing
 //
 // Values returned by Eval may share buffers with its inputs (flip 0 A is a

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -57,29 +56,16 @@ func Eval(n Node, inputs map[string]Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckInputs(info.Inputs, inputs); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
 	bound := make(map[*Input]Value, len(info.Inputs))
-	known := map[string]bool{}
 	for _, in := range info.Inputs {
-		known[in.Name] = true
-		v, ok := inputs[in.Name]
-		if !ok {
-			return nil, fmt.Errorf("eval: input %s (%v) is not bound", in.Name, in.Type)
-		}
-		v, err := bindInput(in, v)
+		v, err := inLayout(in.Type, inputs[in.Name])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("eval: input %s: %w", in.Name, err)
 		}
 		bound[in] = v
-	}
-	var extra []string
-	for name := range inputs {
-		if !known[name] {
-			extra = append(extra, name)
-		}
-	}
-	if len(extra) > 0 {
-		sort.Strings(extra)
-		return nil, fmt.Errorf("eval: %s bound, but the program has no such input", strings.Join(extra, ", "))
 	}
 	e := &evaluator{inputs: bound, memo: map[Node]Value{}, closed: closedNodes(n)}
 	v, err := e.value(n, nil)
@@ -89,44 +75,20 @@ func Eval(n Node, inputs map[string]Value) (Value, error) {
 	return concreteValue(v), nil
 }
 
-func bindInput(in *Input, v Value) (Value, error) {
-	out, err := bindValue(in.Type, v)
-	if err != nil {
-		return nil, fmt.Errorf("eval: input %s %w", in.Name, err)
-	}
-	return out, nil
-}
-
-// bindValue checks v against t, copying an array with other strides into
-// t's layout.
-func bindValue(t Type, v Value) (Value, error) {
+// inLayout returns v, which fits t (CheckValue), with every array that
+// has other strides than t declares copied into t's layout.
+func inLayout(t Type, v Value) (Value, error) {
 	switch t := t.(type) {
 	case *ArrayType:
-		a, ok := v.(*Array)
-		if !ok || a == nil {
-			return nil, fmt.Errorf("needs an array of type %v, got %T", t, v)
-		}
-		if a.dtype != t.DType || !a.layout.SameExtents(t.Layout) {
-			return nil, fmt.Errorf("needs %v, got %v%v", t, a.dtype, a.Extents())
-		}
+		a := v.(*Array)
 		if !a.layout.Equal(t.Layout) {
 			return a.CopyTo(t.Layout)
 		}
-		return a, nil
-	case *ScalarType:
-		s, ok := v.(ScalarValue)
-		if !ok || s.DType != t.DType {
-			return nil, fmt.Errorf("needs a scalar of type %v, got %v", t, v)
-		}
-		return s, nil
 	case *TupleType:
-		tv, ok := v.(TupleValue)
-		if !ok || len(tv) != len(t.Elems) {
-			return nil, fmt.Errorf("needs a tuple of type %v, got %v", t, v)
-		}
+		tv := v.(TupleValue)
 		out := make(TupleValue, len(tv))
 		for i := range tv {
-			e, err := bindValue(t.Elems[i], tv[i])
+			e, err := inLayout(t.Elems[i], tv[i])
 			if err != nil {
 				return nil, fmt.Errorf("element %d: %w", i, err)
 			}
@@ -134,7 +96,7 @@ func bindValue(t Type, v Value) (Value, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("has type %v", t)
+	return v, nil
 }
 
 type evaluator struct {

@@ -162,7 +162,7 @@ func TestEvalBindingErrors(t *testing.T) {
 		{"wrong dtype", map[string]Value{"A": a, "u": must(FromFloat64(make([]float64, 3), 3))},
 			"eval: input u needs f32[3], got f64[3]"},
 		{"scalar for array", map[string]Value{"A": a, "u": ScalarValue{Float32, 1}},
-			"eval: input u needs an array of type f32[3], got graph.ScalarValue"},
+			"eval: input u needs an array of type f32[3], got f32(1)"},
 		{"unknown name", map[string]Value{"A": a, "u": u32, "v": u32},
 			"eval: v bound, but the program has no such input"},
 	}

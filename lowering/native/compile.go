@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hofuse/hofuse/graph"
@@ -37,6 +38,7 @@ type compiler struct {
 	desc   *strings.Builder
 	depth  int
 	kernel string
+	types  *graph.Typer // see typer
 }
 
 // note records a line of the plan's description at the current depth.
@@ -813,7 +815,7 @@ func (c *compiler) perElement(fn *cval, args []*cval) float64 {
 	est := c.estimateApply(fn, elems)
 	// Producing a result costs at least its size, even a copy.
 	if r, err := c.applyType(fn, elems); err == nil {
-		est = max(est, float64(graph.Bytes(graph.Materialized(concreteType(r))))/8)
+		est = max(est, float64(graph.Bytes(graph.Materialized(graph.Concrete(r))))/8)
 	}
 	return est
 }
@@ -833,13 +835,13 @@ func (c *compiler) rnzInto(red, fn *cval, args []*cval, dst *cval) (code, error)
 	}
 	ops, lifted := c.liftedOps(red, dst)
 	accs := dst.accs()
-	if lifted && ops[0] == graph.Add && (allStore(dst) || equalOps(accs, ops)) {
+	if lifted && ops[0] == graph.Add && (allStore(dst) || slices.Equal(accs, ops)) {
 		if code, ok := c.axpyReduce(fn, args, dst, n); ok {
 			return code, nil
 		}
 	}
 	switch {
-	case lifted && equalOps(accs, ops):
+	case lifted && slices.Equal(accs, ops):
 		// The destination already accumulates with the reduction's op:
 		// every element is added in place.
 		c.note("loop rnz [%d] accumulating in place (%v)", n, ops)
@@ -877,18 +879,6 @@ func (c *compiler) scratchOf(dst *cval) (*cval, error) {
 		return nil, err
 	}
 	return c.scratch(graph.Materialized(t))
-}
-
-func equalOps(a, b []graph.Op) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // reduceLoop compiles a reduction whose combining op works in place: the
@@ -947,14 +937,10 @@ func (c *compiler) scratchShared(dst *cval) (*cval, error) {
 	return c.scratchOf(dst)
 }
 
+// commutes reports whether reducing with ops may regroup and reorder.
 func commutes(ops []graph.Op) bool {
-	for _, op := range ops {
-		a := op.Algebra()
-		if !a.Associative || !a.Commutative {
-			return false
-		}
-	}
-	return true
+	alg := graph.Reduction{Ops: ops}.Algebra()
+	return alg.Associative && alg.Commutative
 }
 
 // reducePart compiles the reduction of elements lo..hi-1: the first
@@ -1025,115 +1011,42 @@ func (c *compiler) generalReduce(n int, red, fn *cval, args []*cval, dst *cval) 
 	return func(fr *frame) { body(fr, 0, n) }, nil
 }
 
-// liftedOps recognises a reduction function that combines in place: an
-// accumulating op (+, *, max, min, and, or) lifted through zips to the
-// rank of the accumulator, as zip (zip (+)); for a tuple accumulator, a
-// lambda that combines the tuple componentwise.
+// liftedOps recognises a reduction function that combines in place: one
+// accumulating op (+, *, max, min, and, or) per leaf of the accumulator,
+// lifted through zips to that leaf's rank, in any form graph.Reducer
+// recognises. A tuple accumulator must be a flat tuple of views.
 func (c *compiler) liftedOps(red *cval, dst *cval) ([]graph.Op, bool) {
-	if dst.kind == cvTuple {
-		return c.tupleOps(red, dst)
-	}
-	op, depth, ok := c.liftedOp(red)
-	if !ok || depth != len(dst.layout) {
+	if red.kind != cvFunc {
 		return nil, false
 	}
-	return []graph.Op{op}, true
+	r, ok := graph.Reducer(red.node, red.env)
+	if !ok {
+		return nil, false
+	}
+	leaves := []*cval{dst}
+	if dst.kind == cvTuple {
+		leaves = dst.elems
+	}
+	if len(r.Ops) != len(leaves) {
+		return nil, false
+	}
+	for i, l := range leaves {
+		if l.kind != cvView || !isAccOp(r.Ops[i]) || r.Lifts[i] != len(l.layout) {
+			return nil, false
+		}
+	}
+	return r.Ops, true
 }
 
-// liftedOp recognises op, zip op, zip (zip op), ... and the lambdas
-// \a b -> a op b (or b op a: the ops are commutative) at any of those
-// levels, returning the op and how many zips lift it.
+// liftedOp recognises a reduction function of one leaf that combines in
+// place (see liftedOps), returning its op and how many zips lift it.
 func (c *compiler) liftedOp(red *cval) (graph.Op, int, bool) {
 	if red.kind != cvFunc {
 		return graph.OpInvalid, 0, false
 	}
-	switch f := red.node.(type) {
-	case *graph.OpRef:
-		if isAccOp(f.Op) {
-			return f.Op, 0, true
-		}
-	case *graph.NZip:
-		if len(f.Args) == 0 {
-			op, d, ok := c.liftedOp(c.fnOf(f.Fn, red.env))
-			return op, d + 1, ok
-		}
-	case *graph.Var:
-		if b := red.env.lookup(f); b != nil && b.kind == cvFunc {
-			return c.liftedOp(b)
-		}
-	case *graph.Lambda:
-		if len(f.Params) != 2 {
-			break
-		}
-		a, b := f.Params[0], f.Params[1]
-		switch body := f.Body.(type) {
-		case *graph.Call:
-			if isAccOp(body.Op) && len(body.Args) == 2 && sameVars(body.Args, a, b) {
-				return body.Op, 0, true
-			}
-		case *graph.NZip:
-			// \a b -> zip op a b
-			if len(body.Args) == 2 && sameVars(body.Args, a, b) {
-				op, d, ok := c.liftedOp(c.fnOf(body.Fn, red.env))
-				return op, d + 1, ok
-			}
-		}
+	r, ok := graph.Reducer(red.node, red.env)
+	if !ok || len(r.Ops) != 1 || !isAccOp(r.Ops[0]) {
+		return graph.OpInvalid, 0, false
 	}
-	return graph.OpInvalid, 0, false
-}
-
-// sameVars reports whether args are the variables a and b, in either
-// order.
-func sameVars(args []graph.Node, a, b *graph.Var) bool {
-	x, ok1 := args[0].(*graph.Var)
-	y, ok2 := args[1].(*graph.Var)
-	return ok1 && ok2 && ((x == a && y == b) || (x == b && y == a))
-}
-
-// tupleOps recognises \a b -> (op0 (proj 0 a) (proj 0 b), ...), each
-// component reduced by an op lifted to its rank.
-func (c *compiler) tupleOps(red *cval, dst *cval) ([]graph.Op, bool) {
-	f, ok := red.node.(*graph.Lambda)
-	if !ok || len(f.Params) != 2 {
-		return nil, false
-	}
-	body, ok := f.Body.(*graph.Tuple)
-	if !ok || len(body.Elems) != len(dst.elems) {
-		return nil, false
-	}
-	a, b := f.Params[0], f.Params[1]
-	var ops []graph.Op
-	for i, e := range body.Elems {
-		var fn graph.Node
-		var xs []graph.Node
-		switch e := e.(type) {
-		case *graph.Call:
-			fn, xs = &graph.OpRef{Op: e.Op}, e.Args
-		case *graph.App:
-			fn, xs = e.Fn, e.Args
-		case *graph.NZip:
-			if len(e.Args) == 2 {
-				fn, xs = &graph.NZip{Fn: e.Fn}, e.Args
-			}
-		}
-		if fn == nil || len(xs) != 2 || !projOf(xs[0], i, a, b) || !projOf(xs[1], i, a, b) ||
-			xs[0].(*graph.Proj).X == xs[1].(*graph.Proj).X {
-			return nil, false
-		}
-		op, depth, ok := c.liftedOp(&cval{kind: cvFunc, node: fn, env: red.env})
-		if !ok || dst.elems[i].kind != cvView || depth != len(dst.elems[i].layout) {
-			return nil, false
-		}
-		ops = append(ops, op)
-	}
-	return ops, true
-}
-
-func projOf(n graph.Node, i int, a, b *graph.Var) bool {
-	p, ok := n.(*graph.Proj)
-	if !ok || p.Index != i {
-		return false
-	}
-	v, ok := p.X.(*graph.Var)
-	return ok && (v == a || v == b)
+	return r.Ops[0], r.Lifts[0], true
 }

@@ -11,9 +11,10 @@
 // again. Each kernel body is first normalised (normalize.go: closed
 // subterms under lambdas are hoisted and computed once per run, nzip
 // arguments that are nzips are composed into their consumer when that is
-// free, applications are beta-reduced), then compiled in destination-passing
-// style: every term is compiled into code that writes its value into a
-// destination, a strided view of a buffer, or accumulates into it.
+// free, applications are beta-reduced by fusion.Beta), then compiled in
+// destination-passing style: every term is compiled into code that writes
+// its value into a destination, a strided view of a buffer, or accumulates
+// into it.
 //
 // Shapes and strides are static, so a view at run time is just an offset in
 // an integer register. nzip f xs into d is a loop over the outer axis that
@@ -112,7 +113,8 @@
 //
 // # Errors
 //
-// Run reports a missing, extra, mistyped or misshapen input by name and
-// never panics; an internal error (a compiler bug) is returned naming the
-// kernel.
+// Run reports a missing, extra, mistyped or misshapen input by name
+// (graph.CheckInputs) and never panics; an internal error (a compiler bug,
+// or a kernel body that cannot be normalised) is returned naming the
+// kernel, never papered over by compiling another form of the body.
 package native

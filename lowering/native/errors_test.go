@@ -152,3 +152,50 @@ func TestResultFedBack(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedTupleInput binds an input whose type is a nested tuple: its
+// leaves are bound depth first. p = ((u, s), w) with u = (1, 2, 3),
+// s = 10, w = (100, 200, 300); u*s + w = (110, 220, 330).
+func TestNestedTupleInput(t *testing.T) {
+	// The notation has no nested tuple types; the term is built.
+	pt := &graph.TupleType{Elems: []graph.Type{
+		&graph.TupleType{Elems: []graph.Type{graph.ArrayOf(graph.Float64, 3), graph.Scalar(graph.Float64)}},
+		graph.ArrayOf(graph.Float64, 3)}}
+	p, err := graph.NewInput("p", pt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := mustNode(graph.NewProj(0, p))
+	x, y := graph.NewVar("x"), graph.NewVar("y")
+	body := mustNode(graph.NewCall(graph.Add, mustNode(graph.NewCall(graph.Mul, x, mustNode(graph.NewProj(1, fp)))), y))
+	lam := mustNode(graph.NewLambda([]*graph.Var{x, y}, body))
+	term := mustNode(graph.NewNZip(lam, mustNode(graph.NewProj(0, fp)), mustNode(graph.NewProj(1, p))))
+	g, err := fusion.Whole(term)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := native.New(native.Options{}).Plan(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := graph.FromFloat64([]float64{1, 2, 3}, 3)
+	w, _ := graph.FromFloat64([]float64{100, 200, 300}, 3)
+	out, err := pl.Run(map[string]graph.Value{"p": graph.TupleValue{graph.TupleValue{u, graph.ScalarValue{DType: graph.Float64, V: 10}}, w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*graph.Array).Values(); len(got) != 3 || got[0] != 110 || got[1] != 220 || got[2] != 330 {
+		t.Errorf("got %v, want [110 220 330]", got)
+	}
+	_, err = pl.Run(map[string]graph.Value{"p": graph.TupleValue{graph.TupleValue{u, u}, w}})
+	if want := "native: input p element 0: element 1: needs a scalar of type f64, got f64[3]"; err == nil || err.Error() != want {
+		t.Errorf("error\n got %v\nwant %s", err, want)
+	}
+}
+
+func mustNode[N graph.Node](n N, err error) N {
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

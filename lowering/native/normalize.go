@@ -1,8 +1,10 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 )
 
@@ -21,11 +23,20 @@ import (
 //     unfused-looking kernels; the unfused dense layer
 //     map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) x
 //     becomes the GEMM-with-epilogue shape this way.
-//  3. Beta reduction. (\x -> e) a becomes e[x := a] when a is a variable,
-//     input, literal or view, or x is used once outside any lambda;
-//     otherwise let x = a in e. Applied ops and sections become calls.
+//     This is not fusion's NZipNZip/RNZNZip: those need a fusion.Context
+//     (types and use counts, which only fusion's engine builds) and guard
+//     with a cost model of shared producers, which hoisting has already
+//     taken care of here.
+//  3. Beta reduction, by fusion's rule (fusion.Beta): (\x -> e) a becomes
+//     e[x := a] when a is trivial (a variable, input, literal or view) or x
+//     is used at most once outside any lambda; otherwise let x = a in e.
+//     Applied ops and sections become calls.
+//  4. A let of a trivial value (here also arithmetic on literals) is
+//     substituted.
 //
-// If the result does not type-check (a bug), the original body is used.
+// Every step either succeeds or returns its error: a body that cannot be
+// normalised, or whose normal form does not type-check, is an error
+// naming the step, never silently compiled in another form.
 
 // A hoist is a closed subterm computed before the kernel body, into the
 // buffer of the input that replaces it.
@@ -50,7 +61,7 @@ type normalizer struct {
 func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 	info, err := graph.Check(body)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("the body does not type-check: %w", err)
 	}
 	nz := &normalizer{info: info, free: map[graph.Node][]*graph.Var{}, refs: map[graph.Node]int{},
 		comp: map[graph.Node]bool{}, hmemo: map[graph.Node]*graph.Input{}, memo: map[graph.Node]graph.Node{},
@@ -62,14 +73,14 @@ func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 	}
 	h, err := nz.hoist(body, body, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("hoisting closed subterms: %w", err)
 	}
 	out, err := nz.norm(h)
 	if err != nil {
-		return body, nz.hoists, nil
+		return nil, nil, fmt.Errorf("normalising %s: %w", graph.Abbrev(h, 60), err)
 	}
 	if _, err := graph.Check(out); err != nil {
-		return h, nz.hoists, nil
+		return nil, nil, fmt.Errorf("the normal form of %s does not type-check: %w", graph.Abbrev(h, 60), err)
 	}
 	return out, nz.hoists, nil
 }
@@ -195,26 +206,36 @@ func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
 		if graph.IsFunc(n) {
 			return n, nil
 		}
-		if fn, args, ok := nz.compose(n.Fn, n.Args); ok {
+		fn, args, ok, err := nz.compose(n.Fn, n.Args)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			r, err := graph.NewNZip(fn, args...)
 			if err != nil {
-				return n, nil
+				return nil, err
 			}
 			return nz.norm(graph.WithSource(r, n.Source()))
 		}
 	case *graph.RNZ:
-		if fn, args, ok := nz.compose(n.Fn, n.Args); ok {
+		fn, args, ok, err := nz.compose(n.Fn, n.Args)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			r, err := graph.NewRNZ(n.Red, fn, args...)
 			if err != nil {
-				return n, nil
+				return nil, err
 			}
 			return nz.norm(graph.WithSource(r, n.Source()))
 		}
 	case *graph.Let:
 		if trivial(n.Value) && !graph.IsFunc(n.Value) {
-			if b, err := graph.Substitute(n.Body, map[*graph.Var]graph.Node{n.Var: n.Value}); err == nil {
-				return nz.norm(b)
+			b, err := graph.Substitute(n.Body, map[*graph.Var]graph.Node{n.Var: n.Value})
+			if err != nil {
+				return nil, err
 			}
+			return nz.norm(b)
 		}
 	}
 	return n, nil
@@ -222,8 +243,9 @@ func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
 
 // compose fuses the first nzip argument of f that can be fused: nzip f
 // xs..(nzip g ys)..zs becomes nzip (\xs' ys' zs' -> f xs' (g ys') zs') xs
-// ys zs.
-func (nz *normalizer) compose(f graph.Node, args []graph.Node) (graph.Node, []graph.Node, bool) {
+// ys zs. It reports whether it fused one; an error is a term it could not
+// build.
+func (nz *normalizer) compose(f graph.Node, args []graph.Node) (graph.Node, []graph.Node, bool, error) {
 	for i, a := range args {
 		inner, ok := a.(*graph.NZip)
 		if !ok || graph.IsFunc(inner) || !nz.fusable(f, i, len(args), inner) {
@@ -243,7 +265,7 @@ func (nz *normalizer) compose(f graph.Node, args []graph.Node) (graph.Node, []gr
 				}
 				app, err := graph.NewApp(inner.Fn, ys...)
 				if err != nil {
-					return nil, nil, false
+					return nil, nil, false, err
 				}
 				outerArgs = append(outerArgs, app)
 				continue
@@ -255,15 +277,15 @@ func (nz *normalizer) compose(f graph.Node, args []graph.Node) (graph.Node, []gr
 		}
 		body, err := graph.NewApp(f, outerArgs...)
 		if err != nil {
-			return nil, nil, false
+			return nil, nil, false, err
 		}
 		lam, err := graph.NewLambda(params, body)
 		if err != nil {
-			return nil, nil, false
+			return nil, nil, false, err
 		}
-		return lam, newArgs, true
+		return lam, newArgs, true, nil
 	}
-	return nil, nil, false
+	return nil, nil, false, nil
 }
 
 // fusable reports whether composing the nzip inner into argument i of f
@@ -368,71 +390,20 @@ func hasVarOrInput(n graph.Node) bool {
 	return found
 }
 
-// beta reduces an application.
+// beta reduces an application with fusion's beta rule (fusion.Beta), which
+// consults no context: a parameter used at most once outside inner
+// lambdas, or bound to a trivial argument, is substituted; any other is
+// bound with let. The result is normalised in turn.
 func (nz *normalizer) beta(n *graph.App) (graph.Node, error) {
-	switch f := n.Fn.(type) {
-	case *graph.Lambda:
-		if len(f.Params) != len(n.Args) {
-			return n, nil
-		}
-		sub := map[*graph.Var]graph.Node{}
-		type binding struct {
-			v   *graph.Var
-			val graph.Node
-		}
-		var lets []binding
-		for i, p := range f.Params {
-			a := n.Args[i]
-			uses, under := countUses(f.Body, p, false)
-			if trivial(a) || uses == 0 || (uses == 1 && !under && !graph.IsFunc(a)) {
-				sub[p] = a
-			} else {
-				lets = append(lets, binding{p, a})
-			}
-		}
-		body, err := graph.Substitute(f.Body, sub)
-		if err != nil {
-			return n, nil
-		}
-		for i := len(lets) - 1; i >= 0; i-- {
-			l, err := graph.NewLet(lets[i].v, lets[i].val, body)
-			if err != nil {
-				return n, nil
-			}
-			body = l
-		}
-		return nz.norm(body)
-	case *graph.OpRef:
-		c, err := graph.NewCall(f.Op, n.Args...)
-		if err != nil {
-			return n, nil
-		}
-		return graph.WithSource(c, n.Source()), nil
-	case *graph.Section:
-		if len(n.Args) != 1 {
-			return n, nil
-		}
-		args := []graph.Node{n.Args[0], f.Operand}
-		if f.Left {
-			args[0], args[1] = f.Operand, n.Args[0]
-		}
-		c, err := graph.NewCall(f.Op, args...)
-		if err != nil {
-			return n, nil
-		}
-		return graph.WithSource(c, n.Source()), nil
-	case *graph.Ident:
-		if len(n.Args) == 1 {
-			return n.Args[0], nil
-		}
-	case *graph.NZip:
-		if graph.IsFunc(f) {
-			z, err := graph.NewNZip(f.Fn, append(append([]graph.Node(nil), f.Args...), n.Args...)...)
-			if err != nil {
-				return n, nil
-			}
-			return nz.norm(graph.WithSource(z, n.Source()))
-		}
+	r, err := betaRule.Rewrite(nil, n)
+	if errors.Is(err, fusion.ErrNoMatch) {
+		return n, nil
 	}
-	return n, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", graph.Abbrev(n, 60), err)
+	}
+	return nz.norm(r)
 }
+
+// betaRule is fusion's β-reduction.
+var betaRule fusion.Beta

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,6 +66,7 @@ type Plan struct {
 	opts    Options
 	workers int
 	ins     []*inputSlot
+	inputs  []*graph.Input // the inputs of ins, for graph.CheckInputs
 	byName  map[string]*inputSlot
 	steps   []step
 	cur     int
@@ -135,6 +135,7 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 		c.inputs[in] = v
 		c.markReady(v)
 		p.ins = append(p.ins, slot)
+		p.inputs = append(p.inputs, in)
 		p.byName[in.Name] = slot
 	}
 	hoisted := 0
@@ -292,60 +293,43 @@ func (p *Plan) Close() error {
 	return nil
 }
 
-// bind checks the inputs and points the input slots at them.
+// bind checks the inputs (graph.CheckInputs) and points the input slots
+// at them.
 func (p *Plan) bind(inputs map[string]graph.Value) error {
-	for name := range inputs {
-		if _, ok := p.byName[name]; !ok {
-			return p.unknown(inputs)
-		}
+	if err := graph.CheckInputs(p.inputs, inputs); err != nil {
+		return fmt.Errorf("native: %w", err)
 	}
 	for _, s := range p.ins {
-		v, ok := inputs[s.in.Name]
-		if !ok {
-			return fmt.Errorf("native: input %s (%v) is not bound", s.in.Name, s.in.Type)
-		}
-		if err := p.bindSlot(s, v); err != nil {
-			return fmt.Errorf("native: input %s %w", s.in.Name, err)
-		}
+		p.bindSlot(s, inputs[s.in.Name])
 	}
 	return nil
 }
 
-func (p *Plan) unknown(inputs map[string]graph.Value) error {
-	var extra []string
-	for name := range inputs {
-		if _, ok := p.byName[name]; !ok {
-			extra = append(extra, name)
+// bindSlot points the slot's leaves at the leaves of v, which fits the
+// slot's input.
+func (p *Plan) bindSlot(s *inputSlot, v graph.Value) { p.bindLeaves(s.leaves, v) }
+
+// bindLeaves binds the leaves of v, depth first through nested tuples, to
+// the first of leaves, and returns how many it bound.
+func (p *Plan) bindLeaves(leaves []*inputLeaf, v graph.Value) int {
+	if tv, ok := v.(graph.TupleValue); ok {
+		n := 0
+		for _, e := range tv {
+			n += p.bindLeaves(leaves[n:], e)
 		}
+		return n
 	}
-	sort.Strings(extra)
-	return fmt.Errorf("native: %s bound, but the program has no such input", strings.Join(extra, ", "))
+	p.bindLeaf(leaves[0], v)
+	return 1
 }
 
-func (p *Plan) bindSlot(s *inputSlot, v graph.Value) error {
-	if len(s.leaves) == 1 {
-		return p.bindLeaf(s.leaves[0], v)
-	}
-	tv, ok := v.(graph.TupleValue)
-	if !ok || len(tv) != len(s.leaves) {
-		return fmt.Errorf("needs a tuple of type %v, got %s", s.in.Type, describeValue(v))
-	}
-	for i, l := range s.leaves {
-		if err := p.bindLeaf(l, tv[i]); err != nil {
-			return fmt.Errorf("element %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) error {
+// bindLeaf points the leaf at v, which fits its type: a scalar is stored,
+// an array in the declared layout is read in place, any other copied in.
+func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) {
 	frames := p.rt.all()
 	switch t := l.t.(type) {
 	case *graph.ScalarType:
-		s, ok := v.(graph.ScalarValue)
-		if !ok || s.DType != t.DType {
-			return fmt.Errorf("needs a scalar of type %v, got %s", t, describeValue(v))
-		}
+		s := v.(graph.ScalarValue)
 		fr := frames[0]
 		switch t.DType {
 		case graph.Float32:
@@ -357,15 +341,8 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) error {
 		case graph.Int32:
 			fr.i32[l.slot][0] = int32(s.V)
 		}
-		return nil
 	case *graph.ArrayType:
-		a, ok := v.(*graph.Array)
-		if !ok || a == nil {
-			return fmt.Errorf("needs an array of type %v, got %s", t, describeValue(v))
-		}
-		if a.DType() != t.DType || !a.Layout().SameExtents(t.Layout) {
-			return fmt.Errorf("needs %v, got %s", t, describeValue(a))
-		}
+		a := v.(*graph.Array)
 		// An array in the declared layout is read in place, unless it lies
 		// in this plan's arena (a previous result fed back), which the
 		// kernels are about to overwrite.
@@ -377,7 +354,7 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) error {
 					for _, fr := range frames {
 						fr.f32[l.slot] = buf
 					}
-					return nil
+					return
 				}
 			case graph.Float64:
 				buf := a.Float64s()[a.Offset():]
@@ -385,7 +362,7 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) error {
 					for _, fr := range frames {
 						fr.f64[l.slot] = buf
 					}
-					return nil
+					return
 				}
 			}
 		}
@@ -404,32 +381,7 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) error {
 				fr.i32[l.slot] = frames[0].i32[l.slot]
 			}
 		}
-		return nil
 	}
-	return fmt.Errorf("has unsupported type %v", l.t)
-}
-
-// describeValue names a value by its type, in the notation: f32[3,4],
-// f64(2), a tuple of those; never its elements.
-func describeValue(v graph.Value) string {
-	switch v := v.(type) {
-	case nil:
-		return "nothing"
-	case *graph.Array:
-		if v == nil {
-			return "a nil *graph.Array"
-		}
-		return graph.ArrayOf(v.DType(), v.Extents()...).String()
-	case graph.ScalarValue:
-		return v.String()
-	case graph.TupleValue:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			parts[i] = describeValue(e)
-		}
-		return "(" + strings.Join(parts, ", ") + ")"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // copyIn copies a into the leaf's own buffer, laid out as t says.

@@ -483,21 +483,12 @@ func (c *compiler) dot(red, fn *cval, args []*cval) (*cval, bool) {
 	return nil, false
 }
 
-// isMul recognises the function (*), \a b -> a * b and \a b -> b * a.
+// isMul recognises the function (*), \a b -> a * b, \a b -> b * a and
+// the other forms of one multiplication graph.Reducer recognises.
 func (c *compiler) isMul(fn *cval) bool {
 	if fn.kind != cvFunc {
 		return false
 	}
-	switch f := fn.node.(type) {
-	case *graph.OpRef:
-		return f.Op == graph.Mul
-	case *graph.Lambda:
-		call, ok := f.Body.(*graph.Call)
-		return ok && len(f.Params) == 2 && call.Op == graph.Mul && sameVars(call.Args, f.Params[0], f.Params[1])
-	case *graph.Var:
-		if b := fn.env.lookup(f); b != nil && b.kind == cvFunc {
-			return c.isMul(b)
-		}
-	}
-	return false
+	r, ok := graph.Reducer(fn.node, fn.env)
+	return ok && len(r.Ops) == 1 && r.Ops[0] == graph.Mul && r.Lifts[0] == 0
 }

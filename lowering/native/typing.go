@@ -6,114 +6,42 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// This file types open terms: the compiler needs the type of a subterm
-// under bound variables (to size a scratch buffer, to estimate work) and
-// graph.Check only types closed terms. The rules are graph's checker's; the
-// kernel was checked as a whole before compilation, so errors here are
-// internal.
+// The compiler needs the type of a subterm under bound variables (to size
+// a scratch buffer, to estimate work); graph's typing service types such
+// open terms with the checker's own rules, through the compiler's
+// environment. The kernel was checked as a whole before compilation, so
+// errors here are internal.
+
+// Lookup makes the compiler's environment a graph.Env: a variable bound
+// to a function term stands for that term and its environment, any other
+// for the type of its value.
+func (e *cenv) Lookup(v *graph.Var) (graph.Binding, bool) {
+	val := e.lookup(v)
+	if val == nil {
+		return graph.Binding{}, false
+	}
+	if val.kind == cvFunc {
+		return graph.Binding{Fn: val.node, FnEnv: val.env}, true
+	}
+	t, err := val.typeOf()
+	if err != nil {
+		return graph.Binding{}, false
+	}
+	return graph.Binding{Type: t}, true
+}
+
+// typer returns the plan's typer, which remembers the closed subterms it
+// has typed.
+func (c *compiler) typer() *graph.Typer {
+	if c.types == nil {
+		c.types = graph.NewTyper()
+	}
+	return c.types
+}
 
 // typeOf returns the type of the value term n with variables bound by env.
 func (c *compiler) typeOf(n graph.Node, env *cenv) (graph.Type, error) {
-	switch n := n.(type) {
-	case *graph.Input:
-		return n.Type, nil
-	case *graph.Const:
-		return graph.Scalar(untyped), nil
-	case *graph.Var:
-		v := env.lookup(n)
-		if v == nil {
-			return nil, fmt.Errorf("variable %s is not bound", n.Name)
-		}
-		return v.typeOf()
-	case *graph.Call:
-		dts := make([]graph.DType, len(n.Args))
-		for i, a := range n.Args {
-			t, err := c.typeOf(a, env)
-			if err != nil {
-				return nil, err
-			}
-			st, ok := t.(*graph.ScalarType)
-			if !ok {
-				return nil, fmt.Errorf("%v: operand %d is not a scalar", n.Op, i)
-			}
-			dts[i] = st.DType
-		}
-		_, dt, err := resolve(n.Op, dts)
-		if err != nil {
-			return nil, err
-		}
-		return graph.Scalar(dt), nil
-	case *graph.App:
-		args, err := c.typesOf(n.Args, env)
-		if err != nil {
-			return nil, err
-		}
-		return c.applyType(c.fnOf(n.Fn, env), args)
-	case *graph.NZip:
-		args, err := c.typesOf(n.Args, env)
-		if err != nil {
-			return nil, err
-		}
-		return c.nzipType(c.fnOf(n.Fn, env), args)
-	case *graph.RNZ:
-		args, err := c.typesOf(n.Args, env)
-		if err != nil {
-			return nil, err
-		}
-		elems, _, err := elemTypes(args)
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.applyType(c.fnOf(n.Fn, env), elems)
-		if err != nil {
-			return nil, err
-		}
-		return graph.Materialized(concreteType(r)), nil
-	case graph.ViewNode:
-		x := graph.Children(n)[0]
-		t, err := c.typeOf(x, env)
-		if err != nil {
-			return nil, err
-		}
-		at, ok := t.(*graph.ArrayType)
-		if !ok {
-			return nil, fmt.Errorf("layout operation on %v", t)
-		}
-		l, err := layoutOp(n, at.Layout)
-		if err != nil {
-			return nil, err
-		}
-		return &graph.ArrayType{DType: at.DType, Layout: l}, nil
-	case *graph.Tuple:
-		ts, err := c.typesOf(n.Elems, env)
-		if err != nil {
-			return nil, err
-		}
-		for i := range ts {
-			ts[i] = concreteType(ts[i])
-		}
-		return &graph.TupleType{Elems: ts}, nil
-	case *graph.Proj:
-		t, err := c.typeOf(n.X, env)
-		if err != nil {
-			return nil, err
-		}
-		tt, ok := t.(*graph.TupleType)
-		if !ok || n.Index >= len(tt.Elems) {
-			return nil, fmt.Errorf("projection %d of %v", n.Index, t)
-		}
-		return tt.Elems[n.Index], nil
-	case *graph.Let:
-		if graph.IsFunc(n.Value) {
-			return c.typeOf(n.Body, env.bind(n.Var, c.fnOf(n.Value, env)))
-		}
-		t, err := c.typeOf(n.Value, env)
-		if err != nil {
-			return nil, err
-		}
-		return c.typeOf(n.Body, env.bind(n.Var, typeVal(concreteType(t))))
-	}
-	return nil, fmt.Errorf("%T is not a value", n)
+	return c.typer().TypeOf(n, env)
 }
 
 func (c *compiler) typesOf(ns []graph.Node, env *cenv) ([]graph.Type, error) {
@@ -128,40 +56,12 @@ func (c *compiler) typesOf(ns []graph.Node, env *cenv) ([]graph.Type, error) {
 	return out, nil
 }
 
-// layoutOp applies the view n to l.
-func layoutOp(n graph.Node, l graph.Layout) (graph.Layout, error) {
-	if v, _, ok := graph.AsView(n); ok {
-		return v.Apply(l)
+// applyType returns the type of fn applied to arguments of the given types.
+func (c *compiler) applyType(fn *cval, args []graph.Type) (graph.Type, error) {
+	if fn.kind != cvFunc {
+		return nil, fmt.Errorf("not a function")
 	}
-	return nil, fmt.Errorf("%T is not a layout operation", n)
-}
-
-func elemTypes(args []graph.Type) ([]graph.Type, int, error) {
-	out := make([]graph.Type, len(args))
-	n := -1
-	for i, a := range args {
-		et, e, err := elemType(a)
-		if err != nil {
-			return nil, 0, err
-		}
-		if n >= 0 && e != n {
-			return nil, 0, fmt.Errorf("arguments have outer extents %d and %d", n, e)
-		}
-		out[i], n = et, e
-	}
-	return out, n, nil
-}
-
-func (c *compiler) nzipType(fn *cval, args []graph.Type) (graph.Type, error) {
-	elems, n, err := elemTypes(args)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.applyType(fn, elems)
-	if err != nil {
-		return nil, err
-	}
-	return graph.Stacked(n, concreteType(r)), nil
+	return c.typer().ApplyType(fn.node, args, fn.env)
 }
 
 // fnOf returns the function value of the function term n: the term and
@@ -175,70 +75,22 @@ func (c *compiler) fnOf(n graph.Node, env *cenv) *cval {
 	return &cval{kind: cvFunc, node: n, env: env}
 }
 
-// applyType returns the type of fn applied to arguments of the given types.
-func (c *compiler) applyType(fn *cval, args []graph.Type) (graph.Type, error) {
-	if fn.kind != cvFunc {
-		return nil, fmt.Errorf("not a function")
-	}
-	env := fn.env
-	switch f := fn.node.(type) {
-	case *graph.Lambda:
-		if len(f.Params) != len(args) {
-			return nil, fmt.Errorf("function of %d parameters applied to %d arguments", len(f.Params), len(args))
-		}
-		for i, p := range f.Params {
-			env = env.bind(p, typeVal(args[i]))
-		}
-		return c.typeOf(f.Body, env)
-	case *graph.OpRef:
-		return callType(f.Op, args)
-	case *graph.Section:
-		t, err := c.typeOf(f.Operand, env)
-		if err != nil {
-			return nil, err
-		}
-		if len(args) != 1 {
-			return nil, fmt.Errorf("section applied to %d arguments", len(args))
-		}
-		if f.Left {
-			return callType(f.Op, []graph.Type{t, args[0]})
-		}
-		return callType(f.Op, []graph.Type{args[0], t})
-	case *graph.Ident:
-		if len(args) != 1 {
-			return nil, fmt.Errorf("id applied to %d arguments", len(args))
-		}
-		return args[0], nil
-	case *graph.NZip:
-		given, err := c.typesOf(f.Args, env)
-		if err != nil {
-			return nil, err
-		}
-		return c.nzipType(c.fnOf(f.Fn, env), append(given, args...))
-	case *graph.Var:
-		b := env.lookup(f)
-		if b == nil || b.kind != cvFunc {
-			return nil, fmt.Errorf("%s is not a function", f.Name)
-		}
-		return c.applyType(b, args)
-	}
-	return nil, fmt.Errorf("%T is not a function", fn.node)
-}
-
-func callType(op graph.Op, args []graph.Type) (graph.Type, error) {
-	dts := make([]graph.DType, len(args))
+// elemTypes returns the element types of array arguments and their shared
+// outer extent.
+func elemTypes(args []graph.Type) ([]graph.Type, int, error) {
+	out := make([]graph.Type, len(args))
+	n := -1
 	for i, a := range args {
-		st, ok := a.(*graph.ScalarType)
-		if !ok {
-			return nil, fmt.Errorf("%v: operand %d has type %v, not a scalar", op, i, a)
+		et, e, err := graph.ElemType(a)
+		if err != nil {
+			return nil, 0, err
 		}
-		dts[i] = st.DType
+		if n >= 0 && e != n {
+			return nil, 0, fmt.Errorf("arguments have outer extents %d and %d", n, e)
+		}
+		out[i], n = et, e
 	}
-	_, dt, err := resolve(op, dts)
-	if err != nil {
-		return nil, err
-	}
-	return graph.Scalar(dt), nil
+	return out, n, nil
 }
 
 // estimate returns roughly how many scalar operations evaluating n takes:
@@ -292,7 +144,7 @@ func (c *compiler) estimate(n graph.Node, env *cenv) float64 {
 		if err != nil {
 			return 1e12
 		}
-		return c.estimate(n.Value, env) + c.estimate(n.Body, env.bind(n.Var, typeVal(concreteType(t))))
+		return c.estimate(n.Value, env) + c.estimate(n.Body, env.bind(n.Var, typeVal(graph.Concrete(t))))
 	case *graph.Tuple:
 		s := 0.0
 		for _, e := range n.Elems {

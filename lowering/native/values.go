@@ -236,23 +236,3 @@ func (e *cenv) lookup(v *graph.Var) *cval {
 }
 
 func (e *cenv) bind(v *graph.Var, val *cval) *cenv { return &cenv{v: v, val: val, next: e} }
-
-// elemType returns the element type and outer extent of t, as graph does.
-func elemType(t graph.Type) (graph.Type, int, error) { return graph.ElemType(t) }
-
-// concreteType gives untyped scalars the default type f64.
-func concreteType(t graph.Type) graph.Type {
-	switch t := t.(type) {
-	case *graph.ScalarType:
-		if t.DType == untyped {
-			return graph.Scalar(graph.Float64)
-		}
-	case *graph.TupleType:
-		elems := make([]graph.Type, len(t.Elems))
-		for i, e := range t.Elems {
-			elems[i] = concreteType(e)
-		}
-		return &graph.TupleType{Elems: elems}
-	}
-	return t
-}

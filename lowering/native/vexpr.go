@@ -36,6 +36,18 @@ type vloop struct {
 	n    int // extent
 }
 
+// sets reports whether the loop sets the element register reg: a view
+// read through it (an element of the loop, or a view or projection of
+// one, whatever its rank) changes from one iteration to the next.
+func (l *vloop) sets(reg int) bool {
+	for _, v := range l.vars {
+		if v.elem == reg {
+			return true
+		}
+	}
+	return false
+}
+
 type vkind uint8
 
 const (
@@ -168,7 +180,7 @@ func (b *vbuilder) varying(v *cval) bool {
 	}
 	switch v.kind {
 	case cvView:
-		return v.vary != nil && v.vary.loop == b.loop
+		return (v.vary != nil && v.vary.loop == b.loop) || b.loop.sets(v.reg)
 	case cvVReg:
 		return v.vb == b
 	case cvTuple:

@@ -90,6 +90,20 @@ func (e *env) lookup(v *graph.Var) *env {
 	return nil
 }
 
+// Lookup makes the environment a graph.Env, for graph.Reducer: a
+// function binding is its term and environment, a value binding the
+// value's type (its logical extents, row-major).
+func (e *env) Lookup(v *graph.Var) (graph.Binding, bool) {
+	b := e.lookup(v)
+	if b == nil {
+		return graph.Binding{}, false
+	}
+	if b.fn != nil {
+		return graph.Binding{Fn: b.fn, FnEnv: b.fnEnv}, true
+	}
+	return graph.Binding{Type: b.val.typeOf()}, true
+}
+
 func newLowerer(kernel string, fn *shlo.Function) *lowerer {
 	return &lowerer{
 		kernel:     kernel,

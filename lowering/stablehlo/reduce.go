@@ -9,105 +9,16 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// reducerOps recognises a reduction operator as one scalar op per leaf of
-// the accumulator (its arrays and scalars, depth first). It sees through
-// lifting (zip (+), nzip (zip (+)), \a b -> zip f a b) and through lambdas
-// that apply an op to their two parameters or, for a tuple accumulator,
-// build a tuple (nested as the accumulator is) whose every leaf applies an
-// op to the same leaf of each parameter:
-//
-//	(+)   zip (+)   \a b -> max a b   \a b -> (fst a + fst b, zip max (snd a) (snd b))
-//
-// It returns nil when red has none of these forms.
+// reducerOps returns the scalar op of each leaf of the accumulator (its
+// arrays and scalars, depth first) that graph.Reducer recognises in the
+// reduction operator red, with the variables bound by e; StableHLO sees
+// through the lifting. It returns nil when red is none of Reducer's forms.
 func (l *lowerer) reducerOps(red graph.Node, e *env) []graph.Op {
-	switch r := red.(type) {
-	case *graph.OpRef:
-		if r.Op.Arity() == 2 {
-			return []graph.Op{r.Op}
-		}
-	case *graph.NZip:
-		if len(r.Args) == 0 {
-			if ops := l.reducerOps(r.Fn, e); len(ops) == 1 {
-				return ops
-			}
-		}
-	case *graph.Var:
-		if b := e.lookup(r); b != nil && b.fn != nil {
-			return l.reducerOps(b.fn, b.fnEnv)
-		}
-	case *graph.Lambda:
-		if len(r.Params) == 2 {
-			return l.leafOps(r.Body, r.Params[0], r.Params[1], nil, e)
-		}
+	r, ok := graph.Reducer(red, e)
+	if !ok {
+		return nil
 	}
-	return nil
-}
-
-// leafOps recognises body, the body of \a b -> body at the part path of
-// the accumulator, as a tuple of recognised leaves or one leaf.
-func (l *lowerer) leafOps(body graph.Node, a, b *graph.Var, path []int, e *env) []graph.Op {
-	if tup, ok := body.(*graph.Tuple); ok {
-		var ops []graph.Op
-		for i, elem := range tup.Elems {
-			sub := l.leafOps(elem, a, b, append(slices.Clone(path), i), e)
-			if sub == nil {
-				return nil
-			}
-			ops = append(ops, sub...)
-		}
-		return ops
-	}
-	if op, ok := l.binaryOf(body, a, b, path, e); ok {
-		return []graph.Op{op}
-	}
-	return nil
-}
-
-// isPart reports whether x is the part path of v: v itself for an empty
-// path, fst (snd v) for [1 0].
-func isPart(x graph.Node, v *graph.Var, path []int) bool {
-	for i := len(path) - 1; i >= 0; i-- {
-		p, ok := x.(*graph.Proj)
-		if !ok || p.Index != path[i] {
-			return false
-		}
-		x = p.X
-	}
-	return x == graph.Node(v)
-}
-
-// binaryOf recognises body as one op applied to the parts path of the
-// parameters a and b, in either order: a + b, max a b, zip (+) a b,
-// (+) a b, fst a + fst b.
-func (l *lowerer) binaryOf(body graph.Node, a, b *graph.Var, path []int, e *env) (graph.Op, bool) {
-	pair := func(args []graph.Node) bool {
-		return len(args) == 2 && ((isPart(args[0], a, path) && isPart(args[1], b, path)) ||
-			(isPart(args[0], b, path) && isPart(args[1], a, path)))
-	}
-	var fn graph.Node
-	switch x := body.(type) {
-	case *graph.Call:
-		if pair(x.Args) {
-			return x.Op, true
-		}
-		return graph.OpInvalid, false
-	case *graph.NZip:
-		if !pair(x.Args) {
-			return graph.OpInvalid, false
-		}
-		fn = x.Fn
-	case *graph.App:
-		if !pair(x.Args) {
-			return graph.OpInvalid, false
-		}
-		fn = x.Fn
-	default:
-		return graph.OpInvalid, false
-	}
-	if ops := l.reducerOps(fn, e); len(ops) == 1 {
-		return ops[0], true
-	}
-	return graph.OpInvalid, false
+	return r.Ops
 }
 
 // reduce reduces body, the per-iteration values of the loop at level (the

@@ -40,6 +40,27 @@ type val struct {
 	factors []factor // at least one for an array or scalar
 }
 
+// typeOf returns v's type: its tuple structure, element type and logical
+// extents, row-major; an untyped literal has element type Invalid, as
+// graph's typing gives it.
+func (v *val) typeOf() graph.Type {
+	switch {
+	case v == nil:
+		return nil
+	case v.tuple != nil:
+		t := &graph.TupleType{Elems: make([]graph.Type, len(v.tuple))}
+		for i, e := range v.tuple {
+			t.Elems[i] = e.typeOf()
+		}
+		return t
+	case v.untyped:
+		return graph.Scalar(graph.Invalid)
+	case len(v.shape) == 0:
+		return graph.Scalar(v.dt)
+	}
+	return graph.ArrayOf(v.dt, v.shape...)
+}
+
 // factor is one tensor of a val. Its StableHLO shape is the extents of its
 // levels followed by the extents of its present logical axes.
 type factor struct {

@@ -22,8 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -270,64 +268,14 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 	return assemble(x.graph.Result.Type, vals)
 }
 
-// bind checks the inputs against the program's: every one bound, none
-// extra, each of its declared element type and extents.
+// bind checks the inputs against the program's (graph.BindInputs): every
+// one bound, none extra, each of its declared element type and extents.
 func bind(ins []*graph.Input, inputs map[string]graph.Value) (map[*graph.Input]graph.Value, error) {
-	out := make(map[*graph.Input]graph.Value, len(ins))
-	known := map[string]bool{}
-	for _, in := range ins {
-		known[in.Name] = true
-		v, ok := inputs[in.Name]
-		if !ok {
-			return nil, fmt.Errorf("xlarun: input %s (%v) is not bound", in.Name, in.Type)
-		}
-		if err := fits(in.Type, v); err != nil {
-			return nil, fmt.Errorf("xlarun: input %s %v", in.Name, err)
-		}
-		out[in] = v
-	}
-	var extra []string
-	for name := range inputs {
-		if !known[name] {
-			extra = append(extra, name)
-		}
-	}
-	if len(extra) > 0 {
-		sort.Strings(extra)
-		return nil, fmt.Errorf("xlarun: %s bound, but the program has no such input", strings.Join(extra, ", "))
+	out, err := graph.BindInputs(ins, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("xlarun: %w", err)
 	}
 	return out, nil
-}
-
-func fits(t graph.Type, v graph.Value) error {
-	switch t := t.(type) {
-	case *graph.ArrayType:
-		a, ok := v.(*graph.Array)
-		if !ok || a == nil {
-			return fmt.Errorf("needs an array of type %v, got %T", t, v)
-		}
-		if a.DType() != t.DType || !slices.Equal(a.Extents(), t.Layout.Extents()) {
-			return fmt.Errorf("needs %v, got %v%v", t, a.DType(), a.Extents())
-		}
-	case *graph.ScalarType:
-		s, ok := v.(graph.ScalarValue)
-		if !ok || s.DType != t.DType {
-			return fmt.Errorf("needs a scalar of type %v, got %v", t, v)
-		}
-	case *graph.TupleType:
-		tv, ok := v.(graph.TupleValue)
-		if !ok || len(tv) != len(t.Elems) {
-			return fmt.Errorf("needs a tuple of type %v, got %v", t, v)
-		}
-		for i := range tv {
-			if err := fits(t.Elems[i], tv[i]); err != nil {
-				return fmt.Errorf("element %d: %v", i, err)
-			}
-		}
-	default:
-		return fmt.Errorf("has type %v", t)
-	}
-	return nil
 }
 
 // leavesOf lists the tuple paths of in's leaves, as stablehlo.Lowered does.
