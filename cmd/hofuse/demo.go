@@ -183,7 +183,10 @@ func demoBackend(name, plugin string, threads int, stderr io.Writer) (demoBacken
 	case "pjrt", "auto":
 		path, err := pjrt.Locate(plugin)
 		if err != nil {
-			if name == "auto" {
+			// Only a plugin that is nowhere falls back; a damaged one, or
+			// a $PJRT_PLUGIN_LIBRARY_PATH naming nothing, is an error.
+			var nf *pjrt.NotFoundError
+			if name == "auto" && errors.As(err, &nf) {
 				fmt.Fprintf(stderr, "hofuse demo: no PJRT plugin (%v); using the native executor\n", err)
 				return demoBackends{nativeBE, nativeBE}, func() {}, nil
 			}

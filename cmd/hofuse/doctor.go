@@ -4,6 +4,7 @@ import (
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/hofuse/hofuse/internal/pjrtinstall"
+	"github.com/hofuse/hofuse/internal/pluginfile"
 	"github.com/hofuse/hofuse/pjrt"
 )
 
@@ -111,14 +113,15 @@ func doctorPJRT(r *doctorReport) {
 		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
 		return
 	}
-	manifest, _ := pjrtinstall.Recorded()
 	for i, path := range found {
 		use := ""
 		if i == 0 {
 			use = "  <- used"
 		}
 		r.line("  %s%s", path, use)
-		r.line("    file:      %s", recordedStatus(manifest, path))
+		if !checkPluginFile(r, path, i == 0) {
+			continue
+		}
 		if !pjrt.CgoEnabled() {
 			r.line("    not loaded (no cgo)")
 			continue
@@ -127,25 +130,45 @@ func doctorPJRT(r *doctorReport) {
 	}
 }
 
-// recordedStatus says whether path is a plugin recorded in plugins.json,
-// trusting its stamp file when size and time are unchanged.
-func recordedStatus(m *pjrtinstall.Manifest, path string) string {
-	if m == nil {
-		return "plugins.json unreadable"
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err.Error()
-	}
-	for _, p := range m.Plugins {
-		if p.Platform != pjrtinstall.Platform() || p.SOSize != fi.Size() {
-			continue
+// checkPluginFile reports whether path is a sound plugin file and whether
+// it is one recorded in plugins.json, hashing it again (no stamp file is
+// trusted), and reports a damaged one as a problem. It returns whether the
+// file may be loaded.
+func checkPluginFile(r *doctorReport, path string, used bool) bool {
+	v, err := pluginfile.Check(path)
+	var p *pluginfile.Problem
+	switch {
+	case errors.As(err, &p):
+		r.line("    file:      DAMAGED, not loaded")
+		fix := "go run ./cmd/hofuse pjrt install --force"
+		if strings.Contains(filepath.Base(path), "cuda") {
+			fix = "go run ./cmd/hofuse pjrt install --gpu --force"
 		}
-		if ok, _ := pjrtinstall.CheckInstalled(path, p, false); ok {
-			return fmt.Sprintf("%s %s, sha256 verified against plugins.json", p.Package, p.Version)
+		if os.Getenv(pjrt.EnvPluginPath) != "" {
+			fix += "   (or unset $" + pjrt.EnvPluginPath + ")"
+		} else if !used {
+			fix = "remove " + path
 		}
+		r.problem(err.Error(), fix)
+		return false
+	case err != nil:
+		r.line("    file:      %v", err)
+		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install --force")
+		return false
+	case v == nil:
+		size := "?"
+		if fi, err := os.Stat(path); err == nil {
+			size = fmt.Sprint(fi.Size())
+		}
+		r.line("    file:      %s bytes, ELF headers sound, not a plugin recorded in plugins.json", size)
+	default:
+		took := "cached"
+		if v.Hash > 0 {
+			took = "hashed in " + v.Hash.Round(time.Millisecond).String()
+		}
+		r.line("    file:      %s %s, sha256 verified against plugins.json (%s)", v.Plugin.Package, v.Plugin.Version, took)
 	}
-	return fmt.Sprintf("%d bytes, not a plugin recorded in plugins.json", fi.Size())
+	return true
 }
 
 // doctorPlugin loads one plugin and runs the self-test on it.

@@ -26,7 +26,7 @@ func init() {
 // pjrtHelp follows the flags in "hofuse pjrt --help".
 const pjrtHelp = `
 install downloads the XLA CPU plugin wheel with pip, checks its sha256 against the one
-recorded in the repository (internal/pjrtinstall/plugins.json), extracts the plugin into
+recorded in the repository (internal/pluginfile/plugins.json), extracts the plugin into
 the project folder (<module root>/.pjrt, or $HOFUSE_PJRT_DIR, or --dir), checks its
 sha256, loads it and runs a tiny program. When a verified plugin is already there it says
 so and does nothing. --gpu installs the CUDA plugin instead, when nvidia-smi finds a GPU.
