@@ -93,7 +93,7 @@ func TestShowMLP(t *testing.T) {
 
 	code, _, errs = hofuse("show", "mlp", "--sizes", "4,0,2")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "Sizes[1]")
+	assert.Contains(t, errs, "hofuse show: --sizes 4,0,2: size 2 is 0; every layer needs at least 1 feature\n")
 	code, _, errs = hofuse("show", "cnn")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `want one model name, mlp; got ["cnn"]`)

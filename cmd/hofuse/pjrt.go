@@ -81,6 +81,13 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usagef("pjrt install takes no arguments, got %q", rest)
 	}
+	set := flagsSet(fs)
+	if *wheel != "" && set["python"] {
+		return usagef("--python: runs pip, which --wheel FILE replaces; drop one of them")
+	}
+	if *force && *recheck {
+		return usagef("--recheck: hashes an installed plugin to keep it, but --force reinstalls it anyway; drop one of them")
+	}
 	if *dir == "" {
 		if *dir, err = pjrt.DefaultDir(); err != nil {
 			return fmt.Errorf("%v; or pass --dir", err)
