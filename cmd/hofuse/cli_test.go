@@ -76,9 +76,9 @@ func usageErr(t *testing.T, want string, args ...string) {
 }
 
 func TestFlagErrorsPrintOnce(t *testing.T) {
-	usageErr(t, `invalid value "x" for flag -seed: parse error`, "eval", "--seed", "x", "1")
-	usageErr(t, "flag provided but not defined: -frob", "demo", "--frob")
-	usageErr(t, `invalid value "big" for flag -batch: parse error`, "fuse", "mlp", "--batch", "big")
+	usageErr(t, `invalid value "x" for flag --seed: parse error`, "eval", "--seed", "x", "1")
+	usageErr(t, "flag provided but not defined: --frob", "demo", "--frob")
+	usageErr(t, `invalid value "big" for flag --batch: parse error`, "fuse", "mlp", "--batch", "big")
 	// --help prints the usage once, to stderr, and succeeds.
 	code, _, errs := hofuse("fuse", "--help")
 	assert.Equal(t, 0, code)
@@ -113,7 +113,7 @@ func TestDemoFlags(t *testing.T) {
 	usageErr(t, "--threads -2: must be at least 0 (0: GOMAXPROCS)", "demo", "--threads", "-2")
 	usageErr(t, "--plugin: --backend native loads no plugin; pass --backend pjrt or auto", "demo", "--plugin", "/x.so")
 	usageErr(t, "--threads: sets the native executor's goroutines, which --backend pjrt does not use", "demo", "--backend", "pjrt", "--threads", "2")
-	usageErr(t, `invalid value "4 apples" for flag -max-memory: "4 apples" is not a size in bytes; write e.g. 4GiB, 512MiB or 1000000`,
+	usageErr(t, `invalid value "4 apples" for flag --max-memory: "4 apples" is not a size in bytes; write e.g. 4GiB, 512MiB or 1000000`,
 		"demo", "--max-memory", "4 apples")
 }
 
@@ -175,6 +175,10 @@ func TestEvalFlags(t *testing.T) {
 	code, out, errs := hofuse("eval", "--backend", "native", "--max-memory", "1GiB", "--threads", "1", "--inputs", writeJSON(t, `{"x": [1, 2, 3.5]}`), p)
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "f64 6.5\n", out)
+
+	usageErr(t, "--seed: every input is given in --inputs, so nothing is random; drop --seed",
+		"eval", "--seed", "2", "--inputs", writeJSON(t, `{"x": [1, 2, 3]}`), p)
+	usageErr(t, "flag needs an argument: --inputs", "eval", p, "--inputs")
 
 	code, _, errs = hofuse("eval", "--help")
 	assert.Equal(t, 0, code)

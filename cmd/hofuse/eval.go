@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
@@ -114,6 +115,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if given, err = readInputs(*inputsPath, prog.Inputs); err != nil {
 			return err
 		}
+	}
+	if set["seed"] && len(given) > 0 && !slices.ContainsFunc(info.Inputs, func(in *graph.Input) bool { _, ok := given[in.Name]; return !ok }) {
+		return usagef("--seed: every input is given in --inputs, so nothing is random; drop --seed")
 	}
 	values := map[string]graph.Value{}
 	r := rand.New(rand.NewPCG(*seed, *seed))

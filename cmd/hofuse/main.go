@@ -125,7 +125,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, err
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%s", doubleDash(err.Error()))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -137,6 +137,17 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// doubleDash writes the flag in a flag package error as --name, the way
+// hofuse's usage and its other errors write flags.
+func doubleDash(msg string) string {
+	for _, p := range []string{"for flag -", "not defined: -", "an argument: -"} {
+		if i := strings.Index(msg, p); i >= 0 && !strings.HasPrefix(msg[i+len(p):], "-") {
+			return msg[:i+len(p)] + "-" + msg[i+len(p):]
+		}
+	}
+	return msg
 }
 
 // flagsSet returns the names of the flags given on the command line.
