@@ -97,11 +97,11 @@ func (r *runFlags) nativeOptions() native.Options {
 // library's memory limit, so the flag is parsed and validated but there is
 // nothing to hand it to yet: at the merge, set o.MaxMemory (native) and the
 // interpreter's limit (graph) from r.maxMemory here when it is non-zero.
-func (r *runFlags) applyMemoryLimit(o *native.Options) {
-	_ = o
-}
+func (r *runFlags) applyMemoryLimit(o *native.Options) {}
 
-// evalInterp runs the reference interpreter with the flags' limits.
+// evalInterp runs the reference interpreter with the flags' limits; it is
+// the only call of graph.Eval in eval and demo, where the interpreter's
+// limit is to be set from r.maxMemory (see applyMemoryLimit).
 func (r *runFlags) evalInterp(n graph.Node, in map[string]graph.Value) (graph.Value, error) {
 	return graph.Eval(n, in)
 }

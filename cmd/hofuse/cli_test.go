@@ -136,6 +136,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 
 func TestPJRTInstallFlags(t *testing.T) {
 	usageErr(t, "--python: runs pip, which --wheel FILE replaces; drop one of them", "pjrt", "install", "--wheel", "w.whl", "--python", "python3.12")
+	usageErr(t, "--unverified: a --wheel FILE is checked against the wheels recorded in plugins.json only; drop one of them", "pjrt", "install", "--wheel", "w.whl", "--unverified")
 	usageErr(t, "--recheck: hashes an installed plugin to keep it, but --force reinstalls it anyway; drop one of them", "pjrt", "install", "--force", "--recheck")
 }
 
@@ -352,8 +353,9 @@ func TestDamagedPlugin(t *testing.T) {
 			assert.True(t, strings.HasSuffix(errs, fix), "%s %q: %s", c.name, args, errs)
 			assert.Empty(t, out)
 		}
-		code, out, errs := hofuse("doctor", "--strict")
+		code, out, errs := hofuse("doctor")
 		assert.Equal(t, 1, code, errs)
+		assert.Equal(t, "hofuse doctor: 1 problem(s) found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n", errs)
 		assert.Contains(t, out, "    file:      DAMAGED, not loaded\n  PROBLEM: "+plugin+" "+c.reason, c.name)
 		assert.Contains(t, out, "  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
 	}
@@ -372,6 +374,6 @@ func TestDamagedPlugin(t *testing.T) {
 		assert.Empty(t, out)
 	}
 	code, out, _ := hofuse("doctor")
-	assert.Equal(t, 0, code)
-	assert.Contains(t, out, "  PROBLEM: "+want+"\n")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "  PROBLEM: "+want+"\n  fix:     unset PJRT_PLUGIN_LIBRARY_PATH, or set it to a plugin file or a folder holding one\n")
 }

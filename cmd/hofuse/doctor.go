@@ -34,6 +34,10 @@ func init() {
 type doctorReport struct {
 	w        io.Writer
 	problems int
+	// broken counts the problems that make every use of PJRT fail (a
+	// damaged plugin file, a $PJRT_PLUGIN_LIBRARY_PATH naming nothing):
+	// doctor exits with status 1 for them even without --strict.
+	broken int
 }
 
 func (r *doctorReport) line(format string, args ...any) { fmt.Fprintf(r.w, format+"\n", args...) }
@@ -49,7 +53,7 @@ func (r *doctorReport) problem(what, fix string) {
 func runDoctor(args []string, stdout, stderr io.Writer) error {
 	c := commands["doctor"]
 	fs := newFlags(c, stderr)
-	strict := fs.Bool("strict", false, "exit with status 1 when a problem is found")
+	strict := fs.Bool("strict", false, "exit with status 1 when any problem is found (without it: only for a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -85,6 +89,9 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	r.line("%d problem(s) found; each is followed by its fix", r.problems)
+	if r.broken > 0 {
+		return fmt.Errorf("%d problem(s) found, %d of them making PJRT fail: a damaged plugin or a $%s naming nothing", r.problems, r.broken, pjrt.EnvPluginPath)
+	}
 	if *strict {
 		return fmt.Errorf("%d problem(s) found", r.problems)
 	}
@@ -108,6 +115,13 @@ func doctorPJRT(r *doctorReport) {
 		r.line("  project folder: %s", dir)
 	}
 	found, err := pjrt.LocateAll("")
+	var nf *pjrt.NotFoundError
+	if err != nil && !errors.As(err, &nf) {
+		r.line("  $%s is wrong", pjrt.EnvPluginPath)
+		r.broken++
+		r.problem(err.Error(), "unset "+pjrt.EnvPluginPath+", or set it to a plugin file or a folder holding one")
+		return
+	}
 	if err != nil {
 		r.line("  none found")
 		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
@@ -140,6 +154,9 @@ func checkPluginFile(r *doctorReport, path string, used bool) bool {
 	switch {
 	case errors.As(err, &p):
 		r.line("    file:      DAMAGED, not loaded")
+		if used {
+			r.broken++
+		}
 		fix := "go run ./cmd/hofuse pjrt install --force"
 		if strings.Contains(filepath.Base(path), "cuda") {
 			fix = "go run ./cmd/hofuse pjrt install --gpu --force"

@@ -85,6 +85,9 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	if *wheel != "" && set["python"] {
 		return usagef("--python: runs pip, which --wheel FILE replaces; drop one of them")
 	}
+	if *wheel != "" && *unverified {
+		return usagef("--unverified: a --wheel FILE is checked against the wheels recorded in plugins.json only; drop one of them")
+	}
 	if *force && *recheck {
 		return usagef("--recheck: hashes an installed plugin to keep it, but --force reinstalls it anyway; drop one of them")
 	}
