@@ -377,3 +377,14 @@ func TestDamagedPlugin(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "  PROBLEM: "+want+"\n  fix:     unset PJRT_PLUGIN_LIBRARY_PATH, or set it to a plugin file or a folder holding one\n")
 }
+
+// TestDoctorSoundPlugin runs doctor on the installed plugin: its file is
+// checked (and hashed, when it is a recorded one), loaded and run.
+func TestDoctorSoundPlugin(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	code, out, errs := hofuse("doctor")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "  "+path+"  <- used\n    file:      ")
+	assert.Contains(t, out, "    self-test: ok")
+	assert.NotContains(t, out, "DAMAGED")
+}
