@@ -331,22 +331,28 @@ func TestDamagedPlugin(t *testing.T) {
 	plugin := filepath.Join(dir, pjrt.CPUPluginFile)
 	t.Setenv(pjrt.EnvPluginPath, "")
 	t.Setenv(pjrt.EnvDir, dir)
+	// Cut short, the file loses its section header table or part of a
+	// segment, depending on the linker's layout.
+	truncated := fmt.Sprintf("past the end of the file (%d bytes): the file is truncated", len(self)/3)
 	for _, c := range []struct {
-		name, reason string
-		data         []byte
+		name, reason, end string // the reason's start and end
+		data              []byte
 	}{
-		{"truncated", "has its section header table", self[:len(self)/3]},
-		{"random", "does not start with the ELF magic number (its first bytes are 0a 0b 0c 0d)", []byte("\x0a\x0b\x0c\x0d some bytes that are not a library")},
-		{"empty", "is empty (0 bytes)", nil},
+		{"truncated", "has ", truncated, self[:len(self)/3]},
+		{"random", "does not start with the ELF magic number (its first bytes are 0a 0b 0c 0d)", ": it is not a shared library", []byte("\x0a\x0b\x0c\x0d some bytes that are not a library")},
+		{"empty", "is empty (0 bytes)", "", nil},
 	} {
 		require.NoError(t, os.WriteFile(plugin, c.data, 0o644))
 		damaged := "pjrt: plugin " + plugin + " " + c.reason
-		fix := "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand + " --force (it installs into $" + pjrt.EnvDir + ")\n"
+		fix := c.end + "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand + " --force (it installs into $" + pjrt.EnvDir + ")\n"
 		for _, args := range [][]string{
 			{"demo", "--backend", "pjrt", "--sizes", "4,3", "--runs", "1"},
 			{"demo", "--backend", "auto", "--sizes", "4,3", "--runs", "1"},
 			{"eval", "--backend", "pjrt", "x : f32[2]; x"},
 		} {
+			if !pjrt.CgoEnabled() {
+				break // nothing is loaded: these stop at pjrt.ErrNoCgo
+			}
 			code, out, errs := hofuse(args...)
 			assert.Equal(t, 1, code, "%s %q: %s", c.name, args, errs)
 			assert.True(t, strings.HasPrefix(errs, "hofuse "+args[0]+": "+damaged), "%s %q: %s", c.name, args, errs)
@@ -355,8 +361,9 @@ func TestDamagedPlugin(t *testing.T) {
 		}
 		code, out, errs := hofuse("doctor")
 		assert.Equal(t, 1, code, errs)
-		assert.Equal(t, "hofuse doctor: 1 problem(s) found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n", errs)
+		assert.Contains(t, errs, " problem(s) found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n")
 		assert.Contains(t, out, "    file:      DAMAGED, not loaded\n  PROBLEM: "+plugin+" "+c.reason, c.name)
+		assert.Contains(t, out, c.end+"\n  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
 		assert.Contains(t, out, "  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
 	}
 
