@@ -43,9 +43,6 @@ The form --json prints, {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5
 is read too. --json writes NaN and infinities as those strings.
 `
 
-// evalBackends are the names --backend takes.
-var evalBackends = []string{"interp", "native", "pjrt"}
-
 func runEval(args []string, stdout, stderr io.Writer) error {
 	c := commands["eval"]
 	fs := newFlags(c, stderr)
