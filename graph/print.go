@@ -413,7 +413,11 @@ func formatValues(a *Array) string {
 	var rec func(d int)
 	rec = func(d int) {
 		if d == a.Rank() {
-			fmt.Fprint(&sb, a.At(idx...))
+			if x := a.At(idx...); a.dtype == Int32 || a.dtype == Bool {
+				sb.WriteString(strconv.FormatFloat(x, 'f', -1, 64)) // -2147483648, not -2.147483648e+09
+			} else {
+				fmt.Fprint(&sb, x)
+			}
 			return
 		}
 		sb.WriteByte('[')

@@ -86,6 +86,12 @@ type Client struct {
 // plugin. (The XLA CPU plugin does allow several, but each brings its own
 // thread pools.) Errors name the path.
 //
+// Before loading a file Open checks it (see pluginfile.Check): a truncated
+// or corrupt plugin would crash the process inside dlopen, so one whose ELF
+// tables or segments lie past its end, that is not an ELF library for this
+// machine, or that has the size of a plugin recorded in plugins.json but
+// not its sha256, is refused with a *DamagedError saying how to fix it.
+//
 // Open sets TF_CPP_MIN_LOG_LEVEL=1 when it is unset, which keeps the
 // plugin's INFO log lines off stderr; set it to 0 to see them.
 func Open(pluginPath string) (*Client, error) {
@@ -118,6 +124,11 @@ func Open(pluginPath string) (*Client, error) {
 	if co == nil {
 		if os.Getenv("TF_CPP_MIN_LOG_LEVEL") == "" {
 			os.Setenv("TF_CPP_MIN_LOG_LEVEL", "1")
+		}
+		if cgoEnabled {
+			if err := checkPlugin(abs, real); err != nil {
+				return nil, err
+			}
 		}
 		n, info, err := openNative(real)
 		if err != nil {

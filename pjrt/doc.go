@@ -18,6 +18,14 @@
 //	e, err := c.Compile(text) // StableHLO text with a func.func @main
 //	outs, err := e.Run(x, w, b) // *graph.Array or graph.ScalarValue each
 //
+// Open checks a file before loading it, since a truncated or corrupt
+// shared library kills the process inside dlopen: the ELF header, that the
+// header tables and loadable segments lie within the file, and, for a file
+// the size of a plugin recorded in plugins.json, its sha256, recomputed
+// once per process (package internal/pluginfile). A damaged file gives a
+// *DamagedError with the fix. An entry of $PJRT_PLUGIN_LIBRARY_PATH that
+// names nothing is an error, not a fall back to the project folder.
+//
 // Without cgo (CGO_ENABLED=0) the package still builds; Open returns
 // ErrNoCgo.
 //

@@ -139,6 +139,18 @@ func LocateAll(explicit string) ([]string, error) {
 			continue
 		}
 		fi, err := os.Stat(abs)
+		if p.what == "$"+EnvPluginPath {
+			// The variable was set on purpose: a wrong value is an error,
+			// never a silent fall back to the project folder.
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("pjrt: $%s names %s, which %s; set it to a plugin file or a folder holding one, or unset it",
+					EnvPluginPath, abs, statReason(err))
+			case fi.IsDir() && len(pluginsIn(abs)) == 0:
+				return nil, fmt.Errorf("pjrt: $%s names the folder %s, which holds no plugin file (%s); set it to a plugin file or a folder holding one, or unset it",
+					EnvPluginPath, abs, strings.Join(pluginPatterns, ", "))
+			}
+		}
 		switch {
 		case err != nil:
 			looked = append(looked, fmt.Sprintf("%s %s (%s)", p.what, abs, statReason(err)))
@@ -170,7 +182,9 @@ func LocateAll(explicit string) ([]string, error) {
 // Locate finds a plugin: the explicit path if it is non-empty (a file, or a
 // folder holding a plugin file), else $PJRT_PLUGIN_LIBRARY_PATH (likewise),
 // else the project-local folder (see DefaultDir). It returns an absolute
-// path. It only looks at files; Open loads them.
+// path. An entry of $PJRT_PLUGIN_LIBRARY_PATH that does not exist, or is a
+// folder without a plugin file, is an error naming the variable. Locate
+// only looks at names; Open checks a file and loads it.
 func Locate(explicit string) (path string, err error) {
 	found, err := LocateAll(explicit)
 	if err != nil {

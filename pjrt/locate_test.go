@@ -66,8 +66,21 @@ func TestLocateNotFound(t *testing.T) {
 	t.Setenv(EnvDir, "")
 	t.Setenv(EnvPluginPath, filepath.Join(tmp, "nothere"))
 	_, err := Locate("")
-	want := "no PJRT plugin found; looked at $PJRT_PLUGIN_LIBRARY_PATH " + filepath.Join(tmp, "nothere") +
-		" (does not exist); project folder " + filepath.Join(tmp, ".pjrt") + " (does not exist); run: go run ./cmd/hofuse pjrt install"
+	want := "pjrt: $PJRT_PLUGIN_LIBRARY_PATH names " + filepath.Join(tmp, "nothere") +
+		", which does not exist; set it to a plugin file or a folder holding one, or unset it"
+	if err == nil || err.Error() != want {
+		t.Errorf("Locate with a missing $%s:\n got %v\nwant %s", EnvPluginPath, err, want)
+	}
+	t.Setenv(EnvPluginPath, tmp)
+	_, err = Locate("")
+	want = "pjrt: $PJRT_PLUGIN_LIBRARY_PATH names the folder " + tmp + ", which holds no plugin file (" +
+		strings.Join(pluginPatterns, ", ") + "); set it to a plugin file or a folder holding one, or unset it"
+	if err == nil || err.Error() != want {
+		t.Errorf("Locate with $%s a folder without plugins:\n got %v\nwant %s", EnvPluginPath, err, want)
+	}
+	t.Setenv(EnvPluginPath, "")
+	_, err = Locate("")
+	want = "no PJRT plugin found; looked at project folder " + filepath.Join(tmp, ".pjrt") + " (does not exist); run: go run ./cmd/hofuse pjrt install"
 	if err == nil || err.Error() != want {
 		t.Errorf("Locate:\n got %v\nwant %s", err, want)
 	}

@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "demo",
-		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--json] [model flags]",
+		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags]",
 		summary: "fuse an MLP, run it fused and unfused, check they agree, and time them",
 		run:     runDemo,
 	})
@@ -55,11 +55,13 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
 	mf.register(fs, 1)
+	mf.batchFlag = "batches"
 	backend := fs.String("backend", "native", "where to run: native (in-process Go), pjrt (a PJRT plugin), or auto (pjrt if a plugin is installed, else native)")
-	batches := fs.String("batches", "1,256", "comma-separated batch `sizes` to time")
+	batches := fs.String("batches", "1,256", "comma-separated batch `sizes` to time (default 2,256 with --mode training and --norm batchnorm)")
 	runs := fs.Int("runs", 0, "timed runs per batch and mode (0: enough for about half a second each, at least 20)")
 	seed := fs.Uint64("seed", 1, "seed for the weights and the inputs")
-	threads := fs.Int("threads", 0, "native executor goroutines (0: GOMAXPROCS)")
+	var rf runFlags
+	rf.register(fs)
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
@@ -67,8 +69,25 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
+	set := flagsSet(fs)
+	switch {
+	case len(pos) > 0:
 		return usagef("unexpected arguments %q", pos)
+	case set["batch"]:
+		return usagef("--batch: demo times each batch size of --batches; pass --batches %d", mf.batch)
+	case *runs < 0:
+		return usagef("--runs %d: must be at least 0 (0: about half a second of runs)", *runs)
+	case *backend == "native" && set["plugin"]:
+		return usagef("--plugin: --backend native loads no plugin; pass --backend pjrt or auto")
+	case *backend == "pjrt" && set["threads"]:
+		return usagef("--threads: sets the native executor's goroutines, which --backend pjrt does not use")
+	}
+	if err := rf.check(); err != nil {
+		return err
+	}
+	if !set["batches"] && strings.HasPrefix(mf.mode, "train") && mf.norm == "batchnorm" {
+		// BatchNorm in training mode needs two rows to have statistics.
+		*batches = "2,256"
 	}
 	var sizes []int
 	for _, s := range strings.Split(*batches, ",") {
@@ -78,8 +97,15 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		sizes = append(sizes, b)
 	}
+	// Check the model flags for every batch before any work.
+	for _, b := range sizes {
+		mf.batch = b
+		if _, err := mf.build(); err != nil {
+			return err
+		}
+	}
 
-	be, closeBackend, err := demoBackend(*backend, *plugin, *threads, stderr)
+	be, closeBackend, err := demoBackend(*backend, *plugin, &rf, stderr)
 	if err != nil {
 		return err
 	}
@@ -134,7 +160,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("batch %d: fused and unfused results differ: %w", batch, err)
 		}
 		if i == 0 && !*noRef {
-			ref, err := graph.Eval(m.Output, in)
+			ref, err := rf.evalInterp(m.Output, in)
 			if err != nil {
 				return err
 			}
@@ -175,15 +201,18 @@ type demoBackends struct {
 	fused, unfused lowering.Backend
 }
 
-func demoBackend(name, plugin string, threads int, stderr io.Writer) (demoBackends, func(), error) {
-	nativeBE := native.New(native.Options{Parallelism: threads})
+func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBackends, func(), error) {
+	nativeBE := native.New(rf.nativeOptions())
 	switch name {
 	case "native":
 		return demoBackends{nativeBE, nativeBE}, func() {}, nil
 	case "pjrt", "auto":
 		path, err := pjrt.Locate(plugin)
 		if err != nil {
-			if name == "auto" {
+			// Only a plugin that is nowhere falls back; a damaged one, or
+			// a $PJRT_PLUGIN_LIBRARY_PATH naming nothing, is an error.
+			var nf *pjrt.NotFoundError
+			if name == "auto" && errors.As(err, &nf) {
 				fmt.Fprintf(stderr, "hofuse demo: no PJRT plugin (%v); using the native executor\n", err)
 				return demoBackends{nativeBE, nativeBE}, func() {}, nil
 			}

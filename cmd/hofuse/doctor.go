@@ -4,6 +4,7 @@ import (
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/hofuse/hofuse/internal/pjrtinstall"
+	"github.com/hofuse/hofuse/internal/pluginfile"
 	"github.com/hofuse/hofuse/pjrt"
 )
 
@@ -32,6 +34,10 @@ func init() {
 type doctorReport struct {
 	w        io.Writer
 	problems int
+	// broken counts the problems that make every use of PJRT fail (a
+	// damaged plugin file, a $PJRT_PLUGIN_LIBRARY_PATH naming nothing):
+	// doctor exits with status 1 for them even without --strict.
+	broken int
 }
 
 func (r *doctorReport) line(format string, args ...any) { fmt.Fprintf(r.w, format+"\n", args...) }
@@ -47,7 +53,7 @@ func (r *doctorReport) problem(what, fix string) {
 func runDoctor(args []string, stdout, stderr io.Writer) error {
 	c := commands["doctor"]
 	fs := newFlags(c, stderr)
-	strict := fs.Bool("strict", false, "exit with status 1 when a problem is found")
+	strict := fs.Bool("strict", false, "exit with status 1 when any problem is found (without it: only for a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -83,6 +89,9 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	r.line("%d problem(s) found; each is followed by its fix", r.problems)
+	if r.broken > 0 {
+		return fmt.Errorf("%d problem(s) found, %d of them making PJRT fail: a damaged plugin or a $%s naming nothing", r.problems, r.broken, pjrt.EnvPluginPath)
+	}
 	if *strict {
 		return fmt.Errorf("%d problem(s) found", r.problems)
 	}
@@ -106,19 +115,27 @@ func doctorPJRT(r *doctorReport) {
 		r.line("  project folder: %s", dir)
 	}
 	found, err := pjrt.LocateAll("")
+	var nf *pjrt.NotFoundError
+	if err != nil && !errors.As(err, &nf) {
+		r.line("  $%s is wrong", pjrt.EnvPluginPath)
+		r.broken++
+		r.problem(err.Error(), "unset "+pjrt.EnvPluginPath+", or set it to a plugin file or a folder holding one")
+		return
+	}
 	if err != nil {
 		r.line("  none found")
 		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
 		return
 	}
-	manifest, _ := pjrtinstall.Recorded()
 	for i, path := range found {
 		use := ""
 		if i == 0 {
 			use = "  <- used"
 		}
 		r.line("  %s%s", path, use)
-		r.line("    file:      %s", recordedStatus(manifest, path))
+		if !checkPluginFile(r, path, i == 0) {
+			continue
+		}
 		if !pjrt.CgoEnabled() {
 			r.line("    not loaded (no cgo)")
 			continue
@@ -127,25 +144,48 @@ func doctorPJRT(r *doctorReport) {
 	}
 }
 
-// recordedStatus says whether path is a plugin recorded in plugins.json,
-// trusting its stamp file when size and time are unchanged.
-func recordedStatus(m *pjrtinstall.Manifest, path string) string {
-	if m == nil {
-		return "plugins.json unreadable"
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err.Error()
-	}
-	for _, p := range m.Plugins {
-		if p.Platform != pjrtinstall.Platform() || p.SOSize != fi.Size() {
-			continue
+// checkPluginFile reports whether path is a sound plugin file and whether
+// it is one recorded in plugins.json, hashing it again (no stamp file is
+// trusted), and reports a damaged one as a problem. It returns whether the
+// file may be loaded.
+func checkPluginFile(r *doctorReport, path string, used bool) bool {
+	v, err := pluginfile.Check(path)
+	var p *pluginfile.Problem
+	switch {
+	case errors.As(err, &p):
+		r.line("    file:      DAMAGED, not loaded")
+		if used {
+			r.broken++
 		}
-		if ok, _ := pjrtinstall.CheckInstalled(path, p, false); ok {
-			return fmt.Sprintf("%s %s, sha256 verified against plugins.json", p.Package, p.Version)
+		fix := "go run ./cmd/hofuse pjrt install --force"
+		if strings.Contains(filepath.Base(path), "cuda") {
+			fix = "go run ./cmd/hofuse pjrt install --gpu --force"
 		}
+		if os.Getenv(pjrt.EnvPluginPath) != "" {
+			fix += "   (or unset $" + pjrt.EnvPluginPath + ")"
+		} else if !used {
+			fix = "remove " + path
+		}
+		r.problem(err.Error(), fix)
+		return false
+	case err != nil:
+		r.line("    file:      %v", err)
+		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install --force")
+		return false
+	case v == nil:
+		size := "?"
+		if fi, err := os.Stat(path); err == nil {
+			size = fmt.Sprint(fi.Size())
+		}
+		r.line("    file:      %s bytes, ELF headers sound, not a plugin recorded in plugins.json", size)
+	default:
+		took := "cached"
+		if v.Hash > 0 {
+			took = "hashed in " + v.Hash.Round(time.Millisecond).String()
+		}
+		r.line("    file:      %s %s, sha256 verified against plugins.json (%s)", v.Plugin.Package, v.Plugin.Version, took)
 	}
-	return fmt.Sprintf("%d bytes, not a plugin recorded in plugins.json", fi.Size())
+	return true
 }
 
 // doctorPlugin loads one plugin and runs the self-test on it.

@@ -6,39 +6,80 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/pjrt"
 )
 
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "[--seed N] [--inputs FILE.json] [--json] 'PROGRAM' | -f FILE",
-		summary: "evaluate a program in the notation with the reference interpreter",
+		usage:   "[--backend interp|native|pjrt] [--unfused] [--seed N] [--inputs FILE.json] [--json] 'PROGRAM' | -f FILE",
+		summary: "evaluate a program in the notation, with the reference interpreter or on a back end",
 		run:     runEval,
 	})
 }
 
-// inputFile is the JSON form of input values:
-//
-//	{"A": {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]},
-//	 "s": {"dtype": "f32", "data": [0.5]}}
-//
-// A value without a shape is a scalar.
-type inputFile map[string]struct {
-	DType string    `json:"dtype"`
-	Shape []int     `json:"shape"`
-	Data  []float64 `json:"data"`
-}
+// evalHelp follows the flags in "hofuse eval --help".
+const evalHelp = `
+--backend interp runs the reference interpreter (graph.Eval). native and pjrt fuse the
+program (fusion.Fuse; with --unfused, fusion.Unfused: one kernel per operation) and
+run the kernel graph on the native Go executor or on a PJRT plugin.
+
+--inputs FILE.json gives input values: an object mapping input names to values. An
+array input is nested JSON arrays, one level per axis, outermost first; a scalar input
+is a number; a tuple input is an array of its components. Numbers may be written as
+the strings "NaN", "Inf" and "-Inf". Inputs the file does not name are random, from
+--seed. For example, for 'a : f64[3]; Z : f64[2,3]; s : f32; ...':
+
+  {"Z": [[1, 2, 3], [4, 5, "NaN"]], "s": "-Inf"}
+
+The form --json prints, {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]},
+is read too. --json writes NaN and infinities as those strings.
+`
 
 func runEval(args []string, stdout, stderr io.Writer) error {
 	c := commands["eval"]
 	fs := newFlags(c, stderr)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, evalHelp)
+	}
+	backend := fs.String("backend", "interp", "where to run: interp (the reference interpreter), native (in-process Go) or pjrt (a PJRT plugin)")
+	unfused := fs.Bool("unfused", false, "with --backend native or pjrt: run one kernel per operation (fusion.Unfused) instead of the fused program")
+	plugin := fs.String("plugin", "", "with --backend pjrt: the plugin `path` (default: found by 'hofuse pjrt path')")
 	seed := fs.Uint64("seed", 1, "seed for random inputs (uniform in [-1, 1))")
-	inputsPath := fs.String("inputs", "", "JSON `file` with input values (see 'hofuse eval --help'); inputs it lacks are random")
+	inputsPath := fs.String("inputs", "", "JSON `file` with input values (format below); inputs it lacks are random")
 	file := fs.String("f", "", "read the program from `file` instead of the argument")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	var rf runFlags
+	rf.register(fs)
 	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	set := flagsSet(fs)
+	switch *backend {
+	case "interp":
+		err = rejectFlags(set, "needs --backend native or pjrt; the interpreter runs the program as written", "unfused", "threads")
+	case "native":
+	case "pjrt":
+		err = rejectFlags(set, "sets the native executor's goroutines, which --backend pjrt does not use", "threads")
+	default:
+		err = usagef("--backend: %q is not interp, native or pjrt", *backend)
+	}
+	if err == nil && *backend != "pjrt" {
+		err = rejectFlags(set, "only --backend pjrt loads a plugin", "plugin")
+	}
+	if err == nil {
+		err = rf.check()
+	}
 	if err != nil {
 		return err
 	}
@@ -55,23 +96,31 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("want one program, as an argument or with -f FILE")
 	}
-	body, err := parseChecked(src, name)
+	prog, err := parseProgram(src, name)
 	if err != nil {
 		return err
 	}
+	body := prog.Body
 	info, err := graph.Check(body)
 	if err != nil {
 		return err
 	}
-	values := map[string]graph.Value{}
+	given := map[string]graph.Value{}
 	if *inputsPath != "" {
-		if values, err = readInputs(*inputsPath); err != nil {
+		// Any declared input may be given; only those the body uses are
+		// bound (back ends refuse extra inputs).
+		if given, err = readInputs(*inputsPath, prog.Inputs); err != nil {
 			return err
 		}
 	}
+	if set["seed"] && len(given) > 0 && !slices.ContainsFunc(info.Inputs, func(in *graph.Input) bool { _, ok := given[in.Name]; return !ok }) {
+		return usagef("--seed: every input is given in --inputs, so nothing is random; drop --seed")
+	}
+	values := map[string]graph.Value{}
 	r := rand.New(rand.NewPCG(*seed, *seed))
 	for _, in := range info.Inputs {
-		if _, ok := values[in.Name]; ok {
+		if v, ok := given[in.Name]; ok {
+			values[in.Name] = v
 			continue
 		}
 		v, err := randomValue(r, in.Type)
@@ -80,7 +129,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		values[in.Name] = v
 	}
-	out, err := graph.Eval(body, values)
+	var out graph.Value
+	if *backend == "interp" {
+		out, err = rf.evalInterp(body, values)
+	} else {
+		out, err = evalOnBackend(*backend, *plugin, *unfused, &rf, body, values)
+	}
 	if err != nil {
 		return err
 	}
@@ -91,6 +145,50 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, formatValue(out))
 	return nil
+}
+
+// evalOnBackend fuses body (or splits it into one kernel per operation)
+// and runs it on the native executor or a PJRT plugin.
+func evalOnBackend(backend, plugin string, unfused bool, rf *runFlags, body graph.Node, in map[string]graph.Value) (graph.Value, error) {
+	var g *fusion.Graph
+	if unfused {
+		var err error
+		if g, err = fusion.Unfused(body); err != nil {
+			return nil, fmt.Errorf("fusion.Unfused: %w", err)
+		}
+	} else {
+		res, err := fusion.Fuse(body, fusion.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("fusion.Fuse: %w", err)
+		}
+		g = res.Graph
+	}
+	var be lowering.Backend
+	switch backend {
+	case "native":
+		be = native.New(rf.nativeOptions())
+	case "pjrt":
+		path, err := pjrt.Locate(plugin)
+		if err != nil {
+			return nil, err
+		}
+		client, err := pjrt.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer client.Close()
+		be = xlarun.New(client, xlarun.Options{})
+	}
+	exe, err := be.Compile(g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: compile: %w", be.Name(), err)
+	}
+	defer exe.Close()
+	out, err := exe.Run(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: run: %w", be.Name(), err)
+	}
+	return copyValue(out), nil // the executable reuses its storage
 }
 
 func randomValue(r *rand.Rand, t graph.Type) (graph.Value, error) {
@@ -115,80 +213,4 @@ func randomValue(r *rand.Rand, t graph.Type) (graph.Value, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("no random values of type %v", t)
-}
-
-func readInputs(path string) (map[string]graph.Value, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var f inputFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	out := map[string]graph.Value{}
-	for name, v := range f {
-		dt, err := graph.ParseDType(v.DType)
-		if err != nil {
-			return nil, fmt.Errorf("%s: input %s: %w", path, name, err)
-		}
-		if len(v.Shape) == 0 {
-			if len(v.Data) != 1 {
-				return nil, fmt.Errorf("%s: input %s: a scalar needs exactly 1 value, got %d", path, name, len(v.Data))
-			}
-			out[name] = graph.ScalarValue{DType: dt, V: dt.Round(v.Data[0])}
-			continue
-		}
-		a, err := graph.Zeros(dt, v.Shape...)
-		if err != nil {
-			return nil, fmt.Errorf("%s: input %s: %w", path, name, err)
-		}
-		if len(v.Data) != a.Size() {
-			return nil, fmt.Errorf("%s: input %s: shape %v needs %d values, got %d", path, name, v.Shape, a.Size(), len(v.Data))
-		}
-		idx := make([]int, len(v.Shape))
-		for _, x := range v.Data {
-			a.Set(x, idx...)
-			for d := len(idx) - 1; d >= 0; d-- {
-				if idx[d]++; idx[d] < v.Shape[d] {
-					break
-				}
-				idx[d] = 0
-			}
-		}
-		out[name] = a
-	}
-	return out, nil
-}
-
-// formatValue prints a value for people: arrays nested by axis, elided in
-// the middle when long.
-func formatValue(v graph.Value) string {
-	switch v := v.(type) {
-	case *graph.Array:
-		return v.String()
-	case graph.ScalarValue:
-		return fmt.Sprintf("%v %v", v.DType, v.V)
-	case graph.TupleValue:
-		return v.String()
-	}
-	return fmt.Sprint(v)
-}
-
-// valueJSON is the JSON form of a value, as readInputs reads it; tuples
-// are lists.
-func valueJSON(v graph.Value) any {
-	switch v := v.(type) {
-	case *graph.Array:
-		return map[string]any{"dtype": v.DType().String(), "shape": v.Extents(), "data": v.Values()}
-	case graph.ScalarValue:
-		return map[string]any{"dtype": v.DType.String(), "data": []float64{v.V}}
-	case graph.TupleValue:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = valueJSON(x)
-		}
-		return out
-	}
-	return nil
 }

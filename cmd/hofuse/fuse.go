@@ -41,7 +41,12 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	term, err := termFromArgs(pos, *file, &mf)
+	if *dotPath != "" {
+		if err := checkOutput("dot", *dotPath, ".dot", ".gv"); err != nil {
+			return err
+		}
+	}
+	term, err := termFromArgs(pos, *file, &mf, flagsSet(fs))
 	if err != nil {
 		return err
 	}
@@ -77,7 +82,13 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 
 // termFromArgs returns the term a command works on: the MLP the flags
 // describe for "mlp", or a program given as an argument or in a file.
-func termFromArgs(pos []string, file string, mf *mlpFlags) (graph.Node, error) {
+// Model flags given with a program are usage errors.
+func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) (graph.Node, error) {
+	if !(file == "" && len(pos) == 1 && pos[0] == "mlp") {
+		if err := usedOnlyWithMLP(set); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case file != "" && len(pos) == 0:
 		b, err := os.ReadFile(file)
@@ -97,8 +108,18 @@ func termFromArgs(pos []string, file string, mf *mlpFlags) (graph.Node, error) {
 	return nil, usagef("want 'mlp', a program, or -f FILE")
 }
 
-// parseChecked parses and checks a program, giving errors their position.
+// parseChecked parses and checks a program, giving errors their position,
+// and returns its body.
 func parseChecked(src, name string) (graph.Node, error) {
+	prog, err := parseProgram(src, name)
+	if err != nil {
+		return nil, err
+	}
+	return prog.Body, nil
+}
+
+// parseProgram parses and checks a program, giving errors their position.
+func parseProgram(src, name string) (*graph.Program, error) {
 	prog, err := graph.Parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s:%w", name, err)
@@ -112,5 +133,5 @@ func parseChecked(src, name string) (graph.Node, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return prog.Body, nil
+	return prog, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -108,16 +109,23 @@ func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args, flags and positional arguments in any order, and
-// returns the positional ones. Flag errors become usage errors; a request for
-// help returns flag.ErrHelp, which run treats as success.
+// returns the positional ones. Flag errors become usage errors, which run
+// prints once (the flag package prints nothing); a request for help prints
+// the usage and returns flag.ErrHelp, which run treats as success.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				usage()
 				return nil, err
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%s", doubleDash(err.Error()))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -129,4 +137,63 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// doubleDash writes the flag in a flag package error as --name, the way
+// hofuse's usage and its other errors write flags.
+func doubleDash(msg string) string {
+	for _, p := range []string{"for flag -", "not defined: -", "an argument: -"} {
+		if i := strings.Index(msg, p); i >= 0 && !strings.HasPrefix(msg[i+len(p):], "-") {
+			return msg[:i+len(p)] + "-" + msg[i+len(p):]
+		}
+	}
+	return msg
+}
+
+// flagsSet returns the names of the flags given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// rejectFlags returns a usage error naming the first of names that was
+// given, with why it does not apply, or nil.
+func rejectFlags(set map[string]bool, why string, names ...string) error {
+	for _, n := range names {
+		if set[n] {
+			return usagef("--%s: %s", n, why)
+		}
+	}
+	return nil
+}
+
+// checkOutput checks, before any work, that the output file path given
+// with --flag can be written: its name ends in one of exts, its folder
+// exists and takes new files, and it is not a folder itself.
+func checkOutput(flagName, path string, exts ...string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if !slices.Contains(exts, ext) {
+		return usagef("--%s %s: want a file name ending in %s", flagName, path, strings.Join(exts, " or "))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %s: is a folder; give a file name", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist):
+		return usagef("--%s %s: the folder %s does not exist; create it or write elsewhere", flagName, path, dir)
+	case err != nil:
+		return usagef("--%s %s: %v", flagName, path, err)
+	case !fi.IsDir():
+		return usagef("--%s %s: %s is not a folder", flagName, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".hofuse-write-test-*")
+	if err != nil {
+		return usagef("--%s %s: cannot write in %s: %v", flagName, path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

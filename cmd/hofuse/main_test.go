@@ -74,7 +74,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "map (\\r -> r"}, 1, `hofuse eval: program:1:13: expected ")" to match the "(" at 1:5, found end of input`},
 		{[]string{"eval", "x : f64[3]; y : f64[4]; zip (+) x y"}, 1,
 			"hofuse eval: program:1:25: zip (+) x y: nzip arguments have different outer extents: argument 0 has 3, argument 1 has 4"},
-		{[]string{"eval", "--seed", "x", "1"}, 2, `hofuse eval: invalid value "x" for flag -seed`},
+		{[]string{"eval", "--seed", "x", "1"}, 2, `hofuse eval: invalid value "x" for flag --seed`},
 		{[]string{"eval", "-f", "/nonexistent/p.hof"}, 1, "hofuse eval: open /nonexistent/p.hof: no such file or directory"},
 	}
 	for _, tc := range tests {
@@ -93,7 +93,7 @@ func TestShowMLP(t *testing.T) {
 
 	code, _, errs = hofuse("show", "mlp", "--sizes", "4,0,2")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "Sizes[1]")
+	assert.Contains(t, errs, "hofuse show: --sizes 4,0,2: size 2 is 0; every layer needs at least 1 feature\n")
 	code, _, errs = hofuse("show", "cnn")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `want one model name, mlp; got ["cnn"]`)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -20,7 +21,13 @@ type mlpFlags struct {
 	norm       string
 	mode       string
 	activation string
+	// batchFlag is the flag errors about the batch name: "batch", or for
+	// demo, which sets batch from each of its --batches, "batches".
+	batchFlag string
 }
+
+// modelFlagNames are the flags register adds.
+var modelFlagNames = []string{"sizes", "batch", "dtype", "norm", "mode", "activation"}
 
 func (m *mlpFlags) register(fs *flag.FlagSet, batch int) {
 	fs.StringVar(&m.sizes, "sizes", "784,512,512,10", "layer `sizes`, input first, comma-separated")
@@ -40,6 +47,9 @@ func (m *mlpFlags) config() (models.MLPConfig, error) {
 		if err != nil {
 			return cfg, usagef("--sizes: %q is not a number", s)
 		}
+		if n < 1 {
+			return cfg, usagef("--sizes %s: size %d is %d; every layer needs at least 1 feature", m.sizes, len(cfg.Sizes)+1, n)
+		}
 		cfg.Sizes = append(cfg.Sizes, n)
 	}
 	dt, err := graph.ParseDType(m.dtype)
@@ -47,6 +57,9 @@ func (m *mlpFlags) config() (models.MLPConfig, error) {
 		return cfg, usagef("--dtype: %q is not f32 or f64", m.dtype)
 	}
 	cfg.DType = dt
+	if m.batch < 1 {
+		return cfg, usagef("--%s %d: a batch size must be at least 1", m.flagForBatch(), m.batch)
+	}
 	cfg.Batch = m.batch
 	if cfg.Norm, err = models.ParseNorm(m.norm); err != nil {
 		return cfg, usagef("--norm: %v", err)
@@ -60,18 +73,50 @@ func (m *mlpFlags) config() (models.MLPConfig, error) {
 	return cfg, nil
 }
 
+// flagForBatch is the flag that gives the batch size.
+func (m *mlpFlags) flagForBatch() string {
+	if m.batchFlag != "" {
+		return m.batchFlag
+	}
+	return "batch"
+}
+
 // build builds the MLP the flags describe. A configuration the models
-// package rejects (a size below 1, fewer than two sizes) is a usage error.
+// package rejects is a usage error naming the flag to change, not the
+// field of models.MLPConfig.
 func (m *mlpFlags) build() (*models.Model, error) {
 	cfg, err := m.config()
 	if err != nil {
 		return nil, err
 	}
 	model, err := models.MLP(cfg)
-	if err != nil {
+	var ce *models.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		field, _, _ := strings.Cut(ce.Field, "[")
+		switch field {
+		case "Batch":
+			if cfg.Mode == models.Training && cfg.Norm == models.NormBatch && cfg.Batch < 2 {
+				return nil, usagef("--%s %d: --mode training normalises with the batch's statistics (--norm batchnorm), so a batch needs at least 2 rows; "+
+					"pass a larger --%s, or --norm layernorm", m.flagForBatch(), cfg.Batch, m.flagForBatch())
+			}
+			return nil, usagef("--%s %d: %s", m.flagForBatch(), cfg.Batch, ce.Msg)
+		case "Sizes":
+			return nil, usagef("--sizes %s: %s", m.sizes, ce.Msg)
+		case "DType", "Norm", "Mode", "Activation":
+			return nil, usagef("--%s: %s", strings.ToLower(field), ce.Msg)
+		}
 		return nil, usagef("%v", err)
+	case err != nil:
+		return nil, err
 	}
 	return model, nil
+}
+
+// usedOnlyWithMLP rejects model flags given to a command that works on a
+// program, not on "mlp".
+func usedOnlyWithMLP(set map[string]bool) error {
+	return rejectFlags(set, "model flags describe the MLP of 'mlp'; a program's types fix its sizes", modelFlagNames...)
 }
 
 // describe is a one-line summary of a model.

@@ -56,6 +56,12 @@ func runPaperMatmul(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *load != "" {
+		if err := rejectFlags(flagsSet(fs), "--load prints a saved report and runs nothing; drop it or --load",
+			"size", "block", "threads", "repeats", "slow", "seed", "q"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case len(pos) > 0:
 		return usagef("unexpected arguments %q", pos)
@@ -71,6 +77,11 @@ func runPaperMatmul(args []string, stdout, stderr io.Writer) error {
 		return usagef("--repeats %d: must be at least 1", *repeats)
 	case *slow <= 0:
 		return usagef("--slow %v: must be positive", *slow)
+	}
+	if *plotPath != "" {
+		if err := checkOutput("plot", *plotPath, ".png"); err != nil {
+			return err
+		}
 	}
 	if *load != "" {
 		rep, err := paper.LoadMatmulReport(*load)
@@ -94,15 +105,20 @@ func runPaperMatmul(args []string, stdout, stderr io.Writer) error {
 	return reportMatmul(rep, *asJSON, *plotPath, stdout)
 }
 
-// reportMatmul plots the report to plotPath, if given, and prints it.
+// reportMatmul prints the report and then plots it to plotPath, if given:
+// should plotting fail, the report is printed already.
 func reportMatmul(rep *paper.MatmulReport, asJSON bool, plotPath string, stdout io.Writer) error {
-	if plotPath != "" {
-		if err := rep.SavePlot(plotPath); err != nil {
-			return err
-		}
-	}
+	var err error
 	if asJSON {
-		return rep.WriteJSON(stdout)
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
 	}
-	return rep.WriteText(stdout)
+	if err != nil {
+		return err
+	}
+	if plotPath != "" {
+		return rep.SavePlot(plotPath)
+	}
+	return nil
 }

@@ -130,7 +130,7 @@ func TestPaperErrors(t *testing.T) {
 		{[]string{"paper", "matmul", "--size", "-8"}, 2, "hofuse paper: --size -8: must be at least 1\n"},
 		{[]string{"paper", "matmul", "--repeats", "0"}, 2, "hofuse paper: --repeats 0: must be at least 1\n"},
 		{[]string{"paper", "matmul", "--threads", "-1"}, 2, "hofuse paper: --threads -1: must be at least 0 (0: all CPUs)\n"},
-		{[]string{"paper", "matmul", "--size", "big"}, 2, `hofuse paper: invalid value "big" for flag -size`},
+		{[]string{"paper", "matmul", "--size", "big"}, 2, `hofuse paper: invalid value "big" for flag --size`},
 		{[]string{"paper", "matmul", "extra"}, 2, `hofuse paper: unexpected arguments ["extra"]` + "\n"},
 	}
 	code, _, errs := hofuse("paper", "matmul", "--load", "/nonexistent/m.json")

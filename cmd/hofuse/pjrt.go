@@ -26,7 +26,7 @@ func init() {
 // pjrtHelp follows the flags in "hofuse pjrt --help".
 const pjrtHelp = `
 install downloads the XLA CPU plugin wheel with pip, checks its sha256 against the one
-recorded in the repository (internal/pjrtinstall/plugins.json), extracts the plugin into
+recorded in the repository (internal/pluginfile/plugins.json), extracts the plugin into
 the project folder (<module root>/.pjrt, or $HOFUSE_PJRT_DIR, or --dir), checks its
 sha256, loads it and runs a tiny program. When a verified plugin is already there it says
 so and does nothing. --gpu installs the CUDA plugin instead, when nvidia-smi finds a GPU.
@@ -80,6 +80,16 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(rest) > 0 {
 		return usagef("pjrt install takes no arguments, got %q", rest)
+	}
+	set := flagsSet(fs)
+	if *wheel != "" && set["python"] {
+		return usagef("--python: runs pip, which --wheel FILE replaces; drop one of them")
+	}
+	if *wheel != "" && *unverified {
+		return usagef("--unverified: a --wheel FILE is checked against the wheels recorded in plugins.json only; drop one of them")
+	}
+	if *force && *recheck {
+		return usagef("--recheck: hashes an installed plugin to keep it, but --force reinstalls it anyway; drop one of them")
 	}
 	if *dir == "" {
 		if *dir, err = pjrt.DefaultDir(); err != nil {

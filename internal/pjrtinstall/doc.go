@@ -5,7 +5,8 @@
 //
 // # What is trusted
 //
-// plugins.json, embedded from this folder, records each plugin that may be
+// plugins.json (in internal/pluginfile, which package pjrt shares to check
+// a plugin before loading it) records each plugin that may be
 // installed: the PyPI package and exact version, the wheel's file name and
 // sha256, the path of the shared library inside the wheel with its sha256
 // and size, and the name it is installed under (pjrt_c_api_cpu_plugin.so

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native"
+)
+
+// byteSize is a flag value of bytes with an optional unit: 4GiB, 512MiB,
+// 1.5GB, 65536. Binary units (KiB, MiB, GiB, TiB) are powers of 1024,
+// decimal ones (KB, MB, GB, TB) powers of 1000; B is bytes. Units are
+// case-insensitive. 0 means "not given".
+type byteSize int64
+
+var byteUnits = []struct {
+	name string
+	mul  float64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"b", 1},
+}
+
+// Set parses s; see byteSize.
+func (b *byteSize) Set(s string) error {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mul := 1.0
+	for _, u := range byteUnits {
+		if num, ok := strings.CutSuffix(t, u.name); ok {
+			t, mul = strings.TrimSpace(num), u.mul
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	switch {
+	case err != nil || math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Errorf("%q is not a size in bytes; write e.g. 4GiB, 512MiB or 1000000", s)
+	case x*mul < 1:
+		return fmt.Errorf("%q: the limit must be at least 1 byte", s)
+	case x*mul >= math.MaxInt64:
+		return fmt.Errorf("%q is more bytes than fit in an int64", s)
+	}
+	*b = byteSize(x * mul)
+	return nil
+}
+
+// String prints the size in the largest binary unit that divides it.
+func (b byteSize) String() string {
+	if b == 0 {
+		return ""
+	}
+	for _, u := range []struct {
+		name string
+		n    int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if int64(b)%u.n == 0 {
+			return fmt.Sprintf("%d%s", int64(b)/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", int64(b))
+}
+
+// runFlags are the flags of the commands that run programs (eval, demo)
+// that go to the back ends.
+type runFlags struct {
+	threads   int      // native executor goroutines; 0: GOMAXPROCS
+	maxMemory byteSize // --max-memory; 0: the library's default limit
+}
+
+func (r *runFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&r.threads, "threads", 0, "native executor goroutines (0: GOMAXPROCS)")
+	fs.Var(&r.maxMemory, "max-memory", "refuse to run a program whose buffers need more than `bytes` (e.g. 4GiB, 512MiB; default: the library's limit)")
+}
+
+// check validates the flags.
+func (r *runFlags) check() error {
+	if r.threads < 0 {
+		return usagef("--threads %d: must be at least 0 (0: GOMAXPROCS)", r.threads)
+	}
+	return nil
+}
+
+// nativeOptions are the native back end's options from the flags.
+func (r *runFlags) nativeOptions() native.Options {
+	o := native.Options{Parallelism: r.threads}
+	r.applyMemoryLimit(&o)
+	return o
+}
+
+// applyMemoryLimit is the one place where --max-memory reaches the library
+// (nativeOptions and evalInterp call it). This branch predates the
+// library's memory limit, so the flag is parsed and validated but there is
+// nothing to hand it to yet: at the merge, set o.MaxMemory (native) and the
+// interpreter's limit (graph) from r.maxMemory here when it is non-zero.
+func (r *runFlags) applyMemoryLimit(o *native.Options) {}
+
+// evalInterp runs the reference interpreter with the flags' limits; it is
+// the only call of graph.Eval in eval and demo, where the interpreter's
+// limit is to be set from r.maxMemory (see applyMemoryLimit).
+func (r *runFlags) evalInterp(n graph.Node, in map[string]graph.Value) (graph.Value, error) {
+	return graph.Eval(n, in)
+}
