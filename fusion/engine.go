@@ -3,6 +3,8 @@ package fusion
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -24,8 +26,9 @@ type engine struct {
 	applied   map[string]int      // rule name -> applications
 	sources   map[string][]string // rule name -> sources of the terms it rewrote
 	refused   []*Refusal
-	last      string // the rule applied last
-	checkEach bool   // check each rewritten term and refuse rewrites that break it
+	last      string   // the rule applied last
+	recent    []string // the rules applied in the last steps, for the loop error
+	checkEach bool     // check each rewritten term and refuse rewrites that break it
 	// repair, in checkEach mode, may mend a rewritten term that does not
 	// type-check (by inserting an explicit copy) before the rewrite is
 	// refused.
@@ -50,7 +53,7 @@ func (e *engine) run(term graph.Node) (graph.Node, error) {
 	lastRule := "the input"
 	for step := 0; ; step++ {
 		if step > e.maxSteps {
-			return nil, fmt.Errorf("fusion: %w after %d steps", ErrRuleLoop, e.maxSteps)
+			return nil, e.loopError()
 		}
 		c, err := newContext(term)
 		if err != nil {
@@ -159,6 +162,10 @@ func (e *engine) tryRules(c *Context, n graph.Node) (repl graph.Node, rule strin
 		switch {
 		case err == nil:
 			e.last = r.Name()
+			e.recent = append(e.recent, r.Name())
+			if len(e.recent) > 16 {
+				e.recent = e.recent[len(e.recent)-16:]
+			}
 			e.applied[r.Name()]++
 			if src := n.Source(); src != "" {
 				e.sources[r.Name()] = appendNew(e.sources[r.Name()], src)
@@ -173,6 +180,17 @@ func (e *engine) tryRules(c *Context, n graph.Node) (repl graph.Node, rule strin
 		}
 	}
 	return nil, "", matched, nil
+}
+
+// loopError is the error of an engine that reached maxSteps: it names the
+// rules applied in the last steps, among which are the ones that undo each
+// other.
+func (e *engine) loopError() error {
+	names := slices.Clone(e.recent)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return fmt.Errorf("fusion: %w after %d steps; the last steps applied %s: one undoes what another does (report the program; Options.Disable, or --disable-rule, switches a rule off)",
+		ErrRuleLoop, e.maxSteps, strings.Join(names, ", "))
 }
 
 // noteRefusal records a refusal once per rule, source and reason: the same
@@ -196,32 +214,13 @@ func appendNew(list []string, s string) []string {
 
 // replace returns term with every occurrence of each key of sub replaced
 // by its value, keeping the DAG's sharing. The replacements are rewritten
-// too, so a replacement that contains another key gets its replacement.
+// too, so a replacement that contains another key gets its replacement; a
+// key inside its own replacement stays (graph.Rewriter's Pre).
 func replace(term graph.Node, sub map[graph.Node]graph.Node) (graph.Node, error) {
-	memo := map[graph.Node]graph.Node{}
-	var rw func(graph.Node) (graph.Node, error)
-	rw = func(orig graph.Node) (graph.Node, error) {
-		if r, ok := memo[orig]; ok {
-			return r, nil
-		}
-		n := orig
+	return graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
 		if r, ok := sub[n]; ok {
-			n = r // rebuilt below with the other replacements in it
+			return r, true, nil
 		}
-		kids := graph.Children(n)
-		for i, k := range kids {
-			r, err := rw(k)
-			if err != nil {
-				return nil, err
-			}
-			kids[i] = r
-		}
-		r, err := graph.WithChildren(n, kids)
-		if err != nil {
-			return nil, err
-		}
-		memo[orig] = r
-		return r, nil
-	}
-	return rw(term)
+		return n, true, nil
+	}}.Rewrite(term)
 }

@@ -208,31 +208,14 @@ func (p *partitioner) computes(n graph.Node) bool {
 }
 
 func (p *partitioner) kernel(root graph.Node, index int) (*Kernel, error) {
-	memo := map[graph.Node]graph.Node{}
-	var replace func(graph.Node) (graph.Node, error)
-	replace = func(n graph.Node) (graph.Node, error) {
+	// The kernels inside root are read from their buffers: the rewrite
+	// stops there.
+	body, err := graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
 		if b, ok := p.buffer[n]; ok && n != root {
-			return b, nil
+			return b, false, nil
 		}
-		if r, ok := memo[n]; ok {
-			return r, nil
-		}
-		kids := graph.Children(n)
-		for i, c := range kids {
-			r, err := replace(c)
-			if err != nil {
-				return nil, err
-			}
-			kids[i] = r
-		}
-		r, err := graph.WithChildren(n, kids)
-		if err != nil {
-			return nil, err
-		}
-		memo[n] = r
-		return r, nil
-	}
-	body, err := replace(root)
+		return n, true, nil
+	}}.Rewrite(root)
 	if err != nil {
 		return nil, err
 	}

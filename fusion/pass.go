@@ -125,63 +125,45 @@ func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
 // letsToDAG replaces each variable bound by a let to a closed value with the
 // value itself, shared: the term becomes a DAG in which the value is one
 // node with several users, which kernel formation materialises once. A
-// value is closed once the lets it reads are replaced too.
+// value is closed once the lets it reads are replaced too. A let whose
+// variable is unused goes with its value (dead code).
 func letsToDAG(term graph.Node) (graph.Node, error) {
 	free := graph.FreeVarSets(term)
-	sub := map[*graph.Var]graph.Node{}
-	memo := map[graph.Node]graph.Node{}
-	var rw func(graph.Node) (graph.Node, error)
-	rw = func(n graph.Node) (graph.Node, error) {
-		if r, ok := memo[n]; ok {
-			return r, nil
-		}
-		var out graph.Node
-		var err error
-		switch m := n.(type) {
-		case *graph.Var:
-			out = m
-			if r, ok := sub[m]; ok {
-				out = r
-			}
-		case *graph.Let:
+	// value holds the lets to replace, by variable; a let is replaced when
+	// every free variable of its value is bound by a let replaced too.
+	// Binders enclose their uses, so an outer let is decided first.
+	value := map[*graph.Var]graph.Node{}
+	graph.Inspect(term, func(n graph.Node) bool {
+		if l, ok := n.(*graph.Let); ok {
 			closed := true
-			for _, v := range free[m.Value] {
-				_, ok := sub[v]
+			for _, v := range free[l.Value] {
+				_, ok := value[v]
 				closed = closed && ok
 			}
-			if !closed {
-				out, err = rebuild(m, rw)
-				break
+			if closed {
+				value[l.Var] = l.Value
 			}
-			val, err := rw(m.Value)
-			if err != nil {
-				return nil, err
+		}
+		return true
+	})
+	if len(value) == 0 {
+		return term, nil
+	}
+	// The rewriter's memo, keyed by the variable, makes every use of it
+	// the same rewritten value.
+	return graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
+		switch m := n.(type) {
+		case *graph.Var:
+			if v, ok := value[m]; ok {
+				return v, true, nil
 			}
-			sub[m.Var] = val
-			out, err = rw(m.Body)
-		default:
-			out, err = rebuild(m, rw)
+		case *graph.Let:
+			if _, ok := value[m.Var]; ok {
+				return m.Body, true, nil
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		memo[n] = out
-		return out, nil
-	}
-	return rw(term)
-}
-
-// rebuild makes n again with its children passed through rw.
-func rebuild(n graph.Node, rw func(graph.Node) (graph.Node, error)) (graph.Node, error) {
-	kids := graph.Children(n)
-	for i, k := range kids {
-		r, err := rw(k)
-		if err != nil {
-			return nil, err
-		}
-		kids[i] = r
-	}
-	return graph.WithChildren(n, kids)
+		return n, true, nil
+	}}.Rewrite(term)
 }
 
 // fusedCut decides where kernel formation cuts a fused term: at a closed
