@@ -156,7 +156,11 @@ func (e *engine) findRedexes(c *Context, term graph.Node, normal map[graph.Node]
 // tryRules tries every rule at n and returns the first rewrite, or reports
 // whether some rule matched but refused.
 func (e *engine) tryRules(c *Context, n graph.Node) (repl graph.Node, rule string, matched bool, err error) {
+	inReducer := c.InReducer(n)
 	for _, r := range e.rules {
+		if inReducer && !reducerRules[r.Name()] {
+			continue
+		}
 		out, err := r.Rewrite(c, n)
 		var ref *Refusal
 		switch {
