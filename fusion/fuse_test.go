@@ -1,7 +1,9 @@
 package fusion
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,4 +245,58 @@ func TestFuseDisableRule(t *testing.T) {
 	assert.Equal(t, 2, res.Report.KernelsAfter)
 	_, err = Fuse(prog.Body, Options{Disable: []string{"no-such-rule"}})
 	assert.ErrorContains(t, err, `fusion: unknown rule "no-such-rule"; the rules are beta, inline-let`)
+}
+
+// Every name Options.Disable accepts is a rule some program needs: each
+// appears in the rules_applied of programs below, disabling it takes it out
+// of their reports, and for one of them at least it changes the fused term
+// or the kernels. The schedule search's rules are refused with a message that
+// says so.
+func TestEveryRuleNameIsReachable(t *testing.T) {
+	var corpus []graph.Node
+	for _, src := range []string{
+		`A : f64[5,7]; B : f64[5,7]; v : f64[7]; u : f64[7]; map (\r -> rnz (+) (*) r (zip (+) v u)) (zip (zip (+)) A B)`,
+		`x : f64[3,5]; map (\r -> let m = reduce max r in let s = rnz (+) (\v -> exp (v - m)) r in map (\v -> exp (v - m) / s) r) x`,
+		`b : f32[6]; c : f32[6]; x : f32[8]; let t = zip (+) (map (*2) b) (map (*2) c) in map (\v -> snd (t, v)) x`,
+		`u : f64[4]; (reduce (+) u, rnz (+) (\v -> v * v) u)`,
+		`A : f64[2,3]; reduce (zip (+)) (flip 0 (flip 0 A))`,
+		`u : f64[4]; map (\v -> v + 1) (let y = map (*2) u in zip (*) y y)`,
+	} {
+		corpus = append(corpus, must(graph.Parse(src)).Body)
+	}
+	for seed := range uint64(40) {
+		for _, gen := range []graphtest.Generator{graphtest.Program, splitLetProgram, floatLetProgram, flipChainProgram} {
+			term, _ := gen(graphtest.Rand(seed), graphtest.Config{})
+			corpus = append(corpus, term)
+		}
+	}
+	summary := func(res *Result) string { return graph.Print(res.Term) + "\n" + res.Graph.String() }
+	for _, name := range RuleNames() {
+		t.Run(name, func(t *testing.T) {
+			applied := 0
+			for _, term := range corpus {
+				res, err := Fuse(term, Options{})
+				require.NoError(t, err)
+				if !slices.Contains(appliedRules(res.Report), name) {
+					continue
+				}
+				applied++
+				off, err := Fuse(term, Options{Disable: []string{name}})
+				require.NoError(t, err)
+				require.NotContains(t, appliedRules(off.Report), name)
+				if summary(res) != summary(off) {
+					return
+				}
+			}
+			t.Fatalf("%s applies to %d programs of the corpus, and disabling it changes none", name, applied)
+		})
+	}
+	for _, r := range Rules() {
+		if slices.Contains(RuleNames(), r.Name()) {
+			continue
+		}
+		_, err := Fuse(corpus[0], Options{Disable: []string{r.Name()}})
+		assert.EqualError(t, err, fmt.Sprintf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s",
+			r.Name(), strings.Join(RuleNames(), ", ")))
+	}
 }

@@ -12,8 +12,9 @@ import (
 
 // Options control Fuse.
 type Options struct {
-	// Disable names rules the passes must not apply (see Rules for the
-	// names). An unknown name is an error.
+	// Disable names rules the passes must not apply (see RuleNames for
+	// the names). An unknown name, or that of a rule only the schedule
+	// search applies, is an error.
 	Disable []string
 	// Dump, when set, receives the IR after each pass with the pass's
 	// duration, or "unchanged".
@@ -56,7 +57,10 @@ var pipeline = []pass{
 func Fuse(term graph.Node, opt Options) (*Result, error) {
 	disabled := map[string]bool{}
 	for _, name := range opt.Disable {
-		if _, ok := RuleByName(name); !ok {
+		if !slices.Contains(RuleNames(), name) {
+			if _, ok := RuleByName(name); ok {
+				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s", name, strings.Join(RuleNames(), ", "))
+			}
 			return nil, fmt.Errorf("fusion: unknown rule %q; the rules are %s", name, strings.Join(RuleNames(), ", "))
 		}
 		disabled[name] = true
@@ -105,11 +109,19 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	return &Result{Term: cur, Graph: g, Report: rep}, nil
 }
 
-// RuleNames lists the names of Rules.
+// RuleNames lists the names of the rules Fuse's passes run, in the order
+// they first appear in the pipeline: the names Options.Disable (and the
+// command line's --disable-rule) accept. The exchange and subdivision rules
+// of Rules are not among them: the schedule search applies those, one at a
+// time (see the package doc).
 func RuleNames() []string {
 	var out []string
-	for _, r := range Rules() {
-		out = append(out, r.Name())
+	for _, p := range pipeline {
+		for _, r := range p.rules {
+			if !slices.Contains(out, r.Name()) {
+				out = append(out, r.Name())
+			}
+		}
 	}
 	return out
 }

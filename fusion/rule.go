@@ -119,14 +119,15 @@ func (c *Context) Uses(n graph.Node) int {
 	return 1
 }
 
-// Rules returns every rule of the package, in the order the passes use
-// them. Reports and the CLI list them by Name.
+// Rules returns every rule of the package: first those Fuse's passes run
+// (RuleNames), then the exchange and subdivision rules the schedule search
+// applies (Search).
 func Rules() []Rule {
 	return []Rule{
-		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{},
+		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{},
 		NZipNZip{}, RNZNZip{},
 		Product{}, FanOut{},
-		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{}, FlipFlip{},
+		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{},
 		SubdivMap{}, SubdivRNZ{},
 	}
 }
