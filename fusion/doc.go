@@ -93,12 +93,13 @@
 //
 // Write U(t) for t with every let unfolded (let x = e in b read as
 // b[x := e]), ops, sections, id and partial nzips read as the lambdas they
-// stand for, and nzip, rnz, tuples, projections, views and scalar calls as
-// constants. U(t) is a term of the simply typed λ-calculus with products,
-// and value types contain no function type (a lambda's parameters are
-// values), so βη-reduction from U(t) is strongly normalising (Tait) and
-// confluent: ν(t), the length of the longest βη-reduction from U(t), is
-// finite, and U(t) has one βη-normal form N(t).
+// stand for, and nzip, rnz, views and scalar calls as constants. U(t) is a
+// term of the simply typed λ-calculus with products, and value types
+// contain no function type (a lambda's parameters are values), so
+// reduction from U(t) — β, η, and β for products, fst (a, b) → a — is
+// strongly normalising (Tait) and confluent: ν(t), the length of the
+// longest such reduction from U(t), is finite, and U(t) has one normal
+// form N(t).
 //
 // The normalise pass decreases, lexicographically,
 //
@@ -110,7 +111,8 @@
 // lambdas and F the number of flips.
 //
 //   - beta: U(after) is a β-reduct of U(before), whether a parameter is
-//     substituted or bound by a let: ν decreases.
+//     substituted or bound by a let, and for a projection of a tuple too:
+//     ν decreases.
 //   - inline-let: U is unchanged; one let of value size s goes, and the
 //     lets inside its value are copied into its uses, each of size below
 //     s: Λ decreases.
@@ -134,8 +136,8 @@
 // The vertical pass decreases ( V(t), ν(t), Λ(t), D(t), L(t) ), where V
 // is the vector, indexed by depth, of the numbers of nzip and rnz nodes of
 // N(t) at each depth of lambda nesting, compared shallowest depth first.
-// The housekeeping rules are βη-steps, let unfoldings or let moves, all of
-// which keep N(t) and so V; they decrease the rest as in normalise.
+// The housekeeping rules are reduction steps of U, let unfoldings or let
+// moves, all of which keep N(t) and so V; they decrease the rest as in normalise.
 // nzip-nzip and rnz-nzip remove the producer, a node at some depth d, and
 // put its function's body into the consumer's function, once in t (ncomp
 // let-binds an element used more than once) and once per use in N(t), but
