@@ -141,23 +141,38 @@ func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
 // variable is unused goes with its value (dead code).
 func letsToDAG(term graph.Node) (graph.Node, error) {
 	free := graph.FreeVarSets(term)
-	// value holds the lets to replace, by variable; a let is replaced when
+	// value holds the lets to replace, by variable: a let is replaced when
 	// every free variable of its value is bound by a let replaced too.
-	// Binders enclose their uses, so an outer let is decided first.
-	value := map[*graph.Var]graph.Node{}
-	graph.Inspect(term, func(n graph.Node) bool {
+	lets := map[*graph.Var]*graph.Let{}
+	for n := range graph.All(term) {
 		if l, ok := n.(*graph.Let); ok {
+			lets[l.Var] = l
+		}
+	}
+	value := map[*graph.Var]graph.Node{}
+	decided := map[*graph.Var]bool{}
+	var replaced func(v *graph.Var) bool
+	replaced = func(v *graph.Var) bool {
+		l, ok := lets[v]
+		if !ok {
+			return false // a lambda's parameter
+		}
+		if !decided[v] {
+			decided[v] = true // a value cannot read its own variable
 			closed := true
-			for _, v := range free[l.Value] {
-				_, ok := value[v]
-				closed = closed && ok
+			for _, w := range free[l.Value] {
+				closed = closed && replaced(w)
 			}
 			if closed {
-				value[l.Var] = l.Value
+				value[v] = l.Value
 			}
 		}
-		return true
-	})
+		_, ok = value[v]
+		return ok
+	}
+	for v := range lets {
+		replaced(v)
+	}
 	if len(value) == 0 {
 		return term, nil
 	}
