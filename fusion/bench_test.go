@@ -33,17 +33,3 @@ func BenchmarkFuseMLP20(b *testing.B) {
 		})
 	}
 }
-
-// TestFuseTerminates runs the pipeline on the 20-block MLP and on many
-// random programs: it reaches a normal form (the engine reports a rule loop
-// otherwise), and the kernels compute what the program computes.
-func TestFuseTerminates(t *testing.T) {
-	for _, mode := range []models.Mode{models.Inference, models.Training} {
-		res, err := Fuse(mlp20(t, mode).Output, Options{})
-		require.NoError(t, err)
-		// 20 dense layers: 19 blocks and the last dense; a training block is
-		// four kernels (see TestFuseDenseBatchNormReLUTraining).
-		want := map[models.Mode]int{models.Inference: 20, models.Training: 19*4 + 1}[mode]
-		require.Equal(t, want, res.Report.KernelsAfter, "mode %v", mode)
-	}
-}

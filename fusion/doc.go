@@ -9,4 +9,172 @@
 // and Whole makes one kernel of everything. A Graph runs on the reference
 // interpreter with Eval, so that every split and every rewrite can be tested
 // against the term it came from.
+//
+// # Rules
+//
+// A Rule is one law: its doc comment states the equation and its side
+// conditions, and its Rewrite matches, checks the guard (returning a
+// *Refusal that says why it does not apply) and rewrites. Rules see the
+// term through a Context: types, use counts, closedness. The rules rewrite
+// with graph.Rewriter, the one rewriter of the module.
+//
+// # The pipeline
+//
+// Fuse runs a fixed list of passes; each runs an engine that applies its
+// rules until none applies (a normal form), and Options.Dump prints the
+// term after each. In order:
+//
+//  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip.
+//     It applies lambdas, inlines what is cheap to inline, floats lets out
+//     of the arrays higher-order functions traverse, puts reduction
+//     operators in η-normal form ((+), zip (+)) and shortens flip chains,
+//     so that the fusion rules meet producers and consumers side by side
+//     and recognise operators by shape.
+//  2. vertical: nzip-nzip and rnz-nzip, with the housekeeping rules of
+//     normalise (less flip-flip), which reduce the applications ncomp
+//     builds. Vertical fusion runs before horizontal because fusing
+//     pipelines decides which traversals remain to be put side by side.
+//  3. horizontal: product and fan-out, with beta, inline-let and eta, which
+//     reduce the functions product builds.
+//  4. kernels: lets whose values are closed become shared nodes (a DAG),
+//     and Partition cuts the term into kernels (see the policy below).
+//
+// Inside the reduction operator of an rnz only beta, inline-let and eta
+// run: the operator keeps a shape the back ends lower as a reduction body
+// (an op, a lifted op, one op per tuple component). Product there would
+// merge a tuple operator's components into one nzip returning a tuple,
+// which no back end takes as a reduction body.
+//
+// RuleNames lists the rules the pipeline runs, the names Options.Disable
+// and the command line's --disable-rule accept. The exchange rules
+// (map-map, map-rnz, rnz-map, rnz-rnz), hoist-view and the subdivision
+// rules (subdiv-map, subdiv-rnz) are in Rules but not in RuleNames: they
+// are not normalising (map-map is its own inverse), so no engine runs
+// them to a normal form; the schedule search applies them one at a time.
+//
+// # The multi-consumer policy
+//
+// A value several terms use is either recomputed by each (fused into each
+// consumer) or computed once and materialised; recomputation is chosen only
+// when it costs no more than the memory traffic it saves:
+//
+//   - inline-let inlines a let-bound value used more than once, or inside a
+//     lambda, only when it is a function, trivial (a variable, input,
+//     literal, or a view of one), or a cheap map: an nzip over trivial
+//     arrays whose function performs at most 4 scalar operations and no
+//     higher-order function. Otherwise the let stays, and the report says
+//     why.
+//   - split-let handles a cheap map over costly arrays: the arrays are
+//     named (computed once) and the map is inlined into its uses.
+//   - nzip-nzip and rnz-nzip fuse a producer with several consumers only
+//     when its function is short scalar code whose recomputation (extra
+//     operations × extent) costs no more than writing and reading the
+//     materialised array; and fuse a producer of arrays into a consumer
+//     that reads each element more than once, or inside an inner lambda,
+//     only when the producer is cheap (trivial arrays, at most 2
+//     arithmetic operations, no reduction).
+//   - kernel formation materialises, once, a closed computing term that
+//     several terms use, that is the array argument of a higher-order
+//     function (a producer fusion refused), or that lies inside a lambda
+//     (a loop-invariant value, such as a batch statistic, finished before
+//     the loop that reads it). A literal's value is never a kernel of its
+//     own: its context decides its type.
+//
+// # Termination
+//
+// Each pass terminates, and there are four of them. An engine stops when no
+// rule applies; that it gets there is argued below with a measure that
+// every rule of the pass strictly decreases, lexicographically. The
+// measures do not depend on the guards (guards only forbid steps), so they
+// also cover the engine's sweeps, in which several redexes are rewritten at
+// once: each applied rewrite is an instance of its rule's equation. The
+// engine still counts its steps, and past a limit it reports ErrRuleLoop
+// naming the rules it applied last instead of running on.
+//
+// Write U(t) for t with every let unfolded (let x = e in b read as
+// b[x := e]), ops, sections, id and partial nzips read as the lambdas they
+// stand for, and nzip, rnz, views and scalar calls as constants. U(t) is a
+// term of the simply typed λ-calculus with products, and value types
+// contain no function type (a lambda's parameters are values), so
+// reduction from U(t) — β, η, and β for products, fst (a, b) → a — is
+// strongly normalising (Tait) and confluent: ν(t), the length of the
+// longest such reduction from U(t), is finite, and U(t) has one normal
+// form N(t).
+//
+// The normalise pass decreases, lexicographically,
+//
+//	( ν(t),  Λ(t),  D(t),  L(t),  F(t) )
+//
+// where Λ is the multiset of the sizes |U(e)| of the values e of the lets
+// of t (multiset order), D the sum over lets of the number of array
+// arguments of higher-order functions that enclose them, L the number of
+// lambdas and F the number of flips.
+//
+//   - beta: U(after) is a β-reduct of U(before), whether a parameter is
+//     substituted or bound by a let, and for a projection of a tuple too:
+//     ν decreases.
+//   - inline-let: U is unchanged; one let of value size s goes, and the
+//     lets inside its value are copied into its uses, each of size below
+//     s: Λ decreases.
+//   - split-let: U is unchanged; the let of the cheap map x (value size s)
+//     goes, and the new lets bind its arguments, each of size below s;
+//     lets in the map's function are copied into x's uses, each below s
+//     too: Λ decreases. Naming the arrays and inlining the map are one
+//     step on purpose. As two steps (name one array, keep the map's let)
+//     the naming step added a let and removed none, and inline-let undid
+//     it at once — the argument's name is used once, outside any lambda —
+//     so the two rules looped (issue 8: a cheap zip of two maps used under
+//     a lambda).
+//   - float-let: U and the lets' values are unchanged; the let, and the
+//     lets in its value, leave one array argument: D decreases.
+//   - eta: an η-step of U (ν decreases), or, for \a b -> a + b => (+),
+//     \a b -> zip f a b => zip f and \x -> x => id, the same U with one
+//     lambda fewer: ν, Λ and D stay, L decreases.
+//   - flip-flip: flips are constants, so ν stays; values only shrink, so Λ
+//     does not grow; D and L stay; the chain gets shorter: F decreases.
+//
+// The vertical pass decreases ( V(t), ν(t), Λ(t), D(t), L(t) ), where V
+// is the vector, indexed by depth, of the numbers of nzip and rnz nodes of
+// N(t) at each depth of lambda nesting, compared shallowest depth first.
+// The housekeeping rules are reduction steps of U, let unfoldings or let
+// moves, all of which keep N(t) and so V; they decrease the rest as in normalise.
+// nzip-nzip and rnz-nzip remove the producer, a node at some depth d, and
+// put its function's body into the consumer's function, once in t (ncomp
+// let-binds an element used more than once) and once per use in N(t), but
+// always inside that function, at depths above d: V decreases at d and
+// changes only deeper. (A fusion in dead code, which N(t) has erased,
+// leaves V as it is; beta or inline-let erases that code, as they drop an
+// unused parameter or let.)
+//
+// The horizontal pass decreases ( H(t), A(t), ν(t), Λ(t), L(t) ), where
+// H is the number of nzip and rnz nodes of N(t) and A the sum of their
+// numbers of array arguments. product replaces k ≥ 2 traversals by one,
+// applying each function once: H decreases by k-1. fan-out merges
+// repeated arguments of one traversal: H stays and A decreases. beta,
+// inline-let and eta keep N(t), so H and A, and decrease the rest.
+//
+// Kernel formation is not a rewriting to a normal form but one walk of the
+// term (letsToDAG, then Partition).
+//
+// # The schedule search
+//
+// Search is not part of Fuse: it takes one kernel whose loops form a
+// straight nest (each loop's function is the next loop) — a kernel Fuse
+// made, or a term written by hand, as the paper's matrix product — and
+// enumerates its loop orders. It first applies the requested subdivisions
+// (subdiv-map, subdiv-rnz; once per level), then walks the permutations
+// of the levels in the Steinhaus–Johnson–Trotter sequence, in which each
+// order differs from the previous by one exchange of adjacent loops,
+// realised by map-map, map-rnz, rnz-map or rnz-rnz (exchange.go). It
+// terminates because it visits each of the finitely many permutations
+// once, and each exchange is one rule application followed by one engine
+// run of hoist-view, sink-view and flip-flip, which puts the views the
+// exchange left between levels outside the nest. That engine terminates:
+// the multiset of the lambda depths of the view nodes decreases (hoist-view
+// and sink-view move a view from inside a lambda to the array it applies
+// to, one depth out; flip-flip replaces a chain of flips by a shorter one
+// at the same depth). Orders that repeat an earlier order's labels (the
+// two halves of a subdivided loop) are dropped, and the orders come back
+// as Schedules, for a cost model or a measurement to pick one; the paper's
+// tables of matrix-product orders are two such searches.
 package fusion

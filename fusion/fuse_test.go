@@ -1,7 +1,9 @@
 package fusion
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +32,20 @@ func fuseProgram(t *testing.T, src string) *Result {
 	require.NoError(t, err)
 	graphtest.Compare(t, want, got, 1e-12)
 	return res
+}
+
+// checkEval checks that the kernels of res compute what term computes on
+// the reference interpreter, on random inputs, within tol.
+func checkEval(t *testing.T, term graph.Node, res *Result, tol float64) {
+	t.Helper()
+	info, err := graph.Check(term)
+	require.NoError(t, err)
+	in := graphtest.Inputs(rand.New(rand.NewPCG(5, 5)), info.Inputs)
+	want, err := graph.Eval(term, in)
+	require.NoError(t, err)
+	got, err := res.Graph.Eval(in)
+	require.NoError(t, err)
+	graphtest.Compare(t, want, got, tol)
 }
 
 func kernelTerms(res *Result) []string {
@@ -97,6 +113,7 @@ func TestFuseDenseBatchNormReLUInference(t *testing.T) {
 	assert.Equal(t, []string{"dense1", "bn1", "relu1"}, k.Sources)
 	assert.Equal(t, `map (\r -> nzip (\c x1 m s g b -> max ((rnz (+) (*) r c + x1 - m) * rsqrt (s + 1e-05) * g + b) 0) (flip 0 dense1.W) dense1.b bn1.mean bn1.var bn1.scale bn1.shift) x`, k.Term)
 	assert.Equal(t, "map x > nzip (flip 0 dense1.W) dense1.b bn1.mean bn1.var bn1.scale bn1.shift > rnz r c", k.Order)
+	checkEval(t, r, res, 1e-6)
 }
 
 // A dense → training BatchNorm → ReLU block needs four kernels: the batch
@@ -132,6 +149,7 @@ func TestFuseDenseBatchNormReLUTraining(t *testing.T) {
 		found = found || f.Rule == "inline-let" && strings.Contains(f.Reason, "used 3 times")
 	}
 	assert.True(t, found, "the report says why the dense output is materialised: %+v", res.Report.RulesRefused)
+	checkEval(t, r, res, 1e-12)
 }
 
 // Softmax over rows is one kernel: each row is read from memory once, and
@@ -150,6 +168,7 @@ func TestFuseSoftmax(t *testing.T) {
 	assert.Equal(t, "map x > map r", res.Report.Kernels[0].Order)
 	assert.Equal(t, `map (\r -> let m = reduce max r in let s = rnz (+) (\v -> exp (v - m)) r in map (\v -> exp (v - m) / s) r) x`,
 		res.Report.Kernels[0].Term)
+	checkEval(t, s, res, 1e-12)
 }
 
 // An MLP 784-512-512-10 in inference mode is one kernel per block.
@@ -166,12 +185,12 @@ func TestFuseMLPInference(t *testing.T) {
 	assert.Equal(t, 2*2*512*4, res.Report.TemporaryBytes)
 }
 
-// TestFusedEqualsUnfused runs every layer block and the MLP, fused and
-// unfused, on the interpreter, in float32 and float64. Fusion regroups
-// nothing here, so the results agree to the last bit up to the order of
-// scalar operations within an expression; the tolerance is 1e-12 relative
-// for f64 and 1e-6 for f32.
-func TestFusedEqualsUnfused(t *testing.T) {
+// TestFusedAndUnfusedEqualEval runs every layer block and the MLP, fused
+// and unfused, and compares both with the reference interpreter on the
+// program itself, in float32 and float64. Fusion regroups nothing here, so
+// the results agree up to the order of scalar operations within an
+// expression; the tolerance is 1e-12 relative for f64 and 1e-6 for f32.
+func TestFusedAndUnfusedEqualEval(t *testing.T) {
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		tol := map[graph.DType]float64{graph.Float32: 1e-6, graph.Float64: 1e-12}[dt]
 		for _, norm := range []models.Norm{models.NormNone, models.NormBatch, models.NormLayer} {
@@ -181,14 +200,17 @@ func TestFusedEqualsUnfused(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						m, err := models.MLP(models.MLPConfig{Sizes: []int{7, 6, 5, 3}, Batch: 3, DType: dt, Norm: norm, Mode: mode, Activation: act})
 						require.NoError(t, err)
+						in := m.Bindings(11)
+						want, err := graph.Eval(m.Output, in)
+						require.NoError(t, err)
 						res, err := Fuse(m.Output, Options{})
 						require.NoError(t, err)
+						got, err := res.Graph.Eval(in)
+						require.NoError(t, err)
+						graphtest.Compare(t, want, got, tol)
 						un, err := Unfused(m.Output)
 						require.NoError(t, err)
-						in := m.Bindings(11)
-						want, err := un.Eval(in)
-						require.NoError(t, err)
-						got, err := res.Graph.Eval(in)
+						got, err = un.Eval(in)
 						require.NoError(t, err)
 						graphtest.Compare(t, want, got, tol)
 						assert.LessOrEqual(t, res.Report.KernelsAfter, res.Report.KernelsBefore)
@@ -223,4 +245,58 @@ func TestFuseDisableRule(t *testing.T) {
 	assert.Equal(t, 2, res.Report.KernelsAfter)
 	_, err = Fuse(prog.Body, Options{Disable: []string{"no-such-rule"}})
 	assert.ErrorContains(t, err, `fusion: unknown rule "no-such-rule"; the rules are beta, inline-let`)
+}
+
+// Every name Options.Disable accepts is a rule some program needs: each
+// appears in the rules_applied of programs below, disabling it takes it out
+// of their reports, and for one of them at least it changes the fused term
+// or the kernels. The schedule search's rules are refused with a message that
+// says so.
+func TestEveryRuleNameIsReachable(t *testing.T) {
+	var corpus []graph.Node
+	for _, src := range []string{
+		`A : f64[5,7]; B : f64[5,7]; v : f64[7]; u : f64[7]; map (\r -> rnz (+) (*) r (zip (+) v u)) (zip (zip (+)) A B)`,
+		`x : f64[3,5]; map (\r -> let m = reduce max r in let s = rnz (+) (\v -> exp (v - m)) r in map (\v -> exp (v - m) / s) r) x`,
+		`b : f32[6]; c : f32[6]; x : f32[8]; let t = zip (+) (map (*2) b) (map (*2) c) in map (\v -> snd (t, v)) x`,
+		`u : f64[4]; (reduce (+) u, rnz (+) (\v -> v * v) u)`,
+		`A : f64[2,3]; reduce (zip (+)) (flip 0 (flip 0 A))`,
+		`u : f64[4]; map (\v -> v + 1) (let y = map (*2) u in zip (*) y y)`,
+	} {
+		corpus = append(corpus, must(graph.Parse(src)).Body)
+	}
+	for seed := range uint64(40) {
+		for _, gen := range []graphtest.Generator{graphtest.Program, splitLetProgram, floatLetProgram, flipChainProgram} {
+			term, _ := gen(graphtest.Rand(seed), graphtest.Config{})
+			corpus = append(corpus, term)
+		}
+	}
+	summary := func(res *Result) string { return graph.Print(res.Term) + "\n" + res.Graph.String() }
+	for _, name := range RuleNames() {
+		t.Run(name, func(t *testing.T) {
+			applied := 0
+			for _, term := range corpus {
+				res, err := Fuse(term, Options{})
+				require.NoError(t, err)
+				if !slices.Contains(appliedRules(res.Report), name) {
+					continue
+				}
+				applied++
+				off, err := Fuse(term, Options{Disable: []string{name}})
+				require.NoError(t, err)
+				require.NotContains(t, appliedRules(off.Report), name)
+				if summary(res) != summary(off) {
+					return
+				}
+			}
+			t.Fatalf("%s applies to %d programs of the corpus, and disabling it changes none", name, applied)
+		})
+	}
+	for _, r := range Rules() {
+		if slices.Contains(RuleNames(), r.Name()) {
+			continue
+		}
+		_, err := Fuse(corpus[0], Options{Disable: []string{r.Name()}})
+		assert.EqualError(t, err, fmt.Sprintf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s",
+			r.Name(), strings.Join(RuleNames(), ", ")))
+	}
 }

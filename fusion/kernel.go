@@ -188,7 +188,7 @@ type partitioner struct {
 // on buffers (not merely a view of them, and not arithmetic on literals
 // alone, whose type its context decides).
 func (p *partitioner) computes(n graph.Node) bool {
-	if !p.closed[n] || graph.IsFunc(n) || !p.readsInput(n) {
+	if !p.closed[n] || graph.IsFunc(n) || !p.readsInput(n) || untyped(p.info.TypeOf(n)) {
 		return false
 	}
 	switch n := n.(type) {
@@ -207,32 +207,34 @@ func (p *partitioner) computes(n graph.Node) bool {
 	return true
 }
 
-func (p *partitioner) kernel(root graph.Node, index int) (*Kernel, error) {
-	memo := map[graph.Node]graph.Node{}
-	var replace func(graph.Node) (graph.Node, error)
-	replace = func(n graph.Node) (graph.Node, error) {
-		if b, ok := p.buffer[n]; ok && n != root {
-			return b, nil
-		}
-		if r, ok := memo[n]; ok {
-			return r, nil
-		}
-		kids := graph.Children(n)
-		for i, c := range kids {
-			r, err := replace(c)
-			if err != nil {
-				return nil, err
+// untyped reports whether t is, or holds, a scalar whose element type its
+// context decides: the value of a literal, such as 1.5 in (\y -> 1.5) s.
+// Such a value is no kernel of its own — a buffer would fix its type to the
+// default f64 where its context wants f32 — but stays in its user's kernel,
+// where the checker resolves it.
+func untyped(t graph.Type) bool {
+	switch t := t.(type) {
+	case *graph.ScalarType:
+		return t.DType == graph.Invalid
+	case *graph.TupleType:
+		for _, e := range t.Elems {
+			if untyped(e) {
+				return true
 			}
-			kids[i] = r
 		}
-		r, err := graph.WithChildren(n, kids)
-		if err != nil {
-			return nil, err
-		}
-		memo[n] = r
-		return r, nil
 	}
-	body, err := replace(root)
+	return false
+}
+
+func (p *partitioner) kernel(root graph.Node, index int) (*Kernel, error) {
+	// The kernels inside root are read from their buffers: the rewrite
+	// stops there.
+	body, err := graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
+		if b, ok := p.buffer[n]; ok && n != root {
+			return b, false, nil
+		}
+		return n, true, nil
+	}}.Rewrite(root)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,9 @@ import (
 
 // Options control Fuse.
 type Options struct {
-	// Disable names rules the passes must not apply (see Rules for the
-	// names). An unknown name is an error.
+	// Disable names rules the passes must not apply (see RuleNames for
+	// the names). An unknown name, or that of a rule only the schedule
+	// search applies, is an error.
 	Disable []string
 	// Dump, when set, receives the IR after each pass with the pass's
 	// duration, or "unchanged".
@@ -56,7 +57,10 @@ var pipeline = []pass{
 func Fuse(term graph.Node, opt Options) (*Result, error) {
 	disabled := map[string]bool{}
 	for _, name := range opt.Disable {
-		if _, ok := RuleByName(name); !ok {
+		if !slices.Contains(RuleNames(), name) {
+			if _, ok := RuleByName(name); ok {
+				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s", name, strings.Join(RuleNames(), ", "))
+			}
 			return nil, fmt.Errorf("fusion: unknown rule %q; the rules are %s", name, strings.Join(RuleNames(), ", "))
 		}
 		disabled[name] = true
@@ -105,11 +109,19 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	return &Result{Term: cur, Graph: g, Report: rep}, nil
 }
 
-// RuleNames lists the names of Rules.
+// RuleNames lists the names of the rules Fuse's passes run, in the order
+// they first appear in the pipeline: the names Options.Disable (and the
+// command line's --disable-rule) accept. The exchange and subdivision rules
+// of Rules are not among them: the schedule search applies those, one at a
+// time (see the package doc).
 func RuleNames() []string {
 	var out []string
-	for _, r := range Rules() {
-		out = append(out, r.Name())
+	for _, p := range pipeline {
+		for _, r := range p.rules {
+			if !slices.Contains(out, r.Name()) {
+				out = append(out, r.Name())
+			}
+		}
 	}
 	return out
 }
@@ -125,63 +137,60 @@ func dump(w io.Writer, name string, d time.Duration, before, after graph.Node) {
 // letsToDAG replaces each variable bound by a let to a closed value with the
 // value itself, shared: the term becomes a DAG in which the value is one
 // node with several users, which kernel formation materialises once. A
-// value is closed once the lets it reads are replaced too.
+// value is closed once the lets it reads are replaced too. A let whose
+// variable is unused goes with its value (dead code).
 func letsToDAG(term graph.Node) (graph.Node, error) {
 	free := graph.FreeVarSets(term)
-	sub := map[*graph.Var]graph.Node{}
-	memo := map[graph.Node]graph.Node{}
-	var rw func(graph.Node) (graph.Node, error)
-	rw = func(n graph.Node) (graph.Node, error) {
-		if r, ok := memo[n]; ok {
-			return r, nil
+	// value holds the lets to replace, by variable: a let is replaced when
+	// every free variable of its value is bound by a let replaced too.
+	lets := map[*graph.Var]*graph.Let{}
+	for n := range graph.All(term) {
+		if l, ok := n.(*graph.Let); ok {
+			lets[l.Var] = l
 		}
-		var out graph.Node
-		var err error
+	}
+	value := map[*graph.Var]graph.Node{}
+	decided := map[*graph.Var]bool{}
+	var replaced func(v *graph.Var) bool
+	replaced = func(v *graph.Var) bool {
+		l, ok := lets[v]
+		if !ok {
+			return false // a lambda's parameter
+		}
+		if !decided[v] {
+			decided[v] = true // a value cannot read its own variable
+			closed := true
+			for _, w := range free[l.Value] {
+				closed = closed && replaced(w)
+			}
+			if closed {
+				value[v] = l.Value
+			}
+		}
+		_, ok = value[v]
+		return ok
+	}
+	for v := range lets {
+		replaced(v)
+	}
+	if len(value) == 0 {
+		return term, nil
+	}
+	// The rewriter's memo, keyed by the variable, makes every use of it
+	// the same rewritten value.
+	return graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
 		switch m := n.(type) {
 		case *graph.Var:
-			out = m
-			if r, ok := sub[m]; ok {
-				out = r
+			if v, ok := value[m]; ok {
+				return v, true, nil
 			}
 		case *graph.Let:
-			closed := true
-			for _, v := range free[m.Value] {
-				_, ok := sub[v]
-				closed = closed && ok
+			if _, ok := value[m.Var]; ok {
+				return m.Body, true, nil
 			}
-			if !closed {
-				out, err = rebuild(m, rw)
-				break
-			}
-			val, err := rw(m.Value)
-			if err != nil {
-				return nil, err
-			}
-			sub[m.Var] = val
-			out, err = rw(m.Body)
-		default:
-			out, err = rebuild(m, rw)
 		}
-		if err != nil {
-			return nil, err
-		}
-		memo[n] = out
-		return out, nil
-	}
-	return rw(term)
-}
-
-// rebuild makes n again with its children passed through rw.
-func rebuild(n graph.Node, rw func(graph.Node) (graph.Node, error)) (graph.Node, error) {
-	kids := graph.Children(n)
-	for i, k := range kids {
-		r, err := rw(k)
-		if err != nil {
-			return nil, err
-		}
-		kids[i] = r
-	}
-	return graph.WithChildren(n, kids)
+		return n, true, nil
+	}}.Rewrite(term)
 }
 
 // fusedCut decides where kernel formation cuts a fused term: at a closed

@@ -47,6 +47,8 @@ type Context struct {
 	// uses counts, for the nodes of the term at the start of the current
 	// sweep and the nodes they were rewritten into, the parents using them.
 	uses map[graph.Node]int
+	// reducer holds the nodes inside the reduction operator of some rnz.
+	reducer map[graph.Node]bool
 }
 
 // newContext checks term and counts its uses.
@@ -55,14 +57,36 @@ func newContext(term graph.Node) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Context{info: info, uses: map[graph.Node]int{}}
+	c := &Context{info: info, uses: map[graph.Node]int{}, reducer: map[graph.Node]bool{}}
 	for n := range graph.All(term) {
 		for _, k := range graph.Children(n) {
 			c.uses[k]++
 		}
+		if z, ok := n.(*graph.RNZ); ok && !c.reducer[z.Red] {
+			graph.Inspect(z.Red, func(m graph.Node) bool {
+				if c.reducer[m] {
+					return false
+				}
+				c.reducer[m] = true
+				return true
+			})
+		}
 	}
 	return c, nil
 }
+
+// InReducer reports whether n lies inside the reduction operator of an rnz
+// (see reducerRules).
+func (c *Context) InReducer(n graph.Node) bool { return c != nil && c.reducer[n] }
+
+// reducerRules are the rules the engine applies inside the reduction
+// operator of an rnz: the λ-calculus housekeeping, which brings an
+// operator to the shapes the back ends recognise — an op, a lifted op
+// (zip (+)), a lambda applying one op to its two parameters, or a tuple of
+// those applied componentwise. The fusion rules stay out: product, for one,
+// would merge the components of a tuple operator into one nzip returning a
+// tuple, an operator no back end can lower as a reduction body.
+var reducerRules = map[string]bool{"beta": true, "inline-let": true, "eta": true}
 
 // TypeOf returns the type of the value term n, if the last check recorded
 // one.
@@ -95,14 +119,15 @@ func (c *Context) Uses(n graph.Node) int {
 	return 1
 }
 
-// Rules returns every rule of the package, in the order the passes use
-// them. Reports and the CLI list them by Name.
+// Rules returns every rule of the package: first those Fuse's passes run
+// (RuleNames), then the exchange and subdivision rules the schedule search
+// applies (Search).
 func Rules() []Rule {
 	return []Rule{
-		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{},
+		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{},
 		NZipNZip{}, RNZNZip{},
 		Product{}, FanOut{},
-		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{}, FlipFlip{},
+		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{},
 		SubdivMap{}, SubdivRNZ{},
 	}
 }

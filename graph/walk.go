@@ -133,37 +133,100 @@ func All(n Node) iter.Seq[Node] {
 
 // Rewrite rebuilds n bottom-up: every node's children are rewritten first,
 // then f is given the node with its new children and returns its
-// replacement (or the node itself). A node shared in a DAG is rewritten once
-// and its rewrite shared; a node none of whose children changed and which f
-// leaves alone is returned as it is, so an unchanged term is the same
-// pointer.
+// replacement (or the node itself). It is Rewriter{Post: f}.Rewrite(n); see
+// Rewriter for the guarantees: a node shared in a DAG is rewritten once and
+// its rewrite shared, and an unchanged term is the same pointer.
 func Rewrite(n Node, f func(Node) (Node, error)) (Node, error) {
+	return Rewriter{Post: f}.Rewrite(n)
+}
+
+// A Rewriter rebuilds a term node by node. It is the one rewriter of the
+// module: passes, rule engines and partitioners describe their rewrite with
+// Pre and Post and leave the walk, the memo and the rebuilding to it.
+//
+// Guarantees:
+//   - Memoised by node identity: Pre and Post run once per distinct node of
+//     the term, however many parents share it, and every parent gets the
+//     same rewrite, so a DAG stays a DAG.
+//   - Identity when nothing changes: a node that Pre keeps, whose children
+//     all come back unchanged, and that Post keeps, is returned as it is —
+//     the same pointer; no node is built for it. A term nothing changes
+//     in comes back as the same pointer.
+//   - Sources kept: a node rebuilt on new children keeps its source name
+//     (WithChildren); replacements from Pre and Post are used as given.
+//
+// Variables are pointers and binders are unique, so the rewrite needs no
+// scope: a Var node is rewritten like any other.
+type Rewriter struct {
+	// Pre, when set, sees each node before its children, in pre-order. It
+	// returns the node to continue with — n itself, or a replacement — and
+	// whether to descend into that node's children. A node Pre does not
+	// descend into is final (a cut): neither its children nor Post see it.
+	// A replacement Pre descends into is rewritten in n's place as any
+	// node is (Pre sees it first), except that n itself, should it recur
+	// inside its own replacement, is left as it is.
+	Pre func(n Node) (next Node, descend bool, err error)
+	// Post, when set, sees each node after its children, rebuilt on their
+	// rewrites (the node itself when none changed), and returns its
+	// replacement.
+	Post func(n Node) (Node, error)
+}
+
+// Rewrite applies rw to the term n and returns the rewritten term.
+func (rw Rewriter) Rewrite(n Node) (Node, error) {
 	memo := map[Node]Node{}
-	var rw func(Node) (Node, error)
-	rw = func(n Node) (Node, error) {
-		if r, ok := memo[n]; ok {
+	var visit func(Node) (Node, error)
+	visit = func(orig Node) (Node, error) {
+		if r, ok := memo[orig]; ok {
 			return r, nil
 		}
-		kids := Children(n)
-		for i, c := range kids {
-			r, err := rw(c)
+		n := orig
+		if rw.Pre != nil {
+			next, descend, err := rw.Pre(orig)
 			if err != nil {
 				return nil, err
 			}
+			if !descend {
+				memo[orig] = next
+				return next, nil
+			}
+			if next != orig {
+				memo[orig] = orig // orig inside its own replacement stays
+				r, err := visit(next)
+				if err != nil {
+					return nil, err
+				}
+				memo[orig] = r
+				return r, nil
+			}
+		}
+		kids := Children(n)
+		changed := false
+		for i, c := range kids {
+			r, err := visit(c)
+			if err != nil {
+				return nil, err
+			}
+			changed = changed || r != c
 			kids[i] = r
 		}
-		m, err := WithChildren(n, kids)
-		if err != nil {
-			return nil, err
+		m := n
+		if changed {
+			var err error
+			if m, err = WithChildren(n, kids); err != nil {
+				return nil, err
+			}
 		}
-		r, err := f(m)
-		if err != nil {
-			return nil, err
+		if rw.Post != nil {
+			var err error
+			if m, err = rw.Post(m); err != nil {
+				return nil, err
+			}
 		}
-		memo[n] = r
-		return r, nil
+		memo[orig] = m
+		return m, nil
 	}
-	return rw(n)
+	return visit(n)
 }
 
 // FreeVars returns the variables n uses that no binder inside n binds, in
@@ -199,14 +262,6 @@ func FreeVarSets(n Node) map[Node][]*Var {
 		free[m] = fv
 	}
 	return free
-}
-
-func cloneSet(s map[*Var]bool) map[*Var]bool {
-	out := make(map[*Var]bool, len(s)+1)
-	for k, v := range s {
-		out[k] = v
-	}
-	return out
 }
 
 // Substitute replaces the free occurrences of the variables in sub by their

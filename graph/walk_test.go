@@ -46,6 +46,96 @@ func TestRewriteSharesSharedNodes(t *testing.T) {
 	assert.Equal(t, "let t1 = reduce max u in (t1, t1)", Print(out))
 }
 
+// A node shared by several parents is seen once by Pre and once by Post,
+// and a rewrite that changes nothing returns every node as it was.
+func TestRewriterVisitsEachNodeOnce(t *testing.T) {
+	u := input("u", Float64, 3)
+	s := must(NewReduce(op(Add), u)) // shared: both tuple elements use it
+	m := must(NewNZip(must(NewSection(Mul, s, false)), u))
+	both := must(NewTuple(s, m, s))
+	distinct := 0
+	for range All(both) {
+		distinct++
+	}
+	pre, post := map[Node]int{}, map[Node]int{}
+	out, err := Rewriter{
+		Pre:  func(n Node) (Node, bool, error) { pre[n]++; return n, true, nil },
+		Post: func(n Node) (Node, error) { post[n]++; return n, nil },
+	}.Rewrite(both)
+	require.NoError(t, err)
+	assert.Same(t, both, out)
+	assert.Len(t, pre, distinct)
+	assert.Len(t, post, distinct)
+	for n, k := range pre {
+		assert.Equal(t, 1, k, "Pre saw %s %d times", Print(n), k)
+		assert.Equal(t, 1, post[n], "Post saw %s %d times", Print(n), post[n])
+	}
+	assert.Equal(t, 1, pre[s])
+
+	// Changing the shared reduction rebuilds each parent once, and the
+	// parents share the one rewrite; the input under it is kept.
+	calls := 0
+	out, err = Rewrite(both, func(n Node) (Node, error) {
+		calls++
+		if o, ok := n.(*OpRef); ok && o.Op == Add {
+			return NewOpRef(Max)
+		}
+		return n, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, distinct, calls)
+	tu := out.(*Tuple)
+	assert.Same(t, tu.Elems[0], tu.Elems[2])
+	assert.Same(t, tu.Elems[0], tu.Elems[1].(*NZip).Fn.(*Section).Operand)
+	assert.Same(t, u, tu.Elems[0].(*RNZ).Args[0])
+	assert.NotSame(t, both, out)
+}
+
+// Pre replaces a node before its children are seen: a cut keeps the
+// replacement as it is, a descent rewrites the replacement's children, and
+// the node recurring inside its own replacement stays as it is.
+func TestRewriterPre(t *testing.T) {
+	A := input("A", Float64, 2, 3)
+	B := input("B", Float64, 2, 3)
+	sum := must(NewNZip(must(NewNZip(op(Add))), A, B)) // zip (zip (+)) A B
+
+	// A cut: A becomes C, and Post never sees the C put in its place.
+	C := input("C", Float64, 2, 3)
+	seen := map[Node]bool{}
+	out, err := Rewriter{
+		Pre: func(n Node) (Node, bool, error) {
+			if n == Node(A) {
+				return C, false, nil
+			}
+			return n, true, nil
+		},
+		Post: func(n Node) (Node, error) { seen[n] = true; return n, nil },
+	}.Rewrite(sum)
+	require.NoError(t, err)
+	assert.Equal(t, "zip (zip (+)) C B", Print(out))
+	assert.False(t, seen[C], "Post saw the node Pre cut at")
+	assert.True(t, seen[B])
+
+	// A descent into a replacement that contains the node: A becomes
+	// flip 0 (flip 0 A), whose A is left as it is (neither Pre nor Post
+	// sees it again), and Post sees the replacement's other nodes.
+	wrap := must(NewFlip(0, 1, must(NewFlip(0, 1, A))))
+	posts := 0
+	out, err = Rewriter{
+		Pre: func(n Node) (Node, bool, error) {
+			if n == Node(A) {
+				return wrap, true, nil
+			}
+			return n, true, nil
+		},
+		Post: func(n Node) (Node, error) { posts++; return n, nil },
+	}.Rewrite(sum)
+	require.NoError(t, err)
+	assert.Equal(t, "zip (zip (+)) (flip 0 (flip 0 A)) B", Print(out))
+	assert.Same(t, wrap, out.(*NZip).Args[0], "a replacement whose children are unchanged is not rebuilt")
+	assert.Equal(t, 6, posts, "Post: (+), zip (+), the two flips, B and the zip")
+}
+
 func TestFreeVarsAndSubstitute(t *testing.T) {
 	u := input("u", Float64, 3)
 	x, y := NewVar("x"), NewVar("y")
