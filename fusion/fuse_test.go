@@ -88,13 +88,6 @@ func TestFuseThreeTensor(t *testing.T) {
 	assert.Equal(t, 0, res.Report.Temporaries)
 }
 
-func denseBlock(t *testing.T, mode models.Mode, dt graph.DType) *models.Model {
-	t.Helper()
-	m, err := models.MLP(models.MLPConfig{Sizes: []int{6, 5, 3}, Batch: 4, DType: dt, Norm: models.NormBatch, Mode: mode})
-	require.NoError(t, err)
-	return m
-}
-
 // A dense → inference BatchNorm → ReLU block is one kernel: a matrix
 // product whose dot products feed the normalisation and the activation.
 func TestFuseDenseBatchNormReLUInference(t *testing.T) {

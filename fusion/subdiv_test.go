@@ -25,7 +25,7 @@ func TestSubdivMapLaw(t *testing.T) {
 	st := checkLaw(t, rule, graphtest.Program, nil, exactTol)
 	st.add(checkLaw(t, rule, graphtest.MatMul, nil, exactTol))
 	requireApplied(t, st, lawCases/2)
-	if st.refused == nil || len(st.refused) == 0 {
+	if len(st.refused) == 0 {
 		t.Errorf("no block was refused: %v", st.refused)
 	}
 }

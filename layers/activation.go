@@ -87,11 +87,7 @@ func ParseActivation(s string) (Activation, error) {
 	if a, ok := activationAliases[s]; ok {
 		return a, nil
 	}
-	names := make([]string, 0, numActivations)
-	for _, name := range activationNames[ActNone:] {
-		names = append(names, name)
-	}
-	return ActDefault, fmt.Errorf("unknown activation %q (want one of %s)", s, strings.Join(names, ", "))
+	return ActDefault, fmt.Errorf("unknown activation %q (want one of %s)", s, strings.Join(activationNames[ActNone:], ", "))
 }
 
 // Activate applies the activation a to x, an f32 or f64 array of any rank,

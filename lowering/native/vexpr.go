@@ -62,22 +62,21 @@ const (
 )
 
 type vinstr struct {
-	kind       vkind
-	op         graph.Op
-	dt         graph.DType // the result's type
-	rnd        bool        // round the result to dt (float64 class only)
-	dst, a, b  int         // vector registers
-	c          int
-	ldt        graph.DType // vkLoad: the source's element type
-	buf        int
-	base       int
-	stride     int
-	fn         sfn
-	freg       int
-	setup      code
-	vars       []loopVar // vkElem
-	copies     []vcopy   // vkElem: loop values the closure reads from registers
-	isConstant bool
+	kind      vkind
+	op        graph.Op
+	dt        graph.DType // the result's type
+	rnd       bool        // round the result to dt (float64 class only)
+	dst, a, b int         // vector registers
+	c         int
+	ldt       graph.DType // vkLoad: the source's element type
+	buf       int
+	base      int
+	stride    int
+	fn        sfn
+	freg      int
+	setup     code
+	vars      []loopVar // vkElem
+	copies    []vcopy   // vkElem: loop values the closure reads from registers
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
