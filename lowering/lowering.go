@@ -1,10 +1,3 @@
-// Package lowering is what every back end has in common: a back end
-// compiles a kernel graph (fusion.Graph) into something it can run, and
-// runs it on the same inputs the reference interpreter takes.
-//
-// The back ends live in the subpackages: lowering/native compiles kernels
-// into Go loop nests and runs them in-process; lowering/stablehlo emits
-// StableHLO for PJRT.
 package lowering
 
 import (

@@ -1,6 +1,3 @@
-// Command hofuse imports neural-network graphs into a functional IR of
-// higher-order functions, fuses them with proven rewrite rules, and runs
-// them. Run "hofuse help" for the commands.
 package main
 
 import (
