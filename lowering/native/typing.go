@@ -38,7 +38,7 @@ func (c *compiler) typeOf(n graph.Node, env *cenv) (graph.Type, error) {
 			}
 			dts[i] = st.DType
 		}
-		_, dt, err := resolve(n.Op, dts)
+		_, dt, err := n.Op.Resolve(dts)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +239,7 @@ func callType(op graph.Op, args []graph.Type) (graph.Type, error) {
 		}
 		dts[i] = st.DType
 	}
-	_, dt, err := resolve(op, dts)
+	_, dt, err := op.Resolve(dts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,45 @@
+package xlarun_test
+
+import (
+	"testing"
+
+	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
+)
+
+// TestEdgeCases runs graphtest's edge-case table on PJRT, in every mode
+// (the fused graph in one executable, the unfused graph in one, and one
+// executable per unfused kernel), and compares bit for bit with the
+// results the graph package's scalar semantics define: NaN through max,
+// min and their reductions, signed zeros, relu(-0), i32 wrapping and
+// division, conversions of NaN and out-of-range values.
+func TestEdgeCases(t *testing.T) {
+	c := pjrttest.Client(t)
+	for _, ec := range graphtest.EdgeCases() {
+		term, inputs, want, err := ec.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range modes {
+			t.Run(ec.Name+"/"+m.name, func(t *testing.T) {
+				g, err := m.partition(term)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, err := xlarun.New(c, m.opt).CompileGraph(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer x.Close()
+				got, err := x.Run(inputs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := graphtest.Exact(want, got); err != nil {
+					t.Errorf("%s: %v", ec.Program, err)
+				}
+			})
+		}
+	}
+}
