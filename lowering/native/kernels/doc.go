@@ -7,8 +7,6 @@
 //   - GemmF32, GemmF64: C = A·B or C += A·B on row-major views with leading
 //     dimensions, B optionally transposed or packed ahead (PackBF32,
 //     PackBF64), on one or several goroutines, with an epilogue hook.
-//   - AddF32, AddReLUF32, ReLUF32, MulAddF32 and their F64 twins: unit-stride
-//     elementwise loops for epilogues (bias, ReLU, folded batch norm).
 //
 // Steady-state calls do not allocate. Invalid arguments (negative sizes,
 // short slices, a leading dimension below the row length, C overlapping A
@@ -102,8 +100,6 @@
 //     overlap each other. A packed B is a copy: its source may change.
 //   - Dot only reads, so its vectors may overlap. Axpy's y must not overlap
 //     x unless they are the same vector with the same increment.
-//   - Elementwise loops: an operand may be dst itself, or must not overlap
-//     it.
 //   - The epilogue sees each row segment of C once, after its last update,
 //     possibly concurrently with other segments (Threads > 1). It may
 //     rewrite its segment, must not touch the rest of C, and must not use
@@ -118,7 +114,7 @@
 // float32 products and dots accumulate in float32, with FMA (one rounding
 // per multiply-add) in the assembly. The tests accept a result s when
 // |s − exact| ≤ tol·Σ|terms|, with tol = 1e-5 for float32 (sums of up to
-// 600 terms) and 1e-12 for float64. ReLU keeps NaN and -0.
+// 600 terms) and 1e-12 for float64.
 //
 // # Measured
 //

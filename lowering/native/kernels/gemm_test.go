@@ -486,10 +486,12 @@ func mlpLayers(threads int, packed bool) ([]GemmParams[float32], float64) {
 		p := GemmParams[float32]{M: batch, N: n, K: k, A: in, LDA: k,
 			B: randSlice[float32](rng, k*n), LDB: n, C: out, LDC: n, Threads: threads, Work: w,
 			Epilogue: func(row, col0 int, c []float32) {
-				if relu {
-					AddReLUF32(c, bias[col0:])
-				} else {
-					AddF32(c, bias[col0:])
+				for i, v := range c {
+					v += bias[col0+i]
+					if relu {
+						v = max(v, 0)
+					}
+					c[i] = v
 				}
 			}}
 		if packed {
