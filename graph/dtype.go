@@ -57,7 +57,7 @@ func (d DType) Size() int {
 // Round converts v to a value of d, the way a store into an array of d
 // would: to the nearest float32 for Float32; for Int32 as the conversion
 // i32 does (toward zero, NaN to 0, out-of-range values to the nearest end
-// of int32's range, see ToInt32); any v but 0 is true for Bool. Literals
+// of int32's range); any v but 0 is true for Bool. Literals
 // meeting a typed operand are converted with it.
 func (d DType) Round(v float64) float64 {
 	switch d {

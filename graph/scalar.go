@@ -261,7 +261,7 @@ func (op Op) Binary(dt DType) func(x, y float64) float64 {
 		case Mul:
 			return func(x, y float64) float64 { return float64(int32(x) * int32(y)) }
 		case Div:
-			return func(x, y float64) float64 { return float64(DivInt32(int32(x), int32(y))) }
+			return func(x, y float64) float64 { return float64(divInt32(int32(x), int32(y))) }
 		}
 		return nil
 	}
@@ -289,11 +289,11 @@ func (op Op) Binary(dt DType) func(x, y float64) float64 {
 	return nil
 }
 
-// DivInt32 is i32 division as the package doc defines it: the quotient
+// divInt32 is i32 division as the package doc defines it: the quotient
 // rounded toward zero, x / 0 = -1 for every x, and -2^31 / -1 = -2^31 (the
 // quotient wraps). These are XLA's answers, so the StableHLO lowering needs
 // no extra ops.
-func DivInt32(x, y int32) int32 {
+func divInt32(x, y int32) int32 {
 	switch {
 	case y == 0:
 		return -1
@@ -303,12 +303,10 @@ func DivInt32(x, y int32) int32 {
 	return x / y
 }
 
-// ToInt32 converts v to i32 as the package doc defines it (the op i32, and
+// toInt32 converts v to i32 as the package doc defines it (the op i32, and
 // DType.Round for Int32): rounding toward zero, NaN to 0, and values beyond
 // the range of int32 (infinities included) to its nearest end, -2^31 or
 // 2^31-1.
-func ToInt32(v float64) int32 { return toInt32(v) }
-
 func toInt32(v float64) int32 {
 	switch {
 	case v != v:
