@@ -193,10 +193,6 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.ToF64:
 		copy(z, x)
-	case graph.ToI32:
-		for k, v := range x {
-			z[k] = T(math.Trunc(float64(v)))
-		}
 	}
 }
 
