@@ -104,3 +104,21 @@ func TestEvalScalars(t *testing.T) {
 		t.Errorf("Int32.Round(3e9) = %v, want %d", got, math.MaxInt32)
 	}
 }
+
+// TestArraySetInt32: a store into an i32 array converts as the op i32 does
+// (it was Go's int32(v), implementation-defined for NaN and out-of-range v).
+func TestArraySetInt32(t *testing.T) {
+	a, err := graph.Zeros(graph.Int32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{math.NaN(), 3e9, math.Inf(-1), -2.9} {
+		a.Set(v, i)
+	}
+	want := []float64{0, math.MaxInt32, math.MinInt32, -2}
+	for i, w := range want {
+		if got := a.At(i); got != w {
+			t.Errorf("element %d = %v, want %v", i, got, w)
+		}
+	}
+}

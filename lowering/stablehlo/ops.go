@@ -163,9 +163,16 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 	case kindConvert:
 		t, err = l.convert(ts[0], rs[0], rdt)
 	default:
-		if info.unary != nil {
+		switch {
+		case info.unary != nil:
 			t, err = info.unary(ts[0])
-		} else {
+		case (op == graph.Max || op == graph.Min) && rdt.IsFloat() && (args[0].untyped || args[1].untyped):
+			x, k, c := ts[0], ts[1], rs[1].Round(args[1].c)
+			if args[0].untyped {
+				x, k, c = ts[1], ts[0], rs[0].Round(args[0].c)
+			}
+			t, err = minMaxConst(x, k, c, op == graph.Max)
+		default:
 			t, err = info.binary(ts[0], ts[1])
 		}
 	}
@@ -253,6 +260,37 @@ func minMax(a, b *shlo.Value, isMax bool) (*shlo.Value, error) {
 		}
 	}
 	return shlo.Select(v[0], v[4], v[8])
+}
+
+// minMaxConst is max x k (isMax) or min x k for a literal k of value c:
+// relu's max v 0. Where c is not NaN and not the zero that loses to the
+// other (-0 for max, +0 for min), the definition needs no bits:
+//
+//	x > c || x != x ? x : c     (x < c for min)
+//
+// since x == c means x is c, or x is the other zero, which c beats.
+// Otherwise it is minMax.
+func minMaxConst(x, k *shlo.Value, c float64, isMax bool) (*shlo.Value, error) {
+	if math.IsNaN(c) || c == 0 && math.Signbit(c) == isMax {
+		return minMax(x, k, isMax)
+	}
+	dir := types.CompareGT
+	if !isMax {
+		dir = types.CompareLT
+	}
+	beats, err := shlo.Compare(x, k, dir, types.CompareFloat)
+	if err != nil {
+		return nil, err
+	}
+	isNaN, err := shlo.Compare(x, x, types.CompareNE, types.CompareFloat)
+	if err != nil {
+		return nil, err
+	}
+	pick, err := shlo.Or(beats, isNaN)
+	if err != nil {
+		return nil, err
+	}
+	return shlo.Select(pick, x, k)
 }
 
 // convert converts t from element type from to to.

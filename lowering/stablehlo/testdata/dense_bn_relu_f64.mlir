@@ -30,24 +30,15 @@ module @hofuse {
     %17 = "stablehlo.broadcast_in_dim"(%16) { broadcast_dimensions = array<i64> } : (tensor<f64>) -> tensor<4x5xf64> loc("relu1")
     %18 = "stablehlo.compare"(%15, %17) {
       compare_type = #stablehlo<comparison_type FLOAT>,
-      comparison_direction = #stablehlo<comparison_direction EQ>
-    } : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xi1> loc("relu1")
-    %19 = "stablehlo.bitcast_convert"(%15) : (tensor<4x5xf64>) -> tensor<4x5xi64> loc("relu1")
-    %20 = "stablehlo.bitcast_convert"(%17) : (tensor<4x5xf64>) -> tensor<4x5xi64> loc("relu1")
-    %21 = "stablehlo.and"(%19, %20) : (tensor<4x5xi64>, tensor<4x5xi64>) -> tensor<4x5xi64> loc("relu1")
-    %22 = "stablehlo.bitcast_convert"(%21) : (tensor<4x5xi64>) -> tensor<4x5xf64> loc("relu1")
-    %23 = "stablehlo.compare"(%15, %17) {
-      compare_type = #stablehlo<comparison_type FLOAT>,
       comparison_direction = #stablehlo<comparison_direction GT>
     } : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xi1> loc("relu1")
-    %24 = "stablehlo.compare"(%15, %15) {
+    %19 = "stablehlo.compare"(%15, %15) {
       compare_type = #stablehlo<comparison_type FLOAT>,
       comparison_direction = #stablehlo<comparison_direction NE>
     } : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xi1> loc("relu1")
-    %25 = "stablehlo.or"(%23, %24) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
-    %26 = "stablehlo.select"(%25, %15, %17) : (tensor<4x5xi1>, tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("relu1")
-    %27 = "stablehlo.select"(%18, %22, %26) : (tensor<4x5xi1>, tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("relu1")
-    "func.return"(%27) : (tensor<4x5xf64>) -> ()
+    %20 = "stablehlo.or"(%18, %19) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
+    %21 = "stablehlo.select"(%20, %15, %17) : (tensor<4x5xi1>, tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("relu1")
+    "func.return"(%21) : (tensor<4x5xf64>) -> ()
   }
 
   func.func @main(%x: tensor<4x6xf64>, %dense1_W: tensor<6x5xf64>, %dense1_b: tensor<5xf64>, %bn1_mean: tensor<5xf64>, %bn1_var: tensor<5xf64>, %bn1_scale: tensor<5xf64>, %bn1_shift: tensor<5xf64>) -> tensor<4x5xf64> {

@@ -42,24 +42,15 @@ module @hofuse {
     %1 = "stablehlo.broadcast_in_dim"(%0) { broadcast_dimensions = array<i64> } : (tensor<f32>) -> tensor<4x5xf32> loc("relu1")
     %2 = "stablehlo.compare"(%t2_bn1, %1) {
       compare_type = #stablehlo<comparison_type FLOAT>,
-      comparison_direction = #stablehlo<comparison_direction EQ>
-    } : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xi1> loc("relu1")
-    %3 = "stablehlo.bitcast_convert"(%t2_bn1) : (tensor<4x5xf32>) -> tensor<4x5xi32> loc("relu1")
-    %4 = "stablehlo.bitcast_convert"(%1) : (tensor<4x5xf32>) -> tensor<4x5xi32> loc("relu1")
-    %5 = "stablehlo.and"(%3, %4) : (tensor<4x5xi32>, tensor<4x5xi32>) -> tensor<4x5xi32> loc("relu1")
-    %6 = "stablehlo.bitcast_convert"(%5) : (tensor<4x5xi32>) -> tensor<4x5xf32> loc("relu1")
-    %7 = "stablehlo.compare"(%t2_bn1, %1) {
-      compare_type = #stablehlo<comparison_type FLOAT>,
       comparison_direction = #stablehlo<comparison_direction GT>
     } : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xi1> loc("relu1")
-    %8 = "stablehlo.compare"(%t2_bn1, %t2_bn1) {
+    %3 = "stablehlo.compare"(%t2_bn1, %t2_bn1) {
       compare_type = #stablehlo<comparison_type FLOAT>,
       comparison_direction = #stablehlo<comparison_direction NE>
     } : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xi1> loc("relu1")
-    %9 = "stablehlo.or"(%7, %8) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
-    %10 = "stablehlo.select"(%9, %t2_bn1, %1) : (tensor<4x5xi1>, tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("relu1")
-    %11 = "stablehlo.select"(%2, %6, %10) : (tensor<4x5xi1>, tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("relu1")
-    "func.return"(%11) : (tensor<4x5xf32>) -> ()
+    %4 = "stablehlo.or"(%2, %3) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
+    %5 = "stablehlo.select"(%4, %t2_bn1, %1) : (tensor<4x5xi1>, tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("relu1")
+    "func.return"(%5) : (tensor<4x5xf32>) -> ()
   }
 
   func.func @main(%x: tensor<4x6xf32>, %dense1_W: tensor<6x5xf32>, %dense1_b: tensor<5xf32>, %bn1_mean: tensor<5xf32>, %bn1_var: tensor<5xf32>, %bn1_scale: tensor<5xf32>, %bn1_shift: tensor<5xf32>) -> tensor<4x5xf32> {
