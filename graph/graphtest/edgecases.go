@@ -115,6 +115,13 @@ func EdgeCases() []EdgeCase {
 			EdgeCase{Name: d + "/reduce-min-large-nan", Program: "x : " + arr(7*large) + "; reduce min x",
 				Inputs:    map[string][]float64{"x": withNaN(repeat([]float64{-3, -2, -1, 0, 1, 2, 3}, large), large+1)},
 				WantDType: dt, Want: []float64{nan}},
+			// A dense layer's product with relu in its epilogue: a NaN in a
+			// row of A makes that row NaN through relu; negative products
+			// give +0.
+			EdgeCase{Name: d + "/matmul-relu", Program: "A : " + d + "[2,3]; B : " + d + "[3,2]; " +
+				`map (\r -> map (\c -> max (rnz (+) (*) r c) 0) (flip 0 B)) A`,
+				Inputs:    map[string][]float64{"A": {nan, 1, 2, -1, -2, -3}, "B": {1, 1, 1, 1, 1, 1}},
+				WantDType: dt, WantExtents: []int{2, 2}, Want: []float64{nan, nan, 0, 0}},
 			EdgeCase{Name: d + "/to-i32", Program: "x : " + arr(10) + "; map i32 x",
 				Inputs:    map[string][]float64{"x": {nan, inf, -inf, 3e9, -3e9, 2.9, -2.9, negz, 2147483520, -2147483648}},
 				WantDType: graph.Int32, WantExtents: []int{10},
