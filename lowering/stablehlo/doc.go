@@ -24,7 +24,9 @@
 //     ops and in reduce bodies, are emitted as compare and select (XLA's
 //     maximum drops NaN on CPU and does not order -0 below +0), while i32
 //     divide and float-to-i32 convert are XLA's own, which the semantics
-//     adopt; graphtest.EdgeCases checks the results on PJRT bit for bit;
+//     adopt; graphtest.EdgeCases checks the results on PJRT bit for bit.
+//     The one difference left: XLA's CPU plugin flushes subnormals to
+//     zero, which graph's doc records;
 //   - nzip f xs ends its loop: the loop axis becomes the result's outer
 //     axis, with no transpose, since loop axes are kept outermost first;
 //   - rnz r f xs reduces over its loop axis: a sum of a product whose
