@@ -327,7 +327,11 @@ func (ev *evaluator) call(n Node, op Op, args []Value) (Value, error) {
 	for i := range xs {
 		xs[i] = rs[i].Round(xs[i])
 	}
-	return ScalarValue{DType: dt, V: op.Eval(dt, xs...)}, nil
+	v, err := op.Eval(dt, xs...)
+	if err != nil {
+		return nil, errorf(n, "%v", err)
+	}
+	return ScalarValue{DType: dt, V: v}, nil
 }
 
 // elemAt returns element i along the outermost axis of v.

@@ -131,23 +131,28 @@ func (op Op) resultType(args []DType) (DType, error) {
 // follows the package doc's "Scalar semantics": max and min propagate NaN,
 // i32 arithmetic wraps, i32 division by zero gives -1, and so on.
 //
-// Eval panics if op does not take len(args) operands or dt is not a result
-// type Resolve can give op.
-func (op Op) Eval(dt DType, args ...float64) float64 {
+// Eval returns an error if op does not take len(args) operands or cannot
+// give dt.
+func (op Op) Eval(dt DType, args ...float64) (float64, error) {
+	if len(args) != op.Arity() {
+		return 0, fmt.Errorf("%v takes %d operands, got %d", op, op.Arity(), len(args))
+	}
 	switch len(args) {
 	case 1:
-		return op.Unary(dt)(args[0])
-	case 2:
-		return op.Binary(dt)(args[0], args[1])
-	case 3:
-		if op == Select {
-			if args[0] != 0 {
-				return args[1]
-			}
-			return args[2]
+		if f := op.Unary(dt); f != nil {
+			return f(args[0]), nil
 		}
+	case 2:
+		if f := op.Binary(dt); f != nil {
+			return f(args[0], args[1]), nil
+		}
+	case 3:
+		if args[0] != 0 {
+			return args[1], nil
+		}
+		return args[2], nil
 	}
-	panic(fmt.Sprintf("graph: %v does not take %d operands", op, len(args)))
+	return 0, fmt.Errorf("%v cannot give a result of type %v", op, dt)
 }
 
 // Unary returns the function computing the unary op with result type dt

@@ -94,10 +94,28 @@ func TestEvalScalars(t *testing.T) {
 		{graph.Add, graph.Float32, []float64{1, 1e-8}, 1},
 		{graph.Select, graph.Float64, []float64{0, 1, 2}, 2},
 	} {
-		got := tc.op.Eval(tc.dt, tc.args...)
+		got, err := tc.op.Eval(tc.dt, tc.args...)
+		if err != nil {
+			t.Errorf("%v %v %v: %v", tc.op, tc.dt, tc.args, err)
+			continue
+		}
 		same := got == tc.want && math.Signbit(got) == math.Signbit(tc.want) || math.IsNaN(got) && math.IsNaN(tc.want)
 		if !same {
 			t.Errorf("%v %v %v = %v, want %v", tc.op, tc.dt, tc.args, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		op   graph.Op
+		dt   graph.DType
+		args []float64
+		err  string
+	}{
+		{graph.Add, graph.Float64, []float64{1}, "add takes 2 operands, got 1"},
+		{graph.Exp, graph.Int32, []float64{1}, "exp cannot give a result of type i32"},
+		{graph.Pow, graph.Bool, []float64{1, 2}, "pow cannot give a result of type bool"},
+	} {
+		if _, err := tc.op.Eval(tc.dt, tc.args...); err == nil || err.Error() != tc.err {
+			t.Errorf("%v %v %v: error %v, want %q", tc.op, tc.dt, tc.args, err, tc.err)
 		}
 	}
 	if got := graph.Int32.Round(3e9); got != math.MaxInt32 {

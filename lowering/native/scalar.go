@@ -216,7 +216,11 @@ func (c *compiler) call(op graph.Op, args []*cval) (*cval, error) {
 		for i, a := range args {
 			ks[i] = a.k
 		}
-		return constVal(dt, op.Eval(dt, ks...)), nil
+		v, err := op.Eval(dt, ks...)
+		if err != nil {
+			return nil, err
+		}
+		return constVal(dt, v), nil
 	}
 	return &cval{kind: cvScalar, dt: dt, freg: -1, fn: mkCall(op, dt, args)}, nil
 }

@@ -411,7 +411,11 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 		for i, r := range regs {
 			ks[i] = b.regs[r].k
 		}
-		return b.constReg(dt, op.Eval(dt, ks...)), nil
+		v, err := op.Eval(dt, ks...)
+		if err != nil {
+			return 0, err
+		}
+		return b.constReg(dt, v), nil
 	}
 	r := b.newReg(dt)
 	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}

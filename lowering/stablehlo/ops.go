@@ -97,10 +97,14 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 		for i, a := range args {
 			xs[i] = rs[i].Round(a.c)
 		}
-		if rdt == graph.Invalid {
-			return &val{untyped: true, c: op.Eval(rdt, xs...)}, nil
+		v, err := op.Eval(rdt, xs...)
+		if err != nil {
+			return nil, l.errorf(n, "%v", err)
 		}
-		return l.constant(rdt, op.Eval(rdt, xs...))
+		if rdt == graph.Invalid {
+			return &val{untyped: true, c: v}, nil
+		}
+		return l.constant(rdt, v)
 	}
 
 	// Give untyped literals the type Resolve decides.
