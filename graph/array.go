@@ -244,7 +244,7 @@ func (a *Array) store(p int, v float64) {
 	case Bool:
 		a.b[p] = v != 0
 	case Int32:
-		a.i32[p] = int32(v)
+		a.i32[p] = toInt32(v)
 	default:
 		panic("graph: array of invalid element type")
 	}

@@ -332,59 +332,11 @@ func (c *checker) call(n Node, op Op, args []Type) (Type, error) {
 	return Scalar(dt), nil
 }
 
-// resolveOperands gives untyped operands the type of their typed partners:
-// for select, the partners are its last two operands; for any other op with
-// more than one operand, all of them. It reports whether every operand that
-// decides the result was untyped.
-func resolveOperands(op Op, dts []DType) (allUntyped bool) {
-	group := dts
-	if op == Select {
-		group = dts[1:]
-		if dts[0] == untyped {
-			dts[0] = Bool
-		}
-	}
-	partner := untyped
-	for _, d := range group {
-		if d != untyped {
-			partner = d
-			break
-		}
-	}
-	if partner == untyped {
-		if ops[op].kind == logic {
-			partner = Bool
-		} else {
-			return true
-		}
-	}
-	for i := range group {
-		if group[i] == untyped {
-			group[i] = partner
-		}
-	}
-	return false
-}
-
-// resultDType types op on operands whose types may be untyped. Arithmetic
-// on untyped operands only stays untyped, like Go's constant arithmetic.
+// resultDType types op on operands whose types may be untyped; see
+// Op.Resolve.
 func resultDType(op Op, dts []DType) (DType, error) {
-	if len(dts) != op.Arity() {
-		return Invalid, fmt.Errorf("%v takes %d operands, got %d", op, op.Arity(), len(dts))
-	}
-	dts = append([]DType(nil), dts...)
-	if resolveOperands(op, dts) {
-		switch ops[op].kind {
-		case arith, float:
-			return untyped, nil
-		}
-		for i := range dts {
-			if dts[i] == untyped {
-				dts[i] = Float64
-			}
-		}
-	}
-	return op.ResultDType(dts)
+	_, dt, err := op.Resolve(dts)
+	return dt, err
 }
 
 func (c *checker) nzip(n Node, fn Node, args []Type, s *Scope) (Type, error) {

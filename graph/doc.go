@@ -81,8 +81,60 @@
 // *Error that names the term. Function terms are checked where they are
 // applied, against their arguments' types. Eval is the reference
 // interpreter: literal, element by element, left-to-right reductions, every
-// scalar operation computed in float64 and rounded to its element type. It
-// is slow on purpose.
+// scalar operation computed as "Scalar semantics" says. It is slow on
+// purpose.
+//
+// # Scalar semantics
+//
+// Every back end computes the scalar ops as defined here; Op.Resolve (types)
+// and Op.Eval, Op.Unary and Op.Binary (values) implement the definitions, and
+// graphtest.EdgeCases is the table of exact results every back end runs.
+//
+// Types. An untyped literal takes the type of its typed partners (for
+// select, its two branches; an untyped condition is bool); arithmetic on
+// literals only stays untyped and is computed in float64; an untyped value
+// that leaves its context (the result of nzip or rnz, a let, a tuple
+// element) is f64. A literal is converted to its type as DType.Round says.
+//
+// Floating point (f32, f64). Operations are IEEE 754 in round-to-nearest:
+// +, -, *, /, sqrt, neg, abs and the comparisons are correctly rounded in
+// the operands' type (f32 ops equal the f64 op rounded once to f32); exp,
+// log, rsqrt, tanh, logistic, erf and pow are computed in float64 and
+// rounded to the type, so back ends with other libraries agree within a few
+// ulps, not bit for bit. Subnormals are kept, in inputs and results. The
+// one exception: XLA's CPU plugin runs with subnormals flushed to zero (a
+// subnormal input reads as 0, a subnormal result becomes 0, signs kept),
+// which the lowering cannot undo without emulating the arithmetic; PJRT on
+// CPU differs from the definition there and only there
+// (graphtest.EdgeCase.WantFlushed records what it gives).
+//
+//   - max and min are IEEE 754-2019 maximum and minimum, as numpy.maximum
+//     and PyTorch's: max(NaN, x) = max(x, NaN) = NaN for every x, +Inf
+//     included; max(-0, +0) = max(+0, -0) = +0 and min(-0, +0) = -0. So
+//     relu v = max v 0 gives +0 for -0 and NaN for NaN. A reduction by max
+//     or min (reduce max x, rnz (zip max) …) of elements one of which is NaN
+//     is NaN; the identities, -Inf for max and +Inf for min, change nothing.
+//     (XLA's CPU back end does neither by default; the StableHLO lowering
+//     emits the definition explicitly.)
+//   - Comparisons with NaN are false, except != which is true.
+//
+// Integers (i32). Values are two's-complement int32; arithmetic wraps as Go
+// int32 and XLA do: add, sub, mul and neg are exact modulo 2^32 (so
+// 2^31-1 + 1 = -2^31 and neg (-2^31) = abs (-2^31) = -2^31); max, min and
+// the comparisons are exact. Division rounds toward zero; x / 0 = -1 for
+// every x (0 included), and -2^31 / -1 = -2^31. These are XLA's answers,
+// so a StableHLO divide needs nothing added. Reductions of i32 wrap at
+// every step, so their result does not depend on the grouping.
+//
+// Conversions. f32 x and f64 x round to nearest (f32 of a value beyond
+// float32's range is ±Inf; f32 of an i32 beyond 2^24 rounds). i32 x rounds
+// toward zero; NaN gives 0, and values beyond int32's range, infinities
+// included, give the nearest end of it, -2^31 or 2^31-1 (XLA's CPU convert
+// saturates the same way). DType.Round converts the same way, so a literal
+// 3e9 meeting an i32 operand is 2^31-1.
+//
+// Bool. The logical ops work on bool; select picks its second operand
+// where the condition holds, else its third.
 //
 // # Services the rules and back ends share
 //

@@ -54,17 +54,17 @@ func (d DType) Size() int {
 	return 0
 }
 
-// Round converts v to the nearest value representable in d, the way a
-// store into an array of d would. The interpreter computes every scalar
-// operation in float64 and rounds its result with Round; for the basic
-// arithmetic operations and sqrt this gives the correctly rounded float32
-// result, because float64 carries more than twice float32's precision.
+// Round converts v to a value of d, the way a store into an array of d
+// would: to the nearest float32 for Float32; for Int32 as the conversion
+// i32 does (toward zero, NaN to 0, out-of-range values to the nearest end
+// of int32's range); any v but 0 is true for Bool. Literals
+// meeting a typed operand are converted with it.
 func (d DType) Round(v float64) float64 {
 	switch d {
 	case Float32:
 		return float64(float32(v))
 	case Int32:
-		return float64(int32(v))
+		return float64(toInt32(v))
 	case Bool:
 		if v != 0 {
 			return 1

@@ -49,8 +49,9 @@ func (t TupleValue) String() string {
 //
 // Eval is the reference interpreter: it follows the definitions literally,
 // element by element, reduces left to right, and computes every scalar
-// operation in float64 rounded to the operation's element type. It is slow
-// on purpose and is the oracle every rewrite and back end is tested against.
+// operation as the package doc's "Scalar semantics" defines (Op.Eval). It
+// is slow on purpose and is the oracle every rewrite and back end is tested
+// against.
 func Eval(n Node, inputs map[string]Value) (Value, error) {
 	info, err := Check(n)
 	if err != nil {
@@ -275,17 +276,20 @@ func (ev *evaluator) call(n Node, op Op, args []Value) (Value, error) {
 		}
 		dts[i], xs[i] = s.DType, s.V
 	}
-	dt, err := resultDType(op, dts)
+	rs, dt, err := op.Resolve(dts)
 	if err != nil {
 		return nil, errorf(n, "%v", err)
 	}
-	// A literal meeting a typed operand is first rounded to that type, as a
-	// typed constant would have been.
-	resolveOperands(op, dts)
+	// A literal meeting a typed operand is first converted to that type, as
+	// a typed constant would have been.
 	for i := range xs {
-		xs[i] = dts[i].Round(xs[i])
+		xs[i] = rs[i].Round(xs[i])
 	}
-	return ScalarValue{DType: dt, V: op.Eval(dt, xs...)}, nil
+	v, err := op.Eval(dt, xs...)
+	if err != nil {
+		return nil, errorf(n, "%v", err)
+	}
+	return ScalarValue{DType: dt, V: v}, nil
 }
 
 // elemAt returns element i along the outermost axis of v.

@@ -74,53 +74,38 @@ type opInfo struct {
 	kind    opKind
 	result  DType // for convert
 	algebra Algebra
-	eval    func(args []float64) float64
 }
 
 var ops = [numOps]opInfo{
-	Add: {name: "add", infix: "+", prec: 4, arity: 2, kind: arith, algebra: Algebra{true, true, true, 0},
-		eval: func(x []float64) float64 { return x[0] + x[1] }},
-	Sub: {name: "sub", infix: "-", prec: 4, arity: 2, kind: arith,
-		eval: func(x []float64) float64 { return x[0] - x[1] }},
-	Mul: {name: "mul", infix: "*", prec: 5, arity: 2, kind: arith, algebra: Algebra{true, true, true, 1},
-		eval: func(x []float64) float64 { return x[0] * x[1] }},
-	Div: {name: "div", infix: "/", prec: 5, arity: 2, kind: arith,
-		eval: func(x []float64) float64 { return x[0] / x[1] }},
-	Neg: {name: "neg", arity: 1, kind: arith, eval: func(x []float64) float64 { return -x[0] }},
-	Min: {name: "min", arity: 2, kind: arith, algebra: Algebra{true, true, true, math.Inf(1)},
-		eval: func(x []float64) float64 { return math.Min(x[0], x[1]) }},
-	Max: {name: "max", arity: 2, kind: arith, algebra: Algebra{true, true, true, math.Inf(-1)},
-		eval: func(x []float64) float64 { return math.Max(x[0], x[1]) }},
-	Pow:   {name: "pow", arity: 2, kind: float, eval: func(x []float64) float64 { return math.Pow(x[0], x[1]) }},
-	Abs:   {name: "abs", arity: 1, kind: arith, eval: func(x []float64) float64 { return math.Abs(x[0]) }},
-	Exp:   {name: "exp", arity: 1, kind: float, eval: func(x []float64) float64 { return math.Exp(x[0]) }},
-	Log:   {name: "log", arity: 1, kind: float, eval: func(x []float64) float64 { return math.Log(x[0]) }},
-	Sqrt:  {name: "sqrt", arity: 1, kind: float, eval: func(x []float64) float64 { return math.Sqrt(x[0]) }},
-	Rsqrt: {name: "rsqrt", arity: 1, kind: float, eval: func(x []float64) float64 { return 1 / math.Sqrt(x[0]) }},
-	Tanh:  {name: "tanh", arity: 1, kind: float, eval: func(x []float64) float64 { return math.Tanh(x[0]) }},
-	Logistic: {name: "logistic", arity: 1, kind: float,
-		eval: func(x []float64) float64 { return 1 / (1 + math.Exp(-x[0])) }},
-	Erf: {name: "erf", arity: 1, kind: float, eval: func(x []float64) float64 { return math.Erf(x[0]) }},
-	Lt:  {name: "lt", infix: "<", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] < x[1]) }},
-	Le:  {name: "le", infix: "<=", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] <= x[1]) }},
-	Gt:  {name: "gt", infix: ">", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] > x[1]) }},
-	Ge:  {name: "ge", infix: ">=", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] >= x[1]) }},
-	Eq:  {name: "eq", infix: "==", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] == x[1]) }},
-	Ne:  {name: "ne", infix: "!=", prec: 3, arity: 2, kind: compare, eval: func(x []float64) float64 { return b2f(x[0] != x[1]) }},
-	And: {name: "and", arity: 2, kind: logic, algebra: Algebra{true, true, true, 1},
-		eval: func(x []float64) float64 { return b2f(x[0] != 0 && x[1] != 0) }},
-	Or: {name: "or", arity: 2, kind: logic, algebra: Algebra{true, true, true, 0},
-		eval: func(x []float64) float64 { return b2f(x[0] != 0 || x[1] != 0) }},
-	Not: {name: "not", arity: 1, kind: logic, eval: func(x []float64) float64 { return b2f(x[0] == 0) }},
-	Select: {name: "select", arity: 3, kind: choose, eval: func(x []float64) float64 {
-		if x[0] != 0 {
-			return x[1]
-		}
-		return x[2]
-	}},
-	ToF32: {name: "f32", arity: 1, kind: convert, result: Float32, eval: func(x []float64) float64 { return x[0] }},
-	ToF64: {name: "f64", arity: 1, kind: convert, result: Float64, eval: func(x []float64) float64 { return x[0] }},
-	ToI32: {name: "i32", arity: 1, kind: convert, result: Int32, eval: func(x []float64) float64 { return math.Trunc(x[0]) }},
+	Add:      {name: "add", infix: "+", prec: 4, arity: 2, kind: arith, algebra: Algebra{true, true, true, 0}},
+	Sub:      {name: "sub", infix: "-", prec: 4, arity: 2, kind: arith},
+	Mul:      {name: "mul", infix: "*", prec: 5, arity: 2, kind: arith, algebra: Algebra{true, true, true, 1}},
+	Div:      {name: "div", infix: "/", prec: 5, arity: 2, kind: arith},
+	Neg:      {name: "neg", arity: 1, kind: arith},
+	Min:      {name: "min", arity: 2, kind: arith, algebra: Algebra{true, true, true, math.Inf(1)}},
+	Max:      {name: "max", arity: 2, kind: arith, algebra: Algebra{true, true, true, math.Inf(-1)}},
+	Pow:      {name: "pow", arity: 2, kind: float},
+	Abs:      {name: "abs", arity: 1, kind: arith},
+	Exp:      {name: "exp", arity: 1, kind: float},
+	Log:      {name: "log", arity: 1, kind: float},
+	Sqrt:     {name: "sqrt", arity: 1, kind: float},
+	Rsqrt:    {name: "rsqrt", arity: 1, kind: float},
+	Tanh:     {name: "tanh", arity: 1, kind: float},
+	Logistic: {name: "logistic", arity: 1, kind: float},
+	Erf:      {name: "erf", arity: 1, kind: float},
+	Lt:       {name: "lt", infix: "<", prec: 3, arity: 2, kind: compare},
+	Le:       {name: "le", infix: "<=", prec: 3, arity: 2, kind: compare},
+	Gt:       {name: "gt", infix: ">", prec: 3, arity: 2, kind: compare},
+	Ge:       {name: "ge", infix: ">=", prec: 3, arity: 2, kind: compare},
+	Eq:       {name: "eq", infix: "==", prec: 3, arity: 2, kind: compare},
+	Ne:       {name: "ne", infix: "!=", prec: 3, arity: 2, kind: compare},
+	And:      {name: "and", arity: 2, kind: logic, algebra: Algebra{true, true, true, 1}},
+	Or:       {name: "or", arity: 2, kind: logic, algebra: Algebra{true, true, true, 0}},
+	Not:      {name: "not", arity: 1, kind: logic},
+	Select:   {name: "select", arity: 3, kind: choose},
+	ToF32:    {name: "f32", arity: 1, kind: convert, result: Float32},
+	ToF64:    {name: "f64", arity: 1, kind: convert, result: Float64},
+	ToI32:    {name: "i32", arity: 1, kind: convert, result: Int32},
 }
 
 func b2f(b bool) float64 {
@@ -176,71 +161,4 @@ func OpByName(s string) (Op, bool) {
 		}
 	}
 	return OpInvalid, false
-}
-
-// ResultDType returns the dtype of op applied to operands of the given
-// dtypes, or an error saying why they do not fit.
-func (op Op) ResultDType(args []DType) (DType, error) {
-	if !op.valid() {
-		return Invalid, fmt.Errorf("invalid scalar op %d", uint8(op))
-	}
-	info := &ops[op]
-	if len(args) != info.arity {
-		return Invalid, fmt.Errorf("%s takes %d operands, got %d", info.name, info.arity, len(args))
-	}
-	same := func(ds []DType) error {
-		for _, d := range ds[1:] {
-			if d != ds[0] {
-				return fmt.Errorf("%s: operand types %v and %v differ", info.name, ds[0], d)
-			}
-		}
-		return nil
-	}
-	switch info.kind {
-	case arith, compare:
-		if err := same(args); err != nil {
-			return Invalid, err
-		}
-		if !args[0].IsNumeric() {
-			return Invalid, fmt.Errorf("%s: operands of type %v are not numeric", info.name, args[0])
-		}
-		if info.kind == compare {
-			return Bool, nil
-		}
-		return args[0], nil
-	case float:
-		if err := same(args); err != nil {
-			return Invalid, err
-		}
-		if !args[0].IsFloat() {
-			return Invalid, fmt.Errorf("%s: operands of type %v are not floating-point", info.name, args[0])
-		}
-		return args[0], nil
-	case logic:
-		for _, d := range args {
-			if d != Bool {
-				return Invalid, fmt.Errorf("%s: operand of type %v is not bool", info.name, d)
-			}
-		}
-		return Bool, nil
-	case choose:
-		if args[0] != Bool {
-			return Invalid, fmt.Errorf("select: condition of type %v is not bool", args[0])
-		}
-		if err := same(args[1:]); err != nil {
-			return Invalid, err
-		}
-		return args[1], nil
-	case convert:
-		if args[0] == Invalid {
-			return Invalid, fmt.Errorf("%s: invalid operand type", info.name)
-		}
-		return info.result, nil
-	}
-	return Invalid, fmt.Errorf("%s: unknown op kind", info.name)
-}
-
-// Eval applies op to args and rounds the result to dt, the op's result type.
-func (op Op) Eval(dt DType, args ...float64) float64 {
-	return dt.Round(ops[op].eval(args))
 }

@@ -160,7 +160,8 @@ func (l *layer) floatArray(x graph.Node) (*graph.ArrayType, error) {
 	return at, nil
 }
 
-// ReLU returns max v 0 for every element v of x.
+// ReLU returns max v 0 for every element v of x: +0 for -0 and NaN for
+// NaN, as graph's max (IEEE 754-2019 maximum) defines, on every back end.
 func ReLU(name string, x graph.Node) (graph.Node, error) {
 	return MapScalar("ReLU", name, x, func(b *Builder, v graph.Node) graph.Node {
 		return b.Call(graph.Max, v, b.Const(0))

@@ -61,6 +61,14 @@
 // gives a starting tolerance for rules that regroup reductions; rules that
 // keep the order of operations compare exactly.
 //
+// # Edge cases
+//
+// EdgeCases is a table of small programs with results written by hand from
+// graph's "Scalar semantics" (NaN through max and min, signed zeros,
+// relu(-0), i32 wrapping and division, conversions, subnormals); the
+// interpreter and every back end run it and compare with Exact, bit for
+// bit.
+//
 // # Aliasing
 //
 // Generated terms share nodes on purpose (a DAG: one node used as the

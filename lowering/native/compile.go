@@ -539,7 +539,7 @@ func storeScalar(dst *cval, s *cval) code {
 		}
 		return nil
 	}
-	f := binaryFunc(op)
+	f := op.Binary(dst.dt)
 	switch dst.dt {
 	case graph.Float32:
 		if op == graph.Add {

@@ -45,6 +45,12 @@
 // innermost loops become closures built once per operation shape
 // (scalar.go), never a walk over the term per element.
 //
+// What each scalar op computes (NaN through max and min, -0, i32 wrapping
+// and division, conversions) is graph's "Scalar semantics"; the typing
+// rules and the functions for the cases the loops do not specialise (i32
+// ops, folding constants) come from graph.Op.Resolve, Op.Unary and
+// Op.Binary, and graphtest.EdgeCases checks the results bit for bit.
+//
 // # Patterns
 //
 // The compiler recognises these shapes (Describe reports which fired):

@@ -200,7 +200,7 @@ func (c *compiler) call(op graph.Op, args []*cval) (*cval, error) {
 	for i, a := range args {
 		dts[i] = a.dt
 	}
-	rs, dt, err := resolve(op, dts)
+	rs, dt, err := op.Resolve(dts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,11 @@ func (c *compiler) call(op graph.Op, args []*cval) (*cval, error) {
 		for i, a := range args {
 			ks[i] = a.k
 		}
-		return constVal(dt, roundTo(dt, evalConst(op, ks))), nil
+		v, err := op.Eval(dt, ks...)
+		if err != nil {
+			return nil, err
+		}
+		return constVal(dt, v), nil
 	}
 	return &cval{kind: cvScalar, dt: dt, freg: -1, fn: mkCall(op, dt, args)}, nil
 }
@@ -224,23 +228,10 @@ func (c *compiler) call(op graph.Op, args []*cval) (*cval, error) {
 // roundVal returns the untyped scalar v rounded to dt.
 func roundVal(v *cval, dt graph.DType) *cval {
 	if v.konst {
-		return constVal(dt, roundTo(dt, v.k))
+		return constVal(dt, dt.Round(v.k))
 	}
 	fn := v.fn
-	return &cval{kind: cvScalar, dt: dt, freg: -1, fn: func(fr *frame) float64 { return roundTo(dt, fn(fr)) }}
-}
-
-func evalConst(op graph.Op, ks []float64) float64 {
-	switch len(ks) {
-	case 1:
-		return unaryFunc(op)(ks[0])
-	case 2:
-		return binaryFunc(op)(ks[0], ks[1])
-	}
-	if ks[0] != 0 {
-		return ks[1]
-	}
-	return ks[2]
+	return &cval{kind: cvScalar, dt: dt, freg: -1, fn: func(fr *frame) float64 { return dt.Round(fn(fr)) }}
 }
 
 // mkCall builds the closure for op with result type dt. The common
@@ -249,17 +240,11 @@ func mkCall(op graph.Op, dt graph.DType, args []*cval) sfn {
 	switch len(args) {
 	case 1:
 		a := args[0].fn
-		f := unaryFunc(op)
-		switch dt {
-		case graph.Float64:
-			if op == graph.Neg {
-				return func(fr *frame) float64 { return -a(fr) }
-			}
-			return func(fr *frame) float64 { return f(a(fr)) }
-		case graph.Float32:
-			return func(fr *frame) float64 { return float64(float32(f(a(fr)))) }
+		if op == graph.Neg && dt == graph.Float64 {
+			return func(fr *frame) float64 { return -a(fr) }
 		}
-		return func(fr *frame) float64 { return roundTo(dt, f(a(fr))) }
+		f := op.Unary(dt)
+		return func(fr *frame) float64 { return f(a(fr)) }
 	case 2:
 		a, b := args[0].fn, args[1].fn
 		if args[1].konst {
@@ -311,11 +296,8 @@ func mkCall(op graph.Op, dt graph.DType, args []*cval) sfn {
 				return func(fr *frame) float64 { return min(a(fr), b(fr)) }
 			}
 		}
-		f := binaryFunc(op)
-		if dt == graph.Float64 || dt == graph.Bool {
-			return func(fr *frame) float64 { return f(a(fr), b(fr)) }
-		}
-		return func(fr *frame) float64 { return roundTo(dt, f(a(fr), b(fr))) }
+		f := op.Binary(dt)
+		return func(fr *frame) float64 { return f(a(fr), b(fr)) }
 	}
 	cnd, x, y := args[0].fn, args[1].fn, args[2].fn
 	return func(fr *frame) float64 {
@@ -379,7 +361,7 @@ func (c *compiler) rnzScalar(red, fn *cval, args []*cval) (*cval, error) {
 	dt := concrete(f.dt)
 	fv := f.fn
 	if lifted {
-		comb := binaryFunc(op)
+		comb := op.Binary(dt)
 		part := func(fr *frame, lo, hi int) float64 {
 			ints := fr.ints
 			var acc float64
@@ -391,7 +373,7 @@ func (c *compiler) rnzScalar(red, fn *cval, args []*cval) (*cval, error) {
 				if i == lo {
 					acc = x
 				} else {
-					acc = roundTo(dt, comb(acc, x))
+					acc = comb(acc, x)
 				}
 			}
 			return acc
@@ -417,7 +399,7 @@ func (c *compiler) rnzScalar(red, fn *cval, args []*cval) (*cval, error) {
 				fr.flts[ra] = x
 			} else {
 				fr.flts[rx] = x
-				fr.flts[ra] = roundTo(dt, rf(fr))
+				fr.flts[ra] = dt.Round(rf(fr))
 			}
 		}
 		return fr.flts[ra]
@@ -438,12 +420,12 @@ func (c *compiler) reduceParts(part func(fr *frame, lo, hi int) float64, op grap
 		lo, hi := n*i/w, n*(i+1)/w
 		parts[i] = func(fr *frame) { partials[i] = part(fr, lo, hi) }
 	}
-	comb := binaryFunc(op)
+	comb := op.Binary(dt)
 	return &cval{kind: cvScalar, dt: dt, freg: -1, fn: func(fr *frame) float64 {
 		fr.rt.parallelParts(fr, parts)
 		acc := partials[0]
 		for _, x := range partials[1:] {
-			acc = roundTo(dt, comb(acc, x))
+			acc = comb(acc, x)
 		}
 		return acc
 	}}

@@ -34,9 +34,17 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 		case vkLoad:
 			loadChunk(z, fr, in, i0)
 		case vkUn:
-			unChunk(in.op, z, regs[in.a][:m])
+			if in.f1 != nil {
+				unChunkFn(in.f1, z, regs[in.a][:m])
+			} else {
+				unChunk(in.op, z, regs[in.a][:m])
+			}
 		case vkBin:
-			binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
+			if in.f2 != nil {
+				binChunkFn(in.f2, z, regs[in.a][:m], regs[in.b][:m])
+			} else {
+				binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
+			}
 		case vkSel:
 			selChunk(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
 		case vkElem:
@@ -114,6 +122,24 @@ func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
 	}
 }
 
+// unChunkFn applies graph's function of an op to every element: the i32
+// ops, whose wrapping and division graph defines (float64 programs hold
+// int32 values exactly).
+func unChunkFn[T float32 | float64](f func(float64) float64, z, x []T) {
+	x = x[:len(z)]
+	for k, v := range x {
+		z[k] = T(f(float64(v)))
+	}
+}
+
+// binChunkFn is unChunkFn for binary ops.
+func binChunkFn[T float32 | float64](f func(x, y float64) float64, z, x, y []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	for k := range z {
+		z[k] = T(f(float64(x[k]), float64(y[k])))
+	}
+}
+
 func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 	x = x[:len(z)]
 	switch op {
@@ -167,10 +193,6 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.ToF64:
 		copy(z, x)
-	case graph.ToI32:
-		for k, v := range x {
-			z[k] = T(math.Trunc(float64(v)))
-		}
 	}
 }
 
@@ -323,7 +345,7 @@ func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
 		}
 	case graph.Int32:
 		d := fr.i32[s.buf]
-		f := binaryFunc(s.acc)
+		f := s.acc.Binary(graph.Int32)
 		for _, v := range res {
 			if f != nil {
 				d[off] = int32(f(float64(d[off]), float64(v)))
@@ -398,7 +420,15 @@ func storeF[D float32 | float64, T float32 | float64](d []D, off, st int, res []
 // as the interpreter does (a no-op for float32 programs, which compute in
 // float32).
 func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType) T {
-	rnd := dt == graph.Float32 || dt == graph.Int32
+	if dt == graph.Int32 {
+		// i32 wraps (graph's definition): through graph's function.
+		f := op.Binary(dt)
+		for _, v := range res {
+			acc = T(f(float64(acc), float64(v)))
+		}
+		return acc
+	}
+	rnd := dt == graph.Float32
 	var zero T
 	if _, f32 := any(zero).(float32); f32 {
 		rnd = false
@@ -412,13 +442,13 @@ func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType)
 			return acc
 		}
 		for _, v := range res {
-			acc = T(roundTo(dt, float64(acc+v)))
+			acc = T(float32(acc + v))
 		}
 	case graph.Mul:
 		for _, v := range res {
 			acc *= v
 			if rnd {
-				acc = T(roundTo(dt, float64(acc)))
+				acc = T(float32(acc))
 			}
 		}
 	case graph.Max:

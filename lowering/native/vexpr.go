@@ -73,6 +73,8 @@ type vinstr struct {
 	base      int
 	stride    int
 	fn        sfn
+	f1        func(float64) float64      // vkUn with an i32 result: graph's function
+	f2        func(x, y float64) float64 // vkBin with an i32 result: graph's function
 	freg      int
 	setup     code
 	vars      []loopVar // vkElem
@@ -401,7 +403,7 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 	for i, r := range regs {
 		dts[i] = b.regs[r].dt
 	}
-	rs, dt, err := resolve(op, dts)
+	rs, dt, err := op.Resolve(dts)
 	if err != nil {
 		return 0, err
 	}
@@ -411,7 +413,7 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 			if !b.regs[r].konst {
 				return 0, fmt.Errorf("internal: untyped operand that is not a literal")
 			}
-			regs[i] = b.constReg(rs[i], roundTo(rs[i], b.regs[r].k))
+			regs[i] = b.constReg(rs[i], rs[i].Round(b.regs[r].k))
 		}
 		allConst = allConst && b.regs[regs[i]].konst
 	}
@@ -420,15 +422,25 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 		for i, r := range regs {
 			ks[i] = b.regs[r].k
 		}
-		return b.constReg(dt, roundTo(dt, evalConst(op, ks))), nil
+		v, err := op.Eval(dt, ks...)
+		if err != nil {
+			return 0, err
+		}
+		return b.constReg(dt, v), nil
 	}
 	r := b.newReg(dt)
 	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}
 	switch len(regs) {
 	case 1:
 		in.kind = vkUn
+		if dt == graph.Int32 {
+			in.f1 = op.Unary(dt)
+		}
 	case 2:
 		in.kind, in.b = vkBin, regs[1]
+		if dt == graph.Int32 {
+			in.f2 = op.Binary(dt)
+		}
 	case 3:
 		in.kind, in.a, in.b, in.c = vkSel, regs[1], regs[2], regs[0]
 	}

@@ -15,11 +15,18 @@
 //   - the parameters of nzip f xs (and rnz) are the xs themselves: their
 //     outer axis becomes the loop's axis, innermost after the enclosing
 //     loops' axes, so entering a loop emits nothing;
-//   - scalar operations become elementwise ops (add, maximum, compare,
-//     select, logistic, chlo.erf, rsqrt, convert, ...) on operands brought
-//     by broadcast_in_dim to the union of their loop axes; an untyped
-//     literal becomes a constant of its partner's element type, and
-//     literal-only arithmetic is folded in float64 as the interpreter does;
+//   - scalar operations become elementwise ops (add, compare, select,
+//     logistic, chlo.erf, rsqrt, convert, ...) on operands brought by
+//     broadcast_in_dim to the union of their loop axes; an untyped literal
+//     becomes a constant of the type graph.Op.Resolve gives it, and
+//     literal-only arithmetic is folded as the interpreter does. The ops
+//     compute graph's "Scalar semantics": float max and min, in elementwise
+//     ops and in reduce bodies, are emitted as compare and select (XLA's
+//     maximum drops NaN on CPU and does not order -0 below +0), while i32
+//     divide and float-to-i32 convert are XLA's own, which the semantics
+//     adopt; graphtest.EdgeCases checks the results on PJRT bit for bit.
+//     The one difference left: XLA's CPU plugin flushes subnormals to
+//     zero, which graph's doc records;
 //   - nzip f xs ends its loop: the loop axis becomes the result's outer
 //     axis, with no transpose, since loop axes are kept outermost first;
 //   - rnz r f xs reduces over its loop axis: a sum of a product whose

@@ -153,7 +153,7 @@ func TestLocations(t *testing.T) {
 		for _, want := range []string{
 			`func.func @k1_dense1(`, `func.func @k2_bn1(`, `func.func @k3_relu1(`,
 			`"stablehlo.dot_general"`, `loc("dense1")`, `"stablehlo.rsqrt"`, `loc("bn1")`,
-			`"stablehlo.maximum"`, `loc("relu1")`, `{callee = @k2_bn1}`,
+			`"stablehlo.select"`, `loc("relu1")`, `{callee = @k2_bn1}`, // relu's NaN-propagating max
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("module lacks %s", want)
@@ -177,9 +177,22 @@ func TestTranslationShapes(t *testing.T) {
 		// Σ_j A_ij B_jk g_j: g is multiplied into one operand, then one dot.
 		{`A : f32[4,6]; B : f32[6,5]; g : f32[6]; map (\a -> map (\b -> rnz (+) (\x y z -> x * y * z) a b g) (flip 0 B)) A`,
 			[]string{`"stablehlo.dot_general"`, `"stablehlo.multiply"`}, []string{`"stablehlo.reduce"`}},
-		// max reduction: a reduce whose region is maximum, initial -inf.
+		// max reduction: a reduce whose region is graph's NaN-propagating
+		// max (compare, select and the bits of equal operands), initial -inf.
 		{`A : f32[4,7]; map (\r -> reduce max r) A`,
-			[]string{`"stablehlo.reduce"`, `"stablehlo.maximum"`, `dense<0xff800000>`, `dimensions = array<i64: 1>`}, nil},
+			[]string{`"stablehlo.reduce"`, `"stablehlo.bitcast_convert"`, `comparison_direction GT`, `dense<0xff800000>`, `dimensions = array<i64: 1>`}, nil},
+		// max of two values: the bits decide between -0 and +0.
+		{`u : f64[4]; v : f64[4]; zip max u v`,
+			[]string{`"stablehlo.bitcast_convert"`, `"stablehlo.and"`, `comparison_direction NE`, `"stablehlo.select"`}, []string{`"stablehlo.maximum"`}},
+		// relu (max v 0), min v -0, max v 2.5: comparing with the literal
+		// suffices.
+		{`v : f32[4]; map (\x -> (max x 0, min x (-0), max 2.5 x)) v`,
+			[]string{`comparison_direction GT`, `comparison_direction LT`, `comparison_direction NE`, `"stablehlo.select"`},
+			[]string{`"stablehlo.bitcast_convert"`, `"stablehlo.maximum"`, `"stablehlo.minimum"`}},
+		// max v -0 and min v 0 are the cases where it does not: v = +0 must
+		// give +0, v = -0 must give -0.
+		{`v : f32[4]; map (\x -> max x (-0)) v`, []string{`"stablehlo.bitcast_convert"`, `"stablehlo.and"`}, nil},
+		{`v : f32[4]; map (\x -> min 0 x) v`, []string{`"stablehlo.bitcast_convert"`, `"stablehlo.or"`}, nil},
 		// sum and sum of squares: one variadic reduce.
 		{`v : f64[9]; rnz (\a b -> (fst a + fst b, snd a + snd b)) (\x -> (x, x * x)) v`,
 			[]string{`%5, %6 = "stablehlo.reduce"(%v, %0, %1, %2)`}, []string{`"stablehlo.dot_general"`}},

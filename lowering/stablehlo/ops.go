@@ -6,21 +6,20 @@ import (
 
 	shlo "github.com/gomlx/go-xla/pkg/stablehlo"
 	"github.com/gomlx/go-xla/pkg/types"
+	"github.com/gomlx/go-xla/pkg/types/dtypes"
 
 	"github.com/hofuse/hofuse/graph"
 )
 
-// opKind groups the scalar ops by how their operand types are decided; it
-// mirrors the rules of graph.Check.
+// opKind says how a scalar op is emitted; which operand and result types
+// it has is graph's business (graph.Op.Resolve).
 type opKind uint8
 
 const (
-	kindArith   opKind = iota // numeric operands of one type, same result type
-	kindFloat                 // float operands, same result type
-	kindCompare               // numeric operands of one type, bool result
-	kindLogic                 // bool operands and result
-	kindSelect                // select c a b
-	kindConvert               // any operand, fixed result type
+	kindElementwise opKind = iota // unary or binary
+	kindCompare                   // compare with dir
+	kindSelect                    // select c a b
+	kindConvert                   // convert to the result type
 )
 
 type opInfo struct {
@@ -28,41 +27,41 @@ type opInfo struct {
 	unary  func(*shlo.Value) (*shlo.Value, error)
 	binary func(a, b *shlo.Value) (*shlo.Value, error)
 	dir    types.ComparisonDirection // for compares
-	to     graph.DType               // for conversions
 }
 
 // scalarOps says how each graph op becomes a StableHLO elementwise op. Mul
 // is special-cased (kept as a lazy product, see val), and so is select.
+// Max and min are graph's IEEE 754-2019 maximum and minimum (see maximum).
 var scalarOps = map[graph.Op]opInfo{
-	graph.Add:      {kind: kindArith, binary: shlo.Add},
-	graph.Sub:      {kind: kindArith, binary: shlo.Subtract},
-	graph.Mul:      {kind: kindArith, binary: shlo.Multiply},
-	graph.Div:      {kind: kindArith, binary: shlo.Divide},
-	graph.Neg:      {kind: kindArith, unary: shlo.Negate},
-	graph.Min:      {kind: kindArith, binary: shlo.Minimum},
-	graph.Max:      {kind: kindArith, binary: shlo.Maximum},
-	graph.Abs:      {kind: kindArith, unary: shlo.Abs},
-	graph.Pow:      {kind: kindFloat, binary: shlo.Power},
-	graph.Exp:      {kind: kindFloat, unary: shlo.Exponential},
-	graph.Log:      {kind: kindFloat, unary: shlo.Log},
-	graph.Sqrt:     {kind: kindFloat, unary: shlo.Sqrt},
-	graph.Rsqrt:    {kind: kindFloat, unary: shlo.Rsqrt},
-	graph.Tanh:     {kind: kindFloat, unary: shlo.Tanh},
-	graph.Logistic: {kind: kindFloat, unary: shlo.Logistic},
-	graph.Erf:      {kind: kindFloat, unary: shlo.Erf}, // chlo.erf, which XLA legalises
+	graph.Add:      {binary: shlo.Add},
+	graph.Sub:      {binary: shlo.Subtract},
+	graph.Mul:      {binary: shlo.Multiply},
+	graph.Div:      {binary: shlo.Divide},
+	graph.Neg:      {unary: shlo.Negate},
+	graph.Min:      {binary: minimum},
+	graph.Max:      {binary: maximum},
+	graph.Abs:      {unary: shlo.Abs},
+	graph.Pow:      {binary: shlo.Power},
+	graph.Exp:      {unary: shlo.Exponential},
+	graph.Log:      {unary: shlo.Log},
+	graph.Sqrt:     {unary: shlo.Sqrt},
+	graph.Rsqrt:    {unary: shlo.Rsqrt},
+	graph.Tanh:     {unary: shlo.Tanh},
+	graph.Logistic: {unary: shlo.Logistic},
+	graph.Erf:      {unary: shlo.Erf}, // chlo.erf, which XLA legalises
 	graph.Lt:       {kind: kindCompare, dir: types.CompareLT},
 	graph.Le:       {kind: kindCompare, dir: types.CompareLE},
 	graph.Gt:       {kind: kindCompare, dir: types.CompareGT},
 	graph.Ge:       {kind: kindCompare, dir: types.CompareGE},
 	graph.Eq:       {kind: kindCompare, dir: types.CompareEQ},
 	graph.Ne:       {kind: kindCompare, dir: types.CompareNE},
-	graph.And:      {kind: kindLogic, binary: shlo.And},
-	graph.Or:       {kind: kindLogic, binary: shlo.Or},
-	graph.Not:      {kind: kindLogic, unary: shlo.Not},
+	graph.And:      {binary: shlo.And},
+	graph.Or:       {binary: shlo.Or},
+	graph.Not:      {unary: shlo.Not},
 	graph.Select:   {kind: kindSelect},
-	graph.ToF32:    {kind: kindConvert, to: graph.Float32},
-	graph.ToF64:    {kind: kindConvert, to: graph.Float64},
-	graph.ToI32:    {kind: kindConvert, to: graph.Int32},
+	graph.ToF32:    {kind: kindConvert},
+	graph.ToF64:    {kind: kindConvert},
+	graph.ToI32:    {kind: kindConvert},
 }
 
 // call lowers op applied to args, elementwise over their loop levels.
@@ -74,6 +73,7 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 	if len(args) != op.Arity() {
 		return nil, l.errorf(n, "%v takes %d operands, got %d", op, op.Arity(), len(args))
 	}
+	dts := make([]graph.DType, len(args)) // graph.Invalid: an untyped literal
 	allUntyped := true
 	for i, a := range args {
 		if a.tuple != nil {
@@ -83,46 +83,38 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 			if len(a.shape) != 0 {
 				return nil, l.errorf(n, "%v: operand %d is an array of extents %v, not a scalar", op, i, a.shape)
 			}
+			dts[i] = a.dt
 			allUntyped = false
 		}
 	}
+	rs, rdt, err := op.Resolve(dts)
+	if err != nil {
+		return nil, l.errorf(n, "%v", err)
+	}
 	if allUntyped {
-		return l.fold(op, info, args)
+		// Fold at translation time, with the interpreter's rules.
+		xs := make([]float64, len(args))
+		for i, a := range args {
+			xs[i] = rs[i].Round(a.c)
+		}
+		v, err := op.Eval(rdt, xs...)
+		if err != nil {
+			return nil, l.errorf(n, "%v", err)
+		}
+		if rdt == graph.Invalid {
+			return &val{untyped: true, c: v}, nil
+		}
+		return l.constant(rdt, v)
 	}
 
-	// Give untyped literals the type of their typed partners, as
-	// graph.Check does.
-	dts := make([]graph.DType, len(args))
-	group := seq(len(args))
-	if info.kind == kindSelect {
-		group = group[1:]
-		dts[0] = graph.Bool
-	}
-	partner := graph.Invalid
-	for _, i := range group {
-		if !args[i].untyped {
-			partner = args[i].dt
-			break
-		}
-	}
-	if partner == graph.Invalid {
-		switch info.kind {
-		case kindLogic:
-			partner = graph.Bool
-		default: // select with two literal branches, or a conversion
-			partner = graph.Float64
-		}
-	}
-	for _, i := range group {
-		dts[i] = partner
-	}
+	// Give untyped literals the type Resolve decides.
 	ops := make([]*val, len(args))
 	for i, a := range args {
 		if !a.untyped {
 			ops[i] = a
 			continue
 		}
-		c, err := l.constant(dts[i], a.c)
+		c, err := l.constant(rs[i], a.c)
 		if err != nil {
 			return nil, l.wrap(n, err)
 		}
@@ -132,7 +124,7 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 	if op == graph.Mul {
 		// Keep the product lazy: a sum over a loop of it may become a
 		// dot_general.
-		out := &val{dt: partner}
+		out := &val{dt: rdt}
 		for _, a := range ops {
 			out.factors = append(out.factors, a.factors...)
 		}
@@ -160,38 +152,31 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 		ts[i] = t
 	}
 
-	var (
-		t   *shlo.Value
-		err error
-		rdt = partner
-	)
+	var t *shlo.Value
 	switch info.kind {
 	case kindCompare:
 		ct := types.CompareFloat
-		if partner == graph.Int32 {
+		if rs[0] == graph.Int32 {
 			ct = types.CompareSigned
-		} else if partner == graph.Bool {
+		} else if rs[0] == graph.Bool {
 			ct = types.CompareUnsigned
 		}
 		t, err = shlo.Compare(ts[0], ts[1], info.dir, ct)
-		rdt = graph.Bool
 	case kindSelect:
 		t, err = shlo.Select(ts[0], ts[1], ts[2])
 	case kindConvert:
-		rdt = info.to
-		if ops[0].dt == info.to {
-			t = ts[0]
-			break
-		}
-		xdt, derr := xlaDType(info.to)
-		if derr != nil {
-			return nil, l.wrap(n, derr)
-		}
-		t, err = shlo.Convert(ts[0], xdt)
+		t, err = l.convert(ts[0], rs[0], rdt)
 	default:
-		if info.unary != nil {
+		switch {
+		case info.unary != nil:
 			t, err = info.unary(ts[0])
-		} else {
+		case (op == graph.Max || op == graph.Min) && rdt.IsFloat() && (args[0].untyped || args[1].untyped):
+			x, k, c := ts[0], ts[1], rs[1].Round(args[1].c)
+			if args[0].untyped {
+				x, k, c = ts[1], ts[0], rs[0].Round(args[0].c)
+			}
+			t, err = minMaxConst(x, k, c, op == graph.Max)
+		default:
 			t, err = info.binary(ts[0], ts[1])
 		}
 	}
@@ -199,34 +184,6 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 		return nil, l.wrap(n, err)
 	}
 	return &val{dt: rdt, factors: []factor{{t: t, levels: levels}}}, nil
-}
-
-// fold evaluates op on untyped literals at translation time, with the
-// interpreter's rules: arithmetic on literals stays untyped and is computed
-// in float64; other ops decide their operand types (f64, or bool for the
-// logical ops) and give a typed scalar.
-func (l *lowerer) fold(op graph.Op, info opInfo, args []*val) (*val, error) {
-	xs := make([]float64, len(args))
-	for i, a := range args {
-		xs[i] = a.c
-	}
-	switch info.kind {
-	case kindArith, kindFloat:
-		return &val{untyped: true, c: op.Eval(graph.Invalid, xs...)}, nil
-	}
-	dts := make([]graph.DType, len(args))
-	for i := range dts {
-		dts[i] = graph.Float64
-		if info.kind == kindLogic || (info.kind == kindSelect && i == 0) {
-			dts[i] = graph.Bool
-		}
-		xs[i] = dts[i].Round(xs[i])
-	}
-	rdt, err := op.ResultDType(dts)
-	if err != nil {
-		return nil, err
-	}
-	return l.constant(rdt, op.Eval(rdt, xs...))
 }
 
 // identity returns the identity element of the reduction op for dt.
@@ -243,4 +200,111 @@ func identity(op graph.Op, dt graph.DType) (float64, error) {
 		return math.MinInt32, nil
 	}
 	return x, nil
+}
+
+// maximum is graph's max: IEEE 754-2019 maximum, as numpy.maximum: NaN
+// when either operand is NaN, and max(-0, +0) = +0. StableHLO's maximum
+// leaves both open, and XLA's CPU back end (with its default fast min/max)
+// returns the other operand for a NaN and either zero for ±0; its debug
+// option xla_cpu_enable_fast_min_max=false fixes NaN only, and cannot be set
+// alone through PJRT's compile options. So floats are lowered explicitly:
+//
+//	a == b                ? bits(a) & bits(b)   (the +0 of ±0; else a)
+//	a > b || a != a       ? a                   (a NaN picks a)
+//	                      : b                   (b NaN picks b)
+//
+// Integers use StableHLO's maximum, which is exact. The same function is
+// the body of reductions by max, so reduce max of an array with a NaN is
+// NaN.
+func maximum(a, b *shlo.Value) (*shlo.Value, error) {
+	return minMax(a, b, true)
+}
+
+// minimum is graph's min: IEEE 754-2019 minimum, min(-0, +0) = -0; see
+// maximum (for ±0 the bits are or-ed).
+func minimum(a, b *shlo.Value) (*shlo.Value, error) {
+	return minMax(a, b, false)
+}
+
+func minMax(a, b *shlo.Value, isMax bool) (*shlo.Value, error) {
+	ft := a.Shape().DType
+	var bits dtypes.DType
+	switch ft {
+	case dtypes.Float32:
+		bits = dtypes.Int32
+	case dtypes.Float64:
+		bits = dtypes.Int64
+	default:
+		if isMax {
+			return shlo.Maximum(a, b)
+		}
+		return shlo.Minimum(a, b)
+	}
+	dir, combine := types.CompareGT, shlo.And
+	if !isMax {
+		dir, combine = types.CompareLT, shlo.Or
+	}
+	// The steps, each on the values of the ones before.
+	var v [9]*shlo.Value
+	steps := []func() (*shlo.Value, error){
+		func() (*shlo.Value, error) { return shlo.Compare(a, b, types.CompareEQ, types.CompareFloat) }, // 0: a == b
+		func() (*shlo.Value, error) { return shlo.BitcastConvert(a, bits) },                            // 1
+		func() (*shlo.Value, error) { return shlo.BitcastConvert(b, bits) },                            // 2
+		func() (*shlo.Value, error) { return combine(v[1], v[2]) },                                     // 3
+		func() (*shlo.Value, error) { return shlo.BitcastConvert(v[3], ft) },                           // 4: a if a == b
+		func() (*shlo.Value, error) { return shlo.Compare(a, b, dir, types.CompareFloat) },             // 5: a beats b
+		func() (*shlo.Value, error) { return shlo.Compare(a, a, types.CompareNE, types.CompareFloat) }, // 6: a is NaN
+		func() (*shlo.Value, error) { return shlo.Or(v[5], v[6]) },                                     // 7
+		func() (*shlo.Value, error) { return shlo.Select(v[7], a, b) },                                 // 8
+	}
+	for i, step := range steps {
+		var err error
+		if v[i], err = step(); err != nil {
+			return nil, err
+		}
+	}
+	return shlo.Select(v[0], v[4], v[8])
+}
+
+// minMaxConst is max x k (isMax) or min x k for a literal k of value c:
+// relu's max v 0. Where c is not NaN and not the zero that loses to the
+// other (-0 for max, +0 for min), the definition needs no bits:
+//
+//	x > c || x != x ? x : c     (x < c for min)
+//
+// since x == c means x is c, or x is the other zero, which c beats.
+// Otherwise it is minMax.
+func minMaxConst(x, k *shlo.Value, c float64, isMax bool) (*shlo.Value, error) {
+	if math.IsNaN(c) || c == 0 && math.Signbit(c) == isMax {
+		return minMax(x, k, isMax)
+	}
+	dir := types.CompareGT
+	if !isMax {
+		dir = types.CompareLT
+	}
+	beats, err := shlo.Compare(x, k, dir, types.CompareFloat)
+	if err != nil {
+		return nil, err
+	}
+	isNaN, err := shlo.Compare(x, x, types.CompareNE, types.CompareFloat)
+	if err != nil {
+		return nil, err
+	}
+	pick, err := shlo.Or(beats, isNaN)
+	if err != nil {
+		return nil, err
+	}
+	return shlo.Select(pick, x, k)
+}
+
+// convert converts t from element type from to to.
+func (l *lowerer) convert(t *shlo.Value, from, to graph.DType) (*shlo.Value, error) {
+	if from == to {
+		return t, nil
+	}
+	xdt, err := xlaDType(to)
+	if err != nil {
+		return nil, err
+	}
+	return shlo.Convert(t, xdt)
 }

@@ -5,10 +5,8 @@
 //   - DotF32, DotF64: Σ x[i]·y[i], any increments.
 //   - AxpyF32, AxpyF64: y[i] += alpha·x[i], any increments.
 //   - GemmF32, GemmF64: C = A·B or C += A·B on row-major views with leading
-//     dimensions, B optionally transposed or packed ahead (PackBF32,
-//     PackBF64), on one or several goroutines, with an epilogue hook.
-//   - AddF32, AddReLUF32, ReLUF32, MulAddF32 and their F64 twins: unit-stride
-//     elementwise loops for epilogues (bias, ReLU, folded batch norm).
+//     dimensions, B optionally transposed, on one or several goroutines,
+//     with an epilogue hook.
 //
 // Steady-state calls do not allocate. Invalid arguments (negative sizes,
 // short slices, a leading dimension below the row length, C overlapping A
@@ -65,13 +63,14 @@
 //     scratch tile and copied; packing pads with zeros.
 //   - When N fits in one AVX2 panel (float32 N ≤ 16, float64 N ≤ 8) the
 //     AVX2 kernel runs instead of the twice as wide AVX-512 one (1.2×).
-//   - With M ≤ 4 (≤ 2 with a packed B) the product is computed row by row
+//   - With M ≤ 4 the product is computed row by row
 //     with the axpy or dot loop instead: packing B does not pay for so few
 //     rows (8× faster for M = 1).
 //   - B is packed whole before the rows are computed, row by row of B so
-//     that the prefetchers follow. Constant operands (weights) can be packed
-//     once with PackBF32/PackBF64 and passed as GemmParams.Packed: the MLP
-//     benchmark then runs 7-30% faster.
+//     that the prefetchers follow. Packing constant operands (weights) once
+//     ahead made the MLP benchmark 7-30% faster; that entry point (PackBF32,
+//     PackBF64) had no caller in the executor and was removed, to come back
+//     with the parameters a compiled model binds once.
 //
 // # Threads
 //
@@ -99,18 +98,13 @@
 // # Invariants and aliasing
 //
 //   - C must not overlap A or B (Gemm checks, and panics); A and B may
-//     overlap each other. A packed B is a copy: its source may change.
+//     overlap each other.
 //   - Dot only reads, so its vectors may overlap. Axpy's y must not overlap
 //     x unless they are the same vector with the same increment.
-//   - Elementwise loops: an operand may be dst itself, or must not overlap
-//     it.
 //   - The epilogue sees each row segment of C once, after its last update,
 //     possibly concurrently with other segments (Threads > 1). It may
 //     rewrite its segment, must not touch the rest of C, and must not use
 //     the product's Workspace.
-//   - A PackedB is immutable and may serve concurrent products. It records
-//     the micro-kernel it was packed for, so it is valid only in the process
-//     that packed it.
 //   - No alignment is required: slices may start anywhere.
 //
 // # Accuracy
@@ -118,7 +112,7 @@
 // float32 products and dots accumulate in float32, with FMA (one rounding
 // per multiply-add) in the assembly. The tests accept a result s when
 // |s − exact| ≤ tol·Σ|terms|, with tol = 1e-5 for float32 (sums of up to
-// 600 terms) and 1e-12 for float64. ReLU keeps NaN and -0.
+// 600 terms) and 1e-12 for float64.
 //
 // # Measured
 //
@@ -131,8 +125,9 @@
 //	               textbook i-j-k loop         0.26  8.2 s
 //	1024³ float32  GemmF32                   132     16.3 ms
 //	MLP 784-512-512-10, batch 256, float32, bias+ReLU epilogues:
-//	               weights packed ahead      134     2.56 ms
 //	               packed by every product   121     2.82 ms
+//	               (weights packed ahead     134     2.56 ms, before PackB
+//	               was removed)
 //	  its layers   256×784·784×512           131     1.57 ms
 //	               256×512·512×512           135     1.00 ms
 //	               256×512·512×10             20     0.13 ms
@@ -145,8 +140,8 @@
 // of the same family (a VM whose speed varied by 1.5× between two runs),
 // two threads against one: 1024³ float64 1.7× (103 GFLOP/s against 62 in
 // the faster run; gonum 8.2 against 4.8), 1024³ float32 1.5-1.65× (228
-// against 138), the MLP with packed weights 1.5× (1.84 ms against 2.81 ms;
-// 2.44 against 3.66 in the slower run).
+// against 138), the MLP with weights packed ahead 1.5× (1.84 ms against
+// 2.81 ms; 2.44 against 3.66 in the slower run).
 package kernels
 
 //go:generate go run gen_asm.go

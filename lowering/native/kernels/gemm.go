@@ -23,11 +23,6 @@ type GemmParams[T float32 | float64] struct {
 
 	// TransB says B holds Bᵀ: C = A·Bᵀ.
 	TransB bool
-	// Packed, if not nil, is B packed ahead of time by PackBF32 or
-	// PackBF64 for these N and K (constant weights). B may then be nil; if
-	// it is not, it must hold the same matrix, and products with very few
-	// rows (M ≤ 2), for which packing does not pay, read it instead.
-	Packed *PackedB[T]
 	// Accumulate adds the product to C instead of overwriting it.
 	Accumulate bool
 	// Threads is the number of goroutines the product may use, the caller's
@@ -73,43 +68,6 @@ func jobOf[T float32 | float64](w *Workspace) *gemmJob[T] {
 		return any(&w.f32).(*gemmJob[T])
 	}
 	return any(&w.f64).(*gemmJob[T])
-}
-
-// PackBF32 packs B for float32 products with n columns and k rows (b, ldb
-// and transB as in GemmParams) into a PackedB that GemmParams.Packed can
-// use any number of times, concurrently too.
-func PackBF32(n, k int, b []float32, ldb int, transB bool) *PackedB[float32] {
-	return packB(n, k, b, ldb, transB, gemmKernelsF32[0].forN(n))
-}
-
-// PackBF64 is PackBF32 for float64.
-func PackBF64(n, k int, b []float64, ldb int, transB bool) *PackedB[float64] {
-	return packB(n, k, b, ldb, transB, gemmKernelsF64[0].forN(n))
-}
-
-// A PackedB is the right operand of a product packed for the micro-kernel
-// that products of its shape use. It is immutable.
-type PackedB[T float32 | float64] struct {
-	kern *microKernel[T]
-	bLayout
-	data []T
-}
-
-// N and K return the shape B had: K rows, N columns.
-func (pb *PackedB[T]) N() int { return pb.n }
-func (pb *PackedB[T]) K() int { return pb.k }
-
-func packB[T float32 | float64](n, k int, b []T, ldb int, transB bool, kern *microKernel[T]) *PackedB[T] {
-	if n < 0 || k < 0 {
-		panic("kernels: PackB: negative dimension")
-	}
-	checkB(n, k, b, ldb, transB)
-	pb := &PackedB[T]{kern: kern, bLayout: newBLayout(n, k, kern)}
-	pb.data = make([]T, pb.size())
-	for u := range packBUnits(pb.bLayout, transB) {
-		packBUnit(pb.data, pb.bLayout, b, ldb, transB, u)
-	}
-	return pb
 }
 
 // A microKernel computes an mr×nr tile of C from packed panels:
@@ -173,10 +131,6 @@ const (
 // (float32 K = N = 512: 8× faster for M = 1, 2× for M = 4, 1.2× for M = 6;
 // 2× slower for M = 12).
 const smallM = 4
-
-// smallMPacked is smallM when B is also available packed: the packed
-// product is faster from M = 4 (1.5×); row by row is 3× faster for M = 1.
-const smallMPacked = 2
 
 // smallMBlock is the column block of a parallel row-by-row product, a
 // multiple of every vector loop's width.
@@ -264,7 +218,7 @@ type gemmJob[T float32 | float64] struct {
 	kern *microKernel[T]
 
 	bl        bLayout
-	bp        []T // packed B in use: packBuf or p.Packed.data
+	bp        []T // packed B in use: packBuf
 	mc        int // rows per chunk, a multiple of mr
 	cpan      int // panels per chunk (columns, in the row-by-row path)
 	rowBlocks int // ceil(M/mc)
@@ -295,9 +249,6 @@ func gemm[T float32 | float64](p *GemmParams[T], kern *microKernel[T]) {
 	}
 	j := jobOf[T](w)
 	j.p, j.kern = *p, kern
-	if p.Packed != nil {
-		j.kern = p.Packed.kern
-	}
 	if p.K == 0 {
 		j.scaleOnly()
 	} else {
@@ -327,7 +278,7 @@ func (j *gemmJob[T]) run() {
 	threads := max(1, min(p.Threads, p.M*p.N*p.K/minWorkPerThread))
 	j.fork.job = j
 
-	if p.M <= smallMPacked && p.B != nil || p.M <= smallM && p.Packed == nil {
+	if p.M <= smallM {
 		j.cpan = p.N // columns per chunk
 		if threads > 1 {
 			j.cpan = min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
@@ -361,12 +312,8 @@ func (j *gemmJob[T]) run() {
 	threads = min(threads, j.rowBlocks*j.colBlocks)
 
 	// Buffers.
-	if p.Packed != nil {
-		j.bp = p.Packed.data
-	} else {
-		j.packBuf = grow(j.packBuf, j.bl.size())
-		j.bp = j.packBuf
-	}
+	j.packBuf = grow(j.packBuf, j.bl.size())
+	j.bp = j.packBuf
 	if len(j.parts) < threads {
 		j.parts = append(j.parts, make([]partBuf[T], threads-len(j.parts))...)
 	}
@@ -376,11 +323,9 @@ func (j *gemmJob[T]) run() {
 		b.tile = grow(b.tile, mr*nr)
 	}
 
-	if p.Packed == nil {
-		j.phase = phasePackB
-		j.next.Store(0)
-		j.fork.run(threads, threads-1)
-	}
+	j.phase = phasePackB
+	j.next.Store(0)
+	j.fork.run(threads, threads-1)
 	j.phase = phaseCompute
 	j.next.Store(0)
 	j.fork.run(threads, threads-1)
@@ -550,14 +495,10 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 		panic("kernels: Gemm: negative dimension")
 	case p.LDA < max(1, p.K):
 		panic("kernels: Gemm: LDA < K")
-	case p.Packed != nil && (p.Packed.n != p.N || p.Packed.k != p.K):
-		panic("kernels: Gemm: Packed B has another shape")
 	case p.LDC < max(1, p.N):
 		panic("kernels: Gemm: LDC < N")
 	}
-	if p.Packed == nil || p.B != nil {
-		checkLDB(p.N, p.K, p.LDB, p.TransB)
-	}
+	checkLDB(p.N, p.K, p.LDB, p.TransB)
 	if p.M == 0 || p.N == 0 {
 		return
 	}
@@ -570,10 +511,7 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 	if len(p.A) < (p.M-1)*p.LDA+p.K {
 		panic("kernels: Gemm: A too short")
 	}
-	b := p.B[:0]
-	if p.Packed == nil || p.B != nil {
-		b = checkB(p.N, p.K, p.B, p.LDB, p.TransB)
-	}
+	b := checkB(p.N, p.K, p.B, p.LDB, p.TransB)
 	c := p.C[:(p.M-1)*p.LDC+p.N]
 	if overlap(c, p.A[:(p.M-1)*p.LDA+p.K]) || overlap(c, b) {
 		panic("kernels: Gemm: C overlaps A or B")

@@ -20,15 +20,14 @@ type gemmCase struct {
 	padC       int // LDC − N
 	offset     int // elements before each view in its backing slice
 	transB     bool
-	packed     bool // B packed ahead by packB
 	accumulate bool
 	threads    int
 	epilogue   bool
 }
 
 func (c gemmCase) String() string {
-	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tB=%v/packed=%v/acc=%v/t%d/epi=%v",
-		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transB, c.packed, c.accumulate, c.threads, c.epilogue)
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tB=%v/acc=%v/t%d/epi=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transB, c.accumulate, c.threads, c.epilogue)
 }
 
 // guard is the value of the elements of C's backing slice outside the view;
@@ -77,12 +76,6 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 	seen := make([]int, c.m*c.n)
 	p := GemmParams[T]{M: c.m, N: c.n, K: c.k, A: a, LDA: lda, B: b, LDB: ldb, C: cv, LDC: ldc,
 		TransB: c.transB, Accumulate: c.accumulate, Threads: c.threads}
-	if c.packed {
-		p.Packed = packB(c.n, c.k, b, ldb, c.transB, kern)
-		if c.m > 1 { // M = 1 keeps B: the product reads it row by row
-			p.B, p.LDB, p.TransB = nil, 0, false
-		}
-	}
 	if c.epilogue {
 		// Segments are disjoint, so concurrent calls touch disjoint
 		// elements of seen.
@@ -151,7 +144,7 @@ func testGemm[T float32 | float64](t *testing.T) {
 						// several of them without a full product of all.
 						c := gemmCase{m: m, n: n, k: k,
 							padA: i % 3, padB: (i / 3) % 2 * 5, padC: (i / 2) % 3, offset: i % 4,
-							transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0, packed: i%7 < 2}
+							transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0}
 						testGemmCase(t, kern, c, rng)
 						i++
 						if t.Failed() {
@@ -179,7 +172,7 @@ func testGemmLarge[T float32 | float64](t *testing.T) {
 		for _, s := range sizes {
 			for threads := 1; threads <= 4; threads++ {
 				c := gemmCase{m: s[0], n: s[1], k: s[2], padA: 1, padB: 3, padC: 2, offset: 1,
-					transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3, packed: threads == 4}
+					transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3}
 				testGemmCase(t, kern, c, rng)
 			}
 		}
@@ -224,29 +217,22 @@ func TestGemmDefault(t *testing.T) {
 }
 
 // TestGemmDeterministic checks that the result does not depend on the
-// number of threads or on packing B ahead: every element is summed in the
-// same order.
+// number of threads: every element is summed in the same order.
 func TestGemmDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const m, n, k = 150, 200, 600
 	a, b := randSlice[float32](rng, m*k), randSlice[float32](rng, k*n)
 	var want []float32
 	for _, threads := range []int{1, 2, 3, 7} {
-		for _, packed := range []bool{false, true} {
-			c := make([]float32, m*n)
-			p := GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: n, C: c, LDC: n, Threads: threads}
-			if packed {
-				p.Packed, p.B = PackBF32(n, k, b, n, false), nil
-			}
-			GemmF32(p)
-			if want == nil {
-				want = c
-				continue
-			}
-			for i := range c {
-				if c[i] != want[i] {
-					t.Fatalf("threads=%d packed=%v: C[%d] = %v, threads=1 gave %v", threads, packed, i, c[i], want[i])
-				}
+		c := make([]float32, m*n)
+		GemmF32(GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: n, C: c, LDC: n, Threads: threads})
+		if want == nil {
+			want = c
+			continue
+		}
+		for i := range c {
+			if c[i] != want[i] {
+				t.Fatalf("threads=%d: C[%d] = %v, threads=1 gave %v", threads, i, c[i], want[i])
 			}
 		}
 	}
@@ -270,9 +256,6 @@ func TestGemmPanics(t *testing.T) {
 		{"short C", func(p *GemmParams[float64]) { p.C = p.C[:11] }, "C too short"},
 		{"C overlaps A", func(p *GemmParams[float64]) { p.A, p.C = buf[:15], buf[14:26] }, "C overlaps A or B"},
 		{"C overlaps B", func(p *GemmParams[float64]) { p.B, p.C = buf[30:50], buf[20:32] }, "C overlaps A or B"},
-		{"Packed shape", func(p *GemmParams[float64]) { p.Packed = PackBF64(4, 4, make([]float64, 16), 4, false) }, "Packed B has another shape"},
-		{"Packed and short B", func(p *GemmParams[float64]) { p.Packed, p.B = PackBF64(4, 5, p.B, 4, false), p.B[:3] }, "B too short"},
-		{"PackB LDB", func(p *GemmParams[float64]) { PackBF64(4, 5, p.B, 3, false) }, "LDB < N"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -442,35 +425,26 @@ func BenchmarkNaiveF64(b *testing.B) {
 
 // BenchmarkMLPF32 is the forward pass of an MLP 784-512-512-10 at batch
 // 256: three products whose epilogues add the bias and apply ReLU (not on
-// the last layer), with the weights packed once ahead (packed) or packed
-// by every product (unpacked).
+// the last layer); every product packs its weights.
 func BenchmarkMLPF32(b *testing.B) {
-	for _, packed := range []bool{false, true} {
-		name := "unpacked"
-		if packed {
-			name = "packed"
+	runThreads(b, func(b *testing.B, threads int) {
+		layers, flops := mlpLayers(threads)
+		for _, p := range layers { // warm up: grow the workspace
+			GemmF32(p)
 		}
-		b.Run(name, func(b *testing.B) {
-			runThreads(b, func(b *testing.B, threads int) {
-				layers, flops := mlpLayers(threads, packed)
-				for _, p := range layers { // warm up: grow the workspace
-					GemmF32(p)
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, p := range layers {
-						GemmF32(p)
-					}
-				}
-				reportGFLOPS(b, flops)
-			})
-		})
-	}
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range layers {
+				GemmF32(p)
+			}
+		}
+		reportGFLOPS(b, flops)
+	})
 }
 
 // mlpLayers returns the products of an MLP 784-512-512-10 at batch 256 on
 // random data, and their total floating-point operations.
-func mlpLayers(threads int, packed bool) ([]GemmParams[float32], float64) {
+func mlpLayers(threads int) ([]GemmParams[float32], float64) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const batch = 256
 	dims := []int{784, 512, 512, 10}
@@ -486,15 +460,14 @@ func mlpLayers(threads int, packed bool) ([]GemmParams[float32], float64) {
 		p := GemmParams[float32]{M: batch, N: n, K: k, A: in, LDA: k,
 			B: randSlice[float32](rng, k*n), LDB: n, C: out, LDC: n, Threads: threads, Work: w,
 			Epilogue: func(row, col0 int, c []float32) {
-				if relu {
-					AddReLUF32(c, bias[col0:])
-				} else {
-					AddF32(c, bias[col0:])
+				for i, v := range c {
+					v += bias[col0+i]
+					if relu {
+						v = max(v, 0)
+					}
+					c[i] = v
 				}
 			}}
-		if packed {
-			p.Packed = PackBF32(n, k, p.B, p.LDB, false)
-		}
 		layers = append(layers, p)
 		in = out
 		flops += 2 * batch * float64(n) * float64(k)

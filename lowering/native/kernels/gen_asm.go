@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen_asm.go writes kernels_amd64.s: the AVX2+FMA and AVX-512 GEMM
-// micro-kernels and the AVX2 dot, axpy and elementwise loops. The
+// micro-kernels and the AVX2 dot and axpy loops. The
 // micro-kernels are fully unrolled over their MR×NR register tile, which is
 // tedious and error-prone to write by hand, so they are generated:
 //
@@ -39,11 +39,6 @@ func main() {
 	dot("dotF64AVX2", 8)
 	axpy("axpyF32AVX2", 4)
 	axpy("axpyF64AVX2", 8)
-	for _, elem := range []int{4, 8} {
-		for _, op := range []string{"add", "addReLU", "reLU", "mulAdd"} {
-			elementwise(op, elem)
-		}
-	}
 
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -280,80 +275,6 @@ func axpy(name string, elem int) {
 	}
 	p("\tADDQ $128, SI")
 	p("\tADDQ $128, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
-}
-
-// elementwise emits, for n a multiple of 4 vectors,
-//
-//	func addF32AVX2(n int, dst, x *T)        dst[i] += x[i]
-//	func addReLUF32AVX2(n int, dst, x *T)    dst[i] = max(dst[i]+x[i], 0)
-//	func reLUF32AVX2(n int, dst *T)          dst[i] = max(dst[i], 0)
-//	func mulAddF32AVX2(n int, dst, s, t *T)  dst[i] = dst[i]*s[i] + t[i]
-//
-// (F64 likewise). max(v, 0) is VMAXP with v second, so that it returns v
-// when v is NaN, like the Go fallback's `if v < 0 { v = 0 }`.
-func elementwise(op string, elem int) {
-	sfx, typ, lanes := "PS", "float32", 8
-	if elem == 8 {
-		sfx, typ, lanes = "PD", "float64", 4
-	}
-	name := fmt.Sprintf("%sF%dAVX2", op, elem*8)
-	per := 4 * lanes
-	shift := map[int]int{16: 4, 32: 5}[per]
-	args := map[string]string{"add": "dst, x", "addReLU": "dst, x", "reLU": "dst", "mulAdd": "dst, s, t"}[op]
-	nargs := map[string]int{"add": 2, "addReLU": 2, "reLU": 1, "mulAdd": 3}[op]
-	p("")
-	p("// func %s(n int, %s *%s)", name, args, typ)
-	p("// n must be a multiple of %d.", per)
-	p("TEXT ·%s(SB), NOSPLIT, $0-%d", name, 8+8*nargs)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ dst+8(FP), DI")
-	switch op {
-	case "add", "addReLU":
-		p("\tMOVQ x+16(FP), SI")
-	case "mulAdd":
-		p("\tMOVQ s+16(FP), SI")
-		p("\tMOVQ t+24(FP), DX")
-	}
-	if op == "addReLU" || op == "reLU" {
-		p("\tVXORPS Y0, Y0, Y0")
-	}
-	p("\tSHRQ $%d, CX", shift)
-	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	for r := 0; r < 4; r++ {
-		p("\tVMOVUP%s %d(DI), Y%d", sfx[1:], 32*r, 1+r)
-	}
-	for r := 0; r < 4; r++ {
-		y := fmt.Sprintf("Y%d", 1+r)
-		switch op {
-		case "add":
-			p("\tVADD%s %d(SI), %s, %s", sfx, 32*r, y, y)
-		case "addReLU":
-			p("\tVADD%s %d(SI), %s, %s", sfx, 32*r, y, y)
-			p("\tVMAX%s %s, Y0, %s", sfx, y, y)
-		case "reLU":
-			p("\tVMAX%s %s, Y0, %s", sfx, y, y)
-		case "mulAdd":
-			p("\tVMOVUP%s %d(SI), Y%d", sfx[1:], 32*r, 5+r)
-			p("\tVFMADD213%s %d(DX), Y%d, %s", sfx, 32*r, 5+r, y)
-		}
-	}
-	for r := 0; r < 4; r++ {
-		p("\tVMOVUP%s Y%d, %d(DI)", sfx[1:], 1+r, 32*r)
-	}
-	p("\tADDQ $128, DI")
-	switch op {
-	case "add", "addReLU":
-		p("\tADDQ $128, SI")
-	case "mulAdd":
-		p("\tADDQ $128, SI")
-		p("\tADDQ $128, DX")
-	}
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)

@@ -33,30 +33,6 @@ func axpyF32AVX2(n int, alpha float32, x, y *float32)
 //go:noescape
 func axpyF64AVX2(n int, alpha float64, x, y *float64)
 
-//go:noescape
-func addF32AVX2(n int, dst, x *float32)
-
-//go:noescape
-func addReLUF32AVX2(n int, dst, x *float32)
-
-//go:noescape
-func reLUF32AVX2(n int, dst *float32)
-
-//go:noescape
-func mulAddF32AVX2(n int, dst, s, t *float32)
-
-//go:noescape
-func addF64AVX2(n int, dst, x *float64)
-
-//go:noescape
-func addReLUF64AVX2(n int, dst, x *float64)
-
-//go:noescape
-func reLUF64AVX2(n int, dst *float64)
-
-//go:noescape
-func mulAddF64AVX2(n int, dst, s, t *float64)
-
 var (
 	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	hasAVX512 = cpu.X86.HasAVX512F && hasAVX2

@@ -19,13 +19,5 @@ func dotF32AVX2(n int, x, y *float32) float32         { panic(noAsm) }
 func dotF64AVX2(n int, x, y *float64) float64         { panic(noAsm) }
 func axpyF32AVX2(n int, alpha float32, x, y *float32) { panic(noAsm) }
 func axpyF64AVX2(n int, alpha float64, x, y *float64) { panic(noAsm) }
-func addF32AVX2(n int, dst, x *float32)               { panic(noAsm) }
-func addReLUF32AVX2(n int, dst, x *float32)           { panic(noAsm) }
-func reLUF32AVX2(n int, dst *float32)                 { panic(noAsm) }
-func mulAddF32AVX2(n int, dst, s, t *float32)         { panic(noAsm) }
-func addF64AVX2(n int, dst, x *float64)               { panic(noAsm) }
-func addReLUF64AVX2(n int, dst, x *float64)           { panic(noAsm) }
-func reLUF64AVX2(n int, dst *float64)                 { panic(noAsm) }
-func mulAddF64AVX2(n int, dst, s, t *float64)         { panic(noAsm) }
 
 const noAsm = "kernels: assembly routine called in a build without assembly"

@@ -28,8 +28,17 @@ module @hofuse {
     %15 = "stablehlo.add"(%13, %14) : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("bn1")
     %16 = "stablehlo.constant"() { value = dense<0.0> : tensor<f64> } : () -> tensor<f64> loc("relu1")
     %17 = "stablehlo.broadcast_in_dim"(%16) { broadcast_dimensions = array<i64> } : (tensor<f64>) -> tensor<4x5xf64> loc("relu1")
-    %18 = "stablehlo.maximum"(%15, %17) : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("relu1")
-    "func.return"(%18) : (tensor<4x5xf64>) -> ()
+    %18 = "stablehlo.compare"(%15, %17) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction GT>
+    } : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xi1> loc("relu1")
+    %19 = "stablehlo.compare"(%15, %15) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction NE>
+    } : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xi1> loc("relu1")
+    %20 = "stablehlo.or"(%18, %19) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
+    %21 = "stablehlo.select"(%20, %15, %17) : (tensor<4x5xi1>, tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<4x5xf64> loc("relu1")
+    "func.return"(%21) : (tensor<4x5xf64>) -> ()
   }
 
   func.func @main(%x: tensor<4x6xf64>, %dense1_W: tensor<6x5xf64>, %dense1_b: tensor<5xf64>, %bn1_mean: tensor<5xf64>, %bn1_var: tensor<5xf64>, %bn1_scale: tensor<5xf64>, %bn1_shift: tensor<5xf64>) -> tensor<4x5xf64> {

@@ -40,8 +40,17 @@ module @hofuse {
   func.func @k3_relu1(%t2_bn1: tensor<4x5xf32>) -> tensor<4x5xf32> {
     %0 = "stablehlo.constant"() { value = dense<0.0> : tensor<f32> } : () -> tensor<f32> loc("relu1")
     %1 = "stablehlo.broadcast_in_dim"(%0) { broadcast_dimensions = array<i64> } : (tensor<f32>) -> tensor<4x5xf32> loc("relu1")
-    %2 = "stablehlo.maximum"(%t2_bn1, %1) : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("relu1")
-    "func.return"(%2) : (tensor<4x5xf32>) -> ()
+    %2 = "stablehlo.compare"(%t2_bn1, %1) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction GT>
+    } : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xi1> loc("relu1")
+    %3 = "stablehlo.compare"(%t2_bn1, %t2_bn1) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction NE>
+    } : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xi1> loc("relu1")
+    %4 = "stablehlo.or"(%2, %3) : (tensor<4x5xi1>, tensor<4x5xi1>) -> tensor<4x5xi1> loc("relu1")
+    %5 = "stablehlo.select"(%4, %t2_bn1, %1) : (tensor<4x5xi1>, tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32> loc("relu1")
+    "func.return"(%5) : (tensor<4x5xf32>) -> ()
   }
 
   func.func @main(%x: tensor<4x6xf32>, %dense1_W: tensor<6x5xf32>, %dense1_b: tensor<5xf32>, %bn1_mean: tensor<5xf32>, %bn1_var: tensor<5xf32>, %bn1_scale: tensor<5xf32>, %bn1_shift: tensor<5xf32>) -> tensor<4x5xf32> {

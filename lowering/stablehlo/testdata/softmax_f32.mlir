@@ -3,26 +3,44 @@ module @hofuse {
   // sources: softmax1
   func.func @k1_softmax1(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
     %0 = "stablehlo.constant"() { value = dense<0xff800000> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
-    %2 = "stablehlo.reduce"(%x, %0) ({
+    %11 = "stablehlo.reduce"(%x, %0) ({
       ^reductionFn(%arg0: tensor<f32>, %arg1: tensor<f32>) :
-          %1 = "stablehlo.maximum"(%arg0, %arg1) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-          "stablehlo.return"(%1) : (tensor<f32>) -> ()
+          %1 = "stablehlo.compare"(%arg0, %arg1) {
+            compare_type = #stablehlo<comparison_type FLOAT>,
+            comparison_direction = #stablehlo<comparison_direction EQ>
+          } : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %2 = "stablehlo.bitcast_convert"(%arg0) : (tensor<f32>) -> tensor<i32>
+          %3 = "stablehlo.bitcast_convert"(%arg1) : (tensor<f32>) -> tensor<i32>
+          %4 = "stablehlo.and"(%2, %3) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+          %5 = "stablehlo.bitcast_convert"(%4) : (tensor<i32>) -> tensor<f32>
+          %6 = "stablehlo.compare"(%arg0, %arg1) {
+            compare_type = #stablehlo<comparison_type FLOAT>,
+            comparison_direction = #stablehlo<comparison_direction GT>
+          } : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %7 = "stablehlo.compare"(%arg0, %arg0) {
+            compare_type = #stablehlo<comparison_type FLOAT>,
+            comparison_direction = #stablehlo<comparison_direction NE>
+          } : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %8 = "stablehlo.or"(%6, %7) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+          %9 = "stablehlo.select"(%8, %arg0, %arg1) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+          %10 = "stablehlo.select"(%1, %5, %9) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%10) : (tensor<f32>) -> ()
     }) { dimensions = array<i64: 1> } : (tensor<3x7xf32>, tensor<f32>) -> tensor<3xf32> loc("softmax1")
-    %3 = "stablehlo.broadcast_in_dim"(%2) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %4 = "stablehlo.subtract"(%x, %3) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %5 = "stablehlo.exponential"(%4) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %6 = "stablehlo.constant"() { value = dense<0.0> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
-    %8 = "stablehlo.reduce"(%5, %6) ({
+    %12 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %13 = "stablehlo.subtract"(%x, %12) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %14 = "stablehlo.exponential"(%13) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %15 = "stablehlo.constant"() { value = dense<0.0> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
+    %17 = "stablehlo.reduce"(%14, %15) ({
       ^reductionFn(%arg2: tensor<f32>, %arg3: tensor<f32>) :
-          %7 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-          "stablehlo.return"(%7) : (tensor<f32>) -> ()
+          %16 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%16) : (tensor<f32>) -> ()
     }) { dimensions = array<i64: 1> } : (tensor<3x7xf32>, tensor<f32>) -> tensor<3xf32> loc("softmax1")
-    %9 = "stablehlo.broadcast_in_dim"(%2) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %10 = "stablehlo.subtract"(%x, %9) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %11 = "stablehlo.exponential"(%10) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %12 = "stablehlo.broadcast_in_dim"(%8) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %13 = "stablehlo.divide"(%11, %12) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    "func.return"(%13) : (tensor<3x7xf32>) -> ()
+    %18 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %19 = "stablehlo.subtract"(%x, %18) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %20 = "stablehlo.exponential"(%19) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %21 = "stablehlo.broadcast_in_dim"(%17) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %22 = "stablehlo.divide"(%20, %21) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    "func.return"(%22) : (tensor<3x7xf32>) -> ()
   }
 
   func.func @main(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
