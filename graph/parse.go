@@ -447,6 +447,12 @@ func (p *parser) at(pos Pos) builder { return builder{p, pos} }
 // ParseError at the builder's position, the source annotation in force is
 // attached, and the position is recorded.
 func (b builder) node(n Node, err error) Node {
+	if de := (*DepthError)(nil); errors.As(err, &de) {
+		// Point at the end of the operand that made the term too deep: the
+		// node starts at b.pos, which for a long chain is far away.
+		b.p.failf(b.p.toks[max(b.p.i-1, 0)].pos,
+			"the expression nests deeper than %d levels (graph.MaxDepth); split it with let", MaxDepth)
+	}
 	if err != nil {
 		b.p.failf(b.pos, "%v", err)
 	}
