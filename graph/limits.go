@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 )
 
 // Limits that keep any input, however large or hostile, from overflowing
@@ -134,4 +135,163 @@ func depth1(what string, kids ...Node) (int32, error) {
 		return 0, &DepthError{What: what, Depth: d + 1}
 	}
 	return int32(d + 1), nil
+}
+
+// MemoryError reports an allocation past a memory limit: what would be
+// allocated, the bytes it needs, the limit, and the option that raises it.
+type MemoryError struct {
+	What  string // what needs the memory, as "array f32[100000000000]"
+	Bytes int64  // the bytes it needs
+	Limit int64  // the limit in force
+	Raise string // the option that raises the limit, as "graph.EvalOptions.MaxMemory"
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%s needs %d bytes, past the memory limit of %d bytes; raise %s", e.What, e.Bytes, e.Limit, e.Raise)
+}
+
+// memoryLimit returns limit, or DefaultMemoryLimit when limit is 0 or less.
+func memoryLimit(limit int64) int64 {
+	if limit <= 0 {
+		return DefaultMemoryLimit
+	}
+	return limit
+}
+
+// AddBytes returns a+b for byte counts, saturating at math.MaxInt64
+// instead of overflowing. Both must be at least 0.
+func AddBytes(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// MulBytes returns a*b for byte counts, saturating at math.MaxInt64
+// instead of overflowing. Both must be at least 0.
+func MulBytes(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// TypeBytes is the memory a value of type t takes: for an array, its
+// elements times the element size (a view's buffer may span more; see
+// LayoutBytes); for a scalar, the element size; for a tuple, the sum. It
+// saturates at math.MaxInt64, so it is safe on types no one validated.
+func TypeBytes(t Type) int64 {
+	switch t := t.(type) {
+	case *ScalarType:
+		return int64(t.DType.Size())
+	case *ArrayType:
+		n := int64(t.DType.Size())
+		for _, a := range t.Layout {
+			n = MulBytes(n, int64(max(a.Extent, 0)))
+		}
+		return n
+	case *TupleType:
+		var n int64
+		for _, e := range t.Elems {
+			n = AddBytes(n, TypeBytes(e))
+		}
+		return n
+	}
+	return 0
+}
+
+// LayoutBytes is the size of the buffer NewArray allocates for an array of
+// element type dt and layout l: its Span times the element size. l must be
+// valid (Layout.Validate).
+func LayoutBytes(dt DType, l Layout) int64 {
+	return int64(l.Span()) * int64(dt.Size())
+}
+
+// checkArrayMemory refuses an array of element type dt and the valid
+// layout l whose buffer would pass limit.
+func checkArrayMemory(dt DType, l Layout, limit int64, raise string) error {
+	if need := LayoutBytes(dt, l); need > limit {
+		return &MemoryError{What: "array " + (&ArrayType{DType: dt, Layout: l}).String(), Bytes: need, Limit: limit, Raise: raise}
+	}
+	return nil
+}
+
+// EvalBytes estimates, from the types Check inferred, the most memory Eval
+// of the checked term allocates: the inputs twice (once as generated or
+// given, once for a copy into the declared layout), every value term's
+// type once (a view counts as if it were a copy), and for every nzip its
+// result again plus evalValueOverhead bytes an element, for the results
+// it holds before stacking them. It is an upper bound for the interpreter
+// in this package, not an exact count; Go's own overheads (garbage not yet
+// collected) come on top.
+func EvalBytes(info *Info) int64 {
+	var n int64
+	for _, in := range info.Inputs {
+		n = AddBytes(n, MulBytes(2, TypeBytes(in.Type)))
+	}
+	for node, t := range info.Types {
+		if _, ok := node.(*Input); ok {
+			continue
+		}
+		b := TypeBytes(t)
+		n = AddBytes(n, b)
+		if _, ok := node.(*NZip); ok {
+			n = AddBytes(n, b)
+			n = AddBytes(n, MulBytes(evalValueOverhead, outerElems(t)))
+		}
+	}
+	return n
+}
+
+// evalValueOverhead bounds what the interpreter holds for each element
+// result of an nzip besides its data: an interface value and a boxed
+// scalar or array header.
+const evalValueOverhead = 128
+
+// outerElems is the outer extent of an array type, or the sum of those of
+// a tuple's arrays.
+func outerElems(t Type) int64 {
+	switch t := t.(type) {
+	case *ArrayType:
+		if len(t.Layout) > 0 {
+			return int64(max(t.Layout[0].Extent, 0))
+		}
+	case *TupleType:
+		var n int64
+		for _, e := range t.Elems {
+			n = AddBytes(n, outerElems(e))
+		}
+		return n
+	}
+	return 0
+}
+
+// checkEvalMemory refuses a checked term whose evaluation EvalBytes
+// estimates past limit, naming the largest value it would hold.
+func checkEvalMemory(n Node, info *Info, limit int64) error {
+	need := EvalBytes(info)
+	if need <= limit {
+		return nil
+	}
+	var big Type
+	var bigBytes int64 = -1
+	what := ""
+	for _, in := range info.Inputs {
+		if b := TypeBytes(in.Type); b > bigBytes {
+			big, bigBytes, what = in.Type, b, "input "+in.Name
+		}
+	}
+	for m, t := range info.Types {
+		if _, ok := m.(*Input); ok {
+			continue
+		}
+		b := TypeBytes(t)
+		// Inputs win ties; among values the type that sorts first does, so
+		// that the message does not depend on map order.
+		if b > bigBytes || b == bigBytes && what == "a value" && t.String() < big.String() {
+			big, bigBytes, what = t, b, "a value"
+		}
+	}
+	return &MemoryError{What: fmt.Sprintf("eval of %s (largest: %s %v)", Abbrev(n, 60), what, big),
+		Bytes: need, Limit: limit, Raise: "graph.EvalOptions.MaxMemory"}
 }

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -179,4 +180,164 @@ func TestParseDeepNestingIsAnError(t *testing.T) {
 	v, err := graph.Eval(prog.Body, map[string]graph.Value{"x": graph.ScalarValue{DType: graph.Float64, V: 2}})
 	require.NoError(t, err)
 	assert.Equal(t, fmt.Sprint(graph.ScalarValue{DType: graph.Float64, V: 3}), fmt.Sprint(v))
+}
+
+func TestLayoutValidateCaps(t *testing.T) {
+	cases := []struct {
+		l    graph.Layout
+		want string // "" for valid
+	}{
+		{graph.RowMajor(1 << 40), ""},
+		{graph.RowMajor(1<<20, 1<<20), ""},
+		{graph.Layout{{Extent: 2, Stride: 1<<40 - 1}}, ""},
+		{graph.Layout{{Extent: 1, Stride: 1 << 40}}, ""},
+		{graph.Layout{{Extent: 1<<40 + 1, Stride: 1}},
+			"layout: extent 1099511627777 of axis 0 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(1099511627777,1)>"},
+		{graph.RowMajor(9223372036854775807, 2),
+			"layout: extent 9223372036854775807 of axis 0 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(9223372036854775807,2),(2,1)>"},
+		{graph.RowMajor(1<<20, 1<<20, 2),
+			"layout: more than 1099511627776 elements (graph.MaxElements) by axis 2 in layout <(1048576,2097152),(1048576,2),(2,1)>"},
+		{graph.Layout{{Extent: 1, Stride: 1<<40 + 1}},
+			"layout: stride 1099511627777 of axis 0 is past the cap of 1099511627776 (graph.MaxElements) in layout <(1,1099511627777)>"},
+		{graph.Layout{{Extent: 2, Stride: 1 << 40}},
+			"layout: the buffer spans more than 1099511627776 elements (graph.MaxElements) by axis 0 in layout <(2,1099511627776)>"},
+		{graph.Layout{{Extent: 1 << 20, Stride: 1 << 20}, {Extent: 1 << 20, Stride: 1}}, ""}, // spans exactly 2^40
+		{graph.Layout{{Extent: 1 << 20, Stride: 1<<20 + 1}, {Extent: 1 << 20, Stride: 1}},
+			"layout: the buffer spans more than 1099511627776 elements (graph.MaxElements) by axis 1 in layout <(1048576,1048577),(1048576,1)>"},
+	}
+	for _, c := range cases {
+		err := c.l.Validate()
+		if c.want == "" {
+			assert.NoError(t, err, "%v", c.l)
+			continue
+		}
+		require.Error(t, err, "%v", c.l)
+		assert.Equal(t, c.want, err.Error())
+		// The same type is refused as an input's.
+		_, err = graph.NewInput("x", &graph.ArrayType{DType: graph.Float32, Layout: c.l}, false)
+		require.Error(t, err)
+		assert.Equal(t, "input x: "+c.want, err.Error())
+	}
+}
+
+func TestParseTypeCaps(t *testing.T) {
+	cases := map[string]string{
+		"x : f32[1099511627777]; x":           "1:9: extent 1099511627777 of axis 0 of x is past the cap of 1099511627776 (graph.MaxExtent)",
+		"x : f32[9223372036854775807,2]; x":   "1:9: extent 9223372036854775807 of axis 0 of x is past the cap of 1099511627776 (graph.MaxExtent)",
+		"x : f32[99999999999999999999]; x":    "1:9: extent 99999999999999999999 is too large",
+		"x : f32[1048576,1048576,2]; x":       "1:25: type of x has more than 1099511627776 elements (graph.MaxElements)",
+		"x : f32<(1,1099511627777)>; x":       "1:12: stride 1099511627777 of axis 0 of x is past the cap of 1099511627776 (graph.MaxElements)",
+		"x : f32<(2,1099511627776)>; x":       "1:12: layout of x spans more than 1099511627776 elements (graph.MaxElements)",
+		"x : f32<(3,4611686018427387904)>; x": "1:12: stride 4611686018427387904 of axis 0 of x is past the cap of 1099511627776 (graph.MaxElements)",
+	}
+	for src, want := range cases {
+		_, err := graph.Parse(src)
+		require.Error(t, err, src)
+		assert.Equal(t, want, err.Error(), src)
+	}
+	prog, err := graph.Parse("x : f32[1099511627776]; x")
+	require.NoError(t, err)
+	assert.Equal(t, "f32[1099511627776]", prog.Inputs[0].Type.String())
+}
+
+// Whatever type the printer prints parses back, and a layout Validate
+// refuses is refused by the parser too: random layouts with extents and
+// strides near the caps.
+func TestTypePrintParsesBackNearTheCaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	near := []int{0, 1, 2, 3, 1 << 20, 1<<20 + 1, 1<<40 - 1, 1 << 40, 1<<40 + 1, 1 << 62}
+	pick := func() int {
+		if r.IntN(3) == 0 {
+			return 1 + r.IntN(1000)
+		}
+		return near[r.IntN(len(near))]
+	}
+	valid := 0
+	for range 5000 {
+		rank := 1 + r.IntN(3)
+		l := make(graph.Layout, rank)
+		for i := range l {
+			l[i] = graph.Axis{Extent: pick(), Stride: pick()}
+		}
+		if r.IntN(3) == 0 {
+			l = graph.RowMajor(l.Extents()...)
+		}
+		typ := &graph.ArrayType{DType: graph.Float32, Layout: l}
+		src := "x : " + typ.String() + "; x"
+		prog, err := graph.Parse(src)
+		if verr := l.Validate(); verr != nil {
+			assert.Error(t, err, "%s parses, but Validate says %v", src, verr)
+			continue
+		}
+		valid++
+		require.NoError(t, err, src)
+		got := prog.Inputs[0].Type.(*graph.ArrayType)
+		assert.True(t, got.Layout.Equal(l), "%s parses as %v", src, got)
+		assert.Equal(t, typ.String(), got.String())
+	}
+	assert.Greater(t, valid, 500, "too few valid layouts to mean anything")
+}
+
+func TestArrayMemoryLimit(t *testing.T) {
+	_, err := graph.Zeros(graph.Float32, 100000000000)
+	require.Error(t, err)
+	assert.Equal(t, "array f32[100000000000] needs 400000000000 bytes, past the memory limit of 4294967296 bytes; raise the limit with graph.NewArrayLimit", err.Error())
+	var me *graph.MemoryError
+	require.True(t, errors.As(err, &me))
+	assert.Equal(t, int64(400000000000), me.Bytes)
+
+	_, err = graph.NewArrayLimit(graph.Float64, graph.RowMajor(10, 100), 7999)
+	require.Error(t, err)
+	assert.Equal(t, "array f64[10,100] needs 8000 bytes, past the memory limit of 7999 bytes; raise the limit passed to graph.NewArrayLimit", err.Error())
+	a, err := graph.NewArrayLimit(graph.Float64, graph.RowMajor(10, 100), 8000)
+	require.NoError(t, err)
+	assert.Equal(t, 1000, a.Size())
+
+	// A strided view's buffer spans more than its elements.
+	_, err = graph.NewArrayLimit(graph.Float32, graph.Layout{{Extent: 2, Stride: 1000}}, 4000)
+	require.Error(t, err)
+	assert.Equal(t, "array f32<(2,1000)> needs 4004 bytes, past the memory limit of 4000 bytes; raise the limit passed to graph.NewArrayLimit", err.Error())
+
+	r := rand.New(rand.NewPCG(1, 2))
+	_, err = graph.RandomArray(r, graph.Float64, 1<<20, 1<<10)
+	require.Error(t, err)
+	assert.Equal(t, "array f64[1048576,1024] needs 8589934592 bytes, past the memory limit of 4294967296 bytes; raise the limit with graph.RandomArrayLimit", err.Error())
+	_, err = graph.RandomArrayLimit(r, 1000, graph.Int32, 251)
+	require.Error(t, err)
+	assert.Equal(t, "array i32[251] needs 1004 bytes, past the memory limit of 1000 bytes; raise the limit passed to graph.RandomArrayLimit", err.Error())
+	b, err := graph.RandomArrayLimit(r, 1000, graph.Int32, 250)
+	require.NoError(t, err)
+	assert.Equal(t, 250, b.Size())
+	_, err = graph.RandomArray(r, graph.Float32, 9223372036854775807, 2)
+	require.Error(t, err)
+	assert.Equal(t, "layout: extent 9223372036854775807 of axis 0 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(9223372036854775807,2),(2,1)>", err.Error())
+}
+
+func TestEvalMemoryLimit(t *testing.T) {
+	prog, err := graph.Parse("A : f32[100000000000]; reduce (+) A")
+	require.NoError(t, err)
+	_, err = graph.Eval(prog.Body, nil)
+	require.Error(t, err)
+	// The input twice (given, and a copy into its layout) and the f32
+	// result: 2*4e11 + 4 bytes.
+	assert.Equal(t, "eval of reduce (+) A (largest: input A f32[100000000000]) needs 800000000004 bytes, past the memory limit of 4294967296 bytes; raise graph.EvalOptions.MaxMemory", err.Error())
+
+	// map (\x -> x * 2) u over f64[3]: u twice (48), the map's result,
+	// its element results and their overhead (24 + 24 + 3*128), and the
+	// scalars x and x * 2 (8 each; the literal 2 has no type of its own).
+	prog, err = graph.Parse(`u : f64[3]; map (\x -> x * 2) u`)
+	require.NoError(t, err)
+	info, err := graph.Check(prog.Body)
+	require.NoError(t, err)
+	need := graph.EvalBytes(info)
+	assert.Equal(t, int64(48+24+24+3*128+2*8), need)
+	u, err := graph.FromFloat64([]float64{1, 2, 3}, 3)
+	require.NoError(t, err)
+	in := map[string]graph.Value{"u": u}
+	_, err = graph.EvalWith(prog.Body, in, graph.EvalOptions{MaxMemory: need - 1})
+	require.Error(t, err)
+	assert.Equal(t, `eval of map (\x -> x * 2) u (largest: input u f64[3]) needs 496 bytes, past the memory limit of 495 bytes; raise graph.EvalOptions.MaxMemory`, err.Error())
+	v, err := graph.EvalWith(prog.Body, in, graph.EvalOptions{MaxMemory: need})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{2, 4, 6}, v.(*graph.Array).Float64s())
 }

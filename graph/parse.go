@@ -155,9 +155,7 @@ func MustParseTerm(src string, inputs ...*Input) Node {
 // Limits that keep hostile input from exhausting the stack or overflowing
 // sizes.
 const (
-	maxParseDepth = 10000   // nesting of parentheses, lambdas and negations
-	maxTypeInt    = 1 << 40 // an extent or stride in a declaration
-	maxTypeSize   = 1 << 50 // elements (and buffer span) of a declared type
+	maxParseDepth = 10000 // nesting of parentheses, lambdas and negations
 )
 
 // ---- Lexer ----
@@ -570,10 +568,15 @@ func (p *parser) typ(name string) Type {
 	if err != nil {
 		p.failf(t.pos, "unknown element type %q in the declaration of %s (want f32, f64, bool or i32)", t.text, name)
 	}
+	// The caps are Layout.Validate's, checked here to point at the
+	// number at fault.
 	size := 1
-	grow := func(pos Pos, e int) {
-		if size > maxTypeSize/e {
-			p.failf(pos, "type of %s has more than %d elements", name, maxTypeSize)
+	grow := func(pos Pos, e, axis int) {
+		if e > MaxExtent {
+			p.failf(pos, "extent %d of axis %d of %s is past the cap of %d (graph.MaxExtent)", e, axis, name, MaxExtent)
+		}
+		if size > MaxElements/e {
+			p.failf(pos, "type of %s has more than %d elements (graph.MaxElements)", name, MaxElements)
 		}
 		size *= e
 	}
@@ -587,7 +590,7 @@ func (p *parser) typ(name string) Type {
 			if e < 1 {
 				p.failf(pos, "extent %d of axis %d of %s is less than 1", e, len(extents), name)
 			}
-			grow(pos, e)
+			grow(pos, e, len(extents))
 			extents = append(extents, e)
 			if p.peek().punct("]") {
 				p.next()
@@ -614,9 +617,12 @@ func (p *parser) typ(name string) Type {
 			if s < 0 {
 				p.failf(spos, "stride %d of axis %d of %s is negative", s, len(l), name)
 			}
-			grow(epos, e)
-			if (e-1)*s > maxTypeSize-span {
-				p.failf(spos, "layout of %s spans more than %d elements", name, maxTypeSize)
+			grow(epos, e, len(l))
+			if s > MaxElements {
+				p.failf(spos, "stride %d of axis %d of %s is past the cap of %d (graph.MaxElements)", s, len(l), name, MaxElements)
+			}
+			if s > 0 && e-1 > (MaxElements-span)/s {
+				p.failf(spos, "layout of %s spans more than %d elements (graph.MaxElements)", name, MaxElements)
 			}
 			span += (e - 1) * s
 			l = append(l, Axis{Extent: e, Stride: s})
@@ -640,7 +646,7 @@ func (p *parser) typeInt(what string) int {
 		neg = true
 	}
 	t := p.next()
-	v := p.intValue(t, what, "an integer", maxTypeInt)
+	v := p.intValue(t, what, "an integer", math.MaxInt)
 	if neg {
 		return -v
 	}
