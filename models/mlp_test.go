@@ -409,7 +409,9 @@ func TestMLPConfigErrors(t *testing.T) {
 		{func(c *models.MLPConfig) { c.Batch, c.Sizes = 1, []int{100000, 100000} },
 			"MLPConfig.Sizes: sizes [100000 100000] with batch 1: the parameters and input need 40000800000 bytes, past the memory limit of 4294967296 bytes (raise MLPConfig.MaxMemory)"},
 		// x 1×1000, W 1000×1000 and b 1000 in f64: 8016000 bytes.
-		{func(c *models.MLPConfig) { c.Batch, c.Sizes, c.DType, c.MaxMemory = 1, []int{1000, 1000}, graph.Float64, 8015999 },
+		{func(c *models.MLPConfig) {
+			c.Batch, c.Sizes, c.DType, c.MaxMemory = 1, []int{1000, 1000}, graph.Float64, 8015999
+		},
 			"MLPConfig.Sizes: sizes [1000 1000] with batch 1: the parameters and input need 8016000 bytes, past the memory limit of 8015999 bytes (raise MLPConfig.MaxMemory)"},
 		{func(c *models.MLPConfig) { c.MaxMemory = -1 },
 			"MLPConfig.MaxMemory: -1, want a positive number of bytes (0 for graph.DefaultMemoryLimit)"},
