@@ -341,3 +341,22 @@ func TestEvalMemoryLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{2, 4, 6}, v.(*graph.Array).Float64s())
 }
+
+// FreeVarCache answers as FreeVars does, for every node of a term with
+// lambdas and lets that bind and shadow.
+func TestFreeVarCache(t *testing.T) {
+	a := mustInput(t, "A", graph.ArrayOf(graph.Float64, 3, 2))
+	term, err := graph.ParseTerm(`let s = 2 in map (\r -> let m = reduce max r in map (\x -> (x - m) * s) r) A`, a)
+	require.NoError(t, err)
+	var c graph.FreeVarCache
+	nodes := 0
+	for n := range graph.All(term) {
+		assert.Equal(t, graph.FreeVars(n), c.Of(n), "%s", graph.Print(n))
+		nodes++
+	}
+	assert.Greater(t, nodes, 10)
+	// Asked again, from the cache.
+	for n := range graph.All(term) {
+		assert.Equal(t, graph.FreeVars(n), c.Of(n))
+	}
+}

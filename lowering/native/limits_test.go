@@ -3,6 +3,7 @@ package native_test
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/fusion"
@@ -87,5 +88,38 @@ func TestPlanMemoryLimit(t *testing.T) {
 	got := out.(*graph.Array).Float64s()
 	if got[0] != 0 || got[999] != 1998 || got[500] != 1000 {
 		t.Errorf("got %v … %v, want 0 … 1998", got[0], got[999])
+	}
+}
+
+// A chain of additions as deep as a term may be fuses, compiles and runs.
+// Compiling it asked for the free variables of every subterm afresh, which
+// took minutes at this depth.
+func TestPlanDeepChain(t *testing.T) {
+	adds := graph.MaxDepth - 3
+	src := `u : f64[3]; map (\x -> x` + strings.Repeat(" + x", adds) + ") u"
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fusion.Fuse(prog.Body, fusion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := native.New(native.Options{Parallelism: 1}).Plan(res.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	u, err := graph.FromFloat64([]float64{1, 2, 3}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(map[string]graph.Value{"u": u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := float64(adds + 1)
+	if got := out.(*graph.Array).Float64s(); got[0] != k || got[1] != 2*k || got[2] != 3*k {
+		t.Errorf("got %v, want [%v %v %v]", got, k, 2*k, 3*k)
 	}
 }
