@@ -360,3 +360,18 @@ func TestFreeVarCache(t *testing.T) {
 		assert.Equal(t, graph.FreeVars(n), c.Of(n))
 	}
 }
+
+// Abbrev stops printing at its budget: a term that shares an open subterm
+// 60 times over prints 2^60 leaves without let, but abbreviates at once.
+func TestAbbrevOfSharedTerm(t *testing.T) {
+	x := graph.NewVar("x")
+	var body graph.Node = x
+	for range 60 {
+		var err error
+		body, err = graph.NewCall(graph.Add, body, body)
+		require.NoError(t, err)
+	}
+	l, err := graph.NewLambda([]*graph.Var{x}, body)
+	require.NoError(t, err)
+	assert.Equal(t, `\x -> x + x + (x + x) + (x + x…`, graph.Abbrev(l, 30))
+}
