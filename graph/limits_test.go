@@ -375,3 +375,28 @@ func TestAbbrevOfSharedTerm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `\x -> x + x + (x + x) + (x + x…`, graph.Abbrev(l, 30))
 }
+
+// Every term within MaxDepth prints as text the parser reads back, even
+// where the printer writes several levels of the parser's nesting for one
+// level of the term, as in -(-(-x)) and exp (exp x).
+func TestDeepTermsPrintAndParseBack(t *testing.T) {
+	u := mustInput(t, "u", graph.ArrayOf(graph.Float64, 3))
+	for _, op := range []graph.Op{graph.Neg, graph.Exp} {
+		x := graph.NewVar("x")
+		var body graph.Node = x
+		for range graph.MaxDepth - 3 {
+			var err error
+			body, err = graph.NewCall(op, body)
+			require.NoError(t, err)
+		}
+		l, err := graph.NewLambda([]*graph.Var{x}, body)
+		require.NoError(t, err)
+		m, err := graph.NewNZip(l, u)
+		require.NoError(t, err)
+		require.Equal(t, graph.MaxDepth, graph.Depth(m))
+		text := graph.Print(m)
+		back, err := graph.ParseTerm(text, u)
+		require.NoError(t, err, "%v", op)
+		assert.Equal(t, text, graph.Print(back))
+	}
+}

@@ -155,7 +155,13 @@ func MustParseTerm(src string, inputs ...*Input) Node {
 // Limits that keep hostile input from exhausting the stack or overflowing
 // sizes.
 const (
-	maxParseDepth = 10000 // nesting of parentheses, lambdas and negations
+	// maxParseDepth caps the nesting of parentheses, lambdas and
+	// negations, the parser's own recursion. The printer writes at most
+	// three such levels for each level of a term (-(-(x)) is a negation,
+	// a parenthesis and a term each), so every term within MaxDepth
+	// prints as text within it; at the cap the parser's stack stays under
+	// 64 MB, a sixteenth of Go's default maximum.
+	maxParseDepth = 4 * MaxDepth
 )
 
 // ---- Lexer ----

@@ -331,7 +331,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseErrorNestingLimit(t *testing.T) {
-	deep := strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000)
+	deep := strings.Repeat("(", 4*graph.MaxDepth) + "1" + strings.Repeat(")", 4*graph.MaxDepth)
 	_, err := graph.ParseTerm(deep)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nested too deeply")
