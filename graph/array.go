@@ -24,8 +24,26 @@ type Array struct {
 
 // NewArray returns a zero-filled array of the given type in its layout's
 // buffer span. Most callers want Zeros, which makes the row-major layout.
+// It refuses, with a *MemoryError, a buffer of more than
+// DefaultMemoryLimit bytes; NewArrayLimit takes another limit.
 func NewArray(dt DType, layout Layout) (*Array, error) {
+	return newArray(dt, layout, DefaultMemoryLimit, "the limit with graph.NewArrayLimit")
+}
+
+// NewArrayLimit is NewArray with a memory limit in bytes; 0 means
+// DefaultMemoryLimit.
+func NewArrayLimit(dt DType, layout Layout, limit int64) (*Array, error) {
+	return newArray(dt, layout, memoryLimit(limit), "the limit passed to graph.NewArrayLimit")
+}
+
+func newArray(dt DType, layout Layout, limit int64, raise string) (*Array, error) {
 	if err := layout.Validate(); err != nil {
+		return nil, err
+	}
+	if dt.Size() == 0 {
+		return nil, fmt.Errorf("new array: invalid element type %v", dt)
+	}
+	if err := checkArrayMemory(dt, layout, limit, raise); err != nil {
 		return nil, err
 	}
 	a := &Array{dtype: dt, layout: append(Layout(nil), layout...)}
@@ -80,9 +98,22 @@ func checkLen(n int, l Layout) error {
 
 // RandomArray returns a row-major array of the given extents filled with
 // values drawn uniformly from [-1, 1) by r (false/true and small integers for
-// Bool and Int32).
+// Bool and Int32). Like NewArray it refuses an array of more than
+// DefaultMemoryLimit bytes; RandomArrayLimit takes another limit.
 func RandomArray(r *rand.Rand, dt DType, extents ...int) (*Array, error) {
-	a, err := Zeros(dt, extents...)
+	return randomArray(r, dt, extents, DefaultMemoryLimit, "the limit with graph.RandomArrayLimit")
+}
+
+// RandomArrayLimit is RandomArray with a memory limit in bytes; 0 means
+// DefaultMemoryLimit.
+func RandomArrayLimit(r *rand.Rand, limit int64, dt DType, extents ...int) (*Array, error) {
+	return randomArray(r, dt, extents, memoryLimit(limit), "the limit passed to graph.RandomArrayLimit")
+}
+
+func randomArray(r *rand.Rand, dt DType, extents []int, limit int64, raise string) (*Array, error) {
+	// Past the caps RowMajor's strides wrap around, but Validate checks
+	// the extents and their product before it looks at a stride.
+	a, err := newArray(dt, RowMajor(extents...), limit, raise)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,9 @@ const untyped = Invalid
 // nzip, a reduction whose operator does not fit its elements, an illegal
 // layout operation, and so on.
 func Check(n Node) (*Info, error) {
+	if err := CheckDepth(n); err != nil {
+		return nil, err
+	}
 	c := newChecker(closedNodes(n))
 	t, err := c.value(n, nil)
 	if err != nil {

@@ -146,6 +146,26 @@
 // BindInputs check the values bound to a program's inputs by name, type
 // and extents, with errors that name the input.
 //
+// # Limits
+//
+// No input, however large or hostile, overflows the stack, an int or
+// memory; each limit is an error that names the thing at fault:
+//
+//   - Terms nest at most MaxDepth (10000) levels. The constructors record
+//     every node's depth and refuse a deeper one with a *DepthError; the
+//     parser reports the position and says to split the expression with
+//     let; Check measures a term built by hand without recursion. Every
+//     recursive pass over a term, here and in fusion and the back ends,
+//     relies on this bound.
+//   - Extents are at most MaxExtent, and an array has at most MaxElements
+//     elements and spans at most that many (both 2^40), so byte sizes never
+//     overflow. Layout.Validate enforces the caps, and with it every type,
+//     input, array and declaration, so what the printer prints parses back.
+//   - NewArray, RandomArray and Eval refuse, with a *MemoryError, to
+//     allocate past DefaultMemoryLimit (4 GiB); NewArrayLimit,
+//     RandomArrayLimit and EvalOptions.MaxMemory take another limit.
+//     EvalBytes estimates, before evaluating, what Eval allocates.
+//
 // # Aliasing
 //
 // Values returned by Eval may share buffers with its inputs (flip 0 A is a

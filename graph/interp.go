@@ -52,9 +52,29 @@ func (t TupleValue) String() string {
 // operation as the package doc's "Scalar semantics" defines (Op.Eval). It
 // is slow on purpose and is the oracle every rewrite and back end is tested
 // against.
+//
+// Eval refuses, with a *MemoryError, a term whose evaluation EvalBytes
+// estimates at more than DefaultMemoryLimit bytes; EvalWith takes another
+// limit.
 func Eval(n Node, inputs map[string]Value) (Value, error) {
+	return EvalWith(n, inputs, EvalOptions{})
+}
+
+// EvalOptions control EvalWith.
+type EvalOptions struct {
+	// MaxMemory caps, in bytes, what the evaluation may allocate as
+	// EvalBytes estimates it; 0 means DefaultMemoryLimit.
+	MaxMemory int64
+}
+
+// EvalWith is Eval with options.
+func EvalWith(n Node, inputs map[string]Value, opt EvalOptions) (Value, error) {
 	info, err := Check(n)
 	if err != nil {
+		return nil, err
+	}
+	limit := memoryLimit(opt.MaxMemory)
+	if err := checkEvalMemory(n, info, limit); err != nil {
 		return nil, err
 	}
 	if err := CheckInputs(info.Inputs, inputs); err != nil {
@@ -68,7 +88,7 @@ func Eval(n Node, inputs map[string]Value) (Value, error) {
 		}
 		bound[in] = v
 	}
-	e := &evaluator{inputs: bound, memo: map[Node]Value{}, closed: closedNodes(n)}
+	e := &evaluator{inputs: bound, memo: map[Node]Value{}, closed: closedNodes(n), limit: limit}
 	v, err := e.value(n, nil)
 	if err != nil {
 		return nil, err
@@ -104,6 +124,7 @@ type evaluator struct {
 	inputs map[*Input]Value
 	memo   map[Node]Value // values of closed terms, each computed once
 	closed map[Node]bool  // terms without free variables
+	limit  int64          // the memory limit, for the arrays stack makes
 }
 
 // env is a persistent list of variable bindings, to values or to closures.
@@ -365,15 +386,15 @@ func (ev *evaluator) nzip(fn Node, args []Value, e *env) (Value, error) {
 		}
 		results[i] = concreteValue(r)
 	}
-	return stack(results)
+	return stack(results, ev.limit)
 }
 
 // stack lays results side by side along a new outer axis: scalars become a
 // rank-1 array, arrays gain an axis, tuples stack element by element.
-func stack(results []Value) (Value, error) {
+func stack(results []Value, limit int64) (Value, error) {
 	switch first := results[0].(type) {
 	case ScalarValue:
-		out, err := Zeros(first.DType, len(results))
+		out, err := NewArrayLimit(first.DType, RowMajor(len(results)), limit)
 		if err != nil {
 			return nil, err
 		}
@@ -382,7 +403,7 @@ func stack(results []Value) (Value, error) {
 		}
 		return out, nil
 	case *Array:
-		out, err := Zeros(first.dtype, append([]int{len(results)}, first.Extents()...)...)
+		out, err := NewArrayLimit(first.dtype, RowMajor(append([]int{len(results)}, first.Extents()...)...), limit)
 		if err != nil {
 			return nil, err
 		}
@@ -401,7 +422,7 @@ func stack(results []Value) (Value, error) {
 			for i, r := range results {
 				col[i] = r.(TupleValue)[k]
 			}
-			s, err := stack(col)
+			s, err := stack(col, limit)
 			if err != nil {
 				return nil, err
 			}

@@ -109,16 +109,39 @@ func (l Layout) SameExtents(m Layout) bool {
 	return true
 }
 
-// Validate reports the first axis whose extent is below 1 or whose stride is
-// negative.
+// Validate reports the first axis whose extent is below 1 or past
+// MaxExtent, or whose stride is negative or past MaxElements, and a layout
+// with more than MaxElements elements or whose buffer spans more. A valid
+// layout's Size and Span, times any element size, cannot overflow an int.
 func (l Layout) Validate() error {
+	bad := func(i int, format string, args ...any) error {
+		return &LayoutError{Op: "layout", Axis: i, Layout: l, Msg: fmt.Sprintf(format, args...)}
+	}
+	size := 1
 	for i, a := range l {
 		if a.Extent < 1 {
-			return &LayoutError{Op: "layout", Axis: i, Layout: l, Msg: fmt.Sprintf("extent %d of axis %d is less than 1", a.Extent, i)}
+			return bad(i, "extent %d of axis %d is less than 1", a.Extent, i)
 		}
+		if a.Extent > MaxExtent {
+			return bad(i, "extent %d of axis %d is past the cap of %d (graph.MaxExtent)", a.Extent, i, MaxExtent)
+		}
+		if size > MaxElements/a.Extent {
+			return bad(i, "more than %d elements (graph.MaxElements) by axis %d", MaxElements, i)
+		}
+		size *= a.Extent
+	}
+	last := 0 // the largest offset, at most MaxElements-1
+	for i, a := range l {
 		if a.Stride < 0 {
-			return &LayoutError{Op: "layout", Axis: i, Layout: l, Msg: fmt.Sprintf("stride %d of axis %d is negative", a.Stride, i)}
+			return bad(i, "stride %d of axis %d is negative", a.Stride, i)
 		}
+		if a.Stride > MaxElements {
+			return bad(i, "stride %d of axis %d is past the cap of %d (graph.MaxElements)", a.Stride, i, MaxElements)
+		}
+		if a.Stride > 0 && a.Extent-1 > (MaxElements-1-last)/a.Stride {
+			return bad(i, "the buffer spans more than %d elements (graph.MaxElements) by axis %d", MaxElements, i)
+		}
+		last += (a.Extent - 1) * a.Stride
 	}
 	return nil
 }

@@ -26,14 +26,17 @@ type Node interface {
 	// came from, or "".
 	Source() string
 	node()
+	depthOf() int32
 }
 
 type base struct {
-	src string
+	src   string
+	depth int32 // 1 + the deepest child's, set by the constructor; 0 when unknown
 }
 
 func (b *base) Source() string { return b.src }
 func (*base) node()            {}
+func (b *base) depthOf() int32 { return b.depth }
 
 // Input is a named input of the program: data fed at every run or, with
 // Param set, a trained parameter. Inputs are compared by identity; two
@@ -204,7 +207,7 @@ func NewInput(name string, t Type, param bool) (*Input, error) {
 	if err := validateInputType(t); err != nil {
 		return nil, fmt.Errorf("input %s: %w", name, err)
 	}
-	return &Input{base: base{src: name}, Name: name, Type: t, Param: param}, nil
+	return &Input{base: base{src: name, depth: 1}, Name: name, Type: t, Param: param}, nil
 }
 
 func validateInputType(t Type) error {
@@ -234,11 +237,11 @@ func validateInputType(t Type) error {
 }
 
 // NewConst returns the untyped scalar literal v.
-func NewConst(v float64) *Const { return &Const{Value: v} }
+func NewConst(v float64) *Const { return &Const{base: base{depth: 1}, Value: v} }
 
 // NewVar returns a fresh variable. Its identity, not its name, tells it
 // apart from every other variable.
-func NewVar(name string) *Var { return &Var{Name: name} }
+func NewVar(name string) *Var { return &Var{base: base{depth: 1}, Name: name} }
 
 // NewLambda returns \params -> body.
 func NewLambda(params []*Var, body Node) (*Lambda, error) {
@@ -258,7 +261,11 @@ func NewLambda(params []*Var, body Node) (*Lambda, error) {
 	if err := nonNil("lambda body", body); err != nil {
 		return nil, err
 	}
-	return &Lambda{Params: append([]*Var(nil), params...), Body: body}, nil
+	d, err := depth1("lambda", body)
+	if err != nil {
+		return nil, err
+	}
+	return &Lambda{base: base{depth: d}, Params: append([]*Var(nil), params...), Body: body}, nil
 }
 
 // NewApp returns fn applied to args.
@@ -272,7 +279,11 @@ func NewApp(fn Node, args ...Node) (*App, error) {
 	if err := nonNilList("app", args); err != nil {
 		return nil, err
 	}
-	return &App{Fn: fn, Args: append([]Node(nil), args...)}, nil
+	d, err := depth1("app", append([]Node{fn}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &App{base: base{depth: d}, Fn: fn, Args: append([]Node(nil), args...)}, nil
 }
 
 // NewOpRef returns op as a function term.
@@ -280,7 +291,7 @@ func NewOpRef(op Op) (*OpRef, error) {
 	if !op.valid() {
 		return nil, fmt.Errorf("op ref: invalid op %d", uint8(op))
 	}
-	return &OpRef{Op: op}, nil
+	return &OpRef{base: base{depth: 1}, Op: op}, nil
 }
 
 // NewCall returns op applied to args; len(args) must be the op's arity.
@@ -294,7 +305,11 @@ func NewCall(op Op, args ...Node) (*Call, error) {
 	if err := nonNilList("call "+op.String(), args); err != nil {
 		return nil, err
 	}
-	return &Call{Op: op, Args: append([]Node(nil), args...)}, nil
+	d, err := depth1("call "+op.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{base: base{depth: d}, Op: op, Args: append([]Node(nil), args...)}, nil
 }
 
 // NewSection returns (op operand) with left false, (operand op) with left
@@ -306,11 +321,15 @@ func NewSection(op Op, operand Node, left bool) (*Section, error) {
 	if err := nonNil("section operand", operand); err != nil {
 		return nil, err
 	}
-	return &Section{Op: op, Operand: operand, Left: left}, nil
+	d, err := depth1("section "+op.String(), operand)
+	if err != nil {
+		return nil, err
+	}
+	return &Section{base: base{depth: d}, Op: op, Operand: operand, Left: left}, nil
 }
 
 // NewIdent returns the identity function.
-func NewIdent() *Ident { return &Ident{} }
+func NewIdent() *Ident { return &Ident{base: base{depth: 1}} }
 
 // NewNZip returns nzip fn args. With fewer args than fn takes it is a
 // function of the rest (see NZip).
@@ -321,7 +340,11 @@ func NewNZip(fn Node, args ...Node) (*NZip, error) {
 	if err := nonNilList("nzip", args); err != nil {
 		return nil, err
 	}
-	return &NZip{Fn: fn, Args: append([]Node(nil), args...)}, nil
+	d, err := depth1("nzip", append([]Node{fn}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &NZip{base: base{depth: d}, Fn: fn, Args: append([]Node(nil), args...)}, nil
 }
 
 // NewRNZ returns rnz red fn args.
@@ -338,7 +361,11 @@ func NewRNZ(red, fn Node, args ...Node) (*RNZ, error) {
 	if err := nonNilList("rnz", args); err != nil {
 		return nil, err
 	}
-	return &RNZ{Red: red, Fn: fn, Args: append([]Node(nil), args...)}, nil
+	d, err := depth1("rnz", append([]Node{red, fn}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &RNZ{base: base{depth: d}, Red: red, Fn: fn, Args: append([]Node(nil), args...)}, nil
 }
 
 // NewReduce returns reduce red x, that is rnz red id x.
@@ -356,7 +383,11 @@ func NewSubdiv(axis, block int, x Node) (*Subdiv, error) {
 	if err := nonNil("subdiv", x); err != nil {
 		return nil, err
 	}
-	return &Subdiv{Axis: axis, Block: block, X: x}, nil
+	d, err := depth1("subdiv", x)
+	if err != nil {
+		return nil, err
+	}
+	return &Subdiv{base: base{depth: d}, Axis: axis, Block: block, X: x}, nil
 }
 
 // NewFlatten returns flatten axis x.
@@ -367,7 +398,11 @@ func NewFlatten(axis int, x Node) (*Flatten, error) {
 	if err := nonNil("flatten", x); err != nil {
 		return nil, err
 	}
-	return &Flatten{Axis: axis, X: x}, nil
+	d, err := depth1("flatten", x)
+	if err != nil {
+		return nil, err
+	}
+	return &Flatten{base: base{depth: d}, Axis: axis, X: x}, nil
 }
 
 // NewFlip returns flip axis1 axis2 x.
@@ -378,7 +413,11 @@ func NewFlip(axis1, axis2 int, x Node) (*Flip, error) {
 	if err := nonNil("flip", x); err != nil {
 		return nil, err
 	}
-	return &Flip{Axis1: axis1, Axis2: axis2, X: x}, nil
+	d, err := depth1("flip", x)
+	if err != nil {
+		return nil, err
+	}
+	return &Flip{base: base{depth: d}, Axis1: axis1, Axis2: axis2, X: x}, nil
 }
 
 // NewTuple returns (elems...); it needs at least two elements.
@@ -389,7 +428,11 @@ func NewTuple(elems ...Node) (*Tuple, error) {
 	if err := nonNilList("tuple", elems); err != nil {
 		return nil, err
 	}
-	return &Tuple{Elems: append([]Node(nil), elems...)}, nil
+	d, err := depth1("tuple", elems...)
+	if err != nil {
+		return nil, err
+	}
+	return &Tuple{base: base{depth: d}, Elems: append([]Node(nil), elems...)}, nil
 }
 
 // NewProj returns element index of the tuple x.
@@ -400,7 +443,11 @@ func NewProj(index int, x Node) (*Proj, error) {
 	if err := nonNil("proj", x); err != nil {
 		return nil, err
 	}
-	return &Proj{Index: index, X: x}, nil
+	d, err := depth1("proj", x)
+	if err != nil {
+		return nil, err
+	}
+	return &Proj{base: base{depth: d}, Index: index, X: x}, nil
 }
 
 // NewLet returns let v = value in body.
@@ -414,7 +461,11 @@ func NewLet(v *Var, value, body Node) (*Let, error) {
 	if err := nonNil("let body", body); err != nil {
 		return nil, err
 	}
-	return &Let{Var: v, Value: value, Body: body}, nil
+	d, err := depth1("let "+v.Name, value, body)
+	if err != nil {
+		return nil, err
+	}
+	return &Let{base: base{depth: d}, Var: v, Value: value, Body: body}, nil
 }
 
 // WithSource returns a copy of n that carries the source name src. The copy

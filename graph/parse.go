@@ -155,9 +155,13 @@ func MustParseTerm(src string, inputs ...*Input) Node {
 // Limits that keep hostile input from exhausting the stack or overflowing
 // sizes.
 const (
-	maxParseDepth = 10000   // nesting of parentheses, lambdas and negations
-	maxTypeInt    = 1 << 40 // an extent or stride in a declaration
-	maxTypeSize   = 1 << 50 // elements (and buffer span) of a declared type
+	// maxParseDepth caps the nesting of parentheses, lambdas and
+	// negations, the parser's own recursion. The printer writes at most
+	// three such levels for each level of a term (-(-(x)) is a negation,
+	// a parenthesis and a term each), so every term within MaxDepth
+	// prints as text within it; at the cap the parser's stack stays under
+	// 64 MB, a sixteenth of Go's default maximum.
+	maxParseDepth = 4 * MaxDepth
 )
 
 // ---- Lexer ----
@@ -447,6 +451,12 @@ func (p *parser) at(pos Pos) builder { return builder{p, pos} }
 // ParseError at the builder's position, the source annotation in force is
 // attached, and the position is recorded.
 func (b builder) node(n Node, err error) Node {
+	if de := (*DepthError)(nil); errors.As(err, &de) {
+		// Point at the end of the operand that made the term too deep: the
+		// node starts at b.pos, which for a long chain is far away.
+		b.p.failf(b.p.toks[max(b.p.i-1, 0)].pos,
+			"the expression nests deeper than %d levels (graph.MaxDepth); split it with let", MaxDepth)
+	}
 	if err != nil {
 		b.p.failf(b.pos, "%v", err)
 	}
@@ -564,10 +574,15 @@ func (p *parser) typ(name string) Type {
 	if err != nil {
 		p.failf(t.pos, "unknown element type %q in the declaration of %s (want f32, f64, bool or i32)", t.text, name)
 	}
+	// The caps are Layout.Validate's, checked here to point at the
+	// number at fault.
 	size := 1
-	grow := func(pos Pos, e int) {
-		if size > maxTypeSize/e {
-			p.failf(pos, "type of %s has more than %d elements", name, maxTypeSize)
+	grow := func(pos Pos, e, axis int) {
+		if e > MaxExtent {
+			p.failf(pos, "extent %d of axis %d of %s is past the cap of %d (graph.MaxExtent)", e, axis, name, MaxExtent)
+		}
+		if size > MaxElements/e {
+			p.failf(pos, "type of %s has more than %d elements (graph.MaxElements)", name, MaxElements)
 		}
 		size *= e
 	}
@@ -581,7 +596,7 @@ func (p *parser) typ(name string) Type {
 			if e < 1 {
 				p.failf(pos, "extent %d of axis %d of %s is less than 1", e, len(extents), name)
 			}
-			grow(pos, e)
+			grow(pos, e, len(extents))
 			extents = append(extents, e)
 			if p.peek().punct("]") {
 				p.next()
@@ -608,9 +623,12 @@ func (p *parser) typ(name string) Type {
 			if s < 0 {
 				p.failf(spos, "stride %d of axis %d of %s is negative", s, len(l), name)
 			}
-			grow(epos, e)
-			if (e-1)*s > maxTypeSize-span {
-				p.failf(spos, "layout of %s spans more than %d elements", name, maxTypeSize)
+			grow(epos, e, len(l))
+			if s > MaxElements {
+				p.failf(spos, "stride %d of axis %d of %s is past the cap of %d (graph.MaxElements)", s, len(l), name, MaxElements)
+			}
+			if s > 0 && e-1 > (MaxElements-span)/s {
+				p.failf(spos, "layout of %s spans more than %d elements (graph.MaxElements)", name, MaxElements)
 			}
 			span += (e - 1) * s
 			l = append(l, Axis{Extent: e, Stride: s})
@@ -634,7 +652,7 @@ func (p *parser) typeInt(what string) int {
 		neg = true
 	}
 	t := p.next()
-	v := p.intValue(t, what, "an integer", maxTypeInt)
+	v := p.intValue(t, what, "an integer", math.MaxInt)
 	if neg {
 		return -v
 	}

@@ -331,7 +331,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseErrorNestingLimit(t *testing.T) {
-	deep := strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000)
+	deep := strings.Repeat("(", 4*graph.MaxDepth) + "1" + strings.Repeat(")", 4*graph.MaxDepth)
 	_, err := graph.ParseTerm(deep)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nested too deeply")
@@ -341,15 +341,25 @@ func TestParseErrorNestingLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1", graph.Print(n))
 
-	// A long let chain is not nesting: it is read iteratively.
-	var sb strings.Builder
-	sb.WriteString("let x0 = 1 in ")
-	for i := 1; i < 20000; i++ {
-		sb.WriteString("let x" + strconv.Itoa(i) + " = x" + strconv.Itoa(i-1) + " + 1 in ")
+	// A long let chain does not nest the parser's recursion: it is read
+	// iteratively. The term it makes nests one level a let, and the
+	// chain of graph.MaxDepth-2 lets whose innermost value is x + 1 is as
+	// deep as a term may be.
+	chain := func(lets int) string {
+		var sb strings.Builder
+		sb.WriteString("let x0 = 1 in ")
+		for i := 1; i < lets; i++ {
+			sb.WriteString("let x" + strconv.Itoa(i) + " = x" + strconv.Itoa(i-1) + " + 1 in ")
+		}
+		sb.WriteString("x" + strconv.Itoa(lets-1))
+		return sb.String()
 	}
-	sb.WriteString("x19999")
-	n, err = graph.ParseTerm(sb.String())
+	_, err = graph.ParseTerm(chain(graph.MaxDepth - 1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the expression nests deeper than 10000 levels (graph.MaxDepth); split it with let")
+	n, err = graph.ParseTerm(chain(graph.MaxDepth - 2))
 	require.NoError(t, err)
+	assert.Equal(t, graph.MaxDepth, graph.Depth(n))
 	lets := 0
 	var last *graph.Var
 	for {
@@ -359,7 +369,7 @@ func TestParseErrorNestingLimit(t *testing.T) {
 		}
 		lets, last, n = lets+1, l.Var, l.Body
 	}
-	assert.Equal(t, 20000, lets)
+	assert.Equal(t, graph.MaxDepth-2, lets)
 	assert.Same(t, last, n)
 }
 

@@ -49,8 +49,18 @@ func PrintWith(n Node, opt PrintOptions) string {
 }
 
 // Abbrev prints n and cuts the text to about max bytes, for error messages.
+// It stops printing once it has max bytes, so that a term that shares
+// subterms, which prints exponentially long without let, costs no more
+// than a short one.
 func Abbrev(n Node, max int) string {
-	s := PrintWith(n, PrintOptions{NoShare: true})
+	p := &printer{opt: PrintOptions{NoShare: true}, names: map[*Var]string{}, inScope: map[string]int{}, stop: max + 1}
+	for m := range All(n) {
+		if in, ok := m.(*Input); ok {
+			p.inScope[in.Name]++
+		}
+	}
+	p.top(n)
+	s := p.sb.String()
 	if len(s) > max {
 		s = s[:max] + "…"
 	}
@@ -76,6 +86,7 @@ type printer struct {
 	shared  []Node         // closed terms used more than once, in dependency order
 	letName map[Node]string
 	src     string // the source annotation in force
+	stop    int    // stop printing past this many bytes; 0 for never
 }
 
 // sharedTerms returns the closed, non-trivial value terms that n reaches on
@@ -94,6 +105,7 @@ func sharedTerms(n Node) []Node {
 	}
 	count(n)
 	var out []Node
+	free := FreeVarSets(n)
 	for m := range All(n) {
 		if uses[m] < 2 || m == n || IsFunc(m) {
 			continue
@@ -102,7 +114,7 @@ func sharedTerms(n Node) []Node {
 		case *Input, *Const, *Var, *OpRef, *Ident:
 			continue
 		}
-		if len(FreeVars(m)) == 0 {
+		if len(free[m]) == 0 {
 			out = append(out, m)
 		}
 	}
@@ -176,6 +188,9 @@ func (p *printer) open(prec, need int) func() {
 // reports whether n ends its context, so that a lambda or let, which extends
 // as far right as it can, needs no parentheses there.
 func (p *printer) expr(n Node, need int, last bool) {
+	if p.stop > 0 && p.sb.Len() >= p.stop {
+		return
+	}
 	if name, ok := p.letName[n]; ok {
 		p.sb.WriteString(name)
 		return

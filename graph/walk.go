@@ -237,29 +237,9 @@ func FreeVars(n Node) []*Var { return FreeVarSets(n)[n] }
 // one pass, children first: the way to ask about many subterms at once.
 func FreeVarSets(n Node) map[Node][]*Var {
 	free := map[Node][]*Var{}
+	of := func(c Node) []*Var { return free[c] }
 	for m := range All(n) {
-		var fv []*Var
-		add := func(vs []*Var, bound ...*Var) {
-			for _, v := range vs {
-				if !slices.Contains(bound, v) && !slices.Contains(fv, v) {
-					fv = append(fv, v)
-				}
-			}
-		}
-		switch m := m.(type) {
-		case *Var:
-			fv = []*Var{m}
-		case *Lambda:
-			add(free[m.Body], m.Params...)
-		case *Let:
-			add(free[m.Value])
-			add(free[m.Body], m.Var)
-		default:
-			for _, c := range Children(m) {
-				add(free[c])
-			}
-		}
-		free[m] = fv
+		free[m] = freeOf(m, of)
 	}
 	return free
 }

@@ -98,6 +98,8 @@ func TestDenseErrors(t *testing.T) {
 		{"dense1", nil, 5, 7, graph.Float32, "dense1 (Dense): x is nil"},
 		{"dense1", x, 0, 7, graph.Float32, "dense1 (Dense): in = 0, want at least 1"},
 		{"dense1", x, 5, -2, graph.Float32, "dense1 (Dense): out = -2, want at least 1"},
+		{"dense1", x, 9223372036854775807, 2, graph.Float32, "dense1 (Dense): in = 9223372036854775807, past the cap of 1099511627776 (graph.MaxExtent)"},
+		{"dense1", x, 5, 1 << 40, graph.Float32, "dense1 (Dense): parameter W: input dense1.W: layout: more than 1099511627776 elements (graph.MaxElements) by axis 1 in layout <(5,1099511627776),(1099511627776,1)>"},
 		{"dense1", x, 5, 7, graph.Int32, "dense1 (Dense): element type i32 is not f32 or f64"},
 		{"dense1", x, 5, 7, graph.Invalid, "dense1 (Dense): element type invalid is not f32 or f64"},
 		{"", x, 5, 7, graph.Float32, "Dense: empty layer name"},

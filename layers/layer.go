@@ -69,6 +69,9 @@ func (l *layer) positive(what string, n int) error {
 	if n < 1 {
 		return l.errorf("%s = %d, want at least 1", what, n)
 	}
+	if n > graph.MaxExtent {
+		return l.errorf("%s = %d, past the cap of %d (graph.MaxExtent)", what, n, graph.MaxExtent)
+	}
 	return nil
 }
 

@@ -102,6 +102,10 @@ type MLPConfig struct {
 	// Eps is the normalisation epsilon; 0 means the layer's default
 	// (layers.DefaultBatchNormEps or layers.DefaultLayerNormEps).
 	Eps float64
+	// MaxMemory caps, in bytes, what the model's parameters and input
+	// take (RandomParams and RandomInput allocate them); 0 means
+	// graph.DefaultMemoryLimit. MLP refuses a config past it.
+	MaxMemory int64
 }
 
 // ConfigError is a model configuration that cannot be built: the field at
@@ -126,9 +130,28 @@ func (cfg *MLPConfig) validate() error {
 		if s < 1 {
 			return bad(fmt.Sprintf("Sizes[%d]", i), "%d features, want at least 1", s)
 		}
+		if s > graph.MaxExtent {
+			return bad(fmt.Sprintf("Sizes[%d]", i), "%d features, past the cap of %d (graph.MaxExtent)", s, graph.MaxExtent)
+		}
 	}
 	if cfg.Batch < 1 {
 		return bad("Batch", "%d, want at least 1", cfg.Batch)
+	}
+	if cfg.Batch > graph.MaxExtent {
+		return bad("Batch", "%d, past the cap of %d (graph.MaxExtent)", cfg.Batch, graph.MaxExtent)
+	}
+	for i, s := range cfg.Sizes {
+		if cfg.Batch > graph.MaxElements/s {
+			return bad(fmt.Sprintf("Sizes[%d]", i), "a batch of %d by %d features has more than %d elements (graph.MaxElements)",
+				cfg.Batch, s, graph.MaxElements)
+		}
+		if i > 0 && cfg.Sizes[i-1] > graph.MaxElements/s {
+			return bad(fmt.Sprintf("Sizes[%d]", i), "the weights of dense%d, %d by %d, have more than %d elements (graph.MaxElements)",
+				i, cfg.Sizes[i-1], s, graph.MaxElements)
+		}
+	}
+	if cfg.MaxMemory < 0 {
+		return bad("MaxMemory", "%d, want a positive number of bytes (0 for graph.DefaultMemoryLimit)", cfg.MaxMemory)
 	}
 	if !cfg.DType.IsFloat() {
 		return bad("DType", "%v, want f32 or f64", cfg.DType)
@@ -240,6 +263,15 @@ func MLP(cfg MLPConfig) (*Model, error) {
 	m.OutputType = t
 	if len(info.Inputs) != len(m.Params)+1 {
 		return nil, fmt.Errorf("models: %s: internal error: the term reads %d inputs, the layers declare %d parameters and x", name, len(info.Inputs), len(m.Params))
+	}
+	limit := cfg.MaxMemory
+	if limit == 0 {
+		limit = graph.DefaultMemoryLimit
+	}
+	if need := m.Bytes(); need > limit {
+		return nil, &ConfigError{Config: "MLPConfig", Field: "Sizes", Msg: fmt.Sprintf(
+			"sizes %v with batch %d: the parameters and input need %d bytes, past the memory limit of %d bytes (raise MLPConfig.MaxMemory)",
+			cfg.Sizes, cfg.Batch, need, limit)}
 	}
 	return m, nil
 }

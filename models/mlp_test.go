@@ -394,6 +394,27 @@ func TestMLPConfigErrors(t *testing.T) {
 		{func(c *models.MLPConfig) { c.Eps = -1 }, "MLPConfig.Eps: -1, want a positive number (0 for the layer default)"},
 		{func(c *models.MLPConfig) { c.Norm, c.Mode, c.Batch = models.NormBatch, models.Training, 1 },
 			"MLPConfig.Batch: 1: BatchNorm in training mode needs a batch of at least 2"},
+		// Sizes past the caps on extents and elements (show mlp --sizes
+		// 9223372036854775807,2 printed a type the parser rejects).
+		{func(c *models.MLPConfig) { c.Sizes = []int{9223372036854775807, 2} },
+			"MLPConfig.Sizes[0]: 9223372036854775807 features, past the cap of 1099511627776 (graph.MaxExtent)"},
+		{func(c *models.MLPConfig) { c.Batch = 1<<40 + 1 },
+			"MLPConfig.Batch: 1099511627777, past the cap of 1099511627776 (graph.MaxExtent)"},
+		{func(c *models.MLPConfig) { c.Batch, c.Sizes = 1<<30, []int{1 << 11, 2} },
+			"MLPConfig.Sizes[0]: a batch of 1073741824 by 2048 features has more than 1099511627776 elements (graph.MaxElements)"},
+		{func(c *models.MLPConfig) { c.Batch, c.Sizes = 1, []int{100000000, 100000000} },
+			"MLPConfig.Sizes[1]: the weights of dense1, 100000000 by 100000000, have more than 1099511627776 elements (graph.MaxElements)"},
+		// Parameters and input past the memory limit: x 1×100000, W
+		// 100000×100000 and b 100000, four bytes each.
+		{func(c *models.MLPConfig) { c.Batch, c.Sizes = 1, []int{100000, 100000} },
+			"MLPConfig.Sizes: sizes [100000 100000] with batch 1: the parameters and input need 40000800000 bytes, past the memory limit of 4294967296 bytes (raise MLPConfig.MaxMemory)"},
+		// x 1×1000, W 1000×1000 and b 1000 in f64: 8016000 bytes.
+		{func(c *models.MLPConfig) {
+			c.Batch, c.Sizes, c.DType, c.MaxMemory = 1, []int{1000, 1000}, graph.Float64, 8015999
+		},
+			"MLPConfig.Sizes: sizes [1000 1000] with batch 1: the parameters and input need 8016000 bytes, past the memory limit of 8015999 bytes (raise MLPConfig.MaxMemory)"},
+		{func(c *models.MLPConfig) { c.MaxMemory = -1 },
+			"MLPConfig.MaxMemory: -1, want a positive number of bytes (0 for graph.DefaultMemoryLimit)"},
 	} {
 		cfg := ok
 		tc.edit(&cfg)
@@ -408,6 +429,18 @@ func TestMLPConfigErrors(t *testing.T) {
 		if _, isConfig := err.(*models.ConfigError); !isConfig || m != nil {
 			t.Errorf("%v: got %T and model %v, want a *ConfigError and no model", err, err, m)
 		}
+	}
+}
+
+// A model exactly at its memory limit builds, and its parameters and input
+// take what Bytes says.
+func TestMLPAtMemoryLimit(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{1000, 1000}, Batch: 1, DType: graph.Float64, MaxMemory: 8016000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Bytes(); got != 8016000 {
+		t.Errorf("Bytes = %d, want 8016000", got)
 	}
 }
 

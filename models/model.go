@@ -32,6 +32,16 @@ func (m *Model) NumParams() int {
 	return n
 }
 
+// Bytes is what the model's parameters and input take in memory, the
+// bytes RandomParams and RandomInput allocate together.
+func (m *Model) Bytes() int64 {
+	n := graph.TypeBytes(m.Input.Type)
+	for _, p := range m.Params {
+		n = graph.AddBytes(n, graph.TypeBytes(p.Type))
+	}
+	return n
+}
+
 // stream returns the random generator for the input or parameter name
 // under seed. Each name has its own stream, so a parameter's values do not
 // change when parameters are added or reordered.

@@ -18,6 +18,7 @@ const parThreshold = 1 << 15
 // description.
 type compiler struct {
 	opts    Options
+	free    graph.FreeVarCache // free variables of the terms compiled, each node once
 	workers int
 	b       *builder
 	// par is set while compiling code that runs inside a parallel region:

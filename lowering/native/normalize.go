@@ -47,7 +47,7 @@ type hoist struct {
 
 type normalizer struct {
 	info   *graph.Info
-	free   map[graph.Node][]*graph.Var
+	free   graph.FreeVarCache
 	refs   map[graph.Node]int
 	comp   map[graph.Node]bool
 	hoists []hoist
@@ -63,7 +63,7 @@ func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the body does not type-check: %w", err)
 	}
-	nz := &normalizer{info: info, free: map[graph.Node][]*graph.Var{}, refs: map[graph.Node]int{},
+	nz := &normalizer{info: info, refs: map[graph.Node]int{},
 		comp: map[graph.Node]bool{}, hmemo: map[graph.Node]*graph.Input{}, memo: map[graph.Node]graph.Node{},
 		next: counter}
 	for n := range graph.All(body) {
@@ -86,12 +86,7 @@ func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 }
 
 func (nz *normalizer) closed(n graph.Node) bool {
-	fv, ok := nz.free[n]
-	if !ok {
-		fv = graph.FreeVars(n)
-		nz.free[n] = fv
-	}
-	return len(fv) == 0
+	return len(nz.free.Of(n)) == 0
 }
 
 // computes reports whether n contains a traversal.

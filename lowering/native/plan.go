@@ -32,6 +32,12 @@ type Options struct {
 	// The loop-order experiments of the paper's section 4 need it; models
 	// should leave it off.
 	NoGEMM bool
+	// MaxMemory caps, in bytes, the arena a plan allocates: the buffers
+	// of every kernel, once per worker frame where each has its own, and
+	// the private copies of inputs. Plan computes it before allocating
+	// and refuses past the cap with a *graph.MemoryError naming the input
+	// or kernel that passed it. 0 means graph.DefaultMemoryLimit (4 GiB).
+	MaxMemory int64
 }
 
 // Backend is the native back end: it compiles a kernel graph into Go loop
@@ -132,6 +138,9 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("native: input %s: %w", in.Name, err)
 		}
+		if err := bl.checkMemory("input "+in.Name, 2*workers, b.Options.maxMemory()); err != nil {
+			return nil, err
+		}
 		c.inputs[in] = v
 		c.markReady(v)
 		p.ins = append(p.ins, slot)
@@ -155,6 +164,9 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 		code, err := c.compileTerm(k.Body, out, &hoisted)
 		if err != nil {
 			return nil, fmt.Errorf("native: kernel %s: %w", k.Name, err)
+		}
+		if err := bl.checkMemory("kernel "+k.Name+" with the buffers before it", 2*workers, b.Options.maxMemory()); err != nil {
+			return nil, err
 		}
 		c.inputs[k.Output] = out
 		c.markReady(out)
@@ -455,7 +467,7 @@ func (p *Plan) resultIn(v *cval, tuple graph.TupleValue, index int) (graph.Value
 		case graph.Float64:
 			return graph.FromFloat64(fr.f64[v.buf][:n], ext...)
 		}
-		a, err := graph.Zeros(v.dt, ext...)
+		a, err := graph.NewArrayLimit(v.dt, graph.RowMajor(ext...), p.opts.maxMemory())
 		if err != nil {
 			return nil, err
 		}

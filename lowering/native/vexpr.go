@@ -201,7 +201,7 @@ func (b *vbuilder) varies(n graph.Node, env *cenv) bool {
 	if len(b.subst) > 0 && b.containsSubst(n) {
 		return true
 	}
-	for _, v := range graph.FreeVars(n) {
+	for _, v := range b.c.free.Of(n) {
 		if b.varying(env.lookup(v)) {
 			return true
 		}
@@ -336,7 +336,7 @@ func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
 	if !ok || b.containsSubst(n) || !worthHoisting(call) {
 		return 0, false, nil
 	}
-	for _, v := range graph.FreeVars(n) {
+	for _, v := range b.c.free.Of(n) {
 		x := env.lookup(v)
 		if x == nil || x.kind != cvView || len(x.layout) != 0 || x.vary == nil || x.vary.loop != b.loop ||
 			x.vary.base != 0 || !b.c.ready[[2]int{int(x.dt), x.buf}] {
