@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -87,21 +88,34 @@ func (r *runFlags) check() error {
 
 // nativeOptions are the native back end's options from the flags.
 func (r *runFlags) nativeOptions() native.Options {
-	o := native.Options{Parallelism: r.threads}
-	r.applyMemoryLimit(&o)
-	return o
+	return native.Options{Parallelism: r.threads, MaxMemory: int64(r.maxMemory)}
 }
 
-// applyMemoryLimit is the one place where --max-memory reaches the library
-// (nativeOptions and evalInterp call it). This branch predates the
-// library's memory limit, so the flag is parsed and validated but there is
-// nothing to hand it to yet: at the merge, set o.MaxMemory (native) and the
-// interpreter's limit (graph) from r.maxMemory here when it is non-zero.
-func (r *runFlags) applyMemoryLimit(o *native.Options) {}
-
-// evalInterp runs the reference interpreter with the flags' limits; it is
-// the only call of graph.Eval in eval and demo, where the interpreter's
-// limit is to be set from r.maxMemory (see applyMemoryLimit).
+// evalInterp runs the reference interpreter under --max-memory; it is the
+// only call of graph.Eval in eval and demo.
 func (r *runFlags) evalInterp(n graph.Node, in map[string]graph.Value) (graph.Value, error) {
-	return graph.Eval(n, in)
+	v, err := graph.EvalWith(n, in, graph.EvalOptions{MaxMemory: int64(r.maxMemory)})
+	return v, r.memoryError(err)
+}
+
+// checkMemory refuses, before any input is generated, a program whose
+// evaluation graph.EvalBytes estimates past --max-memory.
+func (r *runFlags) checkMemory(info *graph.Info) error {
+	limit := int64(r.maxMemory)
+	if limit == 0 {
+		limit = graph.DefaultMemoryLimit
+	}
+	if need := graph.EvalBytes(info); need > limit {
+		return &graph.MemoryError{What: "evaluating the program", Bytes: need, Limit: limit, Raise: "--max-memory"}
+	}
+	return nil
+}
+
+// memoryError makes a library's memory refusal name the flag that raises
+// the limit instead of the library's option.
+func (r *runFlags) memoryError(err error) error {
+	if me, ok := errors.AsType[*graph.MemoryError](err); ok {
+		me.Raise = "--max-memory"
+	}
+	return err
 }

@@ -395,3 +395,32 @@ func TestDoctorSoundPlugin(t *testing.T) {
 	assert.Contains(t, out, "    self-test: ok")
 	assert.NotContains(t, out, "DAMAGED")
 }
+
+// Programs and models past a size cap or the memory limit are refused with
+// exit status 1 before anything is allocated, naming the flag that raises
+// the limit; nothing crashes.
+func TestMemoryLimits(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "A : f32[100000000000]; reduce (+) A"},
+			"hofuse eval: evaluating the program needs 800000000004 bytes, past the memory limit of 4294967296 bytes; raise --max-memory\n"},
+		{[]string{"eval", "--max-memory", "1KiB", "A : f32[1000]; reduce (+) A"},
+			"hofuse eval: evaluating the program needs 8004 bytes, past the memory limit of 1024 bytes; raise --max-memory\n"},
+		{[]string{"demo", "--sizes", "100000000,100000000"},
+			"hofuse demo: --sizes 100000000,100000000: the weights of dense1, 100000000 by 100000000, have more than 1099511627776 elements (graph.MaxElements)\n"},
+		{[]string{"demo", "--sizes", "784,512,10", "--max-memory", "1MiB"},
+			"hofuse demo: --sizes 784,512,10: sizes [784 512 10] with batch 1: the parameters and input need 1639528 bytes, past the memory limit of 1048576 bytes (raise --max-memory)\n"},
+		{[]string{"show", "mlp", "--sizes", "9223372036854775807,2"},
+			"hofuse show: --sizes 9223372036854775807,2: 9223372036854775807 features, past the cap of 1099511627776 (graph.MaxExtent)\n"},
+	} {
+		code, _, errs := hofuse(c.args...)
+		assert.Equal(t, 1, code, "%q", c.args)
+		assert.Equal(t, c.want, errs, "%q", c.args)
+	}
+	// Under the limit the same flag lets the work run.
+	code, out, errs := hofuse("eval", "--backend", "native", "--max-memory", "1MiB", `A : f32[3]; map (\x -> x + 1) A`)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "f32[3]")
+}

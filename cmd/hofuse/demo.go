@@ -50,7 +50,7 @@ type demoReport struct {
 	Speedup       map[int]float64 `json:"speedup_fused_vs_unfused"` // by batch, p50
 }
 
-func runDemo(args []string, stdout, stderr io.Writer) error {
+func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	c := commands["demo"]
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
@@ -62,6 +62,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed for the weights and the inputs")
 	var rf runFlags
 	rf.register(fs)
+	defer func() { err = rf.memoryError(err) }()
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
@@ -85,6 +86,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err := rf.check(); err != nil {
 		return err
 	}
+	mf.maxMemory = int64(rf.maxMemory)
 	if !set["batches"] && strings.HasPrefix(mf.mode, "train") && mf.norm == "batchnorm" {
 		// BatchNorm in training mode needs two rows to have statistics.
 		*batches = "2,256"

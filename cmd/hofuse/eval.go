@@ -43,7 +43,7 @@ The form --json prints, {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5
 is read too. --json writes NaN and infinities as those strings.
 `
 
-func runEval(args []string, stdout, stderr io.Writer) error {
+func runEval(args []string, stdout, stderr io.Writer) (err error) {
 	c := commands["eval"]
 	fs := newFlags(c, stderr)
 	usage := fs.Usage
@@ -60,6 +60,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	var rf runFlags
 	rf.register(fs)
+	defer func() { err = rf.memoryError(err) }()
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -116,6 +117,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if set["seed"] && len(given) > 0 && !slices.ContainsFunc(info.Inputs, func(in *graph.Input) bool { _, ok := given[in.Name]; return !ok }) {
 		return usagef("--seed: every input is given in --inputs, so nothing is random; drop --seed")
 	}
+	if err := rf.checkMemory(info); err != nil {
+		return err
+	}
 	values := map[string]graph.Value{}
 	r := rand.New(rand.NewPCG(*seed, *seed))
 	for _, in := range info.Inputs {
@@ -123,7 +127,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			values[in.Name] = v
 			continue
 		}
-		v, err := randomValue(r, in.Type)
+		v, err := randomValue(r, int64(rf.maxMemory), in.Type)
 		if err != nil {
 			return fmt.Errorf("input %s: %w", in.Name, err)
 		}
@@ -191,10 +195,12 @@ func evalOnBackend(backend, plugin string, unfused bool, rf *runFlags, body grap
 	return copyValue(out), nil // the executable reuses its storage
 }
 
-func randomValue(r *rand.Rand, t graph.Type) (graph.Value, error) {
+// randomValue draws a value of type t; an array past limit bytes (0: the
+// library's default) is refused.
+func randomValue(r *rand.Rand, limit int64, t graph.Type) (graph.Value, error) {
 	switch t := t.(type) {
 	case *graph.ArrayType:
-		a, err := graph.RandomArray(r, t.DType, t.Layout.Extents()...)
+		a, err := graph.RandomArrayLimit(r, limit, t.DType, t.Layout.Extents()...)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +210,7 @@ func randomValue(r *rand.Rand, t graph.Type) (graph.Value, error) {
 	case *graph.TupleType:
 		out := make(graph.TupleValue, len(t.Elems))
 		for i, e := range t.Elems {
-			v, err := randomValue(r, e)
+			v, err := randomValue(r, limit, e)
 			if err != nil {
 				return nil, err
 			}

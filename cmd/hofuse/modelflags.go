@@ -24,6 +24,9 @@ type mlpFlags struct {
 	// batchFlag is the flag errors about the batch name: "batch", or for
 	// demo, which sets batch from each of its --batches, "batches".
 	batchFlag string
+	// maxMemory is --max-memory where the command has it (0: the
+	// library's default limit).
+	maxMemory int64
 }
 
 // modelFlagNames are the flags register adds.
@@ -57,6 +60,7 @@ func (m *mlpFlags) config() (models.MLPConfig, error) {
 		return cfg, usagef("--dtype: %q is not f32 or f64", m.dtype)
 	}
 	cfg.DType = dt
+	cfg.MaxMemory = m.maxMemory
 	if m.batch < 1 {
 		return cfg, usagef("--%s %d: a batch size must be at least 1", m.flagForBatch(), m.batch)
 	}
@@ -102,7 +106,13 @@ func (m *mlpFlags) build() (*models.Model, error) {
 			}
 			return nil, usagef("--%s %d: %s", m.flagForBatch(), cfg.Batch, ce.Msg)
 		case "Sizes":
-			return nil, usagef("--sizes %s: %s", m.sizes, ce.Msg)
+			if len(cfg.Sizes) < 2 {
+				return nil, usagef("--sizes %s: %s", m.sizes, ce.Msg)
+			}
+			// Sizes well formed but past a cap or the memory limit: the
+			// work fails (exit 1); the library names its own option, the
+			// command's is a flag.
+			return nil, fmt.Errorf("--sizes %s: %s", m.sizes, strings.ReplaceAll(ce.Msg, "MLPConfig.MaxMemory", "--max-memory"))
 		case "DType", "Norm", "Mode", "Activation":
 			return nil, usagef("--%s: %s", strings.ToLower(field), ce.Msg)
 		}
