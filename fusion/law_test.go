@@ -20,10 +20,10 @@ const lawCases = 300
 const exact = 0
 
 // regrouped is the tolerance of a rule that regroups or reorders a
-// floating-point reduction: graphtest.Tolerance, 1e-10 for f64 and 1e-4 for
+// floating-point reduction: graph.Tolerance, 1e-10 for f64 and 1e-4 for
 // f32 in |want - got| / (1 + |want|). Reassociating sums is the only
 // difference these rules may make.
-func regrouped(dt graph.DType) float64 { return graphtest.Tolerance(dt) }
+func regrouped(dt graph.DType) float64 { return graph.Tolerance(dt) }
 
 // lawStats counts what a law test saw.
 type lawStats struct {
@@ -94,7 +94,7 @@ func lawCase(t *testing.T, rule Rule, gen graphtest.Generator, prepare func(grap
 		if err != nil {
 			t.Fatalf("seed %d: %s made an ill-typed term\nbefore: %s\nafter:  %s\n%v", seed, rule.Name(), graph.Print(term), graph.Print(after), err)
 		}
-		if d := graphtest.Diff(want, got, tol(dt)); d != nil {
+		if d := graph.Diff(want, got, tol(dt)); d != nil {
 			t.Fatalf("seed %d: %s changed the value\nbefore: %s\nafter:  %s\n%v", seed, rule.Name(), graph.Print(term), graph.Print(after), d)
 		}
 	}

@@ -53,13 +53,10 @@
 //
 // # Comparing values
 //
-// Diff and Compare compare two interpreter values structurally (tuples,
-// then arrays by element type, extents and elements in row-major order,
-// or scalars) within a tolerance that is absolute near zero and relative
-// for large values, and name the first mismatch by its path and index.
-// MaxAbsDiff measures, and Finite checks for NaN and infinities. Tolerance
-// gives a starting tolerance for rules that regroup reductions; rules that
-// keep the order of operations compare exactly.
+// The comparison of values and the project's one tolerance live in package
+// graph (graph.Diff, graph.MaxAbsDiff, graph.Finite, graph.Tolerance), so
+// that the CLI can use them too; Compare reports graph.Diff's mismatch
+// through a testing.TB.
 //
 // # Aliasing
 //

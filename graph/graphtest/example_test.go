@@ -27,7 +27,7 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(graph.Print(n), ins[0].Type, graphtest.Diff(want, got, 0))
+		fmt.Println(graph.Print(n), ins[0].Type, graph.Diff(want, got, 0))
 	}
 	// Output:
 	// map (\r -> rnz (+) (*) r x1) x0 f64[5,6] <nil>

@@ -10,7 +10,7 @@
 // # Tolerances
 //
 // A result r is accepted when |want - r| <= tol * (1 + |want|) for every
-// element (graphtest.Diff), with tol 1e-12 for f64 and 1e-5 for f32
+// element (graph.Diff), with tol 1e-12 for f64 and 1e-5 for f32
 // unless a case says otherwise. The interpreter reduces left to right and
 // rounds every operation to its type; a back end may reassociate sums (a
 // SIMD dot product keeps 8 or 16 partial sums, a GEMM blocks its k loop, a
@@ -196,7 +196,7 @@ func check(t testing.TB, b lowering.Backend, g *fusion.Graph, term graph.Node, i
 			t.Errorf("%s run %d: %v\nkernels:\n%v", what, run, err, g)
 			return false
 		}
-		if err := graphtest.Diff(want, got, tol); err != nil {
+		if err := graph.Diff(want, got, tol); err != nil {
 			t.Errorf("%s run %d: %v\nkernels:\n%v%s", what, run, err, g, describe(exe))
 			return false
 		}

@@ -53,7 +53,7 @@ func (c Case) Term(dt graph.DType) (graph.Node, error) {
 var DTypes = []graph.DType{graph.Float32, graph.Float64}
 
 // Tol is the tolerance results are compared with graph.Eval's in
-// (graphtest.Diff: |want - got| <= tol * (1 + |want|)) for inputs in
+// (graph.Diff: |want - got| <= tol * (1 + |want|)) for inputs in
 // [-1, 1). The back end may reassociate sums (dot_general, reduce) and use
 // its own exp, tanh, logistic and erf; the interpreter rounds every f32
 // operation from float64.

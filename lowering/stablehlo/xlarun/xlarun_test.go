@@ -74,11 +74,11 @@ func TestGoldensRunOnPJRT(t *testing.T) {
 func report(t *testing.T, dt graph.DType, want, got graph.Value) {
 	t.Helper()
 	tol := stablehlotest.Tol(dt)
-	if err := graphtest.Diff(want, got, tol); err != nil {
+	if err := graph.Diff(want, got, tol); err != nil {
 		t.Errorf("result differs from graph.Eval's (tolerance %g): %v", tol, err)
 		return
 	}
-	if d, err := graphtest.MaxAbsDiff(want, got); err == nil {
+	if d, err := graph.MaxAbsDiff(want, got); err == nil {
 		t.Logf("max |PJRT - Eval| = %.3g (tolerance %g)", d, tol)
 	}
 }
@@ -235,7 +235,7 @@ func TestRandomPrograms(t *testing.T) {
 						t.Fatalf("%s seed %d %v %s: run: %v\nterm: %s", gen.Name, seed, dt, m.name, err, graph.Print(term))
 					}
 					ran++
-					if err := graphtest.Diff(want, got, stablehlotest.Tol(dt)); err != nil {
+					if err := graph.Diff(want, got, stablehlotest.Tol(dt)); err != nil {
 						t.Errorf("%s seed %d %v %s: %v\nterm: %s", gen.Name, seed, dt, m.name, err, graph.Print(term))
 					}
 				}
