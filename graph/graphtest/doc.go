@@ -44,6 +44,24 @@
 // and scalar inputs. Kinds reports which kinds a term contains, so a test
 // can check what its seeds covered.
 //
+// # Input options and special values
+//
+// Config.Special mixes NaN, +Inf, -Inf and -0 into the float inputs that
+// Config.Inputs draws, with a stated probability per element, so that law
+// and back-end tests see the special values every back end must agree on;
+// Config.MixedTuples makes traversals read tuples of arrays of different
+// ranks (zip f a (Y, Z), Y : [n,1,1], Z : [n,3]). With either set, Eval's
+// results may hold NaN and infinities (graph.Diff matches a NaN with a NaN
+// and an infinity only with itself).
+//
+// # Shrinking
+//
+// Shrink reduces a failing Case (a term and its input values) to a small
+// one that a predicate still reports as failing: it replaces subterms by
+// their own subterms, by inputs bound to their values or by literals,
+// inlines lets, drops unused arguments, eta-reduces lambdas and shrinks
+// extents. Print the result with Case.String.
+//
 // # Determinism
 //
 // A generator draws everything from the *rand.Rand it is given and iterates
