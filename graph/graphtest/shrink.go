@@ -56,9 +56,14 @@ const ShrinkBudget = 20000
 // Every candidate is well typed (graph.Check) and binds exactly the inputs
 // its term reads, before fails sees it; fails may also return false for a
 // candidate that fails differently, to keep the shrink on one bug. Fresh
-// inputs are named s0, s1, ...
-func Shrink(c Case, fails func(Case) bool) Case {
-	s := &shrinker{fails: fails, budget: ShrinkBudget}
+// inputs are named s0, s1, ... Shrink tries at most ShrinkBudget
+// candidates; ShrinkLimit sets the number.
+func Shrink(c Case, fails func(Case) bool) Case { return ShrinkLimit(c, fails, ShrinkBudget) }
+
+// ShrinkLimit is Shrink trying at most tries candidates, for predicates
+// that cost much (a compilation each).
+func ShrinkLimit(c Case, fails func(Case) bool, tries int) Case {
+	s := &shrinker{fails: fails, budget: tries}
 	best := c
 	for progress := true; progress && s.budget > 0; {
 		progress = false
