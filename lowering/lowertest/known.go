@@ -39,19 +39,12 @@ var KnownBroken = map[string]string{
 	"pjrt-cpu/per-kernel|*|special/min-elementwise/f32": brokenNaNMaxMin,
 	"pjrt-cpu/per-kernel|*|special/columns-max/f32":     brokenNaNMaxMin,
 	"pjrt-cpu/per-kernel|*|special/columns-max/f64":     brokenNaNMaxMin,
-	// Issue 8, item 3 (the fusion helper fixes it): the product rule
-	// rewrites inside a reduction operator, making a tuple reducer the
-	// StableHLO lowering rejects; the per-kernel fallback cannot help, as
-	// the kernel's unfused form keeps that reducer.
-	"pjrt-cpu|fused|reduce/tuple-arrays":            brokenProductInReducer,
-	"pjrt-cpu/per-kernel|fused|reduce/tuple-arrays": brokenProductInReducer,
 }
 
 const (
-	brokenMixedRank        = "issue 8 item 1: native takes a reduction over a mixed-rank tuple element out of its loop"
-	brokenXLAExp           = "issue 8 item 5: XLA CPU's f32 exp of +Inf is finite"
-	brokenProductInReducer = "issue 8 item 3: the product rule rewrites inside a reduction operator"
-	brokenNaNMaxMin        = "issue 8 item 5: max/min around NaN and ±Inf differ between interpreter and back end"
+	brokenMixedRank = "issue 8 item 1: native takes a reduction over a mixed-rank tuple element out of its loop"
+	brokenXLAExp    = "issue 8 item 5: XLA CPU's f32 exp of +Inf is finite"
+	brokenNaNMaxMin = "issue 8 item 5: max/min around NaN and ±Inf differ between interpreter and back end"
 )
 
 // knownBroken returns why the run is listed in KnownBroken.

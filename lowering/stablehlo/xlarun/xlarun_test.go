@@ -251,3 +251,73 @@ func TestName(t *testing.T) {
 	}
 	_ = pjrt.ErrClosed
 }
+
+// TestFallbackOnPJRT: a kernel the StableHLO lowering rejects (built
+// directly: a reduction operator that computes both components of a tuple
+// accumulator in one traversal) falls back to its unfused form, in both
+// modes; the executable says which kernel and why, and computes the right
+// value: the column sums of x and the column maxima of y.
+func TestFallbackOnPJRT(t *testing.T) {
+	c := pjrttest.Client(t)
+	prog, err := graph.Parse(`x : f64[5,3]; y : f64[5,3];
+		rnz (\p q -> nzip (\a b c d -> (a + b, max c d)) (fst p) (fst q) (snd p) (snd q)) (\a b -> (a, b)) x y`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := graph.FromFloat64([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, 5, 3)
+	y, _ := graph.FromFloat64([]float64{3, -1, 0, 9, 2, 1, -5, 7, 4, 0, 0, 8, 1, 1, 1}, 5, 3)
+	sums, _ := graph.FromFloat64([]float64{35, 40, 45}, 3)
+	maxs, _ := graph.FromFloat64([]float64{9, 7, 8}, 3)
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			exe, err := xlarun.New(c, e.opt).CompileGraph(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer exe.Close()
+			fbs := exe.Stats().Fallbacks
+			if len(fbs) != 1 || fbs[0].Kernel != "k1_kernel" || !strings.Contains(fbs[0].Reason, "unsupported: reduction operator") {
+				t.Errorf("fallbacks %v, want one for k1_kernel naming the reduction operator", fbs)
+			}
+			if d := exe.Describe(); !strings.Contains(d, "fallback: kernel k1_kernel fell back to 1 unfused kernels") {
+				t.Errorf("Describe does not report the fallback:\n%s", d)
+			}
+			got, err := exe.Run(map[string]graph.Value{"x": x, "y": y})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := graph.Diff(graph.TupleValue{sums, maxs}, got, 0); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestProductRuleProgram: issue 8's item 3 program, fused by fusion.Fuse
+// (whose product rule may pair the reduction operators), runs on PJRT and
+// equals graph.Eval.
+func TestProductRuleProgram(t *testing.T) {
+	c := pjrttest.Client(t)
+	prog, err := graph.Parse(`x : f64[5,3]; y : f64[5,3];
+		rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q))) (\a b -> (a, b)) x y`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fusion.Fuse(prog.Body, fusion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := lowertest.Inputs(prog.Body, 3, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			lowertest.Check(t, xlarun.New(c, e.opt), res.Graph, prog.Body, in, 0)
+		})
+	}
+}
