@@ -39,6 +39,22 @@ var KnownBroken = map[string]string{
 	"pjrt-cpu/per-kernel|*|special/min-elementwise/f32": brokenNaNMaxMin,
 	"pjrt-cpu/per-kernel|*|special/columns-max/f32":     brokenNaNMaxMin,
 	"pjrt-cpu/per-kernel|*|special/columns-max/f64":     brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/Program/f64/2":                 brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/Program/f64/14":                brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/RNZOfNZip/f64/14":              brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/RNZOfRNZ/f64/14":               brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/MapOfMap/f64/2":                brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/ProductPair/f64/2":             brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/ProductPair/f64/8":             brokenNaNMaxMin,
+	"pjrt-cpu|*|pipeline/ProductPair/f32/11":            brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/Program/f64/2":      brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/Program/f64/14":     brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/RNZOfNZip/f64/14":   brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/RNZOfRNZ/f64/14":    brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/MapOfMap/f64/2":     brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/ProductPair/f64/2":  brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/ProductPair/f64/8":  brokenNaNMaxMin,
+	"pjrt-cpu/per-kernel|*|pipeline/ProductPair/f32/11": brokenNaNMaxMin,
 }
 
 const (

@@ -2,6 +2,7 @@ package lowertest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
@@ -88,7 +89,8 @@ func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 					t.Logf("%s: known broken (%s): %v", name, why, firstLine(err))
 				default:
 					small := graphtest.ShrinkLimit(graphtest.Case{Term: term, Inputs: inputs}, func(s graphtest.Case) bool {
-						return compare(b, m, s.Term, []inputSet{{Dense, s.Inputs}}) != nil
+						e := compare(b, m, s.Term, []inputSet{{Dense, s.Inputs}})
+						return e != nil && failureKind(e) == failureKind(err)
 					}, tries)
 					t.Errorf("%s on %s, %s: %v\nshrunk to:\n%v\nwhich gives: %v", name, b.Name(), m.Name, err, small, compare(b, m, small.Term, []inputSet{{Dense, small.Inputs}}))
 				}
@@ -106,4 +108,20 @@ func firstLine(err error) string {
 		}
 	}
 	return s
+}
+
+// failureKind is the stage a failure of compare happened at (cut,
+// compile, eval, a run's error or a wrong value), so that a shrink stays
+// on one failure.
+func failureKind(err error) string {
+	s := err.Error()
+	for _, k := range []string{"cut:", "compile:", "eval:"} {
+		if strings.Contains(firstLine(err), k) {
+			return k
+		}
+	}
+	if strings.Contains(s, "want ") {
+		return "value"
+	}
+	return "run"
 }

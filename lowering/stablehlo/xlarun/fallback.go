@@ -165,10 +165,15 @@ func splitTupleNZip(m graph.Node) (graph.Node, bool) {
 		if len(params) == 0 {
 			return nil, false
 		}
-		f, err := graph.NewLambda(params, e)
-		if err != nil {
-			return nil, false
+		var f graph.Node = etaReduce(params, e)
+		if f == nil {
+			lam, err := graph.NewLambda(params, e)
+			if err != nil {
+				return nil, false
+			}
+			f = lam
 		}
+		var err error
 		if elems[i], err = graph.NewNZip(f, args...); err != nil {
 			return nil, false
 		}
@@ -183,4 +188,46 @@ func splitTupleNZip(m graph.Node) (graph.Node, bool) {
 		return nil, false
 	}
 	return fresh, true
+}
+
+// etaReduce returns the function g when body applies g to params in order
+// and g uses none of them: an op (x + y is (+)) or a lifted op
+// (zip (+) a b is zip (+)); otherwise nil. The lowering reads a lifted
+// operator in that form.
+func etaReduce(params []*graph.Var, body graph.Node) graph.Node {
+	var fn graph.Node
+	var args []graph.Node
+	switch b := body.(type) {
+	case *graph.Call:
+		f, err := graph.NewOpRef(b.Op)
+		if err != nil {
+			return nil
+		}
+		fn, args = f, b.Args
+	case *graph.NZip:
+		if len(b.Args) == 0 {
+			return nil
+		}
+		for _, v := range graph.FreeVars(b.Fn) {
+			if slices.Contains(params, v) {
+				return nil
+			}
+		}
+		f, err := graph.NewNZip(b.Fn)
+		if err != nil {
+			return nil
+		}
+		fn, args = f, b.Args
+	default:
+		return nil
+	}
+	if len(args) != len(params) {
+		return nil
+	}
+	for i, a := range args {
+		if a != graph.Node(params[i]) {
+			return nil
+		}
+	}
+	return fn
 }

@@ -91,3 +91,46 @@ func TestFallbackFails(t *testing.T) {
 		}
 	}
 }
+
+// TestWithFallbacksLifted: a paired reducer whose component is itself a
+// lifted operator (zip (zip (+)) c d) splits into operators the lowering
+// reads, and the graph computes what the term does.
+func TestWithFallbacksLifted(t *testing.T) {
+	term, g := wholeGraph(t, `x : f64[5,3]; y : f64[5,3,2,2];
+		rnz (\p q -> nzip (\a b c d -> (a + b, zip (zip (+)) c d)) (fst p) (fst q) (snd p) (snd q)) (\a b -> (a, b)) x y`)
+	out, fbs, err := withFallbacks(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fbs) != 1 {
+		t.Fatalf("fallbacks %v, want one", fbs)
+	}
+	in := map[string]graph.Value{}
+	for i, name := range []string{"x", "y"} {
+		ext := []int{5, 3}
+		if name == "y" {
+			ext = []int{5, 3, 2, 2}
+		}
+		a, _ := graph.Zeros(graph.Float64, ext...)
+		for k := range a.Size() {
+			idx := make([]int, len(ext))
+			rem := k
+			for d := len(ext) - 1; d >= 0; d-- {
+				idx[d], rem = rem%ext[d], rem/ext[d]
+			}
+			a.Set(float64(k*(i+1)%7), idx...)
+		}
+		in[name] = a
+	}
+	want, err := graph.Eval(term, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := out.Eval(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := graph.Diff(want, got, 0); err != nil {
+		t.Error(err)
+	}
+}
