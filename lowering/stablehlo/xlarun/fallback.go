@@ -177,6 +177,11 @@ func splitTupleNZip(m graph.Node) (graph.Node, bool) {
 		if elems[i], err = graph.NewNZip(f, args...); err != nil {
 			return nil, false
 		}
+		// A component may pair components in turn (the product rule
+		// applied to a nested tuple accumulator).
+		if inner, ok := splitTupleNZip(elems[i]); ok {
+			elems[i] = inner
+		}
 	}
 	t, err := graph.NewTuple(elems...)
 	if err != nil {

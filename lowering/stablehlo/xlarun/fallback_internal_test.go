@@ -92,12 +92,14 @@ func TestFallbackFails(t *testing.T) {
 	}
 }
 
-// TestWithFallbacksLifted: a paired reducer whose component is itself a
-// lifted operator (zip (zip (+)) c d) splits into operators the lowering
-// reads, and the graph computes what the term does.
+// TestWithFallbacksLifted: a paired reducer whose components are a
+// lifted operator (zip (zip (+)) c d) and a pair in turn (a nested tuple
+// accumulator) splits into operators the lowering reads, and the graph
+// computes what the term does.
 func TestWithFallbacksLifted(t *testing.T) {
 	term, g := wholeGraph(t, `x : f64[5,3]; y : f64[5,3,2,2];
-		rnz (\p q -> nzip (\a b c d -> (a + b, zip (zip (+)) c d)) (fst p) (fst q) (snd p) (snd q)) (\a b -> (a, b)) x y`)
+		rnz (\p q -> nzip (\a b c d e f g h -> (a + b, zip (zip (+)) c d, (e + f, max g h))) (fst p) (fst q) (snd p) (snd q) (fst (proj 2 p)) (fst (proj 2 q)) (snd (proj 2 p)) (snd (proj 2 q)))
+			(\a b -> (a, b, (a, a))) x y`)
 	out, fbs, err := withFallbacks(g)
 	if err != nil {
 		t.Fatal(err)
