@@ -18,7 +18,7 @@ type PipelineOptions struct {
 	// means 30.
 	Seeds int
 	// Floor is the least number of programs that must compare equal; 0
-	// means half of the programs drawn.
+	// means FloorShare of the programs drawn (each mode counts once).
 	Floor int
 	// Modes are the cuts each program is compiled in; nil means fused by
 	// fusion.Fuse only.
@@ -45,9 +45,9 @@ func PipelineConfig(seed uint64) graphtest.Config {
 // graphtest generator, fused by fusion.Fuse, compiled with b and run,
 // must equal graph.Eval within graph.ToleranceOf the result. A failing
 // program is shrunk (graphtest.Shrink) and reported with the small
-// program that still fails. Programs listed in KnownBroken (mode "fused",
-// case "pipeline/<generator>/<dtype>/<seed>") are logged, not failed. It
-// fails when fewer programs than the floor compared equal.
+// program that still fails at the same stage. Programs listed in
+// KnownBroken (case "pipeline/<generator>/<dtype>/<seed>") are logged,
+// not failed. It fails when fewer programs than the floor compared equal.
 func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 	seeds := opt.Seeds
 	if seeds == 0 {
@@ -58,10 +58,6 @@ func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 		tries = 200
 	}
 	gens := graphtest.Generators()
-	floor := opt.Floor
-	if floor == 0 {
-		floor = seeds * len(gens) * max(1, len(opt.Modes)) / 2
-	}
 	modes := opt.Modes
 	if modes == nil {
 		modes = []Mode{{"fused", Fused}}
@@ -96,6 +92,10 @@ func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 				}
 			}
 		}
+	}
+	floor := opt.Floor
+	if floor == 0 {
+		floor = int(FloorShare * float64(c.planned))
 	}
 	c.report(t, floor)
 }
