@@ -30,7 +30,7 @@ func fuseProgram(t *testing.T, src string) *Result {
 	require.NoError(t, err)
 	got, err := res.Graph.Eval(in)
 	require.NoError(t, err)
-	graphtest.Compare(t, want, got, 1e-12)
+	graphtest.Compare(t, want, got, graph.ToleranceOf(want))
 	return res
 }
 

@@ -15,15 +15,20 @@ import (
 // seeded by its index, so a failure names the seed that reproduces it.
 const lawCases = 300
 
+// lawSpecialCases is how many more programs each law test draws with the
+// generator's input options on (graphtest.Config.Special and
+// MixedTuples), seeded lawCases, lawCases+1, ...
+const lawSpecialCases = 100
+
 // exact is the tolerance of a rule that keeps the order of every scalar
 // operation: the interpreter must give bit-identical results.
 const exact = 0
 
 // regrouped is the tolerance of a rule that regroups or reorders a
-// floating-point reduction: graphtest.Tolerance, 1e-10 for f64 and 1e-4 for
+// floating-point reduction: graph.Tolerance, 1e-10 for f64 and 1e-4 for
 // f32 in |want - got| / (1 + |want|). Reassociating sums is the only
 // difference these rules may make.
-func regrouped(dt graph.DType) float64 { return graphtest.Tolerance(dt) }
+func regrouped(dt graph.DType) float64 { return graph.Tolerance(dt) }
 
 // lawStats counts what a law test saw.
 type lawStats struct {
@@ -38,7 +43,7 @@ type lawStats struct {
 func checkLaw(t *testing.T, rule Rule, gen graphtest.Generator, prepare func(graph.Node) (graph.Node, error), tol func(graph.DType) float64) lawStats {
 	t.Helper()
 	st := lawStats{refused: map[string]int{}}
-	for seed := range uint64(lawCases) {
+	for seed := range uint64(lawCases + lawSpecialCases) {
 		st.add(lawCase(t, rule, gen, prepare, tol, seed))
 	}
 	return st
@@ -63,14 +68,20 @@ func lawCase(t *testing.T, rule Rule, gen graphtest.Generator, prepare func(grap
 		dt = graph.Float32
 	}
 	r := graphtest.Rand(seed)
-	term, ins := gen(r, graphtest.Config{DType: dt})
+	cfg := graphtest.Config{DType: dt}
+	if seed >= lawCases {
+		// The extra seeds (and most fuzzed ones): NaN, ±Inf and -0 among
+		// the inputs, and tuple arguments of mixed rank.
+		cfg.Special, cfg.MixedTuples = 0.05, 0.3
+	}
+	term, ins := gen(r, cfg)
 	if prepare != nil {
 		var err error
 		if term, err = prepare(term); err != nil {
 			t.Fatalf("seed %d: preparing %s: %v", seed, graph.Print(term), err)
 		}
 	}
-	in := graphtest.Inputs(rand.New(rand.NewPCG(seed, 99)), ins)
+	in := cfg.Inputs(rand.New(rand.NewPCG(seed, 99)), ins)
 	want, err := graph.Eval(term, usedInputs(term, in))
 	require.NoError(t, err, "seed %d", seed)
 	c, err := newContext(term)
@@ -94,7 +105,7 @@ func lawCase(t *testing.T, rule Rule, gen graphtest.Generator, prepare func(grap
 		if err != nil {
 			t.Fatalf("seed %d: %s made an ill-typed term\nbefore: %s\nafter:  %s\n%v", seed, rule.Name(), graph.Print(term), graph.Print(after), err)
 		}
-		if d := graphtest.Diff(want, got, tol(dt)); d != nil {
+		if d := graph.Diff(want, got, tol(dt)); d != nil {
 			t.Fatalf("seed %d: %s changed the value\nbefore: %s\nafter:  %s\n%v", seed, rule.Name(), graph.Print(term), graph.Print(after), d)
 		}
 	}

@@ -36,7 +36,7 @@ func checkSchedules(t *testing.T, prog *graph.Program, scheds []*Schedule) {
 		got, err := graph.Eval(s.Term, in)
 		require.NoError(t, err, s.Key())
 		// Subdividing or exchanging reductions regroups the sums.
-		graphtest.Compare(t, want, got, 1e-12)
+		graphtest.Compare(t, want, got, graph.ToleranceOf(want))
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
@@ -153,12 +152,12 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return fmt.Errorf("unfused, batch %d: %w", batch, err)
 		}
-		d, err := graphtest.MaxAbsDiff(fusedOut, unfusedOut)
+		d, err := graph.MaxAbsDiff(fusedOut, unfusedOut)
 		if err != nil {
 			return err
 		}
 		rep.MaxAbsDiff = max(rep.MaxAbsDiff, d)
-		if err := graphtest.Diff(unfusedOut, fusedOut, graphtest.Tolerance(cfg.DType)); err != nil {
+		if err := graph.Diff(unfusedOut, fusedOut, graph.Tolerance(cfg.DType)); err != nil {
 			return fmt.Errorf("batch %d: fused and unfused results differ: %w", batch, err)
 		}
 		if i == 0 && !*noRef {
@@ -166,10 +165,10 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 			if err != nil {
 				return err
 			}
-			if rep.MaxAbsDiffRef, err = graphtest.MaxAbsDiff(ref, fusedOut); err != nil {
+			if rep.MaxAbsDiffRef, err = graph.MaxAbsDiff(ref, fusedOut); err != nil {
 				return err
 			}
-			if err := graphtest.Diff(ref, fusedOut, graphtest.Tolerance(cfg.DType)); err != nil {
+			if err := graph.Diff(ref, fusedOut, graph.Tolerance(cfg.DType)); err != nil {
 				return fmt.Errorf("batch %d: fused result differs from the reference interpreter: %w", batch, err)
 			}
 		}

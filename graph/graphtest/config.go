@@ -34,6 +34,21 @@ type Config struct {
 	// the arrays it makes. It keeps the reference interpreter fast. 0
 	// means 1024.
 	MaxWork int
+	// Special is the probability that an element of a floating-point input
+	// drawn by Config.Inputs is a special value instead of a uniform one:
+	// NaN, +Inf, -Inf or -0, each as likely. 0 (the default) draws none;
+	// with it set, Eval's results may hold NaN and infinities, which
+	// graph.Diff compares by its rules (a NaN matches a NaN, an infinity
+	// only itself).
+	Special float64
+	// MixedTuples is the probability that an array a traversal reads (an
+	// argument of an nzip or rnz the generator makes, rather than one it
+	// finds in scope) is a tuple of two arrays of different ranks, such as
+	// (Y, Z) with Y : [n,1,1] and Z : [n,3], often with extents of 1, so
+	// that the function's tuple parameter p has elements fst p and snd p of
+	// different ranks. 0 (the default) leaves tuple arguments to their
+	// usual rare draws. It needs Tuples enabled and MaxRank at least 2.
+	MixedTuples float64
 	// Disable lists the kinds of terms to leave out; see Kind. The
 	// generators for a named pattern (NZipOfNZip, ...) always make their
 	// pattern, and leave out the disabled kinds around it.

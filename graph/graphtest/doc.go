@@ -44,6 +44,24 @@
 // and scalar inputs. Kinds reports which kinds a term contains, so a test
 // can check what its seeds covered.
 //
+// # Input options and special values
+//
+// Config.Special mixes NaN, +Inf, -Inf and -0 into the float inputs that
+// Config.Inputs draws, with a stated probability per element, so that law
+// and back-end tests see the special values every back end must agree on;
+// Config.MixedTuples makes traversals read tuples of arrays of different
+// ranks (zip f a (Y, Z), Y : [n,1,1], Z : [n,3]). With either set, Eval's
+// results may hold NaN and infinities (graph.Diff matches a NaN with a NaN
+// and an infinity only with itself).
+//
+// # Shrinking
+//
+// Shrink reduces a failing Case (a term and its input values) to a small
+// one that a predicate still reports as failing: it replaces subterms by
+// their own subterms, by inputs bound to their values or by literals,
+// inlines lets, drops unused arguments, eta-reduces lambdas and shrinks
+// extents. Print the result with Case.String.
+//
 // # Determinism
 //
 // A generator draws everything from the *rand.Rand it is given and iterates
@@ -53,13 +71,10 @@
 //
 // # Comparing values
 //
-// Diff and Compare compare two interpreter values structurally (tuples,
-// then arrays by element type, extents and elements in row-major order,
-// or scalars) within a tolerance that is absolute near zero and relative
-// for large values, and name the first mismatch by its path and index.
-// MaxAbsDiff measures, and Finite checks for NaN and infinities. Tolerance
-// gives a starting tolerance for rules that regroup reductions; rules that
-// keep the order of operations compare exactly.
+// The comparison of values and the project's one tolerance live in package
+// graph (graph.Diff, graph.MaxAbsDiff, graph.Finite, graph.Tolerance), so
+// that the CLI can use them too; Compare reports graph.Diff's mismatch
+// through a testing.TB.
 //
 // # Edge cases
 //

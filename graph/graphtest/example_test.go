@@ -3,36 +3,79 @@ package graphtest_test
 import (
 	"fmt"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 )
 
-// A law test evaluates a program before and after a rewrite and compares.
-// Here the "rewrite" is the identity rewrite of graph.Rewrite, which must
-// leave the value alone.
+// A law test evaluates a program before and after a rewrite and compares
+// within the project's tolerance. Here the rewrite is the whole fusion
+// pipeline, fusion.Fuse, on random matrix-vector products: the kernel
+// graph it makes must compute what the term computes.
 func Example() {
 	for seed := range uint64(3) {
 		r := graphtest.Rand(seed)
-		n, ins := graphtest.MatVec(r, graphtest.Config{MaxExtent: 6})
+		n, ins := graphtest.MatVec(r, graphtest.Config{MaxExtent: 6, DType: graph.Float32})
 		in := graphtest.Inputs(r, ins)
 		want, err := graph.Eval(n, in)
 		if err != nil {
 			panic(err)
 		}
-		after, err := graph.Rewrite(n, func(m graph.Node) (graph.Node, error) { return m, nil })
+		res, err := fusion.Fuse(n, fusion.Options{})
 		if err != nil {
 			panic(err)
 		}
-		got, err := graph.Eval(after, in)
+		got, err := res.Graph.Eval(in)
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(graph.Print(n), ins[0].Type, graphtest.Diff(want, got, 0))
+		fmt.Println(graph.Print(n), ins[0].Type, len(res.Graph.Kernels), "kernel(s):", graph.Diff(want, got, graph.Tolerance(graph.Float32)))
 	}
 	// Output:
-	// map (\r -> rnz (+) (*) r x1) x0 f64[5,6] <nil>
-	// map (\r -> rnz (+) (*) r x1) (flip 0 x0) f64[6,6] <nil>
-	// map (\r -> rnz (+) (\a b -> a * b) r x1) x0 f64[1,3] <nil>
+	// map (\r -> rnz (+) (*) r x1) x0 f32[5,6] 1 kernel(s): <nil>
+	// map (\r -> rnz (+) (*) r x1) (flip 0 x0) f32[6,6] 1 kernel(s): <nil>
+	// map (\r -> rnz (+) (\a b -> a * b) r x1) x0 f32[1,3] 1 kernel(s): <nil>
+}
+
+// Shrink reduces a failing program to a small one. Here the "bug" is a
+// planted one: an evaluator that gets every max reduction wrong. The
+// predicate compares it with graph.Eval; the shrunk program is the
+// smallest one that still shows the difference.
+func ExampleShrink() {
+	broken := func(c graphtest.Case) (graph.Value, error) {
+		// The planted bug: reduce max is computed as reduce min.
+		term, err := graph.Rewrite(c.Term, func(n graph.Node) (graph.Node, error) {
+			if op, ok := n.(*graph.OpRef); ok && op.Op == graph.Max {
+				return graph.NewOpRef(graph.Min)
+			}
+			return n, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return graph.Eval(term, c.Inputs)
+	}
+	fails := func(c graphtest.Case) bool {
+		want, err := graph.Eval(c.Term, c.Inputs)
+		if err != nil {
+			return false
+		}
+		got, err := broken(c)
+		return err == nil && graph.Diff(want, got, 0) != nil
+	}
+	for seed := uint64(0); ; seed++ {
+		r := graphtest.Rand(seed)
+		n, ins := graphtest.Program(r, graphtest.Config{})
+		c := graphtest.Case{Term: n, Inputs: graphtest.Inputs(r, ins)}
+		if !fails(c) {
+			continue
+		}
+		small := graphtest.Shrink(c, fails)
+		fmt.Println(graph.Print(small.Term))
+		break
+	}
+	// Output:
+	// reduce (zip max) x21
 }
 
 // ProductPair's (map f x, rnz r g x) over one shared x, beside another

@@ -551,10 +551,39 @@ func (g *gen) tuple(t *graph.TupleType, depth int, sc scope) graph.Node {
 // reads: its elements have rank below depth, so that the function can
 // consume them.
 func (g *gen) argType(n, depth int) graph.Type {
+	if g.on(Tuples) && g.cfg.MaxRank >= 2 && g.cfg.MixedTuples > 0 && g.coin(g.cfg.MixedTuples) {
+		return g.mixedTuple(n)
+	}
 	if g.on(Tuples) && g.coin(0.06) {
 		return &graph.TupleType{Elems: []graph.Type{g.arrayType(n, depth), g.arrayType(n, depth)}}
 	}
 	return g.arrayType(n, depth)
+}
+
+// mixedTuple draws a pair of arrays of outer extent n and two different
+// ranks, such as ([n,1,1], [n,3]), for Config.MixedTuples. Inner extents
+// are 1 a third of the time, so that size-1 axes meet longer ones.
+func (g *gen) mixedTuple(n int) *graph.TupleType {
+	ranks := []int{1 + g.intn(g.cfg.MaxRank), 0}
+	ranks[1] = 1 + g.intn(g.cfg.MaxRank-1)
+	if ranks[1] >= ranks[0] {
+		ranks[1]++
+	}
+	elems := make([]graph.Type, 2)
+	for i, rank := range ranks {
+		ext := []int{n}
+		budget := max(1, g.room()/n)
+		for len(ext) < rank {
+			e := 1
+			if !g.coin(1.0/3) && budget >= 2 {
+				e = g.extent(budget)
+			}
+			ext = append(ext, e)
+			budget = max(1, budget/e)
+		}
+		elems[i] = graph.ArrayOf(g.cfg.DType, ext...)
+	}
+	return &graph.TupleType{Elems: elems}
 }
 
 // args makes k arrays of outer extent n for a traversal at depth depth,

@@ -51,7 +51,7 @@ func checkProgram(t *testing.T, what string, n graph.Node, ins []*graph.Input, d
 	if err != nil {
 		t.Fatalf("%s: eval: %v\n%s", what, err, graph.Print(n))
 	}
-	if err := Finite(v); err != nil {
+	if err := graph.Finite(v); err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, graph.Print(n))
 	}
 	return v
@@ -106,7 +106,7 @@ func TestGeneratorsAreDeterministic(t *testing.T) {
 				}
 				v1, v2 := Inputs(Rand(seed), ins1), Inputs(Rand(seed), ins2)
 				for name, v := range v1 {
-					require.NoError(t, Diff(v, v2[name], 0), "input %s, seed %d", name, seed)
+					require.NoError(t, graph.Diff(v, v2[name], 0), "input %s, seed %d", name, seed)
 				}
 			}
 		})
@@ -257,7 +257,7 @@ func TestScalarExpr(t *testing.T) {
 			}
 			v, err := graph.Eval(e, in)
 			require.NoError(t, err)
-			require.NoError(t, Finite(v), "seed %d: %s with %v", seed, graph.Print(e), in)
+			require.NoError(t, graph.Finite(v), "seed %d: %s with %v", seed, graph.Print(e), in)
 		}
 	}
 }
@@ -276,7 +276,7 @@ func TestInputs(t *testing.T) {
 	sv := in["s"].(graph.ScalarValue)
 	assert.Equal(t, graph.Float64, sv.DType)
 	again := Inputs(Rand(7), []*graph.Input{a, s})
-	assert.NoError(t, Diff(in["A"], again["A"], 0))
+	assert.NoError(t, graph.Diff(in["A"], again["A"], 0))
 	assert.Equal(t, in["s"], again["s"])
 }
 

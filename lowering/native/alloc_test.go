@@ -6,8 +6,8 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 )
 
 // TestMLPAllocs checks that a steady-state Run of the benchmark network
@@ -36,22 +36,22 @@ func TestMLPAllocs(t *testing.T) {
 // TestSuiteAllocs checks every program of the suite, whole and unfused,
 // for allocations in Run.
 func TestSuiteAllocs(t *testing.T) {
-	for _, c := range nativetest.Cases() {
-		prog, err := c.Program()
-		if err != nil {
-			t.Fatal(err)
-		}
+	insts, err := lowertest.Instances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range insts {
 		for _, split := range []string{"whole", "unfused"} {
 			t.Run(c.Name+"/"+split, func(t *testing.T) {
 				cut := fusion.Whole
 				if split == "unfused" {
 					cut = fusion.Unfused
 				}
-				g, err := cut(prog.Body)
+				g, err := cut(c.Term)
 				if err != nil {
 					t.Fatal(err)
 				}
-				info, _ := graph.Check(prog.Body)
+				info, _ := graph.Check(c.Term)
 				in := inputsFor(g, info)
 				p, err := native.New(native.Options{}).Plan(g)
 				if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/layers"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 	"github.com/hofuse/hofuse/models"
 )
 
@@ -44,7 +44,7 @@ func checkAll(t *testing.T, term graph.Node, inputs map[string]graph.Value, tol 
 	for sname, g := range splits(t, term) {
 		for bname, opts := range backends {
 			t.Run(sname+"/"+bname, func(t *testing.T) {
-				nativetest.Check(t, native.New(opts), g, term, inputs, tol)
+				lowertest.Check(t, native.New(opts), g, term, inputs, tol)
 			})
 		}
 	}
@@ -163,7 +163,7 @@ func TestMLPFullSize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nativetest.Check(t, native.New(native.Options{}), g, m.Output, in, 0)
+			lowertest.Check(t, native.New(native.Options{}), g, m.Output, in, 0)
 		})
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 )
 
 // matmulPlan compiles one loop order of C = A·B for n×n float64
@@ -41,7 +41,7 @@ func TestMatmulOrdersLarge(t *testing.T) {
 		t.Skip("the interpreter takes a while")
 	}
 	const n = 48
-	orders := append(nativetest.MatmulOrders(), nativetest.BlockedMatmulOrders(16)...)
+	orders := append(lowertest.MatmulOrders(), lowertest.BlockedMatmulOrders(16)...)
 	for _, o := range orders {
 		for _, nogemm := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/nogemm=%v", o.Name, nogemm), func(t *testing.T) {
@@ -70,10 +70,10 @@ func TestMatmulOrdersLarge(t *testing.T) {
 func BenchmarkMatmul(b *testing.B) {
 	type order struct{ name, term string }
 	var orders []order
-	for _, o := range nativetest.MatmulOrders() {
+	for _, o := range lowertest.MatmulOrders() {
 		orders = append(orders, order{o.Name, o.Term})
 	}
-	for _, o := range nativetest.BlockedMatmulOrders(16) {
+	for _, o := range lowertest.BlockedMatmulOrders(16) {
 		orders = append(orders, order{o.Name + "_b16", o.Term})
 	}
 	for _, n := range []int{256, 1024} {
@@ -83,10 +83,10 @@ func BenchmarkMatmul(b *testing.B) {
 			})
 		}
 		b.Run(fmt.Sprintf("order=gemm/n=%d", n), func(b *testing.B) {
-			benchPlan(b, n, nativetest.MatmulOrders()[0].Term, native.Options{})
+			benchPlan(b, n, lowertest.MatmulOrders()[0].Term, native.Options{})
 		})
 		b.Run(fmt.Sprintf("order=gonum/n=%d", n), func(b *testing.B) {
-			_, in, _ := matmulPlan(b, n, nativetest.MatmulOrders()[0].Term, native.Options{})
+			_, in, _ := matmulPlan(b, n, lowertest.MatmulOrders()[0].Term, native.Options{})
 			A := blas64.General{Rows: n, Cols: n, Stride: n, Data: in["A"].(*graph.Array).Float64s()}
 			B := blas64.General{Rows: n, Cols: n, Stride: n, Data: in["B"].(*graph.Array).Float64s()}
 			C := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}

@@ -6,36 +6,42 @@ import (
 	"github.com/hofuse/hofuse/graph/graphtest"
 	"testing"
 
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 )
 
+// modes are the native back end's options the suite runs under: the
+// parallelism of one and of several goroutines, and the loop nests
+// without the GEMM kernel.
+var modes = []struct {
+	name string
+	opts native.Options
+}{
+	{"parallel", native.Options{Parallelism: 4}},
+	{"sequential", native.Options{Parallelism: 1}},
+	{"nogemm", native.Options{NoGEMM: true}},
+}
+
+// TestSuite runs the back-end suite in every mode, each program fused by
+// fusion.Fuse, unfused by fusion.Unfused, whole and cut everywhere.
 func TestSuite(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		opts native.Options
-	}{
-		{"parallel", native.Options{}},
-		{"sequential", native.Options{Parallelism: 1}},
-		{"nogemm", native.Options{NoGEMM: true}},
-	} {
-		t.Run(c.name, func(t *testing.T) { nativetest.Run(t, native.New(c.opts)) })
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			lowertest.Run(t, native.New(m.opts), lowertest.Options{Short: testing.Short()})
+		})
 	}
 }
 
-func TestRandomPrograms(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		opts native.Options
-		dt   graph.DType
-	}{
-		{"f64", native.Options{}, graph.Float64},
-		{"f32", native.Options{}, graph.Float32},
-		{"f64-sequential", native.Options{Parallelism: 1}, graph.Float64},
-		{"f64-nogemm", native.Options{NoGEMM: true}, graph.Float64},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			nativetest.RunRandom(t, native.New(c.opts), 1, 300, graphtest.Config{DType: c.dt})
+// TestPipeline is the pipeline law test on the native back end: random
+// programs, fused by fusion.Fuse, in every mode.
+func TestPipeline(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 10
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			lowertest.RunPipeline(t, native.New(m.opts), lowertest.PipelineOptions{Seeds: seeds, Modes: lowertest.Modes()})
 		})
 	}
 }
@@ -66,7 +72,7 @@ func TestStridedInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nativetest.Check(t, native.New(native.Options{Parallelism: par}), g, prog.Body, in, 0)
+		lowertest.Check(t, native.New(native.Options{Parallelism: par}), g, prog.Body, in, 0)
 	}
 }
 

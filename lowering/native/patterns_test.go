@@ -9,17 +9,21 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 )
 
 // TestPatterns checks that the shapes the compiler should recognise are
 // recognised: the plan's description names the kernel calls and loops it
 // chose.
 func TestPatterns(t *testing.T) {
-	cases := map[string]string{}
-	for _, c := range nativetest.Cases() {
-		cases[c.Name] = c.Src
+	insts, err := lowertest.Instances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]graph.Node{}
+	for _, c := range insts {
+		cases[c.Name] = c.Term
 	}
 	for _, c := range []struct {
 		name   string
@@ -43,9 +47,9 @@ func TestPatterns(t *testing.T) {
 		{"reduce/large", native.Options{}, []string{"split over 2 goroutines"}, nil},
 		{"reduce/tuple", native.Options{}, []string{"in place ([add max])"}, []string{"general"}},
 		{"reduce/general", native.Options{}, []string{"loop rnz [13] scalar"}, nil},
-		{"elementwise/f32", native.Options{}, []string{"f32 chunks"}, []string{"per-element"}},
+		{"elementwise/f32-long", native.Options{}, []string{"f32 chunks"}, []string{"per-element"}},
 		{"elementwise/large", native.Options{}, []string{"loop nzip [300] parallel"}, nil},
-		{"softmax/f32", native.Options{}, []string{"vector rnz [33] (max)", "vector rnz [33] (add)", "f32 chunks"}, []string{"per-element"}},
+		{"softmax/rows-f32", native.Options{}, []string{"vector rnz [33] (max)", "vector rnz [33] (add)", "f32 chunks"}, []string{"per-element"}},
 		{"hoist/closed-under-lambda", native.Options{}, []string{"hoisted $h1 f64[11]"}, nil},
 		{"views/flip-of-computed", native.Options{}, nil, []string{"scratch"}},
 		{"elementwise/id", native.Options{}, []string{"copy [11]"}, nil},
@@ -54,11 +58,11 @@ func TestPatterns(t *testing.T) {
 			if c.opts.Parallelism == 0 {
 				c.opts.Parallelism = 2 // the descriptions below assume two goroutines
 			}
-			prog, err := graph.Parse(cases[c.name])
-			if err != nil {
-				t.Fatal(err)
+			term, ok := cases[c.name]
+			if !ok {
+				t.Fatalf("no case %s in the suite", c.name)
 			}
-			g, err := fusion.Whole(prog.Body)
+			g, err := fusion.Whole(term)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hofuse/hofuse/fusion"
-	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
-	"github.com/hofuse/hofuse/lowering/stablehlo/stablehlotest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden StableHLO files in testdata")
@@ -18,9 +16,9 @@ var update = flag.Bool("update", false, "rewrite the golden StableHLO files in t
 // testdata/<case>[_unfused]_<dtype>.mlir; -update rewrites them. Package
 // xlarun's tests compile the same files on a PJRT plugin and run them.
 func TestGolden(t *testing.T) {
-	for _, g := range stablehlotest.Goldens() {
+	for _, g := range lowertest.Goldens() {
 		t.Run(g.File, func(t *testing.T) {
-			text, err := g.Module()
+			text, err := goldenModule(g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,27 +40,15 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestDebugPrint(t *testing.T) {
-	name := os.Getenv("CASE")
-	if name == "" {
-		t.Skip("set CASE=<case name> to print its module")
+// goldenModule returns the StableHLO text of a golden case.
+func goldenModule(g lowertest.Golden) (string, error) {
+	_, kg, err := g.Graph()
+	if err != nil {
+		return "", err
 	}
-	for _, c := range stablehlotest.Cases() {
-		if c.Name != name {
-			continue
-		}
-		term, err := c.Term(graph.Float32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := fusion.Whole(term)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err := stablehlo.Module(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Log("\n" + text)
+	low, err := stablehlo.LowerGraph(kg)
+	if err != nil {
+		return "", err
 	}
+	return low.Text, nil
 }

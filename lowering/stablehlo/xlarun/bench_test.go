@@ -6,7 +6,6 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
 	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
 	"github.com/hofuse/hofuse/models"
@@ -14,12 +13,12 @@ import (
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
-// mlpTol is the tolerance (graphtest.Diff) between the MLP's results on
-// PJRT and the interpreter's, and between the fused and unfused runs. It
-// is looser than stablehlotest.Tol(Float32): each output sums 784, 512 and
-// 512 f32 products that XLA reassociates (and differently in one fused
-// executable than in per-layer ones), while graph.Eval rounds from float64.
-const mlpTol = 1e-4
+// mlpTol is the tolerance (graph.Diff) between the MLP's results on
+// PJRT and the interpreter's, and between the fused and unfused runs: the
+// project's one for f32. Each output sums 784, 512 and 512 f32 products
+// that XLA reassociates (and differently in one fused executable than in
+// per-layer ones), while graph.Eval rounds from float64.
+var mlpTol = graph.Tolerance(graph.Float32)
 
 // mlpBatches and mlpModes are the benchmark's size classes and modes.
 var (
@@ -88,10 +87,10 @@ func checkMLP(tb testing.TB, c *pjrt.Client, batch int) {
 		results[mode] = got
 		ref = mc
 	}
-	if err := graphtest.Diff(results["unfused"], results["fused"], mlpTol); err != nil {
+	if err := graph.Diff(results["unfused"], results["fused"], mlpTol); err != nil {
 		tb.Fatalf("batch %d: fused differs from unfused (tolerance %g): %v", batch, mlpTol, err)
 	}
-	d, _ := graphtest.MaxAbsDiff(results["unfused"], results["fused"])
+	d, _ := graph.MaxAbsDiff(results["unfused"], results["fused"])
 	tb.Logf("batch %d: max |fused - unfused| = %.3g", batch, d)
 	if batch != 1 {
 		return
@@ -101,10 +100,10 @@ func checkMLP(tb testing.TB, c *pjrt.Client, batch int) {
 		tb.Fatal(err)
 	}
 	for _, mode := range mlpModes {
-		if err := graphtest.Diff(want, results[mode], mlpTol); err != nil {
+		if err := graph.Diff(want, results[mode], mlpTol); err != nil {
 			tb.Fatalf("batch %d %s: differs from graph.Eval (tolerance %g): %v", batch, mode, mlpTol, err)
 		}
-		d, _ := graphtest.MaxAbsDiff(want, results[mode])
+		d, _ := graph.MaxAbsDiff(want, results[mode])
 		tb.Logf("batch %d %s: max |PJRT - Eval| = %.3g", batch, mode, d)
 	}
 }
@@ -275,7 +274,7 @@ func BenchmarkMLPDevice(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := graphtest.Diff(want, got, mlpTol); err != nil {
+				if err := graph.Diff(want, got, mlpTol); err != nil {
 					b.Fatalf("device chain differs from Executable.Run: %v", err)
 				}
 				b.ReportAllocs()

@@ -16,6 +16,17 @@
 //
 // Lowering time (text generation) and compile time (PJRT's, per
 // executable) are recorded separately in Stats.
+//
+// # Per-kernel fallback
+//
+// When the StableHLO lowering cannot take a kernel of the graph
+// (stablehlo.ErrUnsupported), the back end does not fail the whole graph:
+// it replaces that kernel by its unfused form (fusion.Unfused of the
+// kernel's body, reduction operators that the product rule paired split
+// back into one per component), lowers each piece on its own and compiles
+// the result, in either mode. Stats.Fallbacks and Describe say which
+// kernels fell back and why. Only when a piece is rejected too does
+// Compile fail, naming the kernel and both reasons.
 package xlarun
 
 import (
@@ -71,6 +82,7 @@ type Stats struct {
 	Lower       time.Duration // generating the StableHLO text
 	Compile     time.Duration // PJRT compile time, summed over the executables (as first compiled; cached programs cost nothing now)
 	CacheHits   int           // executables the client had compiled already
+	Fallbacks   []Fallback    // kernels the lowering rejected, replaced by their unfused form
 }
 
 // Executable is a compiled kernel graph.
@@ -104,7 +116,12 @@ func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 	if g == nil || len(g.Kernels) == 0 {
 		return nil, errors.New("xlarun: empty kernel graph")
 	}
-	x := &Executable{backend: b, graph: g, stats: Stats{Kernels: len(g.Kernels)}}
+	x := &Executable{backend: b, stats: Stats{Kernels: len(g.Kernels)}}
+	g, fbs, err := withFallbacks(g)
+	if err != nil {
+		return nil, err
+	}
+	x.graph, x.stats.Fallbacks = g, fbs
 	var lows []*stablehlo.Lowered
 	var names []string
 	start := time.Now()
@@ -145,6 +162,17 @@ func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 
 // Stats reports what compiling cost.
 func (x *Executable) Stats() Stats { return x.stats }
+
+// Describe says how the graph was compiled: the executables, and each
+// kernel that fell back to its unfused form, with the reason.
+func (x *Executable) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d kernels, %d executables\n", x.backend.Name(), len(x.graph.Kernels), len(x.progs))
+	for _, f := range x.stats.Fallbacks {
+		fmt.Fprintf(&b, "fallback: %v\n", f)
+	}
+	return b.String()
+}
 
 // Texts returns the StableHLO text of each executable, in order.
 func (x *Executable) Texts() []string {

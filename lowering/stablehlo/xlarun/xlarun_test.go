@@ -1,19 +1,18 @@
 package xlarun_test
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
-	"github.com/hofuse/hofuse/lowering/stablehlo/stablehlotest"
 	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
@@ -21,16 +20,20 @@ import (
 
 // TestGoldensRunOnPJRT compiles every golden file of package stablehlo as
 // it is on disk, runs it on random inputs and compares the results with
-// graph.Eval's, within stablehlotest.Tol.
+// graph.Eval's, within graph.ToleranceOf the result.
 func TestGoldensRunOnPJRT(t *testing.T) {
 	c := pjrttest.Client(t)
-	for i, g := range stablehlotest.Goldens() {
+	for i, g := range lowertest.Goldens() {
 		t.Run(g.File, func(t *testing.T) {
 			text, err := os.ReadFile(filepath.Join("..", "testdata", g.File))
 			if err != nil {
 				t.Fatal(err)
 			}
-			term, low, err := g.Lower()
+			term, kg, err := g.Graph()
+			if err != nil {
+				t.Fatal(err)
+			}
+			low, err := stablehlo.LowerGraph(kg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +44,7 @@ func TestGoldensRunOnPJRT(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inputs, err := stablehlotest.Inputs(graphtest.Rand(uint64(i)), term)
+			inputs, err := lowertest.Inputs(term, uint64(i), 0, lowertest.Dense)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,28 +67,28 @@ func TestGoldensRunOnPJRT(t *testing.T) {
 			if len(outs) == 1 {
 				got = outs[0]
 			}
-			report(t, g.DType, want, got)
+			report(t, want, got)
 		})
 	}
 }
 
-// report compares got with want within the tolerance of dt and logs the
-// largest difference.
-func report(t *testing.T, dt graph.DType, want, got graph.Value) {
+// report compares got with want within graph.ToleranceOf want and logs
+// the largest difference.
+func report(t *testing.T, want, got graph.Value) {
 	t.Helper()
-	tol := stablehlotest.Tol(dt)
-	if err := graphtest.Diff(want, got, tol); err != nil {
+	tol := graph.ToleranceOf(want)
+	if err := graph.Diff(want, got, tol); err != nil {
 		t.Errorf("result differs from graph.Eval's (tolerance %g): %v", tol, err)
 		return
 	}
-	if d, err := graphtest.MaxAbsDiff(want, got); err == nil {
+	if d, err := graph.MaxAbsDiff(want, got); err == nil {
 		t.Logf("max |PJRT - Eval| = %.3g (tolerance %g)", d, tol)
 	}
 }
 
-// modes are the ways the suite runs each term: one executable for the
-// fused graph; one executable for the unfused graph (XLA may fuse across
-// its kernels); one executable per kernel of the unfused graph.
+// modes are the ways TestStridedInputs runs its term: one executable for
+// the fused graph; one executable for the unfused graph (XLA may fuse
+// across its kernels); one executable per kernel of the unfused graph.
 var modes = []struct {
 	name      string
 	partition func(graph.Node) (*fusion.Graph, error)
@@ -96,46 +99,47 @@ var modes = []struct {
 	{"unfused-per-kernel", fusion.Unfused, xlarun.Options{PerKernel: true}},
 }
 
-// TestSuite runs every case of stablehlotest, in f32 and f64, in every
-// mode, and compares with graph.Eval.
+// executables are the PJRT back end's two ways of compiling a kernel
+// graph: one executable for the whole graph, and one per kernel.
+// Each runs the suite's cuts that matter to it (compiling on PJRT is
+// slow): one module of the fused graph and of the whole term; one
+// executable per kernel of the fused and of the unfused graph.
+var executables = []struct {
+	name  string
+	opt   xlarun.Options
+	modes []string
+}{
+	{"module", xlarun.Options{}, []string{"fused", "whole"}},
+	{"per-kernel", xlarun.Options{PerKernel: true}, []string{"fused", "unfused"}},
+}
+
+// suiteModes returns the suite's modes of those names.
+func suiteModes(names []string) []lowertest.Mode {
+	var out []lowertest.Mode
+	for _, m := range lowertest.Modes() {
+		if slices.Contains(names, m.Name) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// rejects are the suite's instances the StableHLO lowering documents it
+// cannot take, with the error it must give: reduce needs an associative
+// operator it can apply as a tree; a non-associative fold has no lowering.
+var rejects = map[string]string{
+	"reduce/general":        "unsupported: reduction operator",
+	"reduce/general-arrays": "unsupported: reduction operator",
+}
+
+// TestSuite runs the back-end suite on PJRT, as one executable and one
+// per kernel (see executables).
 func TestSuite(t *testing.T) {
 	c := pjrttest.Client(t)
-	for ci, tc := range stablehlotest.Cases() {
-		for _, dt := range stablehlotest.DTypes {
-			term, err := tc.Term(dt)
-			if err != nil {
-				t.Fatalf("%s %v: %v", tc.Name, dt, err)
-			}
-			inputs, err := stablehlotest.Inputs(graphtest.Rand(uint64(ci)), term)
-			if err != nil {
-				t.Fatalf("%s %v: %v", tc.Name, dt, err)
-			}
-			want, err := graph.Eval(term, inputs)
-			if err != nil {
-				t.Fatalf("%s %v: eval: %v", tc.Name, dt, err)
-			}
-			for _, m := range modes {
-				t.Run(fmt.Sprintf("%s/%v/%s", tc.Name, dt, m.name), func(t *testing.T) {
-					g, err := m.partition(term)
-					if err != nil {
-						t.Fatalf("partition: %v", err)
-					}
-					x, err := xlarun.New(c, m.opt).CompileGraph(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer x.Close()
-					got, err := x.Run(inputs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					report(t, dt, want, got)
-					if s := x.Stats(); m.opt.PerKernel && s.Executables != len(g.Kernels) {
-						t.Errorf("%d executables for %d kernels", s.Executables, len(g.Kernels))
-					}
-				})
-			}
-		}
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			lowertest.Run(t, xlarun.New(c, e.opt), lowertest.Options{Modes: suiteModes(e.modes), Short: testing.Short(), Rejects: rejects})
+		})
 	}
 }
 
@@ -177,74 +181,27 @@ func TestStridedInputs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.name, err)
 		}
-		report(t, graph.Float64, want, got)
+		report(t, want, got)
 	}
 }
 
-var randomPrograms = flag.Int("random", 30, "number of random programs TestRandomPrograms runs (each in f32 and f64, in every mode)")
+var randomPrograms = flag.Int("random", 20, "seeds of each generator TestPipeline runs (each fused and unfused, as one executable and per kernel)")
 
-// TestRandomPrograms lowers random well-typed programs of graphtest and
-// compares PJRT with graph.Eval. Programs with a construct the lowering
-// does not support (stablehlo.ErrUnsupported) are counted, not failed.
-func TestRandomPrograms(t *testing.T) {
+// TestPipeline is the pipeline law test on PJRT: random programs of every
+// graphtest generator, fused by fusion.Fuse (and unfused), compiled as one
+// executable and per kernel, must equal graph.Eval. Any error fails, and
+// fewer programs than the floor compared equal fails.
+func TestPipeline(t *testing.T) {
 	c := pjrttest.Client(t)
 	n := *randomPrograms
 	if testing.Short() {
-		n = min(n, 10)
+		n = min(n, 6)
 	}
-	unsupported := map[string]int{}
-	ran := 0
-	for _, gen := range graphtest.Generators() {
-		for seed := range n / len(graphtest.Generators()) {
-			for _, dt := range stablehlotest.DTypes {
-				r := graphtest.Rand(uint64(seed))
-				term, ins := gen.Gen(r, graphtest.Config{DType: dt})
-				inputs := graphtest.Inputs(r, ins)
-				want, err := graph.Eval(term, inputs)
-				if err != nil {
-					t.Fatalf("%s seed %d: eval: %v", gen.Name, seed, err)
-				}
-				for _, m := range modes {
-					g, err := m.partition(term)
-					if err != nil {
-						// Not the lowering's business: fusion.Unfused cuts
-						// literal-only arithmetic (1 + 0.25 * 0.25) into a
-						// kernel of type f64 that an f32 context then reads.
-						unsupported["partition: "+err.Error()]++
-						continue
-					}
-					x, err := xlarun.New(c, m.opt).Compile(g)
-					if errors.Is(err, stablehlo.ErrUnsupported) {
-						msg := err.Error()
-						if i := strings.Index(msg, "unsupported: "); i >= 0 {
-							msg = msg[i:]
-						}
-						unsupported[msg]++
-						continue
-					}
-					if err != nil {
-						t.Fatalf("%s seed %d %v %s: %v\nterm: %s", gen.Name, seed, dt, m.name, err, graph.Print(term))
-					}
-					// The partition may drop inputs that only dead code reads.
-					used := map[string]graph.Value{}
-					for _, in := range g.Inputs {
-						used[in.Name] = inputs[in.Name]
-					}
-					got, err := x.Run(used)
-					if err != nil {
-						t.Fatalf("%s seed %d %v %s: run: %v\nterm: %s", gen.Name, seed, dt, m.name, err, graph.Print(term))
-					}
-					ran++
-					if err := graphtest.Diff(want, got, stablehlotest.Tol(dt)); err != nil {
-						t.Errorf("%s seed %d %v %s: %v\nterm: %s", gen.Name, seed, dt, m.name, err, graph.Print(term))
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%d runs matched graph.Eval", ran)
-	for msg, k := range unsupported {
-		t.Logf("skipped %d: %s", k, msg)
+	modes := []lowertest.Mode{{Name: "fused", Cut: lowertest.Fused}, {Name: "unfused", Cut: fusion.Unfused}}
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			lowertest.RunPipeline(t, xlarun.New(c, e.opt), lowertest.PipelineOptions{Seeds: n, Modes: modes})
+		})
 	}
 }
 
@@ -293,4 +250,74 @@ func TestName(t *testing.T) {
 		t.Errorf("Name() = %q, want %q", got, want)
 	}
 	_ = pjrt.ErrClosed
+}
+
+// TestFallbackOnPJRT: a kernel the StableHLO lowering rejects (built
+// directly: a reduction operator that computes both components of a tuple
+// accumulator in one traversal) falls back to its unfused form, in both
+// modes; the executable says which kernel and why, and computes the right
+// value: the column sums of x and the column maxima of y.
+func TestFallbackOnPJRT(t *testing.T) {
+	c := pjrttest.Client(t)
+	prog, err := graph.Parse(`x : f64[5,3]; y : f64[5,3];
+		rnz (\p q -> nzip (\a b c d -> (a + b, max c d)) (fst p) (fst q) (snd p) (snd q)) (\a b -> (a, b)) x y`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := graph.FromFloat64([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, 5, 3)
+	y, _ := graph.FromFloat64([]float64{3, -1, 0, 9, 2, 1, -5, 7, 4, 0, 0, 8, 1, 1, 1}, 5, 3)
+	sums, _ := graph.FromFloat64([]float64{35, 40, 45}, 3)
+	maxs, _ := graph.FromFloat64([]float64{9, 7, 8}, 3)
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			exe, err := xlarun.New(c, e.opt).CompileGraph(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer exe.Close()
+			fbs := exe.Stats().Fallbacks
+			if len(fbs) != 1 || fbs[0].Kernel != "k1_kernel" || !strings.Contains(fbs[0].Reason, "unsupported: reduction operator") {
+				t.Errorf("fallbacks %v, want one for k1_kernel naming the reduction operator", fbs)
+			}
+			if d := exe.Describe(); !strings.Contains(d, "fallback: kernel k1_kernel fell back to 1 unfused kernels") {
+				t.Errorf("Describe does not report the fallback:\n%s", d)
+			}
+			got, err := exe.Run(map[string]graph.Value{"x": x, "y": y})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := graph.Diff(graph.TupleValue{sums, maxs}, got, 0); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestProductRuleProgram: issue 8's item 3 program, fused by fusion.Fuse
+// (whose product rule may pair the reduction operators), runs on PJRT and
+// equals graph.Eval.
+func TestProductRuleProgram(t *testing.T) {
+	c := pjrttest.Client(t)
+	prog, err := graph.Parse(`x : f64[5,3]; y : f64[5,3];
+		rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q))) (\a b -> (a, b)) x y`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fusion.Fuse(prog.Body, fusion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := lowertest.Inputs(prog.Body, 3, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range executables {
+		t.Run(e.name, func(t *testing.T) {
+			lowertest.Check(t, xlarun.New(c, e.opt), res.Graph, prog.Body, in, 0)
+		})
+	}
 }
