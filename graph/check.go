@@ -314,7 +314,7 @@ func (c *checker) apply(fn Node, args []Type, s *Scope) (Type, error) {
 		if b.Fn == nil {
 			return nil, errorf(f, "%s has type %v and is not a function", f.Name, b.Type)
 		}
-		return c.apply(b.Fn, args, Within(b.FnEnv))
+		return c.apply(b.Fn, args, ScopeOf(b.FnEnv))
 	}
 	return nil, errorf(fn, "not a function; a lambda, an op, a section, id or a partial nzip is needed here")
 }

@@ -95,6 +95,32 @@ func mismatch(path, place string, w, g float64) error {
 	return fmt.Errorf("%s%s: want %v, got %v (difference %g)", path, place, w, g, math.Abs(w-g))
 }
 
+// Exact returns nil when got equals want bit for bit, as far as the scalar
+// semantics define bits: every NaN matches every NaN, and otherwise
+// elements must be equal and have the same sign (so -0 and +0 differ). It
+// returns an error naming the first difference otherwise. Tests of
+// operations whose result the semantics fix exactly use it instead of
+// Diff.
+func Exact(want, got Value) error {
+	same := func(w, g float64) bool {
+		if math.IsNaN(w) || math.IsNaN(g) {
+			return math.IsNaN(w) && math.IsNaN(g)
+		}
+		return w == g && math.Signbit(w) == math.Signbit(g)
+	}
+	return walkPair("", want, got, same, func(path, place string, w, g float64) error {
+		return fmt.Errorf("%s%s: want %s, got %s", path, place, exactString(w), exactString(g))
+	}, nil)
+}
+
+// exactString writes v, with the sign of a negative zero.
+func exactString(v float64) string {
+	if v == 0 && math.Signbit(v) {
+		return "-0"
+	}
+	return fmt.Sprint(v)
+}
+
 // MaxAbsDiff returns the largest |a - b| over the elements of two values of
 // one structure, or an error wrapping ErrStructure when their structures
 // differ. It is +Inf when an element is NaN or infinite in one and not the

@@ -198,7 +198,7 @@ func (op Op) Unary(dt DType) func(x float64) float64 {
 	case Abs:
 		f = math.Abs
 	case Exp:
-		f = math.Exp
+		f = ExpFloat64
 	case Log:
 		f = math.Log
 	case Sqrt:
@@ -208,7 +208,7 @@ func (op Op) Unary(dt DType) func(x float64) float64 {
 	case Tanh:
 		f = math.Tanh
 	case Logistic:
-		f = func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+		f = func(x float64) float64 { return 1 / (1 + ExpFloat64(-x)) }
 	case Erf:
 		f = math.Erf
 	default:
@@ -322,4 +322,17 @@ func toInt32(v float64) int32 {
 		return math.MinInt32
 	}
 	return int32(v)
+}
+
+// ExpFloat64 is e**x in float64, the exp of the scalar semantics. It is
+// math.Exp except near overflow: Go's amd64 math.Exp returns +Inf for x
+// above about 709.436, where e**x is still finite up to about 709.78;
+// there it squares e**(x/2), which keeps the result within an ulp or two.
+// Every back end that computes exp in Go calls it.
+func ExpFloat64(x float64) float64 {
+	if x > 709 {
+		e := math.Exp(x / 2)
+		return e * e
+	}
+	return math.Exp(x)
 }

@@ -140,3 +140,38 @@ func TestArraySetInt32(t *testing.T) {
 		}
 	}
 }
+
+// exp is finite up to ln(MaxFloat64) ≈ 709.78, though Go's amd64 math.Exp
+// overflows from about 709.436. The expected values are CPython's math.exp
+// (the C library's exp), an independent reference; the interpreter must
+// agree within 2 ulp.
+func TestExpNearOverflow(t *testing.T) {
+	for _, c := range []struct {
+		op   graph.Op
+		x    float64
+		want float64
+	}{
+		{graph.Exp, 709.0, 8.218407461554972e+307},
+		{graph.Exp, 709.436, 1.270983941812912e+308},
+		{graph.Exp, 709.5, 1.3549863193146328e+308},
+		{graph.Exp, 709.7, 1.6549840276802644e+308},
+		{graph.Exp, 709.78, 1.7928227943945155e+308},
+		{graph.Exp, 709.79, math.Inf(1)},
+		{graph.Logistic, -709.7, 6.04235438695844e-309},
+		{graph.Logistic, -709.0, 1.216780750623423e-308},
+	} {
+		got, err := c.op.Eval(graph.Float64, c.x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.IsInf(c.want, 1) {
+			if !math.IsInf(got, 1) {
+				t.Errorf("%v(%v) = %v, want +Inf", c.op, c.x, got)
+			}
+			continue
+		}
+		if d := math.Abs(got-c.want) / c.want; d > 4.5e-16 {
+			t.Errorf("%v(%v) = %v, want %v (relative difference %.2g)", c.op, c.x, got, c.want, d)
+		}
+	}
+}

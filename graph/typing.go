@@ -33,8 +33,8 @@ type Scope struct {
 	outer Env // set on the last element of a scope that extends outer
 }
 
-// Within returns a scope that binds what env binds; nil binds nothing.
-func Within(env Env) *Scope {
+// ScopeOf returns a scope that binds what env binds; nil binds nothing.
+func ScopeOf(env Env) *Scope {
 	switch e := env.(type) {
 	case nil:
 		return nil
@@ -94,12 +94,12 @@ func NewTyper() *Typer {
 
 // TypeOf is the package's TypeOf, remembering closed subterms.
 func (t *Typer) TypeOf(n Node, env Env) (Type, error) {
-	return t.c.value(n, Within(env))
+	return t.c.value(n, ScopeOf(env))
 }
 
 // ApplyType is the package's ApplyType, remembering closed subterms.
 func (t *Typer) ApplyType(fn Node, args []Type, env Env) (Type, error) {
-	return t.c.apply(fn, args, Within(env))
+	return t.c.apply(fn, args, ScopeOf(env))
 }
 
 // Concrete gives the untyped scalars in t, which no context decided, the

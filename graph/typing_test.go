@@ -38,7 +38,7 @@ func TestTypeOfOpenTerms(t *testing.T) {
 	}
 	// A scope that extends the caller's Env.
 	inner := let.Body.(*NZip).Fn.(*Lambda)
-	got, err = TypeOf(inner.Body, Within(env).Bind(inner.Params[0], Scalar(Float64)).Bind(inner.Params[1], Scalar(Float64)))
+	got, err = TypeOf(inner.Body, ScopeOf(env).Bind(inner.Params[0], Scalar(Float64)).Bind(inner.Params[1], Scalar(Float64)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func init() {
 	}
 }
 
-func f64s(t *testing.T, data []float64, extents ...int) *graph.Array {
+func viewF64s(t *testing.T, data []float64, extents ...int) *graph.Array {
 	t.Helper()
 	a, err := graph.FromFloat64(data, extents...)
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestNewViewTypeEndToEnd(t *testing.T) {
 	assert.Equal(t, "f64[3]", info.TypeOf(prog.Body).String())
 
 	// Interpreter.
-	x := f64s(t, []float64{1, 2, 3, 4, 5}, 5)
+	x := viewF64s(t, []float64{1, 2, 3, 4, 5}, 5)
 	got, err := graph.Eval(prog.Body, map[string]graph.Value{"x": x})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{6, 9, 12}, got.(*graph.Array).Values())
@@ -105,7 +105,7 @@ func TestNewViewTypeEndToEnd(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, `map (\w -> reduce (+) w) (slide 0 3 y)`, graph.Print(swapped))
-	got, err = graph.Eval(swapped, map[string]graph.Value{"y": f64s(t, []float64{5, 4, 3, 2, 1}, 5)})
+	got, err = graph.Eval(swapped, map[string]graph.Value{"y": viewF64s(t, []float64{5, 4, 3, 2, 1}, 5)})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{12, 9, 6}, got.(*graph.Array).Values())
 
@@ -123,7 +123,7 @@ func TestNewViewTypeEndToEnd(t *testing.T) {
 // TestNewViewTypeLift checks Lift through the interpreter: the view of every
 // row equals the lifted view of the matrix.
 func TestNewViewTypeLift(t *testing.T) {
-	in := map[string]graph.Value{"A": f64s(t, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 2, 4)}
+	in := map[string]graph.Value{"A": viewF64s(t, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 2, 4)}
 	decl := "A : f64[2,4]; "
 	rows, err := graph.Parse(decl + `map (\r -> slide 0 2 r) A`)
 	require.NoError(t, err)

@@ -37,10 +37,11 @@
 // 1e-10 for f64, in |want - got| / (1 + |want|)), whose doc says why. NaN
 // matches NaN; an infinity only itself.
 //
-// # The floor and the known-broken list
+// # The floor
 //
 // Run and RunPipeline count the runs that compared equal and fail below a
 // floor, so a suite that runs nothing, or much less than it holds, fails.
-// Nothing is skipped: runs that fail for a reason other work of issue 8
-// fixes are listed, each with its reason, in KnownBroken, and only there.
+// Nothing is skipped: every mismatch is an error. The only runs that do
+// not compare are the documented limitations of Options.Rejects, which
+// must fail to compile with the stated error.
 package lowertest

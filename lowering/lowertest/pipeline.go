@@ -45,9 +45,8 @@ func PipelineConfig(seed uint64) graphtest.Config {
 // graphtest generator, fused by fusion.Fuse, compiled with b and run,
 // must equal graph.Eval within graph.ToleranceOf the result. A failing
 // program is shrunk (graphtest.Shrink) and reported with the small
-// program that still fails at the same stage. Programs listed in
-// KnownBroken (case "pipeline/<generator>/<dtype>/<seed>") are logged,
-// not failed. It fails when fewer programs than the floor compared equal.
+// program that still fails at the same stage. It fails when fewer
+// programs than the floor compared equal.
 func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 	seeds := opt.Seeds
 	if seeds == 0 {
@@ -73,16 +72,9 @@ func RunPipeline(t *testing.T, b lowering.Backend, opt PipelineOptions) {
 				name := fmt.Sprintf("pipeline/%s/%v/%d", gen.Name, cfg.DType, seed)
 				c.planned++
 				err := compare(b, m, term, []inputSet{{Dense, inputs}})
-				why, known := knownBroken(b.Name(), m.Name, name)
 				switch {
 				case err == nil:
-					if known {
-						t.Logf("%s passes, but KnownBroken lists it (%s): remove it from the list", name, why)
-					}
 					c.ran++
-				case known:
-					c.known++
-					t.Logf("%s: known broken (%s): %v", name, why, firstLine(err))
 				default:
 					small := graphtest.ShrinkLimit(graphtest.Case{Term: term, Inputs: inputs}, func(s graphtest.Case) bool {
 						e := compare(b, m, s.Term, []inputSet{{Dense, s.Inputs}})

@@ -220,8 +220,9 @@ func Modes() []Mode {
 
 // FloorShare is the share of its runs (each instance in each mode and
 // input layout that a -run filter lets through) that Run requires to
-// compare equal unless Options.Floor says otherwise: the known-broken runs
-// must stay a small part. A suite that runs nothing fails, and so does one
+// compare equal unless Options.Floor says otherwise. Every failing run is
+// an error of its own; the floor catches a suite that silently runs much
+// less than it holds. A suite that runs nothing fails, and so does one
 // with fewer than MinInstances instances.
 const FloorShare = 0.9
 
@@ -247,10 +248,9 @@ type Options struct {
 // Run compiles every instance of the suite with b in every mode, runs it
 // twice on random inputs (dense; and, in the first mode, strided and
 // flipped views of the same values, on the same executable) and compares each result with graph.Eval's within
-// graph.ToleranceOf the result. Instances listed in KnownBroken for b's
-// name and the mode run too; their failures are logged, not reported, and
-// they do not count towards the floor. Run fails when fewer runs than the
-// floor (Options.Floor, or FloorShare of the runs) compared equal.
+// graph.ToleranceOf the result. Every mismatch is an error, and Run fails
+// when fewer runs than the floor (Options.Floor, or FloorShare of the
+// runs) compared equal.
 func Run(t *testing.T, b lowering.Backend, opt Options) {
 	insts, err := Instances()
 	if err != nil {
@@ -311,7 +311,7 @@ type inputSet struct {
 // counter tallies the runs of a suite: each binding of each instance in
 // each mode is a run.
 type counter struct {
-	planned, ran, known, rejected int
+	planned, ran, rejected int
 }
 
 // reject checks that b refuses to compile term, cut by m, with an error
@@ -339,20 +339,11 @@ func (c *counter) reject(t *testing.T, b lowering.Backend, m Mode, term graph.No
 func (c *counter) run(t *testing.T, b lowering.Backend, m Mode, name string, term graph.Node, sets []inputSet) {
 	t.Helper()
 	c.planned += len(sets)
-	err := compare(b, m, term, sets)
-	why, known := knownBroken(b.Name(), m.Name, name)
-	switch {
-	case err == nil && known:
-		t.Logf("passes, but KnownBroken lists it (%s): remove it from the list", why)
-		c.ran += len(sets)
-	case err == nil:
-		c.ran += len(sets)
-	case known:
-		c.known += len(sets)
-		t.Logf("known broken (%s): %v", why, err)
-	default:
+	if err := compare(b, m, term, sets); err != nil {
 		t.Errorf("%s, %s: %v", b.Name(), m.Name, err)
+		return
 	}
+	c.ran += len(sets)
 }
 
 func (c *counter) report(t *testing.T, floor int) {
@@ -361,7 +352,7 @@ func (c *counter) report(t *testing.T, floor int) {
 		t.Errorf("the suite ran nothing")
 		return
 	}
-	t.Logf("%d runs equal graph.Eval, %d known broken, %d rejected as documented", c.ran, c.known, c.rejected)
+	t.Logf("%d runs equal graph.Eval, %d rejected as documented", c.ran, c.rejected)
 	if c.ran < floor {
 		t.Errorf("only %d runs compared equal; the floor is %d", c.ran, floor)
 	}

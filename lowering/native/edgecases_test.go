@@ -59,7 +59,7 @@ func TestEdgeCases(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := graphtest.Exact(want, got); err != nil {
+					if err := graph.Exact(want, got); err != nil {
 						t.Errorf("%s: %v", ec.Program, err)
 					}
 					if strings.Contains(ec.Name, "reduce") && strings.Contains(ec.Name, "large") && m.opts.Parallelism > 1 && !strings.Contains(p.Describe(), "goroutines") {

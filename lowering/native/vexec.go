@@ -153,7 +153,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.Exp:
 		for k, v := range x {
-			z[k] = T(math.Exp(float64(v)))
+			z[k] = T(graph.ExpFloat64(float64(v)))
 		}
 	case graph.Log:
 		for k, v := range x {
@@ -173,7 +173,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.Logistic:
 		for k, v := range x {
-			z[k] = T(1 / (1 + math.Exp(-float64(v))))
+			z[k] = T(1 / (1 + graph.ExpFloat64(-float64(v))))
 		}
 	case graph.Erf:
 		for k, v := range x {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/native/nativetest"
 )
 
 // The views below exist only in this test: the native back end must run
@@ -130,10 +130,10 @@ func TestNewViewType(t *testing.T) {
 			}
 			whole, err := fusion.Whole(tc.term)
 			require.NoError(t, err)
-			nativetest.Check(t, native.New(native.Options{}), whole, tc.term, tc.in, 0)
+			lowertest.Check(t, native.New(native.Options{}), whole, tc.term, tc.in, 0)
 			fused, err := fusion.Fuse(tc.term, fusion.Options{})
 			require.NoError(t, err)
-			nativetest.Check(t, native.New(native.Options{Parallelism: 1}), fused.Graph, tc.term, tc.in, 0)
+			lowertest.Check(t, native.New(native.Options{Parallelism: 1}), fused.Graph, tc.term, tc.in, 0)
 		})
 	}
 

@@ -168,6 +168,8 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 		t, err = l.convert(ts[0], rs[0], rdt)
 	default:
 		switch {
+		case op == graph.Exp && rdt == graph.Float32:
+			t, err = l.expF32(ts[0])
 		case info.unary != nil:
 			t, err = info.unary(ts[0])
 		case (op == graph.Max || op == graph.Min) && rdt.IsFloat() && (args[0].untyped || args[1].untyped):
@@ -184,6 +186,31 @@ func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
 		return nil, l.wrap(n, err)
 	}
 	return &val{dt: rdt, factors: []factor{{t: t, levels: levels}}}, nil
+}
+
+// expF32 is exp on f32 with exp(+Inf) = +Inf. XLA's CPU code for an f32
+// exponential inside a fused elementwise loop clamps its argument, so
+// there exp(+Inf) is a large finite number and y - exp x for x = y = +Inf
+// comes out +Inf instead of NaN (an exponential computed alone, and every
+// f64 one, is right). A compare with +Inf and a select give back the IEEE
+// answer; they cost two cheap ops beside the exponential's polynomial.
+func (l *lowerer) expF32(x *shlo.Value) (*shlo.Value, error) {
+	e, err := shlo.Exponential(x)
+	if err != nil {
+		return nil, err
+	}
+	inf, err := l.fn.ConstantFromScalar(float32(math.Inf(1)))
+	if err != nil {
+		return nil, err
+	}
+	if inf, err = shlo.BroadcastInDim(inf, x.Shape(), nil); err != nil {
+		return nil, err
+	}
+	isInf, err := shlo.Compare(x, inf, types.CompareEQ, types.CompareFloat)
+	if err != nil {
+		return nil, err
+	}
+	return shlo.Select(isInf, inf, e)
 }
 
 // identity returns the identity element of the reduction op for dt.

@@ -63,7 +63,7 @@ func TestEdgeCases(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := graphtest.Exact(want, got); err != nil {
+				if err := graph.Exact(want, got); err != nil {
 					t.Errorf("%s: %v", ec.Program, err)
 				}
 			})
