@@ -129,7 +129,7 @@ func TestFuseTerminates(t *testing.T) {
 				require.NoError(t, err, what)
 				got, err := res.Graph.Eval(in)
 				require.NoError(t, err, what)
-				if d := graphtest.Diff(want, got, graphtest.Tolerance(dt)); d != nil {
+				if d := graph.Diff(want, got, graph.Tolerance(dt)); d != nil {
 					t.Fatalf("%s\nfused: %s\n%v", what, graph.Print(res.Term), d)
 				}
 			}

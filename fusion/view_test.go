@@ -110,7 +110,7 @@ func TestRulesMoveNewViews(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := graphtest.Diff(before, after, 0); err != nil {
+			if err := graph.Diff(before, after, 0); err != nil {
 				t.Error(err)
 			}
 		})

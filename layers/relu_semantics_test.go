@@ -35,7 +35,7 @@ func TestReLUEdgeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := graphtest.Exact(want, got); err != nil {
+		if err := graph.Exact(want, got); err != nil {
 			t.Errorf("%v: %v", dt, err)
 		}
 	}
