@@ -13,7 +13,7 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt"
 )
 
@@ -227,7 +227,7 @@ func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBacke
 			}
 			return demoBackends{}, nil, err
 		}
-		return demoBackends{xlarun.New(client, xlarun.Options{}), xlarun.New(client, xlarun.Options{PerKernel: true})},
+		return demoBackends{xla.New(client, xla.Options{}), xla.New(client, xla.Options{PerKernel: true})},
 			func() { client.Close() }, nil
 	}
 	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
@@ -243,7 +243,7 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 		return nil, row, err
 	}
 	defer exe.Close()
-	if s, ok := exe.(interface{ Stats() xlarun.Stats }); ok {
+	if s, ok := exe.(interface{ Stats() xla.Stats }); ok {
 		row.CompileMs = float64(s.Stats().Lower+s.Stats().Compile) / 1e6
 	} else {
 		row.CompileMs = float64(time.Since(start)) / 1e6

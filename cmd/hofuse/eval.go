@@ -12,7 +12,7 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt"
 )
 
@@ -181,7 +181,7 @@ func evalOnBackend(backend, plugin string, unfused bool, rf *runFlags, body grap
 			return nil, err
 		}
 		defer client.Close()
-		be = xlarun.New(client, xlarun.Options{})
+		be = xla.New(client, xla.Options{})
 	}
 	exe, err := be.Compile(g)
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package stablehlo lowers kernel graphs (fusion.Graph) to StableHLO text
 // for XLA's PJRT runtime, with the builder of github.com/gomlx/go-xla. It
-// is pure Go and builds without cgo; package xlarun beside it compiles and
-// runs the text through PJRT.
+// is pure Go and builds without cgo; the PJRT back end, lowering/xla,
+// compiles and runs the text through PJRT.
 //
 // # The vectorising translation
 //

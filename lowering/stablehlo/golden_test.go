@@ -14,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden StableHLO files in t
 
 // TestGolden compares the modules of the golden cases with
 // testdata/<case>[_unfused]_<dtype>.mlir; -update rewrites them. Package
-// xlarun's tests compile the same files on a PJRT plugin and run them.
+// xla's tests compile the same files on a PJRT plugin and run them.
 func TestGolden(t *testing.T) {
 	for _, g := range lowertest.Goldens() {
 		t.Run(g.File, func(t *testing.T) {

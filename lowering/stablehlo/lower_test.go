@@ -29,7 +29,7 @@ var unsupported = map[string]string{
 
 // TestLowerAllCases lowers every case of the table, fused and unfused, as
 // one module and as one module per kernel, and checks the calling
-// convention against the graph. (Package xlarun runs them.)
+// convention against the graph. (Package xla runs them.)
 func TestLowerAllCases(t *testing.T) {
 	insts, err := lowertest.Instances()
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // TestNewViewTypes lowers views graph does not define: a permutation is a
 // transpose, a permuted subdivision a reshape and a transpose, read off the
 // layout each view gives; a window, which no reshape or transpose makes, is
-// an unsupported construct named as such. (Package xlarun runs the first
+// an unsupported construct named as such. (Package xla runs the first
 // two.)
 func TestNewViewTypes(t *testing.T) {
 	cases, err := stablehlotest.ViewCases(graph.Float32)

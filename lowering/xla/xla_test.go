@@ -1,4 +1,4 @@
-package xlarun_test
+package xla_test
 
 import (
 	"flag"
@@ -13,7 +13,7 @@ import (
 	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -92,11 +92,11 @@ func report(t *testing.T, want, got graph.Value) {
 var modes = []struct {
 	name      string
 	partition func(graph.Node) (*fusion.Graph, error)
-	opt       xlarun.Options
+	opt       xla.Options
 }{
-	{"whole", fusion.Whole, xlarun.Options{}},
-	{"unfused-module", fusion.Unfused, xlarun.Options{}},
-	{"unfused-per-kernel", fusion.Unfused, xlarun.Options{PerKernel: true}},
+	{"whole", fusion.Whole, xla.Options{}},
+	{"unfused-module", fusion.Unfused, xla.Options{}},
+	{"unfused-per-kernel", fusion.Unfused, xla.Options{PerKernel: true}},
 }
 
 // executables are the PJRT back end's two ways of compiling a kernel
@@ -106,11 +106,11 @@ var modes = []struct {
 // executable per kernel of the fused and of the unfused graph.
 var executables = []struct {
 	name  string
-	opt   xlarun.Options
+	opt   xla.Options
 	modes []string
 }{
-	{"module", xlarun.Options{}, []string{"fused", "whole"}},
-	{"per-kernel", xlarun.Options{PerKernel: true}, []string{"fused", "unfused"}},
+	{"module", xla.Options{}, []string{"fused", "whole"}},
+	{"per-kernel", xla.Options{PerKernel: true}, []string{"fused", "unfused"}},
 }
 
 // suiteModes returns the suite's modes of those names.
@@ -138,7 +138,7 @@ func TestSuite(t *testing.T) {
 	c := pjrttest.Client(t)
 	for _, e := range executables {
 		t.Run(e.name, func(t *testing.T) {
-			lowertest.Run(t, xlarun.New(c, e.opt), lowertest.Options{Modes: suiteModes(e.modes), Short: testing.Short(), Rejects: rejects})
+			lowertest.Run(t, xla.New(c, e.opt), lowertest.Options{Modes: suiteModes(e.modes), Short: testing.Short(), Rejects: rejects})
 		})
 	}
 }
@@ -173,7 +173,7 @@ func TestStridedInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := xlarun.New(c, m.opt).Compile(g)
+		x, err := xla.New(c, m.opt).Compile(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestPipeline(t *testing.T) {
 	modes := []lowertest.Mode{{Name: "fused", Cut: lowertest.Fused}, {Name: "unfused", Cut: fusion.Unfused}}
 	for _, e := range executables {
 		t.Run(e.name, func(t *testing.T) {
-			lowertest.RunPipeline(t, xlarun.New(c, e.opt), lowertest.PipelineOptions{Seeds: n, Modes: modes})
+			lowertest.RunPipeline(t, xla.New(c, e.opt), lowertest.PipelineOptions{Seeds: n, Modes: modes})
 		})
 	}
 }
@@ -216,7 +216,7 @@ func TestRunErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := xlarun.New(c, xlarun.Options{}).Compile(g)
+	x, err := xla.New(c, xla.Options{}).Compile(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestRunErrors(t *testing.T) {
 // TestName: the back end names its platform.
 func TestName(t *testing.T) {
 	c := pjrttest.Client(t)
-	if got, want := xlarun.New(c, xlarun.Options{}).Name(), "pjrt-"+c.Platform(); got != want {
+	if got, want := xla.New(c, xla.Options{}).Name(), "pjrt-"+c.Platform(); got != want {
 		t.Errorf("Name() = %q, want %q", got, want)
 	}
 	_ = pjrt.ErrClosed
@@ -274,7 +274,7 @@ func TestFallbackOnPJRT(t *testing.T) {
 	maxs, _ := graph.FromFloat64([]float64{9, 7, 8}, 3)
 	for _, e := range executables {
 		t.Run(e.name, func(t *testing.T) {
-			exe, err := xlarun.New(c, e.opt).CompileGraph(g)
+			exe, err := xla.New(c, e.opt).CompileGraph(g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +317,7 @@ func TestProductRuleProgram(t *testing.T) {
 	}
 	for _, e := range executables {
 		t.Run(e.name, func(t *testing.T) {
-			lowertest.Check(t, xlarun.New(c, e.opt), res.Graph, prog.Body, in, 0)
+			lowertest.Check(t, xla.New(c, e.opt), res.Graph, prog.Body, in, 0)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package xlarun_test
+package xla_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo/stablehlotest"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -35,7 +35,7 @@ func TestNewViewTypes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					x, err := xlarun.New(c, m.opt).CompileGraph(g)
+					x, err := xla.New(c, m.opt).CompileGraph(g)
 					if err != nil {
 						t.Fatal(err)
 					}

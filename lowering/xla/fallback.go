@@ -1,4 +1,4 @@
-package xlarun
+package xla
 
 import (
 	"errors"
@@ -39,11 +39,11 @@ func withFallbacks(g *fusion.Graph) (*fusion.Graph, []Fallback, error) {
 			continue
 		}
 		if !errors.Is(err, stablehlo.ErrUnsupported) {
-			return nil, nil, fmt.Errorf("xlarun: kernel %s: %w", k.Name, err)
+			return nil, nil, fmt.Errorf("xla: kernel %s: %w", k.Name, err)
 		}
 		pieces, perr := unfuse(k)
 		if perr != nil {
-			return nil, nil, fmt.Errorf("xlarun: kernel %s: %w; falling back to its unfused form failed too: %v", k.Name, err, perr)
+			return nil, nil, fmt.Errorf("xla: kernel %s: %w; falling back to its unfused form failed too: %v", k.Name, err, perr)
 		}
 		fb := Fallback{Kernel: k.Name, Reason: err.Error()}
 		for _, p := range pieces {

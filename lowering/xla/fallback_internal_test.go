@@ -1,4 +1,4 @@
-package xlarun
+package xla
 
 import (
 	"errors"
@@ -85,7 +85,7 @@ func TestFallbackFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("a non-associative fold compiled")
 	}
-	for _, want := range []string{"xlarun: kernel k1_kernel:", "unsupported: reduction operator", "falling back to its unfused form failed too: piece k1_kernel_2_"} {
+	for _, want := range []string{"xla: kernel k1_kernel:", "unsupported: reduction operator", "falling back to its unfused form failed too: piece k1_kernel_2_"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

@@ -1,4 +1,4 @@
-package xlarun_test
+package xla_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
@@ -31,7 +31,7 @@ var (
 type mlpCase struct {
 	model  *models.Model
 	graph  *fusion.Graph
-	exe    *xlarun.Executable
+	exe    *xla.Executable
 	inputs map[string]graph.Value
 }
 
@@ -47,7 +47,7 @@ func compileMLP(tb testing.TB, c *pjrt.Client, batch int, mode string) *mlpCase 
 		tb.Fatal(err)
 	}
 	var g *fusion.Graph
-	var opt xlarun.Options
+	var opt xla.Options
 	switch mode {
 	case "fused":
 		res, err := fusion.Fuse(m.Output, fusion.Options{})
@@ -63,7 +63,7 @@ func compileMLP(tb testing.TB, c *pjrt.Client, batch int, mode string) *mlpCase 
 	default:
 		tb.Fatalf("unknown mode %q", mode)
 	}
-	x, err := xlarun.New(c, opt).CompileGraph(g)
+	x, err := xla.New(c, opt).CompileGraph(g)
 	if err != nil {
 		tb.Fatalf("batch %d %s: %v", batch, mode, err)
 	}
@@ -160,7 +160,7 @@ type deviceStep struct {
 }
 
 // deviceChain runs a kernel graph on buffers already on the device, as
-// xlarun's per-kernel mode does but without uploading the inputs on each
+// xla's per-kernel mode does but without uploading the inputs on each
 // run: it isolates execution from the host-to-device copies that
 // Executable.Run makes.
 type deviceChain struct {

@@ -1,33 +1,4 @@
-// Package xlarun is the PJRT back end: a lowering.Backend that lowers
-// kernel graphs with package stablehlo and compiles and runs them on a PJRT
-// plugin through package pjrt (cgo).
-//
-// Two modes, so that fusion can be timed honestly:
-//
-//   - fused (the default): one executable for the whole graph, the module
-//     of stablehlo.Module. XLA inlines the kernel functions and fuses
-//     across them as it likes, so use it for graphs that fusion.Whole or the
-//     fusion passes made.
-//   - per kernel (Options.PerKernel): one executable per kernel, from
-//     stablehlo.KernelModule; the kernels run one after another, and their
-//     outputs stay on the device as PJRT buffers until the last kernel that
-//     reads them has run. With fusion.Unfused this is the layer-by-layer
-//     baseline: XLA cannot fuse across executables.
-//
-// Lowering time (text generation) and compile time (PJRT's, per
-// executable) are recorded separately in Stats.
-//
-// # Per-kernel fallback
-//
-// When the StableHLO lowering cannot take a kernel of the graph
-// (stablehlo.ErrUnsupported), the back end does not fail the whole graph:
-// it replaces that kernel by its unfused form (fusion.Unfused of the
-// kernel's body, reduction operators that the product rule paired split
-// back into one per component), lowers each piece on its own and compiles
-// the result, in either mode. Stats.Fallbacks and Describe say which
-// kernels fell back and why. Only when a piece is rejected too does
-// Compile fail, naming the kernel and both reasons.
-package xlarun
+package xla
 
 import (
 	"errors"
@@ -115,7 +86,7 @@ func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
 // CompileGraph is Compile returning the concrete type, with its Stats.
 func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 	if g == nil || len(g.Kernels) == 0 {
-		return nil, errors.New("xlarun: empty kernel graph")
+		return nil, errors.New("xla: empty kernel graph")
 	}
 	x := &Executable{backend: b, stats: Stats{Kernels: len(g.Kernels)}}
 	g, fbs, err := withFallbacks(g)
@@ -147,9 +118,9 @@ func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 		exe, err := b.client.Compile(low.Text)
 		if err != nil {
 			if names[i] != "" {
-				return nil, fmt.Errorf("xlarun: kernel %s: %w", names[i], err)
+				return nil, fmt.Errorf("xla: kernel %s: %w", names[i], err)
 			}
-			return nil, fmt.Errorf("xlarun: %w", err)
+			return nil, fmt.Errorf("xla: %w", err)
 		}
 		if h, _ := b.client.CacheStats(); h > hits {
 			x.stats.CacheHits++
@@ -201,7 +172,7 @@ func (x *Executable) Run(inputs map[string]graph.Value) (graph.Value, error) {
 	closed := x.closed
 	x.mu.Unlock()
 	if closed {
-		return nil, errors.New("xlarun: run after Close")
+		return nil, errors.New("xla: run after Close")
 	}
 	bound, err := bind(x.graph.Inputs, inputs)
 	if err != nil {
@@ -219,13 +190,13 @@ func (x *Executable) runFused(bound map[*graph.Input]graph.Value) (graph.Value, 
 	for i, leaf := range p.low.Params {
 		v, err := leafOf(bound[leaf.Buffer], leaf.Path)
 		if err != nil {
-			return nil, fmt.Errorf("xlarun: input %s: %v", leaf.Buffer.Name, err)
+			return nil, fmt.Errorf("xla: input %s: %v", leaf.Buffer.Name, err)
 		}
 		args[i] = v
 	}
 	outs, err := p.exe.Run(args...)
 	if err != nil {
-		return nil, fmt.Errorf("xlarun: %w", err)
+		return nil, fmt.Errorf("xla: %w", err)
 	}
 	return assemble(x.graph.Result.Type, outs)
 }
@@ -251,11 +222,11 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 		for _, leaf := range leavesOf(in) {
 			v, err := leafOf(bound[in], leaf)
 			if err != nil {
-				return nil, fmt.Errorf("xlarun: input %s: %v", in.Name, err)
+				return nil, fmt.Errorf("xla: input %s: %v", in.Name, err)
 			}
 			b, err := c.ToDevice(v)
 			if err != nil {
-				return nil, fmt.Errorf("xlarun: input %s: %w", in.Name, err)
+				return nil, fmt.Errorf("xla: input %s: %w", in.Name, err)
 			}
 			all = append(all, b)
 			bufs[in] = append(bufs[in], b)
@@ -267,13 +238,13 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 		for _, in := range k.Inputs {
 			bs, ok := bufs[in]
 			if !ok {
-				return nil, fmt.Errorf("xlarun: kernel %s reads %s, which nothing provides", k.Name, in.Name)
+				return nil, fmt.Errorf("xla: kernel %s reads %s, which nothing provides", k.Name, in.Name)
 			}
 			args = append(args, bs...)
 		}
 		outs, err := p.exe.RunBuffers(args, nil)
 		if err != nil {
-			return nil, fmt.Errorf("xlarun: kernel %s: %w", k.Name, err)
+			return nil, fmt.Errorf("xla: kernel %s: %w", k.Name, err)
 		}
 		all = append(all, outs...)
 		bufs[k.Output] = outs
@@ -290,7 +261,7 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 	for i, b := range res {
 		v, err := b.ToHost()
 		if err != nil {
-			return nil, fmt.Errorf("xlarun: result: %w", err)
+			return nil, fmt.Errorf("xla: result: %w", err)
 		}
 		vals[i] = v
 	}
@@ -302,7 +273,7 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 func bind(ins []*graph.Input, inputs map[string]graph.Value) (map[*graph.Input]graph.Value, error) {
 	out, err := graph.BindInputs(ins, inputs)
 	if err != nil {
-		return nil, fmt.Errorf("xlarun: %w", err)
+		return nil, fmt.Errorf("xla: %w", err)
 	}
 	return out, nil
 }
@@ -342,7 +313,7 @@ func assemble(t graph.Type, leaves []graph.Value) (graph.Value, error) {
 		return nil, err
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("xlarun: %d results left over for a value of type %v", len(rest), t)
+		return nil, fmt.Errorf("xla: %d results left over for a value of type %v", len(rest), t)
 	}
 	return v, nil
 }
@@ -359,7 +330,7 @@ func assemble1(t graph.Type, leaves []graph.Value) (graph.Value, []graph.Value, 
 		return out, leaves, nil
 	}
 	if len(leaves) == 0 {
-		return nil, nil, fmt.Errorf("xlarun: too few results for a value of type %v", t)
+		return nil, nil, fmt.Errorf("xla: too few results for a value of type %v", t)
 	}
 	return leaves[0], leaves[1:], nil
 }

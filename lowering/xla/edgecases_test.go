@@ -1,4 +1,4 @@
-package xlarun_test
+package xla_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -31,13 +31,13 @@ func TestEdgeCases(t *testing.T) {
 		struct {
 			name      string
 			partition func(graph.Node) (*fusion.Graph, error)
-			opt       xlarun.Options
-		}{"fused", fuse, xlarun.Options{}},
+			opt       xla.Options
+		}{"fused", fuse, xla.Options{}},
 		struct {
 			name      string
 			partition func(graph.Node) (*fusion.Graph, error)
-			opt       xlarun.Options
-		}{"fused-per-kernel", fuse, xlarun.Options{PerKernel: true}})
+			opt       xla.Options
+		}{"fused-per-kernel", fuse, xla.Options{PerKernel: true}})
 	for _, ec := range graphtest.EdgeCases() {
 		// XLA's CPU plugin flushes subnormals to zero (graph's doc says
 		// so); the flushed result is pinned, so a change shows.
@@ -54,7 +54,7 @@ func TestEdgeCases(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				x, err := xlarun.New(c, m.opt).CompileGraph(g)
+				x, err := xla.New(c, m.opt).CompileGraph(g)
 				if err != nil {
 					t.Fatal(err)
 				}
