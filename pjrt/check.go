@@ -40,9 +40,9 @@ func checkPlugin(abs, real string) error {
 // damagedFix says how to replace the damaged plugin at path: reinstall it,
 // or, when $PJRT_PLUGIN_LIBRARY_PATH led to it, unset the variable.
 func damagedFix(path string) string {
-	install := InstallCommand + " --force"
+	install := InstallCommand() + " --force"
 	if strings.Contains(filepath.Base(path), "cuda") {
-		install = InstallCommand + " --gpu --force"
+		install = InstallCommand() + " --gpu --force"
 	}
 	if os.Getenv(EnvDir) != "" {
 		install += " (it installs into $" + EnvDir + ")"

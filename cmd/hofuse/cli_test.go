@@ -344,7 +344,7 @@ func TestDamagedPlugin(t *testing.T) {
 	} {
 		require.NoError(t, os.WriteFile(plugin, c.data, 0o644))
 		damaged := "pjrt: plugin " + plugin + " " + c.reason
-		fix := c.end + "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand + " --force (it installs into $" + pjrt.EnvDir + ")\n"
+		fix := c.end + "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand() + " --force (it installs into $" + pjrt.EnvDir + ")\n"
 		for _, args := range [][]string{
 			{"demo", "--backend", "pjrt", "--sizes", "4,3", "--runs", "1"},
 			{"demo", "--backend", "auto", "--sizes", "4,3", "--runs", "1"},

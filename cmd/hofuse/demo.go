@@ -65,10 +65,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
+	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	set := flagsSet(fs)
 	switch {
 	case len(pos) > 0:

@@ -54,10 +54,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	c := commands["doctor"]
 	fs := newFlags(c, stderr)
 	strict := fs.Bool("strict", false, "exit with status 1 when any problem is found (without it: only for a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing)")
+	verbose := verboseFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	if len(rest) > 0 {
 		return usagef("doctor takes no arguments, got %q", rest)
 	}

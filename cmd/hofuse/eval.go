@@ -60,10 +60,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	var rf runFlags
 	rf.register(fs)
+	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	set := flagsSet(fs)
 	switch *backend {
 	case "interp":

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hofuse/hofuse/pjrt"
 )
 
 // A command is one subcommand of hofuse. Each lives in its own file and
@@ -52,6 +54,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	// go-xla's own log lines repeat what hofuse's errors say; --verbose
+	// (on the commands that load plugins) lets them through.
+	pjrt.QuietBinding(true)
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "hofuse: unknown command %q; run 'hofuse help'\n", args[0])
@@ -145,6 +150,17 @@ func doubleDash(msg string) string {
 		}
 	}
 	return msg
+}
+
+// verboseFlag adds --verbose to a command that may load a PJRT plugin;
+// call the function it returns after parsing.
+func verboseFlag(fs *flag.FlagSet) func() {
+	v := fs.Bool("verbose", false, "also print the log lines of go-xla, the PJRT binding (hidden by default: they repeat hofuse's own errors)")
+	return func() {
+		if *v {
+			pjrt.QuietBinding(false)
+		}
+	}
 }
 
 // flagsSet returns the names of the flags given on the command line.

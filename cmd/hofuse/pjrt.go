@@ -74,10 +74,12 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "reinstall even when a verified plugin is there")
 	python := fs.String("python", "python3", "the Python that runs pip")
 	noCheck := fs.Bool("no-check", false, "do not load the plugin and run a program after installing")
+	verbose := verboseFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	if len(rest) > 0 {
 		return usagef("pjrt install takes no arguments, got %q", rest)
 	}
