@@ -361,7 +361,7 @@ func TestDamagedPlugin(t *testing.T) {
 		}
 		code, out, errs := hofuse("doctor")
 		assert.Equal(t, 1, code, errs)
-		assert.Contains(t, errs, " problem(s) found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n")
+		assert.Contains(t, errs, " problem found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n")
 		assert.Contains(t, out, "    file:      DAMAGED, not loaded\n  PROBLEM: "+plugin+" "+c.reason, c.name)
 		assert.Contains(t, out, c.end+"\n  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
 		assert.Contains(t, out, "  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)

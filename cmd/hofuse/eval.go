@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -141,9 +140,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(valueJSON(out))
+		return printJSON(stdout, valueJSON(out))
 	}
 	fmt.Fprintln(stdout, formatValue(out))
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -150,6 +151,24 @@ func doubleDash(msg string) string {
 		}
 	}
 	return msg
+}
+
+// count writes n and the noun, in the plural unless n is 1: "1 kernel",
+// "2 kernels".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printJSON writes v as one indented JSON document, without HTML escaping
+// ("->" stays "->", not "-\u003e").
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // verboseFlag adds --verbose to a command that may load a PJRT plugin;

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -105,9 +108,13 @@ func TestFuseCommand(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	var rep map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	for _, field := range []string{"kernels_before", "kernels_after", "temporaries", "temporary_bytes", "kernels", "rules_applied", "rules_refused"} {
-		assert.Contains(t, rep, field)
-	}
+	// The keys are snake_case, each count has its _before and _after, and
+	// terms are not HTML-escaped.
+	keys := slices.Sorted(maps.Keys(rep))
+	assert.Equal(t, []string{"kernels", "kernels_after", "kernels_before", "passes", "rules_applied", "rules_refused",
+		"temporaries_after", "temporaries_before", "temporary_bytes_after", "temporary_bytes_before"}, keys)
+	assert.Contains(t, out, `"term": "map (\\r -> nzip`)
+	assert.NotContains(t, out, `\u003e`)
 	assert.EqualValues(t, 3, rep["kernels_after"])
 	b, err := os.ReadFile(dot)
 	require.NoError(t, err)
@@ -185,4 +192,52 @@ func TestDemoPJRT(t *testing.T) {
 	require.Len(t, rep.Rows, 4)
 	assert.Greater(t, rep.Rows[0].CompileMs, 0.0)
 	assert.LessOrEqual(t, rep.MaxAbsDiff, 1e-4)
+}
+
+// Every batch is checked against the reference interpreter: a small one
+// whole, a large one on a fixed sample of rows, and the output says which.
+func TestDemoChecksEveryBatch(t *testing.T) {
+	code, out, errs := hofuse("demo", "--sizes", "9,7,5,3", "--batches", "2,20", "--runs", "2", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		MaxAbsDiffRef   float64 `json:"max_abs_diff_reference"`
+		ReferenceChecks []struct {
+			Batch int   `json:"batch"`
+			Rows  []int `json:"rows"`
+			All   bool  `json:"all"`
+		} `json:"reference_checks"`
+		Speedups []struct {
+			Batch          int     `json:"batch"`
+			FusedVsUnfused float64 `json:"fused_vs_unfused"`
+		} `json:"speedups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.ReferenceChecks, 2)
+	assert.Equal(t, 2, rep.ReferenceChecks[0].Batch)
+	assert.Equal(t, []int{0, 1}, rep.ReferenceChecks[0].Rows)
+	assert.True(t, rep.ReferenceChecks[0].All)
+	assert.Equal(t, 20, rep.ReferenceChecks[1].Batch)
+	assert.Equal(t, []int{0, 6, 12, 19}, rep.ReferenceChecks[1].Rows) // i·19/3 for i = 0..3
+	assert.False(t, rep.ReferenceChecks[1].All)
+	assert.LessOrEqual(t, rep.MaxAbsDiffRef, 1e-5)
+	require.Len(t, rep.Speedups, 2)
+	assert.Equal(t, 20, rep.Speedups[1].Batch)
+
+	code, out, errs = hofuse("demo", "--sizes", "9,7,5,3", "--batches", "1,20", "--runs", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "checked against the reference interpreter: batch 1 whole; batch 20 rows 0, 6, 12, 19 "+
+		"(a batch over 16 rows is checked on a fixed sample of 4 rows, first and last included, to keep the slow interpreter to seconds)\n")
+	code, out, errs = hofuse("demo", "--sizes", "9,7,5,3", "--batches", "1", "--runs", "2", "--no-reference")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "not checked against the reference interpreter (--no-reference)\n")
+}
+
+func TestTakeRows(t *testing.T) {
+	a, err := graph.FromFloat64([]float64{0, 1, 10, 11, 20, 21, 30, 31}, 4, 2)
+	require.NoError(t, err)
+	got, err := takeRows(a, []int{0, 3})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, got.Extents())
+	assert.Equal(t, []float64{0, 1, 30, 31}, got.Float64s())
+	assert.Equal(t, []int{0, 85, 170, 255}, sampleRows(256, 4))
 }
