@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -66,13 +67,53 @@ func hofuseChild(t *testing.T, timeout time.Duration, args ...string) (code int,
 }
 
 // usageErr asserts that a command is refused as bad usage (exit status 2)
-// with exactly the message want, printed once, then the hint.
+// with exactly the message want, printed once, then one line of usage.
 func usageErr(t *testing.T, want string, args ...string) {
 	t.Helper()
 	code, out, errs := hofuse(args...)
 	assert.Equal(t, 2, code, "%q: %s", args, errs)
-	assert.Equal(t, "hofuse "+args[0]+": "+want+"\nrun 'hofuse "+args[0]+" --help' for usage\n", errs, "%q", args)
+	first, usage, _ := strings.Cut(errs, "\n")
+	assert.Equal(t, "hofuse "+args[0]+": "+want, first, "%q", args)
+	assert.Regexp(t, `^usage: \S.*; all flags: hofuse `+args[0]+` --help\n$`, usage, "%q", args)
 	assert.Empty(t, out, "%q", args)
+}
+
+// A usage error is followed by the usage of the flag it names, or else of
+// the command: one line.
+func TestUsageLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--seed", "x", "1"}, "usage: --seed uint: seed for random inputs (uniform in [-1, 1)); all flags: hofuse eval --help\n"},
+		{[]string{"demo", "--threads", "-2"}, "usage: --threads int: native executor goroutines (0: GOMAXPROCS); all flags: hofuse demo --help\n"},
+		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags]; all flags: hofuse demo --help\n"},
+		{[]string{"fuse", "mlp", "--disable-rule", "eta,nope"}, "usage: --disable-rule rules: switch off rules by name (repeatable, or a comma list: a,b); rules: " +
+			strings.Join(fusion.RuleNames(), ", ") + "; all flags: hofuse fuse --help\n"},
+	} {
+		code, _, errs := hofuse(tc.args...)
+		assert.Equal(t, 2, code, "%q", tc.args)
+		lines := strings.SplitAfter(errs, "\n")
+		require.Len(t, lines, 3, "%q: %s", tc.args, errs) // the error, the usage, ""
+		assert.Equal(t, tc.want, lines[1], "%q", tc.args)
+	}
+}
+
+// Repeatable flags take comma lists too.
+func TestDisableRuleList(t *testing.T) {
+	prog := `A : f64[5,7]; B : f64[5,7]; map (\r -> reduce (+) r) (zip (zip (+)) A B)`
+	_, both, _ := hofuse("fuse", "--json", "--disable-rule", "nzip-nzip", "--disable-rule", "rnz-nzip", prog)
+	code, list, errs := hofuse("fuse", "--json", "--disable-rule", "nzip-nzip,rnz-nzip", prog)
+	require.Equal(t, 0, code, errs)
+	var a, b struct {
+		KernelsAfter int `json:"kernels_after"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(both), &a))
+	require.NoError(t, json.Unmarshal([]byte(list), &b))
+	assert.Equal(t, 2, a.KernelsAfter, "nothing fuses with both rules off")
+	assert.Equal(t, a, b)
+	usageErr(t, `--disable-rule: unknown rule "nope"; the rules are `+strings.Join(fusion.RuleNames(), ", "), "fuse", "mlp", "--disable-rule", "eta,nope")
+	usageErr(t, `invalid value "eta," for flag --disable-rule: "eta,": an empty name in the list`, "fuse", "mlp", "--disable-rule", "eta,")
 }
 
 func TestFlagErrorsPrintOnce(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,6 +24,9 @@ type command struct {
 	// run executes the command with its arguments; it writes results to
 	// stdout and may write progress to stderr.
 	run func(args []string, stdout, stderr io.Writer) error
+	// flags is the flag set newFlags last made for the command, which run
+	// consults to print the usage line of the flag a usage error names.
+	flags *flag.FlagSet
 }
 
 var commands = map[string]*command{}
@@ -50,9 +54,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		printHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	// go-xla's own log lines repeat what hofuse's errors say; --verbose
@@ -73,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hofuse %s: %v\n", c.name, err)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "run 'hofuse %s --help' for usage\n", c.name)
+		fmt.Fprintln(stderr, usageLine(c, ue.msg))
 		return 2
 	}
 	return 1
@@ -93,10 +94,31 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'hofuse COMMAND --help' for a command's flags.")
 }
 
+// flagNameRE finds the first flag an error message names.
+var flagNameRE = regexp.MustCompile(`(?:^|[\s(])--?([a-z][a-z0-9-]*)`)
+
+// usageLine is the one line of usage that matters for a usage error: the
+// usage of the flag the message names first, when the command has it,
+// else the command's usage.
+func usageLine(c *command, msg string) string {
+	more := fmt.Sprintf("; all flags: hofuse %s --help", c.name)
+	if m := flagNameRE.FindStringSubmatch(msg); m != nil && c.flags != nil {
+		if f := c.flags.Lookup(m[1]); f != nil {
+			arg, text := flag.UnquoteUsage(f)
+			if arg != "" {
+				arg = " " + arg
+			}
+			return fmt.Sprintf("usage: --%s%s: %s%s", f.Name, arg, text, more)
+		}
+	}
+	return fmt.Sprintf("usage: hofuse %s %s%s", c.name, c.usage, more)
+}
+
 // newFlags returns a flag set for c whose errors are returned, not printed
 // and exited on, and whose usage goes to stderr.
 func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("hofuse "+c.name, flag.ContinueOnError)
+	c.flags = fs
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hofuse %s %s\n\n%s\n", c.name, c.usage, c.summary)

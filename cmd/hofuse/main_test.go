@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,8 +34,10 @@ func TestHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errs, "Usage: hofuse eval")
 	assert.Contains(t, errs, "-seed")
-	code, _, _ = hofuse()
-	assert.Equal(t, 2, code, "no command is bad usage")
+	code, out, errs = hofuse()
+	assert.Equal(t, 0, code, "no command prints the help")
+	assert.Contains(t, out, "Usage: hofuse COMMAND")
+	assert.Empty(t, errs)
 	code, _, errs = hofuse("frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unknown command "frobnicate"`)

@@ -140,7 +140,7 @@ func TestPaperErrors(t *testing.T) {
 		code, out, errs := hofuse(tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errs)
 		assert.Contains(t, errs, tc.want, "%v", tc.args)
-		assert.Contains(t, errs, "run 'hofuse paper --help' for usage", "%v", tc.args)
+		assert.Contains(t, errs, "; all flags: hofuse paper --help\n", "%v", tc.args)
 		assert.Empty(t, out, "%v", tc.args)
 	}
 
