@@ -132,6 +132,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	var out graph.Value
 	if *backend == "interp" {
+		noteSlowInterp(stderr, body, info.Types)
 		out, err = rf.evalInterp(body, values)
 	} else {
 		out, err = evalOnBackend(*backend, *plugin, *unfused, &rf, body, values)

@@ -243,3 +243,40 @@ func TestTakeRows(t *testing.T) {
 	assert.Equal(t, []float64{0, 1, 30, 31}, got.Float64s())
 	assert.Equal(t, []int{0, 85, 170, 255}, sampleRows(256, 4))
 }
+
+func TestEstimateOps(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want float64 // by hand
+	}{
+		// 10·10 dot products of 10 products and 10 sums.
+		{`A : f64[10,10]; B : f64[10,10]; map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 B)) A`, 2000},
+		// 4 rows of 3 sums each.
+		{`A : f64[4,3]; map (reduce (+)) A`, 12},
+		// 5 additions, then 5 multiplications.
+		{`x : f64[5]; map (*2) (zip (+) x x)`, 10},
+	} {
+		prog, err := parseProgram(tc.src, "program")
+		require.NoError(t, err)
+		info, err := graph.Check(prog.Body)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, estimateOps(prog.Body, info.Types), tc.src)
+	}
+}
+
+// A large program on the interpreter gets a one-line note on stderr; a
+// small one, or a fast back end, none.
+func TestEvalSlowInterpNote(t *testing.T) {
+	big := `A : f64[2000,1000]; map (reduce (+)) A`
+	code, out, errs := hofuse("eval", big)
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(out, "f64[2000]["), out[:20])
+	assert.Equal(t, "note: about 2e+06 scalar operations on the reference interpreter, the slow oracle; "+
+		"add --backend native to run the same program fused on the native back end, fast\n", errs)
+	code, _, errs = hofuse("eval", "--backend", "native", big)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+	code, _, errs = hofuse("eval", `A : f64[20,10]; map (reduce (+)) A`)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+}
