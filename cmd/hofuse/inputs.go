@@ -275,11 +275,11 @@ func valueJSON(v graph.Value) any {
 		vals := v.Values()
 		data := make([]any, len(vals))
 		for i, x := range vals {
-			data[i] = jsonFloat(x)
+			data[i] = jsonElem(v.DType(), x)
 		}
 		return map[string]any{"dtype": v.DType().String(), "shape": v.Extents(), "data": data}
 	case graph.ScalarValue:
-		return map[string]any{"dtype": v.DType.String(), "data": []any{jsonFloat(v.V)}}
+		return map[string]any{"dtype": v.DType.String(), "data": []any{jsonElem(v.DType, v.V)}}
 	case graph.TupleValue:
 		out := make([]any, len(v))
 		for i, x := range v {
@@ -288,6 +288,15 @@ func valueJSON(v graph.Value) any {
 		return out
 	}
 	return nil
+}
+
+// jsonElem is an element of dtype dt as JSON: a bool as true or false, a
+// number as jsonFloat writes it.
+func jsonElem(dt graph.DType, x float64) any {
+	if dt == graph.Bool {
+		return x != 0
+	}
+	return jsonFloat(x)
 }
 
 // jsonFloat is x, or for NaN and infinities, which JSON lacks, the

@@ -280,3 +280,17 @@ func TestEvalSlowInterpNote(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Empty(t, errs)
 }
+
+// --json writes bools as JSON booleans, and --inputs reads them back.
+func TestEvalJSONBools(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"x": [-1, 2, 0]}`), 0o644))
+	code, out, errs := hofuse("eval", "--json", "--inputs", in, `x : f64[3]; map (\v -> v > 0) x`)
+	require.Equal(t, 0, code, errs)
+	assert.JSONEq(t, `{"dtype": "bool", "shape": [3], "data": [false, true, false]}`, out)
+	back := filepath.Join(t.TempDir(), "b.json")
+	require.NoError(t, os.WriteFile(back, []byte(`{"b": `+out+`}`), 0o644))
+	code, out, errs = hofuse("eval", "--inputs", back, `b : bool[3]; map (\v -> select v 1 0) b`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "f64[3][0 1 0]\n", out)
+}
