@@ -39,7 +39,8 @@ the strings "NaN", "Inf" and "-Inf". Inputs the file does not name are random, f
   {"Z": [[1, 2, 3], [4, 5, "NaN"]], "s": "-Inf"}
 
 The form --json prints, {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]},
-is read too. --json writes NaN and infinities as those strings.
+is read too. --json writes NaN and infinities as those strings, and bool elements as
+true and false (which --inputs takes too, as well as 1 and 0).
 `
 
 func runEval(args []string, stdout, stderr io.Writer) error {

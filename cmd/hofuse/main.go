@@ -127,7 +127,9 @@ func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(stderr)
 		if sb.Len() > 0 {
-			fmt.Fprintf(stderr, "\nFlags:\n%s", sb.String())
+			// Flags are written --name, as everywhere else in hofuse.
+			defaults := strings.ReplaceAll("\n"+sb.String(), "\n  -", "\n  --")
+			fmt.Fprintf(stderr, "\nFlags:%s", defaults)
 		}
 	}
 	return fs
