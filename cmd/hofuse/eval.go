@@ -18,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "[--backend interp|native|pjrt] [--unfused] [--seed N] [--inputs FILE.json] [--json] 'PROGRAM' | -f FILE",
+		usage:   "[--backend interp|native|pjrt] [--unfused] [--seed N] [--inputs FILE.json|JSON] [--json] 'PROGRAM' | -f FILE",
 		summary: "evaluate a program in the notation, with the reference interpreter or on a back end",
 		run:     runEval,
 	})
@@ -30,7 +30,8 @@ const evalHelp = `
 program (fusion.Fuse; with --unfused, fusion.Unfused: one kernel per operation) and
 run the kernel graph on the native Go executor or on a PJRT plugin.
 
---inputs FILE.json gives input values: an object mapping input names to values. An
+--inputs FILE.json gives input values (--inputs '{...}' gives the JSON inline): an
+object mapping input names to values. An
 array input is nested JSON arrays, one level per axis, outermost first; a scalar input
 is a number; a tuple input is an array of its components. Numbers may be written as
 the strings "NaN", "Inf" and "-Inf". Inputs the file does not name are random, from
@@ -55,7 +56,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	unfused := fs.Bool("unfused", false, "with --backend native or pjrt: run one kernel per operation (fusion.Unfused) instead of the fused program")
 	plugin := fs.String("plugin", "", "with --backend pjrt: the plugin `path` (default: found by 'hofuse pjrt path')")
 	seed := fs.Uint64("seed", 1, "seed for random inputs (uniform in [-1, 1))")
-	inputsPath := fs.String("inputs", "", "JSON `file` with input values (format below); inputs it lacks are random")
+	inputsPath := fs.String("inputs", "", "JSON `file` with input values (format below), or the JSON itself ('{\"x\": [1, 2]}'); inputs it lacks are random")
 	file := fs.String("f", "", "read the program from `file` instead of the argument")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	var rf runFlags

@@ -17,9 +17,15 @@ import (
 // is in evalHelp) for the program's inputs. Errors name the file, the
 // input, the place in it and what is wrong.
 func readInputs(path string, inputs []*graph.Input) (map[string]graph.Value, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	var b []byte
+	if strings.HasPrefix(strings.TrimSpace(path), "{") {
+		// Inline JSON: --inputs '{"x": [1, 2, 3]}'.
+		b, path = []byte(path), "--inputs"
+	} else {
+		var err error
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
