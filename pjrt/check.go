@@ -52,7 +52,7 @@ func damagedFix(path string) string {
 			continue
 		}
 		if a, err := filepath.Abs(e); err == nil && (a == path || a == filepath.Dir(path)) {
-			return fmt.Sprintf("unset $%s (it names %s) or point it at a sound plugin; or reinstall with: %s", EnvPluginPath, e, install)
+			return fmt.Sprintf("unset $%s or point it at a sound plugin; or reinstall with: %s", EnvPluginPath, install)
 		}
 	}
 	return "reinstall it with: " + install

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -435,4 +436,39 @@ func TestDoctorSoundPlugin(t *testing.T) {
 	assert.Contains(t, out, "  "+path+"  <- used\n    file:      ")
 	assert.Contains(t, out, "    self-test: ok")
 	assert.NotContains(t, out, "DAMAGED")
+}
+
+// A shared library that is not a plugin: the error names it once, on one
+// line, and go-xla's own log line (klog) shows only with --verbose. Run in
+// a child process, whose real stderr klog writes to.
+func TestNotAPluginSaidOnce(t *testing.T) {
+	if !pjrt.CgoEnabled() || runtime.GOOS != "linux" {
+		t.Skip("needs cgo on Linux, to load a shared library")
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	require.NoError(t, err)
+	var lib string
+	for _, line := range strings.Split(string(maps), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && strings.Contains(filepath.Base(f[5]), "libc.so") {
+			lib = f[5]
+			break
+		}
+	}
+	require.NotEmpty(t, lib, "a cgo test binary on Linux maps libc")
+	b, err := os.ReadFile(lib)
+	require.NoError(t, err)
+	plugin := filepath.Join(t.TempDir(), pjrt.CPUPluginFile)
+	require.NoError(t, os.WriteFile(plugin, b, 0o755))
+	t.Setenv(pjrt.EnvDir, "")
+	t.Setenv(pjrt.EnvPluginPath, plugin)
+	want := "hofuse eval: pjrt: open plugin " + plugin + ": not a PJRT plugin: it has no GetPjrtApi function; " +
+		"unset $PJRT_PLUGIN_LIBRARY_PATH or point it at a PJRT plugin file; or reinstall with: " + pjrt.InstallCommand() + " --force\n"
+	code, out, errs := hofuseChild(t, time.Minute, "eval", "--backend", "pjrt", "x : f32[2]; x")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, want, errs)
+	code, _, errs = hofuseChild(t, time.Minute, "eval", "--verbose", "--backend", "pjrt", "x : f32[2]; x")
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasSuffix(errs, want), errs)
+	assert.Contains(t, errs, `failed to find symbol "GetPjrtApi"`, "--verbose lets go-xla's log line through")
 }

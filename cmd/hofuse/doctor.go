@@ -211,6 +211,9 @@ func doctorPlugin(r *doctorReport, path string, used bool) {
 		} else if !used {
 			fix = "remove " + path
 		}
+		if used && os.Getenv(pjrt.EnvPluginPath) != "" {
+			fix += "   (or unset $" + pjrt.EnvPluginPath + ")"
+		}
 		r.problem(err.Error(), fix)
 		return
 	}
