@@ -270,12 +270,12 @@ func TestEvalInputs(t *testing.T) {
 	assert.Equal(t, "i32 -2147483648\n", out)
 
 	for _, c := range []struct{ json, want string }{
-		{`{"Z": [[1, 2, 3]]}`, "input Z: axis 0 has 1 entries, want 2 (Z : f64[2,3])"},
+		{`{"Z": [[1, 2, 3]]}`, "input Z: axis 0 has 1 entry, want 2 (Z : f64[2,3])"},
 		{`{"Z": [[1, 2, 3], [4, 5]]}`, "input Z[1]: axis 1 has 2 entries, want 3 (Z : f64[2,3])"},
 		{`{"Z": [1, 2]}`, "input Z[0]: want an array of 3 entries along axis 1 (Z : f64[2,3]), got 1"},
 		{`{"Z": [[1, 2, 3], [4, 5, "six"]]}`, `input Z[1][2]: the string "six" is not a number; write a number, "NaN", "Inf" or "-Inf"`},
 		{`{"Z": [[1, 2, 3], [4, 5, null]]}`, `input Z[1][2]: null is not a number; write a number, "NaN", "Inf" or "-Inf"`},
-		{`{"s": [1]}`, `input s: an array of 1 entries is not a number; write a number, "NaN", "Inf" or "-Inf"`},
+		{`{"s": [1]}`, `input s: an array of 1 entry is not a number; write a number, "NaN", "Inf" or "-Inf"`},
 		{`{"k": 1.5}`, "input k: 1.5 is not an i32 (an integer from -2147483648 to 2147483647)"},
 		{`{"k": "NaN"}`, "input k: NaN is not a value of i32"},
 		{`{"b": 2}`, "input b: 2 is not a bool (true, false, 1 or 0)"},

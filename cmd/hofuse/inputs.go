@@ -90,7 +90,7 @@ func jsonValue(v any, t graph.Type, where, decl string) (graph.Value, error) {
 	case *graph.TupleType:
 		list, ok := v.([]any)
 		if !ok || len(list) != len(t.Elems) {
-			return nil, fmt.Errorf("%s: want an array of the %d components of the tuple (%s), got %s", where, len(t.Elems), decl, describeJSON(v))
+			return nil, fmt.Errorf("%s: want an array of the %s of the tuple (%s), got %s", where, count(len(t.Elems), "component"), decl, describeJSON(v))
 		}
 		out := make(graph.TupleValue, len(t.Elems))
 		for i, e := range t.Elems {
@@ -133,10 +133,10 @@ func fillNested(a *graph.Array, v any, dt graph.DType, extents, idx []int, where
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("%s: want an array of %d entries along axis %d (%s), got %s", where, extents[d], d, decl, describeJSON(v))
+		return fmt.Errorf("%s: want an array of %s along axis %d (%s), got %s", where, count(extents[d], "entry"), d, decl, describeJSON(v))
 	}
 	if len(list) != extents[d] {
-		return fmt.Errorf("%s: axis %d has %d entries, want %d (%s)", where, d, len(list), extents[d], decl)
+		return fmt.Errorf("%s: axis %d has %s, want %d (%s)", where, d, count(len(list), "entry"), extents[d], decl)
 	}
 	for i, e := range list {
 		if err := fillNested(a, e, dt, extents, append(idx, i), fmt.Sprintf("%s[%d]", where, i), decl); err != nil {
@@ -172,7 +172,7 @@ func fillFlat(a *graph.Array, obj map[string]any, t *graph.ArrayType, extents []
 	}
 	data, ok := obj["data"].([]any)
 	if !ok || len(data) != a.Size() {
-		return fmt.Errorf("%s: data: want an array of %d numbers (%s), got %s", where, a.Size(), decl, describeJSON(obj["data"]))
+		return fmt.Errorf("%s: data: want an array of %s (%s), got %s", where, count(a.Size(), "number"), decl, describeJSON(obj["data"]))
 	}
 	idx := make([]int, len(extents))
 	for i, e := range data {
@@ -246,7 +246,7 @@ func describeJSON(v any) string {
 	case nil:
 		return "null"
 	case []any:
-		return fmt.Sprintf("an array of %d entries", len(v))
+		return fmt.Sprintf("an array of %s", count(len(v), "entry"))
 	case map[string]any:
 		return "an object"
 	case string:

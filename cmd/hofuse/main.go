@@ -94,6 +94,9 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'hofuse COMMAND --help' for a command's flags.")
 }
 
+// longFlagRE finds the flags of more than one letter in PrintDefaults.
+var longFlagRE = regexp.MustCompile(`\n  -([a-z0-9][a-z0-9-])`)
+
 // flagNameRE finds the first flag an error message names.
 var flagNameRE = regexp.MustCompile(`(?:^|[\s(])--?([a-z][a-z0-9-]*)`)
 
@@ -127,8 +130,9 @@ func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(stderr)
 		if sb.Len() > 0 {
-			// Flags are written --name, as everywhere else in hofuse.
-			defaults := strings.ReplaceAll("\n"+sb.String(), "\n  -", "\n  --")
+			// Flags of more than one letter are written --name, as
+			// everywhere else in hofuse; one-letter flags stay -f.
+			defaults := longFlagRE.ReplaceAllString("\n"+sb.String(), "\n  --$1")
 			fmt.Fprintf(stderr, "\nFlags:%s", defaults)
 		}
 	}
@@ -180,8 +184,11 @@ func doubleDash(msg string) string {
 // count writes n and the noun, in the plural unless n is 1: "1 kernel",
 // "2 kernels".
 func count(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

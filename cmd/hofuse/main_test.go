@@ -294,3 +294,18 @@ func TestEvalJSONBools(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, "f64[3][0 1 0]\n", out)
 }
+
+func TestCount(t *testing.T) {
+	assert.Equal(t, "1 kernel", count(1, "kernel"))
+	assert.Equal(t, "2 kernels", count(2, "kernel"))
+	assert.Equal(t, "0 problems", count(0, "problem"))
+	assert.Equal(t, "1 entry", count(1, "entry"))
+	assert.Equal(t, "3 entries", count(3, "entry"))
+	// The texts that count: "1 parameter", "1 problem found".
+	code, out, errs := hofuse("show", "mlp", "--sizes", "1,1", "--norm", "none")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "; 2 parameters\n")
+	code, _, errs = hofuse("eval", "--inputs", `{"x": [1]}`, "x : f64[2]; x")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "hofuse eval: --inputs: input x: axis 0 has 1 entry, want 2 (x : f64[2])\n", errs)
+}
