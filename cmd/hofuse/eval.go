@@ -33,9 +33,8 @@ run the kernel graph on the native Go executor or on a PJRT plugin.
 --inputs FILE.json gives input values (--inputs '{...}' gives the JSON inline): an
 object mapping input names to values. An array input is nested JSON arrays, one level
 per axis, outermost first; a scalar input is a number; a tuple input is an array of
-its components. Numbers may be written as
-the strings "NaN", "Inf" and "-Inf". Inputs the file does not name are random, from
---seed. For example, for 'a : f64[3]; Z : f64[2,3]; s : f32; ...':
+its components. Numbers may be written as the strings "NaN", "Inf" and "-Inf".
+Inputs the file does not name are random, from --seed. For example, for 'a : f64[3]; Z : f64[2,3]; s : f32; ...':
 
   {"Z": [[1, 2, 3], [4, 5, "NaN"]], "s": "-Inf"}
 
