@@ -309,3 +309,34 @@ func TestCount(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "hofuse eval: --inputs: input x: axis 0 has 1 entry, want 2 (x : f64[2])\n", errs)
 }
+
+// map (reduce (+)) A, reduce partially applied, on every back end, fused
+// and unfused: the row sums, by hand.
+func TestEvalPartialReduce(t *testing.T) {
+	in := `{"A": [[1, 2, 3], [4, 5, 6]]}`
+	for _, args := range [][]string{
+		{"--backend", "interp"},
+		{"--backend", "native"},
+		{"--backend", "native", "--unfused"},
+	} {
+		code, out, errs := hofuse(append(append([]string{"eval"}, args...), "--inputs", in, "A : f64[2,3]; map (reduce (+)) A")...)
+		require.Equal(t, 0, code, "%q: %s", args, errs)
+		assert.Equal(t, "f64[2][6 15]\n", out, "%q", args)
+		code, out, errs = hofuse(append(append([]string{"eval"}, args...), "--inputs", in, "A : f64[2,3]; map (reduce max) (flip 0 A)")...)
+		require.Equal(t, 0, code, "%q: %s", args, errs)
+		assert.Equal(t, "f64[3][4 5 6]\n", out, "%q", args)
+	}
+}
+
+func TestEvalPartialReducePJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	for _, unfused := range []bool{false, true} {
+		args := []string{"eval", "--backend", "pjrt", "--plugin", path, "--inputs", `{"A": [[1, 2, 3], [4, 5, 6]]}`}
+		if unfused {
+			args = append(args, "--unfused")
+		}
+		code, out, errs := hofuse(append(args, "A : f64[2,3]; map (reduce (+)) A")...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, "f64[2][6 15]\n", out)
+	}
+}
