@@ -19,8 +19,8 @@ type Report struct {
 	KernelsAfter         int             `json:"kernels_after"`
 	TemporariesBefore    int             `json:"temporaries_before"`
 	TemporaryBytesBefore int             `json:"temporary_bytes_before"`
-	Temporaries          int             `json:"temporaries"`
-	TemporaryBytes       int             `json:"temporary_bytes"`
+	Temporaries          int             `json:"temporaries_after"`
+	TemporaryBytes       int             `json:"temporary_bytes_after"`
 	Kernels              []KernelReport  `json:"kernels"`
 	RulesApplied         []RuleCount     `json:"rules_applied"`
 	RulesRefused         []RefusalReport `json:"rules_refused"`
@@ -91,6 +91,7 @@ func (r *Report) fill(g *Graph, e *engine) {
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // terms hold "->" and "<": print them as they are
 	return enc.Encode(r)
 }
 

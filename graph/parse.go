@@ -99,7 +99,8 @@ func (p *Program) String() string {
 //     reduce r x, subdiv d b x, flatten d x, flip d1 [d2] x, fst x, snd x,
 //     proj i x, with integer literals for axes, blocks and indices. Given
 //     fewer arrays than f takes, map, zip and nzip are partial (zip (+));
-//     lift f is nzip f with none.
+//     lift f is nzip f with none. reduce r without an array is the function
+//     \x -> reduce r x (map (reduce (+)) A sums each row of A).
 //   - a scalar op by name with all its operands, as in exp x or max a b;
 //     the name alone is the op as a function, as in rnz max id x.
 //   - @name e or @"any name" e: the atom e and every term in it, up to
@@ -995,6 +996,14 @@ func (p *parser) head() Node {
 		n = p.at(h.pos).node(NewRNZ(red, fn, args...))
 	case "reduce":
 		red := p.arg(h, "a reduction function")
+		if t := p.peek(); !p.atomStart(t) && !(t.kind == tError || t.kind == tIdent && Keywords[t.text] || t.punct(`\`)) {
+			// reduce r alone is the function \x -> reduce r x, as zip f
+			// alone is: map (reduce (+)) A sums each row.
+			x := NewVar("x")
+			body := p.at(h.pos).node(NewRNZ(red, p.at(h.pos).node(NewIdent(), nil), x))
+			n = p.at(h.pos).node(NewLambda([]*Var{x}, body))
+			break
+		}
 		x := p.arg(h, "an array argument")
 		n = p.at(h.pos).node(NewRNZ(red, p.at(h.pos).node(NewIdent(), nil), x))
 	case "fst", "snd":

@@ -40,9 +40,9 @@ func checkPlugin(abs, real string) error {
 // damagedFix says how to replace the damaged plugin at path: reinstall it,
 // or, when $PJRT_PLUGIN_LIBRARY_PATH led to it, unset the variable.
 func damagedFix(path string) string {
-	install := InstallCommand + " --force"
+	install := InstallCommand() + " --force"
 	if strings.Contains(filepath.Base(path), "cuda") {
-		install = InstallCommand + " --gpu --force"
+		install = InstallCommand() + " --gpu --force"
 	}
 	if os.Getenv(EnvDir) != "" {
 		install += " (it installs into $" + EnvDir + ")"
@@ -52,7 +52,7 @@ func damagedFix(path string) string {
 			continue
 		}
 		if a, err := filepath.Abs(e); err == nil && (a == path || a == filepath.Dir(path)) {
-			return fmt.Sprintf("unset $%s (it names %s) or point it at a sound plugin; or reinstall with: %s", EnvPluginPath, e, install)
+			return fmt.Sprintf("unset $%s or point it at a sound plugin; or reinstall with: %s", EnvPluginPath, install)
 		}
 	}
 	return "reinstall it with: " + install

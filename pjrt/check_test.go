@@ -24,7 +24,7 @@ func TestOpenDamaged(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvDir, dir)
 	t.Setenv(EnvPluginPath, "")
-	fix := "reinstall it with: " + InstallCommand + " --force (it installs into $" + EnvDir + ")"
+	fix := "reinstall it with: " + InstallCommand() + " --force (it installs into $" + EnvDir + ")"
 	// Cut short, the file loses its section header table or part of a
 	// segment, depending on the linker's layout.
 	truncated := fmt.Sprintf("past the end of the file (%d bytes): the file is truncated", len(self)/2)
@@ -68,8 +68,8 @@ func TestOpenDamaged(t *testing.T) {
 	// Found through $PJRT_PLUGIN_LIBRARY_PATH: the fix names the variable.
 	t.Setenv(EnvPluginPath, dir)
 	err = checkPlugin(filepath.Join(dir, CPUPluginFile), filepath.Join(dir, CPUPluginFile))
-	want := "pjrt: plugin " + filepath.Join(dir, CPUPluginFile) + " is empty (0 bytes); it was not loaded. Fix: unset $PJRT_PLUGIN_LIBRARY_PATH (it names " +
-		dir + ") or point it at a sound plugin; or reinstall with: " + InstallCommand + " --force (it installs into $" + EnvDir + ")"
+	want := "pjrt: plugin " + filepath.Join(dir, CPUPluginFile) + " is empty (0 bytes); it was not loaded. Fix: unset $PJRT_PLUGIN_LIBRARY_PATH " +
+		"or point it at a sound plugin; or reinstall with: " + InstallCommand() + " --force (it installs into $" + EnvDir + ")"
 	if err == nil || err.Error() != want {
 		t.Errorf("check via $%s:\n got %v\nwant %s", EnvPluginPath, err, want)
 	}

@@ -108,7 +108,7 @@ func Open(pluginPath string) (*Client, error) {
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("pjrt: open plugin %s: %s; install the CPU plugin with: %s", abs, statReason(err), InstallCommand)
+		return nil, fmt.Errorf("pjrt: open plugin %s: %s; install the CPU plugin with: %s", abs, statReason(err), InstallCommand())
 	}
 	if fi.IsDir() {
 		return nil, fmt.Errorf("pjrt: open plugin %s: is a folder; give the plugin file (Locate finds it in a folder)", abs)
@@ -135,7 +135,7 @@ func Open(pluginPath string) (*Client, error) {
 			if errors.Is(err, ErrNoCgo) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("pjrt: open plugin %s: %w", abs, err)
+			return nil, loadError(abs, err)
 		}
 		co = &core{path: real, info: info, native: n, cache: map[[32]byte]*compiled{}}
 		registry[real] = co

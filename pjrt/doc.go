@@ -6,10 +6,12 @@
 // # Finding and opening a plugin
 //
 // Locate finds a plugin file: an explicit path, else
-// $PJRT_PLUGIN_LIBRARY_PATH, else the project folder <module root>/.pjrt
-// (or $HOFUSE_PJRT_DIR), where "go run ./cmd/hofuse pjrt install" puts the
-// XLA CPU plugin from the PyPI wheel xla-cpu-pjrt. This package never
-// downloads anything. Open loads a plugin and creates a client with one
+// $PJRT_PLUGIN_LIBRARY_PATH, else $HOFUSE_PJRT_DIR, else the project folder
+// <checkout>/.pjrt (inside a checkout of hofuse) and the user cache folder
+// os.UserCacheDir()/hofuse/pjrt (see Places). "hofuse pjrt install" puts the
+// XLA CPU plugin from the PyPI wheel xla-cpu-pjrt in DefaultDir: the
+// project folder in a checkout, the user cache folder for an installed
+// hofuse. This package never downloads anything. Open loads a plugin and creates a client with one
 // device (for the CPU plugin, via its cpu_device_count option):
 //
 //	c, err := pjrt.Open("") // Locate("")
@@ -92,7 +94,9 @@
 //
 // Open sets TF_CPP_MIN_LOG_LEVEL=1 when it is unset, which keeps the
 // plugin's INFO log lines off stderr. go-xla itself logs a warning line
-// (klog) when a file fails to load as a plugin.
+// (klog) when a file fails to load as a plugin, repeating what Open's error
+// says; QuietBinding drops such lines (the hofuse command does, unless
+// given --verbose). Open's errors name the plugin file once.
 //
 // Tests that need a plugin open it with pjrttest.Client, which skips with
 // a one-line reason when none is found, or fails when

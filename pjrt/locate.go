@@ -16,47 +16,94 @@ const (
 	// may be given, separated by the list separator (':' on Unix). It is
 	// the variable go-xla reads too.
 	EnvPluginPath = "PJRT_PLUGIN_LIBRARY_PATH"
-	// EnvDir replaces the project-local plugin folder <module root>/.pjrt.
+	// EnvDir names the plugin folder, replacing both the project folder
+	// <checkout>/.pjrt and the user cache folder: pjrt install puts the
+	// plugin there and every command looks there.
 	EnvDir = "HOFUSE_PJRT_DIR"
 	// EnvRequire, set to 1, turns the skips of tests that need a plugin
 	// into failures (CI sets it after installing the plugin).
 	EnvRequire = "HOFUSE_REQUIRE_PJRT"
 )
 
-// InstallCommand is the command that installs the CPU plugin into the
-// project-local folder. Errors about a missing plugin quote it.
-const InstallCommand = "go run ./cmd/hofuse pjrt install"
+// ModulePath is the module path of hofuse's own repository. A directory
+// at or below a go.mod declaring it is a checkout of hofuse.
+const ModulePath = "github.com/hofuse/hofuse"
+
+// InstallCommand returns the command that installs the CPU plugin into
+// DefaultDir, as the user should type it here: inside a checkout of hofuse
+// "go run ./cmd/hofuse pjrt install", elsewhere (an installed binary)
+// "hofuse pjrt install". Errors about a missing plugin quote it.
+func InstallCommand() string {
+	if _, ok := Checkout(); ok {
+		return "go run ./cmd/hofuse pjrt install"
+	}
+	return "hofuse pjrt install"
+}
 
 // CPUPluginFile is the file name the installer gives the CPU plugin. It is
 // the name go-xla's own search expects for a plugin called "cpu".
 const CPUPluginFile = "pjrt_c_api_cpu_plugin.so"
 
 // DefaultDirName is the name of the project-local plugin folder under the
-// module root.
+// root of a checkout.
 const DefaultDirName = ".pjrt"
 
-// DefaultDir returns the project-local plugin folder: $HOFUSE_PJRT_DIR when
-// set, else the folder .pjrt in the module root, the nearest directory at or
-// above the working directory that holds a go.mod. The folder need not
-// exist.
+// Checkout returns the root of the checkout of hofuse the working directory
+// is in: the nearest directory at or above it holding a go.mod, when that
+// go.mod declares the module ModulePath. ok is false elsewhere, as for a
+// binary installed with go install and run outside the repository.
+func Checkout() (root string, ok bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for dir := wd; ; {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, declaresModule(b, ModulePath)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// declaresModule reports whether the go.mod text declares module path.
+func declaresModule(gomod []byte, path string) bool {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == path
+		}
+	}
+	return false
+}
+
+// UserDir returns the plugin folder of an installed hofuse:
+// os.UserCacheDir()/hofuse/pjrt ($XDG_CACHE_HOME/hofuse/pjrt, else
+// ~/.cache/hofuse/pjrt on Linux; ~/Library/Caches/hofuse/pjrt on macOS).
+// The folder need not exist.
+func UserDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("pjrt: no user cache folder for the plugin (%v); set %s to a folder", err, EnvDir)
+	}
+	return filepath.Join(c, "hofuse", "pjrt"), nil
+}
+
+// DefaultDir returns the folder "hofuse pjrt install" puts the plugin in:
+// $HOFUSE_PJRT_DIR when set; else, inside a checkout of hofuse (see
+// Checkout), the folder .pjrt in its root; else the user's cache folder
+// (see UserDir). The folder need not exist.
 func DefaultDir() (string, error) {
 	if d := os.Getenv(EnvDir); d != "" {
 		return filepath.Abs(d)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("pjrt: cannot find the module root: %v; set %s", err, EnvDir)
+	if root, ok := Checkout(); ok {
+		return filepath.Join(root, DefaultDirName), nil
 	}
-	for dir := wd; ; {
-		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !fi.IsDir() {
-			return filepath.Join(dir, DefaultDirName), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("pjrt: no go.mod at or above %s, so there is no project-local plugin folder; set %s to a folder", wd, EnvDir)
-		}
-		dir = parent
-	}
+	return UserDir()
 }
 
 // pluginPatterns are the file names taken for plugins inside a folder, best
@@ -96,50 +143,59 @@ func pluginsIn(dir string) []string {
 	return found
 }
 
-// searchPlace is one place Locate looks, for error messages and doctor.
-type searchPlace struct {
-	what string // "explicit path", "$PJRT_PLUGIN_LIBRARY_PATH", ...
-	path string
+// Place is one place Locate looks for plugins.
+type Place struct {
+	// What names the place: "explicit path", "$PJRT_PLUGIN_LIBRARY_PATH",
+	// "$HOFUSE_PJRT_DIR", "project folder" or "user cache folder".
+	What string
+	Path string // a file or a folder, as given
 }
 
-// places lists where Locate looks, in order.
-func places(explicit string) ([]searchPlace, error) {
+// Places lists where Locate looks, in order: the explicit path alone when it
+// is non-empty; else each entry of $PJRT_PLUGIN_LIBRARY_PATH, then
+// $HOFUSE_PJRT_DIR when set, else the project folder <checkout>/.pjrt
+// (inside a checkout of hofuse) and the user cache folder (see UserDir).
+// The error, if any, says why a place is missing; the places found are
+// returned with it.
+func Places(explicit string) ([]Place, error) {
 	if explicit != "" {
-		return []searchPlace{{"explicit path", explicit}}, nil
+		return []Place{{"explicit path", explicit}}, nil
 	}
-	var ps []searchPlace
+	var ps []Place
 	if env := os.Getenv(EnvPluginPath); env != "" {
 		for _, p := range filepath.SplitList(env) {
 			if p != "" {
-				ps = append(ps, searchPlace{"$" + EnvPluginPath, p})
+				ps = append(ps, Place{"$" + EnvPluginPath, p})
 			}
 		}
 	}
-	dir, err := DefaultDir()
+	if d := os.Getenv(EnvDir); d != "" {
+		return append(ps, Place{"$" + EnvDir, d}), nil
+	}
+	if root, ok := Checkout(); ok {
+		ps = append(ps, Place{"project folder", filepath.Join(root, DefaultDirName)})
+	}
+	dir, err := UserDir()
 	if err != nil {
 		return ps, err
 	}
-	what := "project folder"
-	if os.Getenv(EnvDir) != "" {
-		what = "$" + EnvDir
-	}
-	return append(ps, searchPlace{what, dir}), nil
+	return append(ps, Place{"user cache folder", dir}), nil
 }
 
 // LocateAll lists every plugin file in the places Locate searches, in
 // Locate's order of preference: Locate returns the first. When none is
 // found, the error says where it looked and how to install one.
 func LocateAll(explicit string) ([]string, error) {
-	ps, perr := places(explicit)
+	ps, perr := Places(explicit)
 	var found, looked []string
 	for _, p := range ps {
-		abs, err := filepath.Abs(p.path)
+		abs, err := filepath.Abs(p.Path)
 		if err != nil {
-			looked = append(looked, fmt.Sprintf("%s %s (%v)", p.what, p.path, err))
+			looked = append(looked, fmt.Sprintf("%s %s (%v)", p.What, p.Path, err))
 			continue
 		}
 		fi, err := os.Stat(abs)
-		if p.what == "$"+EnvPluginPath {
+		if p.What == "$"+EnvPluginPath {
 			// The variable was set on purpose: a wrong value is an error,
 			// never a silent fall back to the project folder.
 			switch {
@@ -153,11 +209,11 @@ func LocateAll(explicit string) ([]string, error) {
 		}
 		switch {
 		case err != nil:
-			looked = append(looked, fmt.Sprintf("%s %s (%s)", p.what, abs, statReason(err)))
+			looked = append(looked, fmt.Sprintf("%s %s (%s)", p.What, abs, statReason(err)))
 		case fi.IsDir():
 			in := pluginsIn(abs)
 			if len(in) == 0 {
-				looked = append(looked, fmt.Sprintf("%s %s (no plugin file in it)", p.what, abs))
+				looked = append(looked, fmt.Sprintf("%s %s (no plugin file in it)", p.What, abs))
 			}
 			for _, f := range in {
 				if !slices.Contains(found, f) {
@@ -181,7 +237,7 @@ func LocateAll(explicit string) ([]string, error) {
 
 // Locate finds a plugin: the explicit path if it is non-empty (a file, or a
 // folder holding a plugin file), else $PJRT_PLUGIN_LIBRARY_PATH (likewise),
-// else the project-local folder (see DefaultDir). It returns an absolute
+// else $HOFUSE_PJRT_DIR or the project and user cache folders (see Places). It returns an absolute
 // path. An entry of $PJRT_PLUGIN_LIBRARY_PATH that does not exist, or is a
 // folder without a plugin file, is an error naming the variable. Locate
 // only looks at names; Open checks a file and loads it.
@@ -208,7 +264,7 @@ func (e *NotFoundError) Error() string {
 	} else {
 		sb.WriteString("; run: ")
 	}
-	sb.WriteString(InstallCommand)
+	sb.WriteString(InstallCommand())
 	return sb.String()
 }
 

@@ -7,12 +7,14 @@ import (
 	"testing"
 )
 
-func touch(t *testing.T, path string) string {
+func touch(t *testing.T, path string) string { return writeFile(t, path, "not really a plugin") }
+
+func writeFile(t *testing.T, path, text string) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte("not really a plugin"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -25,7 +27,9 @@ func TestLocate(t *testing.T) {
 	touch(t, filepath.Join(tmp, "a", CPUPluginFile+".stamp.json"))
 	wheelName := touch(t, filepath.Join(tmp, "b", "xla_cpu_pjrt.so"))
 	project := touch(t, filepath.Join(tmp, "proj", DefaultDirName, CPUPluginFile))
-	touch(t, filepath.Join(tmp, "proj", "go.mod"))
+	writeFile(t, filepath.Join(tmp, "proj", "go.mod"), "module "+ModulePath+"\n\ngo 1.26\n")
+	cache := touch(t, filepath.Join(tmp, "cache", "hofuse", "pjrt", CPUPluginFile))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
 	sub := filepath.Join(tmp, "proj", "x", "y")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -48,7 +52,7 @@ func TestLocate(t *testing.T) {
 	t.Setenv(EnvPluginPath, filepath.Join(tmp, "b")+string(os.PathListSeparator)+filepath.Join(tmp, "a"))
 	check("", wheelName)
 	all, err := LocateAll("")
-	if err != nil || strings.Join(all, " ") != strings.Join([]string{wheelName, cpu, cuda, project}, " ") {
+	if err != nil || strings.Join(all, " ") != strings.Join([]string{wheelName, cpu, cuda, project, cache}, " ") {
 		t.Errorf("LocateAll = %v, %v", all, err)
 	}
 	t.Setenv(EnvPluginPath, "")
@@ -61,8 +65,9 @@ func TestLocate(t *testing.T) {
 
 func TestLocateNotFound(t *testing.T) {
 	tmp := t.TempDir()
-	touch(t, filepath.Join(tmp, "go.mod"))
+	writeFile(t, filepath.Join(tmp, "go.mod"), "module "+ModulePath+"\n")
 	t.Chdir(tmp)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
 	t.Setenv(EnvDir, "")
 	t.Setenv(EnvPluginPath, filepath.Join(tmp, "nothere"))
 	_, err := Locate("")
@@ -80,7 +85,8 @@ func TestLocateNotFound(t *testing.T) {
 	}
 	t.Setenv(EnvPluginPath, "")
 	_, err = Locate("")
-	want = "no PJRT plugin found; looked at project folder " + filepath.Join(tmp, ".pjrt") + " (does not exist); run: go run ./cmd/hofuse pjrt install"
+	want = "no PJRT plugin found; looked at project folder " + filepath.Join(tmp, ".pjrt") + " (does not exist); user cache folder " +
+		filepath.Join(tmp, "cache", "hofuse", "pjrt") + " (does not exist); run: go run ./cmd/hofuse pjrt install"
 	if err == nil || err.Error() != want {
 		t.Errorf("Locate:\n got %v\nwant %s", err, want)
 	}
@@ -92,5 +98,50 @@ func TestLocateNotFound(t *testing.T) {
 		" (no plugin file in it); pass the path of a plugin file, or install one with: go run ./cmd/hofuse pjrt install"
 	if err == nil || err.Error() != want {
 		t.Errorf("Locate(empty folder):\n got %v\nwant %s", err, want)
+	}
+}
+
+// Outside a checkout of hofuse (no go.mod, or another module's), the plugin
+// folder is the user's cache folder, and the install command is the
+// installed binary's.
+func TestLocateOutsideCheckout(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv(EnvPluginPath, "")
+	t.Setenv(EnvDir, "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
+	t.Setenv("HOME", tmp)
+	userDir := filepath.Join(tmp, "cache", "hofuse", "pjrt")
+	for _, gomod := range []string{"", "module example.com/other\n"} {
+		wd := filepath.Join(tmp, "w")
+		if err := os.MkdirAll(wd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(wd, "go.mod"))
+		if gomod != "" {
+			writeFile(t, filepath.Join(wd, "go.mod"), gomod)
+		}
+		t.Chdir(wd)
+		if _, ok := Checkout(); ok {
+			t.Errorf("go.mod %q: Checkout reports a checkout of hofuse", gomod)
+		}
+		if d, err := DefaultDir(); err != nil || d != userDir {
+			t.Errorf("go.mod %q: DefaultDir = %q, %v; want %q", gomod, d, err, userDir)
+		}
+		if got := InstallCommand(); got != "hofuse pjrt install" {
+			t.Errorf("go.mod %q: InstallCommand = %q", gomod, got)
+		}
+		_, err := Locate("")
+		want := "no PJRT plugin found; looked at user cache folder " + userDir + " (does not exist); run: hofuse pjrt install"
+		if err == nil || err.Error() != want {
+			t.Errorf("go.mod %q: Locate:\n got %v\nwant %s", gomod, err, want)
+		}
+	}
+	plugin := touch(t, filepath.Join(userDir, CPUPluginFile))
+	if got, err := Locate(""); err != nil || got != plugin {
+		t.Errorf("Locate = %q, %v; want %q", got, err, plugin)
+	}
+	ps, err := Places("")
+	if err != nil || len(ps) != 1 || ps[0] != (Place{"user cache folder", userDir}) {
+		t.Errorf("Places = %v, %v", ps, err)
 	}
 }

@@ -265,7 +265,7 @@ func TestBadInputs(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nothere", "pjrt_c_api_cpu_plugin.so")
 	_, err := pjrt.Open(missing)
-	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), pjrt.InstallCommand) {
+	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), pjrt.InstallCommand()) {
 		t.Errorf("Open(missing) = %v; want an error naming %s and the install command", err, missing)
 	}
 	text := filepath.Join(t.TempDir(), "notaplugin.so")

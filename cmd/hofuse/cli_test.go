@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -66,13 +68,53 @@ func hofuseChild(t *testing.T, timeout time.Duration, args ...string) (code int,
 }
 
 // usageErr asserts that a command is refused as bad usage (exit status 2)
-// with exactly the message want, printed once, then the hint.
+// with exactly the message want, printed once, then one line of usage.
 func usageErr(t *testing.T, want string, args ...string) {
 	t.Helper()
 	code, out, errs := hofuse(args...)
 	assert.Equal(t, 2, code, "%q: %s", args, errs)
-	assert.Equal(t, "hofuse "+args[0]+": "+want+"\nrun 'hofuse "+args[0]+" --help' for usage\n", errs, "%q", args)
+	first, usage, _ := strings.Cut(errs, "\n")
+	assert.Equal(t, "hofuse "+args[0]+": "+want, first, "%q", args)
+	assert.Regexp(t, `^usage: \S.*; all flags: hofuse `+args[0]+` --help\n$`, usage, "%q", args)
 	assert.Empty(t, out, "%q", args)
+}
+
+// A usage error is followed by the usage of the flag it names, or else of
+// the command: one line.
+func TestUsageLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--seed", "x", "1"}, "usage: --seed uint: seed for random inputs (uniform in [-1, 1)); all flags: hofuse eval --help\n"},
+		{[]string{"demo", "--threads", "-2"}, "usage: --threads int: native executor goroutines (0: GOMAXPROCS); all flags: hofuse demo --help\n"},
+		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags]; all flags: hofuse demo --help\n"},
+		{[]string{"fuse", "mlp", "--disable-rule", "eta,nope"}, "usage: --disable-rule rules: switch off rules by name (repeatable, or a comma list: a,b); rules: " +
+			strings.Join(fusion.RuleNames(), ", ") + "; all flags: hofuse fuse --help\n"},
+	} {
+		code, _, errs := hofuse(tc.args...)
+		assert.Equal(t, 2, code, "%q", tc.args)
+		lines := strings.SplitAfter(errs, "\n")
+		require.Len(t, lines, 3, "%q: %s", tc.args, errs) // the error, the usage, ""
+		assert.Equal(t, tc.want, lines[1], "%q", tc.args)
+	}
+}
+
+// Repeatable flags take comma lists too.
+func TestDisableRuleList(t *testing.T) {
+	prog := `A : f64[5,7]; B : f64[5,7]; map (\r -> reduce (+) r) (zip (zip (+)) A B)`
+	_, both, _ := hofuse("fuse", "--json", "--disable-rule", "nzip-nzip", "--disable-rule", "rnz-nzip", prog)
+	code, list, errs := hofuse("fuse", "--json", "--disable-rule", "nzip-nzip,rnz-nzip", prog)
+	require.Equal(t, 0, code, errs)
+	var a, b struct {
+		KernelsAfter int `json:"kernels_after"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(both), &a))
+	require.NoError(t, json.Unmarshal([]byte(list), &b))
+	assert.Equal(t, 2, a.KernelsAfter, "nothing fuses with both rules off")
+	assert.Equal(t, a, b)
+	usageErr(t, `--disable-rule: unknown rule "nope"; the rules are `+strings.Join(fusion.RuleNames(), ", "), "fuse", "mlp", "--disable-rule", "eta,nope")
+	usageErr(t, `invalid value "eta," for flag --disable-rule: "eta,": an empty name in the list`, "fuse", "mlp", "--disable-rule", "eta,")
 }
 
 func TestFlagErrorsPrintOnce(t *testing.T) {
@@ -228,12 +270,12 @@ func TestEvalInputs(t *testing.T) {
 	assert.Equal(t, "i32 -2147483648\n", out)
 
 	for _, c := range []struct{ json, want string }{
-		{`{"Z": [[1, 2, 3]]}`, "input Z: axis 0 has 1 entries, want 2 (Z : f64[2,3])"},
+		{`{"Z": [[1, 2, 3]]}`, "input Z: axis 0 has 1 entry, want 2 (Z : f64[2,3])"},
 		{`{"Z": [[1, 2, 3], [4, 5]]}`, "input Z[1]: axis 1 has 2 entries, want 3 (Z : f64[2,3])"},
 		{`{"Z": [1, 2]}`, "input Z[0]: want an array of 3 entries along axis 1 (Z : f64[2,3]), got 1"},
 		{`{"Z": [[1, 2, 3], [4, 5, "six"]]}`, `input Z[1][2]: the string "six" is not a number; write a number, "NaN", "Inf" or "-Inf"`},
 		{`{"Z": [[1, 2, 3], [4, 5, null]]}`, `input Z[1][2]: null is not a number; write a number, "NaN", "Inf" or "-Inf"`},
-		{`{"s": [1]}`, `input s: an array of 1 entries is not a number; write a number, "NaN", "Inf" or "-Inf"`},
+		{`{"s": [1]}`, `input s: an array of 1 entry is not a number; write a number, "NaN", "Inf" or "-Inf"`},
 		{`{"k": 1.5}`, "input k: 1.5 is not an i32 (an integer from -2147483648 to 2147483647)"},
 		{`{"k": "NaN"}`, "input k: NaN is not a value of i32"},
 		{`{"b": 2}`, "input b: 2 is not a bool (true, false, 1 or 0)"},
@@ -344,7 +386,7 @@ func TestDamagedPlugin(t *testing.T) {
 	} {
 		require.NoError(t, os.WriteFile(plugin, c.data, 0o644))
 		damaged := "pjrt: plugin " + plugin + " " + c.reason
-		fix := c.end + "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand + " --force (it installs into $" + pjrt.EnvDir + ")\n"
+		fix := c.end + "; it was not loaded. Fix: reinstall it with: " + pjrt.InstallCommand() + " --force (it installs into $" + pjrt.EnvDir + ")\n"
 		for _, args := range [][]string{
 			{"demo", "--backend", "pjrt", "--sizes", "4,3", "--runs", "1"},
 			{"demo", "--backend", "auto", "--sizes", "4,3", "--runs", "1"},
@@ -361,7 +403,7 @@ func TestDamagedPlugin(t *testing.T) {
 		}
 		code, out, errs := hofuse("doctor")
 		assert.Equal(t, 1, code, errs)
-		assert.Contains(t, errs, " problem(s) found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n")
+		assert.Contains(t, errs, " problem found, 1 of them making PJRT fail: a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing\n")
 		assert.Contains(t, out, "    file:      DAMAGED, not loaded\n  PROBLEM: "+plugin+" "+c.reason, c.name)
 		assert.Contains(t, out, c.end+"\n  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
 		assert.Contains(t, out, "  fix:     go run ./cmd/hofuse pjrt install --force\n", c.name)
@@ -423,4 +465,39 @@ func TestMemoryLimits(t *testing.T) {
 	code, out, errs := hofuse("eval", "--backend", "native", "--max-memory", "1MiB", `A : f32[3]; map (\x -> x + 1) A`)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "f32[3]")
+}
+
+// A shared library that is not a plugin: the error names it once, on one
+// line, and go-xla's own log line (klog) shows only with --verbose. Run in
+// a child process, whose real stderr klog writes to.
+func TestNotAPluginSaidOnce(t *testing.T) {
+	if !pjrt.CgoEnabled() || runtime.GOOS != "linux" {
+		t.Skip("needs cgo on Linux, to load a shared library")
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	require.NoError(t, err)
+	var lib string
+	for _, line := range strings.Split(string(maps), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && strings.Contains(filepath.Base(f[5]), "libc.so") {
+			lib = f[5]
+			break
+		}
+	}
+	require.NotEmpty(t, lib, "a cgo test binary on Linux maps libc")
+	b, err := os.ReadFile(lib)
+	require.NoError(t, err)
+	plugin := filepath.Join(t.TempDir(), pjrt.CPUPluginFile)
+	require.NoError(t, os.WriteFile(plugin, b, 0o755))
+	t.Setenv(pjrt.EnvDir, "")
+	t.Setenv(pjrt.EnvPluginPath, plugin)
+	want := "hofuse eval: pjrt: open plugin " + plugin + ": not a PJRT plugin: it has no GetPjrtApi function; " +
+		"unset $PJRT_PLUGIN_LIBRARY_PATH or point it at a PJRT plugin file; or reinstall with: " + pjrt.InstallCommand() + " --force\n"
+	code, out, errs := hofuseChild(t, time.Minute, "eval", "--backend", "pjrt", "x : f32[2]; x")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, want, errs)
+	code, _, errs = hofuseChild(t, time.Minute, "eval", "--verbose", "--backend", "pjrt", "x : f32[2]; x")
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasSuffix(errs, want), errs)
+	assert.Contains(t, errs, `failed to find symbol "GetPjrtApi"`, "--verbose lets go-xla's log line through")
 }

@@ -16,8 +16,11 @@
 //	pjrt     install a PJRT plugin from PyPI, or print the one hofuse finds
 //	show     print the IR of a model in the paper's notation
 //
-// "hofuse help" lists them and "hofuse COMMAND --help" gives a command's
-// flags. Exit status 0 is success, 1 a failure of the work, 2 a usage error.
+// "hofuse help" (or "hofuse" alone) lists them and "hofuse COMMAND --help"
+// gives a command's flags; testdata/help holds golden copies of each,
+// refreshed by "go test ./cmd/hofuse -update". Exit status 0 is success, 1
+// a failure of the work, 2 a usage error, which is printed once followed by
+// one line of usage: the flag's at fault, or the command's.
 //
 // Each command lives in its own file and registers itself in init; the
 // flags shared by the commands that run a model live in modelflags.go and

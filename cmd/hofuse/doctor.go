@@ -54,10 +54,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	c := commands["doctor"]
 	fs := newFlags(c, stderr)
 	strict := fs.Bool("strict", false, "exit with status 1 when any problem is found (without it: only for a damaged plugin or a $PJRT_PLUGIN_LIBRARY_PATH naming nothing)")
+	verbose := verboseFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	if len(rest) > 0 {
 		return usagef("doctor takes no arguments, got %q", rest)
 	}
@@ -70,7 +72,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	} else {
 		r.line("  cgo:       no")
 		r.problem("this hofuse was built without cgo, so it cannot load PJRT plugins",
-			"rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc), e.g. CGO_ENABLED=1 go run ./cmd/hofuse doctor")
+			"rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc): "+rebuildCommand())
 	}
 
 	r.line("")
@@ -88,12 +90,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 		r.line("no problems found")
 		return nil
 	}
-	r.line("%d problem(s) found; each is followed by its fix", r.problems)
+	r.line("%s found; each is followed by its fix", count(r.problems, "problem"))
 	if r.broken > 0 {
-		return fmt.Errorf("%d problem(s) found, %d of them making PJRT fail: a damaged plugin or a $%s naming nothing", r.problems, r.broken, pjrt.EnvPluginPath)
+		return fmt.Errorf("%s found, %d of them making PJRT fail: a damaged plugin or a $%s naming nothing", count(r.problems, "problem"), r.broken, pjrt.EnvPluginPath)
 	}
 	if *strict {
-		return fmt.Errorf("%d problem(s) found", r.problems)
+		return fmt.Errorf("%s found", count(r.problems, "problem"))
 	}
 	return nil
 }
@@ -110,9 +112,18 @@ func doctorPJRT(r *doctorReport) {
 		}
 		r.line("  $%s = %s", v, val)
 	}
-	dir, derr := pjrt.DefaultDir()
-	if derr == nil {
-		r.line("  project folder: %s", dir)
+	if root, ok := pjrt.Checkout(); ok {
+		r.line("  checkout:  %s (pjrt install puts the plugin in its %s)", root, pjrt.DefaultDirName)
+	} else {
+		r.line("  checkout:  none (no go.mod of %s at or above the working folder): pjrt install puts the plugin in the user cache folder", pjrt.ModulePath)
+	}
+	places, perr := pjrt.Places("")
+	r.line("  searched, in order:")
+	for _, p := range places {
+		r.line("    %-26s %s", p.What, p.Path)
+	}
+	if perr != nil {
+		r.line("    (%v)", perr)
 	}
 	found, err := pjrt.LocateAll("")
 	var nf *pjrt.NotFoundError
@@ -124,7 +135,7 @@ func doctorPJRT(r *doctorReport) {
 	}
 	if err != nil {
 		r.line("  none found")
-		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
+		r.problem(err.Error(), pjrt.InstallCommand()+"   (or set $"+pjrt.EnvPluginPath+" to a plugin file)")
 		return
 	}
 	for i, path := range found {
@@ -157,9 +168,9 @@ func checkPluginFile(r *doctorReport, path string, used bool) bool {
 		if used {
 			r.broken++
 		}
-		fix := "go run ./cmd/hofuse pjrt install --force"
+		fix := pjrt.InstallCommand() + " --force"
 		if strings.Contains(filepath.Base(path), "cuda") {
-			fix = "go run ./cmd/hofuse pjrt install --gpu --force"
+			fix = pjrt.InstallCommand() + " --gpu --force"
 		}
 		if os.Getenv(pjrt.EnvPluginPath) != "" {
 			fix += "   (or unset $" + pjrt.EnvPluginPath + ")"
@@ -170,7 +181,7 @@ func checkPluginFile(r *doctorReport, path string, used bool) bool {
 		return false
 	case err != nil:
 		r.line("    file:      %v", err)
-		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install --force")
+		r.problem(err.Error(), pjrt.InstallCommand()+" --force")
 		return false
 	case v == nil:
 		size := "?"
@@ -194,11 +205,14 @@ func doctorPlugin(r *doctorReport, path string, used bool) {
 	c, err := pjrt.Open(path)
 	if err != nil {
 		r.line("    loads:     no")
-		fix := "go run ./cmd/hofuse pjrt install --force"
+		fix := pjrt.InstallCommand() + " --force"
 		if strings.Contains(filepath.Base(path), "cuda") {
-			fix = "go run ./cmd/hofuse pjrt install --gpu --force, and install the NVIDIA CUDA libraries (python3 -m pip install 'jax[cuda13]')"
+			fix = pjrt.InstallCommand() + " --gpu --force, and install the NVIDIA CUDA libraries (python3 -m pip install 'jax[cuda13]')"
 		} else if !used {
 			fix = "remove " + path
+		}
+		if used && os.Getenv(pjrt.EnvPluginPath) != "" {
+			fix += "   (or unset $" + pjrt.EnvPluginPath + ")"
 		}
 		r.problem(err.Error(), fix)
 		return
@@ -212,7 +226,7 @@ func doctorPlugin(r *doctorReport, path string, used bool) {
 	rep, err := c.SelfTest()
 	if err != nil {
 		r.line("    self-test: FAILED")
-		r.problem(err.Error(), "go run ./cmd/hofuse pjrt install --force")
+		r.problem(err.Error(), pjrt.InstallCommand()+" --force")
 		return
 	}
 	r.line("    self-test: ok (compile %s, run %s)", rep.Compile.Round(time.Microsecond), rep.Run.Round(time.Microsecond))
@@ -237,7 +251,16 @@ func doctorGPU(r *doctorReport) {
 			return
 		}
 	}
-	r.problem("there is an NVIDIA GPU but no CUDA PJRT plugin", "go run ./cmd/hofuse pjrt install --gpu")
+	r.problem("there is an NVIDIA GPU but no CUDA PJRT plugin", pjrt.InstallCommand()+" --gpu")
+}
+
+// rebuildCommand is how to rebuild hofuse here: inside a checkout with go
+// run, elsewhere with go install.
+func rebuildCommand() string {
+	if _, ok := pjrt.Checkout(); ok {
+		return "CGO_ENABLED=1 go run ./cmd/hofuse doctor"
+	}
+	return "CGO_ENABLED=1 go install " + pjrt.ModulePath + "/cmd/hofuse@latest"
 }
 
 // nativeSIMDStatus says whether the native executor's SIMD path is active.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "eval",
-		usage:   "[--backend interp|native|pjrt] [--unfused] [--seed N] [--inputs FILE.json] [--json] 'PROGRAM' | -f FILE",
+		usage:   "[--backend interp|native|pjrt] [--unfused] [--seed N] [--inputs FILE.json|JSON] [--json] 'PROGRAM' | -f FILE",
 		summary: "evaluate a program in the notation, with the reference interpreter or on a back end",
 		run:     runEval,
 	})
@@ -31,16 +30,17 @@ const evalHelp = `
 program (fusion.Fuse; with --unfused, fusion.Unfused: one kernel per operation) and
 run the kernel graph on the native Go executor or on a PJRT plugin.
 
---inputs FILE.json gives input values: an object mapping input names to values. An
-array input is nested JSON arrays, one level per axis, outermost first; a scalar input
-is a number; a tuple input is an array of its components. Numbers may be written as
-the strings "NaN", "Inf" and "-Inf". Inputs the file does not name are random, from
---seed. For example, for 'a : f64[3]; Z : f64[2,3]; s : f32; ...':
+--inputs FILE.json gives input values (--inputs '{...}' gives the JSON inline): an
+object mapping input names to values. An array input is nested JSON arrays, one level
+per axis, outermost first; a scalar input is a number; a tuple input is an array of
+its components. Numbers may be written as the strings "NaN", "Inf" and "-Inf".
+Inputs the file does not name are random, from --seed. For example, for 'a : f64[3]; Z : f64[2,3]; s : f32; ...':
 
   {"Z": [[1, 2, 3], [4, 5, "NaN"]], "s": "-Inf"}
 
 The form --json prints, {"dtype": "f64", "shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]},
-is read too. --json writes NaN and infinities as those strings.
+is read too. --json writes NaN and infinities as those strings, and bool elements as
+true and false (which --inputs takes too, as well as 1 and 0).
 `
 
 func runEval(args []string, stdout, stderr io.Writer) (err error) {
@@ -55,16 +55,18 @@ func runEval(args []string, stdout, stderr io.Writer) (err error) {
 	unfused := fs.Bool("unfused", false, "with --backend native or pjrt: run one kernel per operation (fusion.Unfused) instead of the fused program")
 	plugin := fs.String("plugin", "", "with --backend pjrt: the plugin `path` (default: found by 'hofuse pjrt path')")
 	seed := fs.Uint64("seed", 1, "seed for random inputs (uniform in [-1, 1))")
-	inputsPath := fs.String("inputs", "", "JSON `file` with input values (format below); inputs it lacks are random")
+	inputsPath := fs.String("inputs", "", "JSON `file` with input values (format below), or the JSON itself ('{\"x\": [1, 2]}'); inputs it lacks are random")
 	file := fs.String("f", "", "read the program from `file` instead of the argument")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	var rf runFlags
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
+	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	set := flagsSet(fs)
 	switch *backend {
 	case "interp":
@@ -135,6 +137,7 @@ func runEval(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	var out graph.Value
 	if *backend == "interp" {
+		noteSlowInterp(stderr, body, info.Types)
 		out, err = rf.evalInterp(body, values)
 	} else {
 		out, err = evalOnBackend(*backend, *plugin, *unfused, &rf, body, values)
@@ -143,9 +146,7 @@ func runEval(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(valueJSON(out))
+		return printJSON(stdout, valueJSON(out))
 	}
 	fmt.Fprintln(stdout, formatValue(out))
 	return nil

@@ -14,17 +14,27 @@ import (
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp [model flags] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE]...",
+		usage:   "mlp [model flags] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
 		summary: "fuse a model or a program and report the kernels, temporaries and rules",
 		run:     runFuse,
 	})
 }
 
-// listFlag collects a repeatable flag.
+// listFlag collects a repeatable flag; each value may also be a
+// comma-separated list (--disable-rule a,b is --disable-rule a
+// --disable-rule b).
 type listFlag []string
 
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			return fmt.Errorf("%q: an empty name in the list", s)
+		}
+		*l = append(*l, v)
+	}
+	return nil
+}
 
 func runFuse(args []string, stdout, stderr io.Writer) error {
 	c := commands["fuse"]
@@ -36,7 +46,7 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	dumpIR := fs.Bool("dump", false, "print the IR after each pass, with its duration, to stderr")
 	file := fs.String("f", "", "read the program from `file`")
 	var disable listFlag
-	fs.Var(&disable, "disable-rule", "switch off a `rule` by name (repeatable); rules: "+strings.Join(fusion.RuleNames(), ", "))
+	fs.Var(&disable, "disable-rule", "switch off `rules` by name (repeatable, or a comma list: a,b); rules: "+strings.Join(fusion.RuleNames(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -57,7 +67,7 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	res, err := fusion.Fuse(term, opt)
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown rule") {
-			return usagef("%v", err)
+			return usagef("--disable-rule: %s", strings.TrimPrefix(err.Error(), "fusion: "))
 		}
 		return err
 	}

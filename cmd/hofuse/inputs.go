@@ -17,9 +17,15 @@ import (
 // is in evalHelp) for the program's inputs. Errors name the file, the
 // input, the place in it and what is wrong.
 func readInputs(path string, inputs []*graph.Input) (map[string]graph.Value, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	var b []byte
+	if strings.HasPrefix(strings.TrimSpace(path), "{") {
+		// Inline JSON: --inputs '{"x": [1, 2, 3]}'.
+		b, path = []byte(path), "--inputs"
+	} else {
+		var err error
+		if b, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
@@ -84,7 +90,7 @@ func jsonValue(v any, t graph.Type, where, decl string) (graph.Value, error) {
 	case *graph.TupleType:
 		list, ok := v.([]any)
 		if !ok || len(list) != len(t.Elems) {
-			return nil, fmt.Errorf("%s: want an array of the %d components of the tuple (%s), got %s", where, len(t.Elems), decl, describeJSON(v))
+			return nil, fmt.Errorf("%s: want an array of the %s of the tuple (%s), got %s", where, count(len(t.Elems), "component"), decl, describeJSON(v))
 		}
 		out := make(graph.TupleValue, len(t.Elems))
 		for i, e := range t.Elems {
@@ -127,10 +133,10 @@ func fillNested(a *graph.Array, v any, dt graph.DType, extents, idx []int, where
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("%s: want an array of %d entries along axis %d (%s), got %s", where, extents[d], d, decl, describeJSON(v))
+		return fmt.Errorf("%s: want an array of %s along axis %d (%s), got %s", where, count(extents[d], "entry"), d, decl, describeJSON(v))
 	}
 	if len(list) != extents[d] {
-		return fmt.Errorf("%s: axis %d has %d entries, want %d (%s)", where, d, len(list), extents[d], decl)
+		return fmt.Errorf("%s: axis %d has %s, want %d (%s)", where, d, count(len(list), "entry"), extents[d], decl)
 	}
 	for i, e := range list {
 		if err := fillNested(a, e, dt, extents, append(idx, i), fmt.Sprintf("%s[%d]", where, i), decl); err != nil {
@@ -166,7 +172,7 @@ func fillFlat(a *graph.Array, obj map[string]any, t *graph.ArrayType, extents []
 	}
 	data, ok := obj["data"].([]any)
 	if !ok || len(data) != a.Size() {
-		return fmt.Errorf("%s: data: want an array of %d numbers (%s), got %s", where, a.Size(), decl, describeJSON(obj["data"]))
+		return fmt.Errorf("%s: data: want an array of %s (%s), got %s", where, count(a.Size(), "number"), decl, describeJSON(obj["data"]))
 	}
 	idx := make([]int, len(extents))
 	for i, e := range data {
@@ -240,7 +246,7 @@ func describeJSON(v any) string {
 	case nil:
 		return "null"
 	case []any:
-		return fmt.Sprintf("an array of %d entries", len(v))
+		return fmt.Sprintf("an array of %s", count(len(v), "entry"))
 	case map[string]any:
 		return "an object"
 	case string:
@@ -275,11 +281,11 @@ func valueJSON(v graph.Value) any {
 		vals := v.Values()
 		data := make([]any, len(vals))
 		for i, x := range vals {
-			data[i] = jsonFloat(x)
+			data[i] = jsonElem(v.DType(), x)
 		}
 		return map[string]any{"dtype": v.DType().String(), "shape": v.Extents(), "data": data}
 	case graph.ScalarValue:
-		return map[string]any{"dtype": v.DType.String(), "data": []any{jsonFloat(v.V)}}
+		return map[string]any{"dtype": v.DType.String(), "data": []any{jsonElem(v.DType, v.V)}}
 	case graph.TupleValue:
 		out := make([]any, len(v))
 		for i, x := range v {
@@ -288,6 +294,15 @@ func valueJSON(v graph.Value) any {
 		return out
 	}
 	return nil
+}
+
+// jsonElem is an element of dtype dt as JSON: a bool as true or false, a
+// number as jsonFloat writes it.
+func jsonElem(dt graph.DType, x float64) any {
+	if dt == graph.Bool {
+		return x != 0
+	}
+	return jsonFloat(x)
 }
 
 // jsonFloat is x, or for NaN and infinities, which JSON lacks, the

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hofuse/hofuse/pjrt"
 )
 
 // A command is one subcommand of hofuse. Each lives in its own file and
@@ -20,6 +24,9 @@ type command struct {
 	// run executes the command with its arguments; it writes results to
 	// stdout and may write progress to stderr.
 	run func(args []string, stdout, stderr io.Writer) error
+	// flags is the flag set newFlags last made for the command, which run
+	// consults to print the usage line of the flag a usage error names.
+	flags *flag.FlagSet
 }
 
 var commands = map[string]*command{}
@@ -47,11 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		printHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
+	// go-xla's own log lines repeat what hofuse's errors say; --verbose
+	// (on the commands that load plugins) lets them through.
+	pjrt.QuietBinding(true)
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "hofuse: unknown command %q; run 'hofuse help'\n", args[0])
@@ -67,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hofuse %s: %v\n", c.name, err)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "run 'hofuse %s --help' for usage\n", c.name)
+		fmt.Fprintln(stderr, usageLine(c, ue.msg))
 		return 2
 	}
 	return 1
@@ -87,10 +94,34 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'hofuse COMMAND --help' for a command's flags.")
 }
 
+// longFlagRE finds the flags of more than one letter in PrintDefaults.
+var longFlagRE = regexp.MustCompile(`\n  -([a-z0-9][a-z0-9-])`)
+
+// flagNameRE finds the first flag an error message names.
+var flagNameRE = regexp.MustCompile(`(?:^|[\s(])--?([a-z][a-z0-9-]*)`)
+
+// usageLine is the one line of usage that matters for a usage error: the
+// usage of the flag the message names first, when the command has it,
+// else the command's usage.
+func usageLine(c *command, msg string) string {
+	more := fmt.Sprintf("; all flags: hofuse %s --help", c.name)
+	if m := flagNameRE.FindStringSubmatch(msg); m != nil && c.flags != nil {
+		if f := c.flags.Lookup(m[1]); f != nil {
+			arg, text := flag.UnquoteUsage(f)
+			if arg != "" {
+				arg = " " + arg
+			}
+			return fmt.Sprintf("usage: --%s%s: %s%s", f.Name, arg, text, more)
+		}
+	}
+	return fmt.Sprintf("usage: hofuse %s %s%s", c.name, c.usage, more)
+}
+
 // newFlags returns a flag set for c whose errors are returned, not printed
 // and exited on, and whose usage goes to stderr.
 func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("hofuse "+c.name, flag.ContinueOnError)
+	c.flags = fs
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hofuse %s %s\n\n%s\n", c.name, c.usage, c.summary)
@@ -99,7 +130,10 @@ func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(stderr)
 		if sb.Len() > 0 {
-			fmt.Fprintf(stderr, "\nFlags:\n%s", sb.String())
+			// Flags of more than one letter are written --name, as
+			// everywhere else in hofuse; one-letter flags stay -f.
+			defaults := longFlagRE.ReplaceAllString("\n"+sb.String(), "\n  --$1")
+			fmt.Fprintf(stderr, "\nFlags:%s", defaults)
 		}
 	}
 	return fs
@@ -145,6 +179,38 @@ func doubleDash(msg string) string {
 		}
 	}
 	return msg
+}
+
+// count writes n and the noun, in the plural unless n is 1: "1 kernel",
+// "2 kernels".
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printJSON writes v as one indented JSON document, without HTML escaping
+// ("->" stays "->", not "-\u003e").
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// verboseFlag adds --verbose to a command that may load a PJRT plugin;
+// call the function it returns after parsing.
+func verboseFlag(fs *flag.FlagSet) func() {
+	v := fs.Bool("verbose", false, "also print the log lines of go-xla, the PJRT binding (hidden by default: they repeat hofuse's own errors)")
+	return func() {
+		if *v {
+			pjrt.QuietBinding(false)
+		}
+	}
 }
 
 // flagsSet returns the names of the flags given on the command line.

@@ -2,14 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -31,8 +34,10 @@ func TestHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errs, "Usage: hofuse eval")
 	assert.Contains(t, errs, "-seed")
-	code, _, _ = hofuse()
-	assert.Equal(t, 2, code, "no command is bad usage")
+	code, out, errs = hofuse()
+	assert.Equal(t, 0, code, "no command prints the help")
+	assert.Contains(t, out, "Usage: hofuse COMMAND")
+	assert.Empty(t, errs)
 	code, _, errs = hofuse("frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unknown command "frobnicate"`)
@@ -105,9 +110,13 @@ func TestFuseCommand(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	var rep map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	for _, field := range []string{"kernels_before", "kernels_after", "temporaries", "temporary_bytes", "kernels", "rules_applied", "rules_refused"} {
-		assert.Contains(t, rep, field)
-	}
+	// The keys are snake_case, each count has its _before and _after, and
+	// terms are not HTML-escaped.
+	keys := slices.Sorted(maps.Keys(rep))
+	assert.Equal(t, []string{"kernels", "kernels_after", "kernels_before", "passes", "rules_applied", "rules_refused",
+		"temporaries_after", "temporaries_before", "temporary_bytes_after", "temporary_bytes_before"}, keys)
+	assert.Contains(t, out, `"term": "map (\\r -> nzip`)
+	assert.NotContains(t, out, `\u003e`)
 	assert.EqualValues(t, 3, rep["kernels_after"])
 	b, err := os.ReadFile(dot)
 	require.NoError(t, err)
@@ -185,4 +194,149 @@ func TestDemoPJRT(t *testing.T) {
 	require.Len(t, rep.Rows, 4)
 	assert.Greater(t, rep.Rows[0].CompileMs, 0.0)
 	assert.LessOrEqual(t, rep.MaxAbsDiff, 1e-4)
+}
+
+// Every batch is checked against the reference interpreter: a small one
+// whole, a large one on a fixed sample of rows, and the output says which.
+func TestDemoChecksEveryBatch(t *testing.T) {
+	code, out, errs := hofuse("demo", "--sizes", "9,7,5,3", "--batches", "2,20", "--runs", "2", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		MaxAbsDiffRef   float64 `json:"max_abs_diff_reference"`
+		ReferenceChecks []struct {
+			Batch int   `json:"batch"`
+			Rows  []int `json:"rows"`
+			All   bool  `json:"all"`
+		} `json:"reference_checks"`
+		Speedups []struct {
+			Batch          int     `json:"batch"`
+			FusedVsUnfused float64 `json:"fused_vs_unfused"`
+		} `json:"speedups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.ReferenceChecks, 2)
+	assert.Equal(t, 2, rep.ReferenceChecks[0].Batch)
+	assert.Equal(t, []int{0, 1}, rep.ReferenceChecks[0].Rows)
+	assert.True(t, rep.ReferenceChecks[0].All)
+	assert.Equal(t, 20, rep.ReferenceChecks[1].Batch)
+	assert.Equal(t, []int{0, 6, 12, 19}, rep.ReferenceChecks[1].Rows) // i·19/3 for i = 0..3
+	assert.False(t, rep.ReferenceChecks[1].All)
+	assert.LessOrEqual(t, rep.MaxAbsDiffRef, 1e-5)
+	require.Len(t, rep.Speedups, 2)
+	assert.Equal(t, 20, rep.Speedups[1].Batch)
+
+	code, out, errs = hofuse("demo", "--sizes", "9,7,5,3", "--batches", "1,20", "--runs", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "checked against the reference interpreter: batch 1 whole; batch 20 rows 0, 6, 12, 19 "+
+		"(a batch over 16 rows is checked on a fixed sample of 4 rows, first and last included, to keep the slow interpreter to seconds)\n")
+	code, out, errs = hofuse("demo", "--sizes", "9,7,5,3", "--batches", "1", "--runs", "2", "--no-reference")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "not checked against the reference interpreter (--no-reference)\n")
+}
+
+func TestTakeRows(t *testing.T) {
+	a, err := graph.FromFloat64([]float64{0, 1, 10, 11, 20, 21, 30, 31}, 4, 2)
+	require.NoError(t, err)
+	got, err := takeRows(a, []int{0, 3})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, got.Extents())
+	assert.Equal(t, []float64{0, 1, 30, 31}, got.Float64s())
+	assert.Equal(t, []int{0, 85, 170, 255}, sampleRows(256, 4))
+}
+
+func TestEstimateOps(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want float64 // by hand
+	}{
+		// 10·10 dot products of 10 products and 10 sums.
+		{`A : f64[10,10]; B : f64[10,10]; map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 B)) A`, 2000},
+		// 4 rows of 3 sums each.
+		{`A : f64[4,3]; map (reduce (+)) A`, 12},
+		// 5 additions, then 5 multiplications.
+		{`x : f64[5]; map (*2) (zip (+) x x)`, 10},
+	} {
+		prog, err := parseProgram(tc.src, "program")
+		require.NoError(t, err)
+		info, err := graph.Check(prog.Body)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, estimateOps(prog.Body, info.Types), tc.src)
+	}
+}
+
+// A large program on the interpreter gets a one-line note on stderr; a
+// small one, or a fast back end, none.
+func TestEvalSlowInterpNote(t *testing.T) {
+	big := `A : f64[2000,1000]; map (reduce (+)) A`
+	code, out, errs := hofuse("eval", big)
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(out, "f64[2000]["), out[:20])
+	assert.Equal(t, "note: about 2e+06 scalar operations on the reference interpreter, the slow oracle; "+
+		"add --backend native to run the same program fused on the native back end, fast\n", errs)
+	code, _, errs = hofuse("eval", "--backend", "native", big)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+	code, _, errs = hofuse("eval", `A : f64[20,10]; map (reduce (+)) A`)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+}
+
+// --json writes bools as JSON booleans, and --inputs reads them back.
+func TestEvalJSONBools(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"x": [-1, 2, 0]}`), 0o644))
+	code, out, errs := hofuse("eval", "--json", "--inputs", in, `x : f64[3]; map (\v -> v > 0) x`)
+	require.Equal(t, 0, code, errs)
+	assert.JSONEq(t, `{"dtype": "bool", "shape": [3], "data": [false, true, false]}`, out)
+	back := filepath.Join(t.TempDir(), "b.json")
+	require.NoError(t, os.WriteFile(back, []byte(`{"b": `+out+`}`), 0o644))
+	code, out, errs = hofuse("eval", "--inputs", back, `b : bool[3]; map (\v -> select v 1 0) b`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "f64[3][0 1 0]\n", out)
+}
+
+func TestCount(t *testing.T) {
+	assert.Equal(t, "1 kernel", count(1, "kernel"))
+	assert.Equal(t, "2 kernels", count(2, "kernel"))
+	assert.Equal(t, "0 problems", count(0, "problem"))
+	assert.Equal(t, "1 entry", count(1, "entry"))
+	assert.Equal(t, "3 entries", count(3, "entry"))
+	// The texts that count: "1 parameter", "1 problem found".
+	code, out, errs := hofuse("show", "mlp", "--sizes", "1,1", "--norm", "none")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "; 2 parameters\n")
+	code, _, errs = hofuse("eval", "--inputs", `{"x": [1]}`, "x : f64[2]; x")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "hofuse eval: --inputs: input x: axis 0 has 1 entry, want 2 (x : f64[2])\n", errs)
+}
+
+// map (reduce (+)) A, reduce partially applied, on every back end, fused
+// and unfused: the row sums, by hand.
+func TestEvalPartialReduce(t *testing.T) {
+	in := `{"A": [[1, 2, 3], [4, 5, 6]]}`
+	for _, args := range [][]string{
+		{"--backend", "interp"},
+		{"--backend", "native"},
+		{"--backend", "native", "--unfused"},
+	} {
+		code, out, errs := hofuse(append(append([]string{"eval"}, args...), "--inputs", in, "A : f64[2,3]; map (reduce (+)) A")...)
+		require.Equal(t, 0, code, "%q: %s", args, errs)
+		assert.Equal(t, "f64[2][6 15]\n", out, "%q", args)
+		code, out, errs = hofuse(append(append([]string{"eval"}, args...), "--inputs", in, "A : f64[2,3]; map (reduce max) (flip 0 A)")...)
+		require.Equal(t, 0, code, "%q: %s", args, errs)
+		assert.Equal(t, "f64[3][4 5 6]\n", out, "%q", args)
+	}
+}
+
+func TestEvalPartialReducePJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	for _, unfused := range []bool{false, true} {
+		args := []string{"eval", "--backend", "pjrt", "--plugin", path, "--inputs", `{"A": [[1, 2, 3], [4, 5, 6]]}`}
+		if unfused {
+			args = append(args, "--unfused")
+		}
+		code, out, errs := hofuse(append(args, "A : f64[2,3]; map (reduce (+)) A")...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, "f64[2][6 15]\n", out)
+	}
 }

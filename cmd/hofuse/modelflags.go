@@ -135,6 +135,6 @@ func describe(m *models.Model, cfg models.MLPConfig) string {
 	for i, s := range cfg.Sizes {
 		sizes[i] = strconv.Itoa(s)
 	}
-	return fmt.Sprintf("MLP %s, batch %d, %v, %v, %v, %v; %d parameters",
-		strings.Join(sizes, "-"), cfg.Batch, cfg.DType, cfg.Norm, cfg.Mode, cfg.Activation.OrDefault(), m.NumParams())
+	return fmt.Sprintf("MLP %s, batch %d, %v, %v, %v, %v; %s",
+		strings.Join(sizes, "-"), cfg.Batch, cfg.DType, cfg.Norm, cfg.Mode, cfg.Activation.OrDefault(), count(m.NumParams(), "parameter"))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -50,7 +49,7 @@ func runPaperMatmul(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", def.Seed, "seed for the random matrices (uniform in [-1, 1))")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	plotPath := fs.String("plot", "", "draw both tables as bars, ours against the paper's, to the PNG `file`")
-	quiet := fs.Bool("q", false, "do not report progress on stderr")
+	quiet := fs.Bool("q", false, "do not report progress on stderr (by default: the expected time, a line per order, warnings before slow orders, and on a terminal a progress bar per order)")
 	load := fs.String("load", "", "print (and with --plot draw) the report saved by --json in `file` instead of running")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -95,8 +94,10 @@ func runPaperMatmul(args []string, stdout, stderr io.Writer) error {
 		SlowAfter: *slow,
 	}
 	if !*quiet {
-		cfg.Progress = stderr
-		fmt.Fprintf(stderr, "timing %d×%d float64 matrix products in 18 loop orders; at 1024 this takes minutes\n", *size, *size)
+		mp := newMatmulProgress(stderr, *size, *repeats, *slow)
+		mp.start()
+		cfg.Observe = mp.observe
+		defer mp.stopBar()
 	}
 	rep, err := paper.Matmul(cfg)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,7 +141,7 @@ func TestPaperErrors(t *testing.T) {
 		code, out, errs := hofuse(tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errs)
 		assert.Contains(t, errs, tc.want, "%v", tc.args)
-		assert.Contains(t, errs, "run 'hofuse paper --help' for usage", "%v", tc.args)
+		assert.Contains(t, errs, "; all flags: hofuse paper --help\n", "%v", tc.args)
 		assert.Empty(t, out, "%v", tc.args)
 	}
 
@@ -151,4 +152,32 @@ func TestPaperErrors(t *testing.T) {
 	code, out, _ := hofuse("help")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "\n  paper ")
+}
+
+// paper matmul's progress, written to a writer that is not a terminal: the
+// expected time, a warning before a slow order, a line per order, no bar.
+func TestMatmulProgress(t *testing.T) {
+	var sb strings.Builder
+	mp := newMatmulProgress(&sb, 1024, 3, 2*time.Second)
+	// By hand from the paper's times at 1024 with 3 repeats and 2 s: the
+	// orders over 2 s run once (4.67 + 6.05 + 13.8 + 15.6 in Table 1, 2.024 +
+	// 2.231 + 4.970 + 5.580 + 5.686 + 5.972 + 7.353 in Table 2: 73.936 s),
+	// the others four times ((0.45 + 1.41 + 0.186 + 0.249 + 0.324 + 0.478 +
+	// 1.468)·4 = 18.26 s): 92.196 s, about 2 min.
+	assert.InDelta(t, 92.196, mp.total(), 1e-9)
+	mp.start()
+	assert.Equal(t, "timing 1024×1024 float64 matrix products in 18 loop orders; expected about 2 min "+
+		"(the paper's times scaled to this size; re-estimated after the first order)\n", sb.String())
+	sb.Reset()
+	// The first order, twice as fast as the paper's: every estimate halves,
+	// and the 17 orders left are expected to take 50.1455 s (the same sum
+	// with the times halved: those now under 2 s run four times).
+	mp.observe(paper.Event{Table: "table 1", Order: "mapA mapB rnz", Paper: 4.67, Index: 1, Total: 18})
+	assert.Equal(t, "slow order next: mapA mapB rnz, expected about 5 s (the paper's 4.67 s at 1024), timed by one run\n", sb.String())
+	sb.Reset()
+	mp.observe(paper.Event{Table: "table 1", Order: "mapA mapB rnz", Paper: 4.67, Index: 1, Total: 18,
+		Row: &paper.Row{Order: "mapA mapB rnz", Ours: 2.335, Runs: 1, WarmUpOnly: true}})
+	assert.Equal(t, "[ 1/18] mapA mapB rnz           2.3350 s  (one run: slower than 2s)\n"+
+		"re-estimated from this order: about 50 s more\n", sb.String())
+	assert.False(t, mp.bars, "a strings.Builder is not a terminal")
 }

@@ -25,15 +25,20 @@ func init() {
 
 // pjrtHelp follows the flags in "hofuse pjrt --help".
 const pjrtHelp = `
-install downloads the XLA CPU plugin wheel with pip, checks its sha256 against the one
-recorded in the repository (internal/pluginfile/plugins.json), extracts the plugin into
-the project folder (<module root>/.pjrt, or $HOFUSE_PJRT_DIR, or --dir), checks its
-sha256, loads it and runs a tiny program. When a verified plugin is already there it says
-so and does nothing. --gpu installs the CUDA plugin instead, when nvidia-smi finds a GPU.
-Only this command downloads anything; hofuse itself never does.
+install downloads the XLA CPU plugin wheel with pip (python3 with pip needed; a wheel of
+about 64 MB that unpacks to a 259 MB plugin), checks its sha256 against the one recorded
+in the repository (internal/pluginfile/plugins.json), extracts the plugin into the plugin
+folder, checks its sha256, loads it and runs a tiny program. When a verified plugin is
+already there it says so and does nothing. --gpu installs the CUDA plugin instead, when
+nvidia-smi finds a GPU. Only this command downloads anything; hofuse itself never does.
+
+The plugin folder is --dir, else $HOFUSE_PJRT_DIR, else <checkout>/.pjrt inside a
+checkout of hofuse, else the user cache folder (os.UserCacheDir()/hofuse/pjrt, e.g.
+~/.cache/hofuse/pjrt).
 
 path prints the plugin hofuse uses: the PATH given (a file or a folder), else the first
-found in $PJRT_PLUGIN_LIBRARY_PATH, else in the project folder.
+found in $PJRT_PLUGIN_LIBRARY_PATH (files or folders, ':'-separated), else in
+$HOFUSE_PJRT_DIR when set, else in <checkout>/.pjrt and the user cache folder.
 `
 
 // pjrtFlags is newFlags with pjrtHelp after the flags.
@@ -66,7 +71,7 @@ func runPJRT(args []string, stdout, stderr io.Writer) error {
 
 func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	fs := pjrtFlags(c, stderr)
-	dir := fs.String("dir", "", "install into `DIR` (default: $"+pjrt.EnvDir+", else <module root>/"+pjrt.DefaultDirName+")")
+	dir := fs.String("dir", "", "install into `DIR` (default: $"+pjrt.EnvDir+", else <checkout>/"+pjrt.DefaultDirName+", else the user cache folder)")
 	gpu := fs.Bool("gpu", false, "install the CUDA plugin (jax-cuda13-pjrt or jax-cuda12-pjrt); needs an NVIDIA GPU")
 	wheel := fs.String("wheel", "", "use this downloaded wheel `FILE` instead of running pip (checked like a download)")
 	unverified := fs.Bool("unverified", false, "also try candidate packages whose hashes are not recorded in plugins.json")
@@ -74,10 +79,12 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "reinstall even when a verified plugin is there")
 	python := fs.String("python", "python3", "the Python that runs pip")
 	noCheck := fs.Bool("no-check", false, "do not load the plugin and run a program after installing")
+	verbose := verboseFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	verbose()
 	if len(rest) > 0 {
 		return usagef("pjrt install takes no arguments, got %q", rest)
 	}
@@ -110,9 +117,9 @@ func runPJRTInstall(c *command, args []string, stdout, stderr io.Writer) error {
 		info, err := pjrtinstall.NvidiaGPU(ctx)
 		if err != nil {
 			return fmt.Errorf("%v.\nThe CUDA plugin needs an NVIDIA GPU with its driver (nvidia-smi on PATH). "+
-				"The CPU plugin works everywhere: go run ./cmd/hofuse pjrt install", err)
+				"The CPU plugin works everywhere: %s", err, pjrt.InstallCommand())
 		}
-		fmt.Fprintf(stderr, "found %d NVIDIA GPU(s), driver supports CUDA %s: %s\n", len(info.GPUs), info.Driver, info.GPUs[0])
+		fmt.Fprintf(stderr, "found %s, driver supports CUDA %s: %s\n", count(len(info.GPUs), "NVIDIA GPU"), info.Driver, info.GPUs[0])
 		opts.Kind, opts.CUDA = "cuda", info.CUDA
 	}
 

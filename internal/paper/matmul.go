@@ -47,6 +47,9 @@ var Table2 = map[string]float64{
 // of A, for each column of B, a dot product.
 const NaiveOrder = "mapA mapB rnz"
 
+// PaperSize is the size of the paper's matrices, for which it gives times.
+const PaperSize = 1024
+
 // PaperBlock is the block size of the paper's Table 2.
 const PaperBlock = 16
 
@@ -76,6 +79,19 @@ type MatmulConfig struct {
 	SlowAfter time.Duration
 	// Progress, when not nil, gets a line per order as it is timed.
 	Progress io.Writer
+	// Observe, when not nil, is called before each order is timed and
+	// after (for a progress display).
+	Observe func(Event)
+}
+
+// Event is what Observe is told: an order is about to be timed (Row is
+// nil), or has been (Row holds its result).
+type Event struct {
+	Table        string  // "table 1" or "table 2"
+	Order        string  // the loop order, outermost first
+	Paper        float64 // the paper's time for the order, in seconds
+	Index, Total int     // the order's position among all orders timed, from 1
+	Row          *Row    // the result, after
 }
 
 // DefaultMatmulConfig is the paper's setting: 1024×1024, blocks of 16,
@@ -191,7 +207,7 @@ func Matmul(c MatmulConfig) (*MatmulReport, error) {
 	}
 	rep := &MatmulReport{Size: c.Size, Block: c.Block, Repeats: c.Repeats, SlowAfter: c.SlowAfter.Seconds(), Seed: c.Seed,
 		NaiveOrder: NaiveOrder}
-	x := &experiment{cfg: c, inputs: inputs, rep: rep}
+	x := &experiment{cfg: c, inputs: inputs, rep: rep, total: len(one) + len(two)}
 	if rep.Table1, err = x.table("table 1", one, Table1); err != nil {
 		return nil, err
 	}
@@ -212,6 +228,8 @@ type experiment struct {
 	want    []float64 // the naive order's result, row-major
 	wantMax float64   // its largest magnitude
 	rep     *MatmulReport
+	done    int // orders timed so far
+	total   int // orders to time
 }
 
 // table times every schedule and lists the rows in the order of paper,
@@ -226,11 +244,20 @@ func (x *experiment) table(name string, scheds []*fusion.Schedule, paper map[str
 		if !ok {
 			return nil, fmt.Errorf("%s: the search gave order %q, which the paper does not list", name, s.Key())
 		}
+		ev := Event{Table: name, Order: s.Key(), Paper: p, Index: x.done + 1, Total: x.total}
+		if x.cfg.Observe != nil {
+			x.cfg.Observe(ev)
+		}
 		row, err := x.measure(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: order %s: %w", name, s.Key(), err)
 		}
 		row.Paper = p
+		x.done++
+		if x.cfg.Observe != nil {
+			ev.Row = &row
+			x.cfg.Observe(ev)
+		}
 		rows = append(rows, row)
 	}
 	if len(rows) != len(paper) {

@@ -13,6 +13,7 @@ import (
 func (r *MatmulReport) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 
@@ -42,7 +43,7 @@ func (r *MatmulReport) WriteText(w io.Writer) error {
 	}
 	ew.printf("C = A·B, %d×%d float64 (seed %d), native back end with NoGEMM (each order runs as written), %s.\n",
 		r.Size, r.Size, r.Seed, threads)
-	runs := "of one run"
+	runs := "that of one run"
 	if r.Repeats > 1 {
 		runs = fmt.Sprintf("the median of %d runs", r.Repeats)
 	}

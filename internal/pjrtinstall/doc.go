@@ -1,5 +1,6 @@
-// Package pjrtinstall installs PJRT plugins from PyPI wheels into a
-// project-local folder; the command "hofuse pjrt install" drives it. It is
+// Package pjrtinstall installs PJRT plugins from PyPI wheels into a plugin
+// folder (pjrt.DefaultDir: <checkout>/.pjrt, or the user cache folder for an
+// installed hofuse); the command "hofuse pjrt install" drives it. It is
 // pure Go and never loads a plugin (the command does, with package pjrt,
 // after installing).
 //
