@@ -25,7 +25,7 @@ func TestGoldensRunOnPJRT(t *testing.T) {
 	c := pjrttest.Client(t)
 	for i, g := range lowertest.Goldens() {
 		t.Run(g.File, func(t *testing.T) {
-			text, err := os.ReadFile(filepath.Join("..", "testdata", g.File))
+			text, err := os.ReadFile(filepath.Join("..", "stablehlo", "testdata", g.File))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,18 +29,32 @@ module @hofuse {
     %12 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
     %13 = "stablehlo.subtract"(%x, %12) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
     %14 = "stablehlo.exponential"(%13) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %15 = "stablehlo.constant"() { value = dense<0.0> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
-    %17 = "stablehlo.reduce"(%14, %15) ({
+    %15 = "stablehlo.constant"() { value = dense<0x7f800000> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
+    %16 = "stablehlo.broadcast_in_dim"(%15) { broadcast_dimensions = array<i64> } : (tensor<f32>) -> tensor<3x7xf32> loc("softmax1")
+    %17 = "stablehlo.compare"(%13, %16) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction EQ>
+    } : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xi1> loc("softmax1")
+    %18 = "stablehlo.select"(%17, %16, %14) : (tensor<3x7xi1>, tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %19 = "stablehlo.constant"() { value = dense<0.0> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
+    %21 = "stablehlo.reduce"(%18, %19) ({
       ^reductionFn(%arg2: tensor<f32>, %arg3: tensor<f32>) :
-          %16 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-          "stablehlo.return"(%16) : (tensor<f32>) -> ()
+          %20 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%20) : (tensor<f32>) -> ()
     }) { dimensions = array<i64: 1> } : (tensor<3x7xf32>, tensor<f32>) -> tensor<3xf32> loc("softmax1")
-    %18 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %19 = "stablehlo.subtract"(%x, %18) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %20 = "stablehlo.exponential"(%19) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %21 = "stablehlo.broadcast_in_dim"(%17) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
-    %22 = "stablehlo.divide"(%20, %21) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
-    "func.return"(%22) : (tensor<3x7xf32>) -> ()
+    %22 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %23 = "stablehlo.subtract"(%x, %22) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %24 = "stablehlo.exponential"(%23) : (tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %25 = "stablehlo.constant"() { value = dense<0x7f800000> : tensor<f32> } : () -> tensor<f32> loc("softmax1")
+    %26 = "stablehlo.broadcast_in_dim"(%25) { broadcast_dimensions = array<i64> } : (tensor<f32>) -> tensor<3x7xf32> loc("softmax1")
+    %27 = "stablehlo.compare"(%23, %26) {
+      compare_type = #stablehlo<comparison_type FLOAT>,
+      comparison_direction = #stablehlo<comparison_direction EQ>
+    } : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xi1> loc("softmax1")
+    %28 = "stablehlo.select"(%27, %26, %24) : (tensor<3x7xi1>, tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %29 = "stablehlo.broadcast_in_dim"(%21) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")
+    %30 = "stablehlo.divide"(%28, %29) : (tensor<3x7xf32>, tensor<3x7xf32>) -> tensor<3x7xf32> loc("softmax1")
+    "func.return"(%30) : (tensor<3x7xf32>) -> ()
   }
 
   func.func @main(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
