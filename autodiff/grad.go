@@ -81,8 +81,26 @@ func Grad(loss graph.Node, wrt []*graph.Input) (graph.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := graph.Check(res); err != nil {
+	return keepInputs(res, info.Inputs)
+}
+
+// keepInputs returns res, checked, reading every input of want: an input
+// that res does not read (the loss read it only in dead code, or its
+// gradient is a zero literal) is bound by a let whose variable is unused,
+// so that the inputs the loss was evaluated with can be bound to the
+// gradient term as they are.
+func keepInputs(res graph.Node, want []*graph.Input) (graph.Node, error) {
+	rinfo, err := graph.Check(res)
+	if err != nil {
 		return nil, fmt.Errorf("autodiff: internal error: the gradient term does not type-check: %w", err)
+	}
+	for i := len(want) - 1; i >= 0; i-- {
+		if slices.Contains(rinfo.Inputs, want[i]) {
+			continue
+		}
+		if res, err = graph.NewLet(graph.NewVar("unused"), want[i], res); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
