@@ -81,7 +81,11 @@ func Grad(loss graph.Node, wrt []*graph.Input) (graph.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return keepInputs(res, info.Inputs)
+	shared, err := shareLets(res)
+	if err != nil {
+		return nil, fmt.Errorf("autodiff: internal error: %w", err)
+	}
+	return keepInputs(shared, info.Inputs)
 }
 
 // keepInputs returns res, checked, reading every input of want: an input

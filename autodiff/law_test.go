@@ -29,7 +29,7 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 		kinkTol  = 1e-3
 		perInput = 4 // elements of each input checked, chosen at random
 	)
-	seeds := 40
+	seeds := 30
 	if testing.Short() {
 		seeds = 8
 	}

@@ -1,0 +1,38 @@
+package autodiff
+
+import (
+	"testing"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/graph/graphtest"
+)
+
+// The gradient term is an ordinary term: the fusion pass fuses the
+// gradient of a dense layer's loss (forward and backward together), and
+// its kernels compute what the interpreter computes on the unfused term.
+func TestGradFuses(t *testing.T) {
+	p := parse(t, `X : f64[8,6]; W : f64[6,4]; b : f64[4]; T : f64[8,4];
+		rnz (+) (\y t -> rnz (+) (\a c -> (a - c) * (a - c)) y t)
+		  (map (\x -> zip (\c bj -> max (rnz (+) (*) x c + bj) 0) (flip 0 W) b) X) T`)
+	g, err := Grad(p.Body, []*graph.Input{input(t, p, "W"), input(t, p, "b"), input(t, p, "X")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := graphtest.Inputs(graphtest.Rand(1), p.Inputs)
+	want, err := graph.Eval(g, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fusion.Fuse(g, fusion.Options{})
+	if err != nil {
+		t.Fatalf("Fuse of the gradient term: %v", err)
+	}
+	got, err := res.Graph.Eval(in)
+	if err != nil {
+		t.Fatalf("evaluating the fused kernels: %v", err)
+	}
+	// Fusion may regroup sums; the tolerance allows for rounding only.
+	graphtest.Compare(t, want, got, 1e-12)
+	t.Logf("kernels: %d before fusion, %d after", res.Report.KernelsBefore, len(res.Graph.Kernels))
+}
