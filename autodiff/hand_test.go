@@ -205,3 +205,41 @@ func TestGradLetUsedTwice(t *testing.T) {
 	}
 	checkVec(t, "dx", g[0], []float64{22, 44}, 0)
 }
+
+// Conversions carry the cotangent back to the operand's type: an f32
+// input of an f64 loss gets an f32 gradient; an i32 operand gets none.
+func TestGradConversions(t *testing.T) {
+	p := parse(t, "x : f32[2]; n : i32[2]; rnz (+) (\\a k -> f64 a * f64 a * f64 k) x n")
+	xa, err := graph.FromFloat32([]float32{1.5, -2}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, err := graph.Zeros(graph.Int32, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	na.Set(3, 0)
+	na.Set(-1, 1)
+	g, err := Grad(p.Body, []*graph.Input{input(t, p, "x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := graph.Eval(g, map[string]graph.Value{"x": xa, "n": na})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dx := v.(graph.TupleValue)[1].(*graph.Array)
+	if dx.DType() != graph.Float32 {
+		t.Errorf("gradient of an f32 input has type %v, want f32", dx.DType())
+	}
+	// d/dx x*x*k = 2 x k.
+	checkVec(t, "dx", flat(t, dx), []float64{9, 4}, 0)
+}
+
+// Select passes the cotangent to the branch it chose; abs has sign(0) = 0.
+func TestGradSelectAbs(t *testing.T) {
+	p := parse(t, "x : f64[4]; y : f64[4]; rnz (+) (\\a b -> select (a < b) (a * 3) (b * 5) + abs a) x y")
+	_, g := gradOf(t, p, map[string]graph.Value{"x": arr(t, []float64{1, 2, 0, -1}, 4), "y": arr(t, []float64{2, 1, 1, -3}, 4)}, "x", "y")
+	checkVec(t, "dx", g[0], []float64{3 + 1, 0 + 1, 3 + 0, 0 - 1}, 0)
+	checkVec(t, "dy", g[1], []float64{0, 5, 0, 5}, 0)
+}

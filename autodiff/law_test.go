@@ -110,6 +110,9 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 	if programs < total*9/10 {
 		t.Errorf("only %d of %d programs checked; want at least 90%%", programs, total)
 	}
+	if missing := graphtest.AllKinds &^ covered; missing != 0 {
+		t.Errorf("the programs checked contain no term of the kinds %v", missing)
+	}
 	if kinks > (elements+kinks)/50 {
 		t.Errorf("%d of %d elements skipped at kinks; want at most 2%%", kinks, elements+kinks)
 	}
