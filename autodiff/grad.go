@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
@@ -313,14 +314,15 @@ func (l *level) pushNZip(n *graph.NZip, c *cot) error {
 	ct := build(c, n, l.d.typeOf(n))
 	cv := graph.NewVar("ct")
 	root := term(cv, elemOf(ct.t))
-	return l.through(n.Args, f, root, []graph.Node{ct.n}, []*graph.Var{cv})
+	return l.through(n.Args, f, root, []graph.Node{ct.n}, []*graph.Var{cv}, n)
 }
 
 // through runs the backward pass of f's body, root being the cotangent of
 // its result, and turns what it finds into cotangents at this level: for the
 // arrays f traverses, by an nzip over them (and over extra, whose elements
-// bind extraVars); for captured values, by an rnz (+) over the same.
-func (l *level) through(args []graph.Node, f *graph.Lambda, root *cot, extra []graph.Node, extraVars []*graph.Var) error {
+// bind extraVars); for captured values, by an rnz (+) over the same. result
+// is the nzip of f over args, or nil.
+func (l *level) through(args []graph.Node, f *graph.Lambda, root *cot, extra []graph.Node, extraVars []*graph.Var, result graph.Node) error {
 	sub := &level{d: l.d, params: map[*graph.Var]bool{}, active: map[*graph.Var]bool{}, cts: map[graph.Node]*cot{}}
 	for v := range l.active {
 		sub.active[v] = true
@@ -334,16 +336,32 @@ func (l *level) through(args []graph.Node, f *graph.Lambda, root *cot, extra []g
 	if err := sub.backprop(f.Body, root); err != nil {
 		return err
 	}
-	params := append(slices.Clone(f.Params), extraVars...)
-	travArgs := append(slices.Clone(args), extra...)
+	// The backward functions bind fresh parameters: their bodies may hold
+	// f itself (in a cotangent that reads the traversal's result), and a
+	// lambda inside one binding the same variables would shadow them.
+	r := l.d.renamer(f.Params)
+	// Where the cotangents read f's result (exp, tanh, logistic, sqrt and
+	// division do), they read the element of the nzip's result instead
+	// of computing it again.
+	yv := graph.NewVar("y")
+	if result != nil {
+		r.memo[f.Body] = yv
+	}
+	type out struct {
+		target graph.Node
+		body   graph.Node
+		t      graph.Type // of the contribution
+		red    graph.Node // nil for an nzip over the arrays
+	}
+	var outs []out
+	readsY := false
 	for i, p := range f.Params {
 		pc := sub.cts[p]
 		if pc.isZero() {
 			continue
 		}
 		b := build(pc, p, elemOf(l.d.typeOf(args[i])))
-		res := nzip(lambda(params, b.n), travArgs...)
-		l.contribute(args[i], term(res, graph.Stacked(outer(l.d.typeOf(args[i])), graph.Materialized(b.t))))
+		outs = append(outs, out{args[i], r.term(b.n), graph.Stacked(outer(l.d.typeOf(args[i])), graph.Materialized(b.t)), nil})
 	}
 	for _, e := range sub.escape {
 		ec := sub.cts[e]
@@ -352,8 +370,86 @@ func (l *level) through(args []graph.Node, f *graph.Lambda, root *cot, extra []g
 		}
 		et := l.d.typeOf(e)
 		b := build(ec, e, et)
-		res := rnz(sumFn(et), lambda(params, b.n), travArgs...)
-		l.contribute(e, term(res, graph.Materialized(b.t)))
+		outs = append(outs, out{e, r.term(b.n), graph.Materialized(b.t), sumFn(et)})
+	}
+	for _, o := range outs {
+		readsY = readsY || slices.Contains(graph.FreeVars(o.body), yv)
+	}
+	params := slices.Clone(r.params)
+	travArgs := slices.Clone(args)
+	if readsY {
+		params = append(params, yv)
+		travArgs = append(travArgs, result)
+	}
+	params = append(params, extraVars...)
+	travArgs = append(travArgs, extra...)
+	for _, o := range outs {
+		if o.red == nil {
+			l.contribute(o.target, term(nzip(lambda(params, o.body), travArgs...), o.t))
+		} else {
+			l.contribute(o.target, term(rnz(o.red, lambda(params, o.body), travArgs...), o.t))
+		}
 	}
 	return nil
+}
+
+// renamer replaces the parameters of a primal lambda by fresh variables in
+// terms built for a new lambda over the same arrays.
+type renamer struct {
+	d      *differ
+	params []*graph.Var
+	sub    map[*graph.Var]graph.Node
+	memo   map[graph.Node]graph.Node
+}
+
+func (d *differ) renamer(old []*graph.Var) *renamer {
+	r := &renamer{d: d, sub: map[*graph.Var]graph.Node{}, memo: map[graph.Node]graph.Node{}}
+	for _, p := range old {
+		v := graph.NewVar(p.Name)
+		r.params = append(r.params, v)
+		r.sub[p] = v
+	}
+	return r
+}
+
+// term renames the free occurrences of the old parameters in n. A primal
+// node that does not read them is kept as it is (shared).
+func (r *renamer) term(n graph.Node) graph.Node {
+	if out, ok := r.memo[n]; ok {
+		return out
+	}
+	if fv, ok := r.d.fv[n]; ok && !slices.ContainsFunc(fv, func(v *graph.Var) bool { return r.sub[v] != nil }) {
+		return n
+	}
+	var out graph.Node
+	switch m := n.(type) {
+	case *graph.Var:
+		out = m
+		if v, ok := r.sub[m]; ok {
+			out = v
+		}
+	case *graph.Input, *graph.Const, *graph.OpRef, *graph.Ident:
+		out = n
+	case *graph.Lambda:
+		// A copy of the primal lambda (rebuilt by an earlier renaming)
+		// binds the old parameters again: inside it they are its own.
+		inner := r
+		for _, p := range m.Params {
+			if _, ok := r.sub[p]; ok {
+				if inner == r {
+					inner = &renamer{d: r.d, sub: maps.Clone(r.sub), memo: map[graph.Node]graph.Node{}}
+				}
+				delete(inner.sub, p)
+			}
+		}
+		out = must(graph.WithChildren(n, []graph.Node{inner.term(m.Body)}))
+	default:
+		kids := graph.Children(n)
+		for i, c := range kids {
+			kids[i] = r.term(c)
+		}
+		out = must(graph.WithChildren(n, kids))
+	}
+	r.memo[n] = out
+	return out
 }

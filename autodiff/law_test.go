@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
@@ -67,6 +68,9 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s: eval of the gradient term: %v\n%s", name, err, graph.Print(loss))
 				continue
+			}
+			if err := noShadowing(g); err != nil {
+				t.Errorf("%s: %v", name, err)
 			}
 			tv := v.(graph.TupleValue)
 			if got := tv[0].(graph.ScalarValue).V; got != f0 {
@@ -164,4 +168,32 @@ func perturb(t *testing.T, in map[string]graph.Value, x *graph.Input, base []flo
 		out[x.Name] = arr(t, data, ty.Layout.Extents()...)
 	}
 	return out
+}
+
+// noShadowing reports a lambda or let inside a lambda that binds one of
+// the outer lambda's parameters again: the gradient term keeps its binders
+// distinct along every path, so that substitution by the rewrite rules
+// cannot go wrong.
+func noShadowing(n graph.Node) error {
+	for m := range graph.All(n) {
+		l, ok := m.(*graph.Lambda)
+		if !ok {
+			continue
+		}
+		for inner := range graph.All(l.Body) {
+			var binds []*graph.Var
+			switch b := inner.(type) {
+			case *graph.Lambda:
+				binds = b.Params
+			case *graph.Let:
+				binds = []*graph.Var{b.Var}
+			}
+			for _, v := range binds {
+				if slices.Contains(l.Params, v) {
+					return fmt.Errorf("%s binds %s again inside %s", graph.Abbrev(inner, 50), v.Name, graph.Abbrev(l, 50))
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -129,7 +129,7 @@ func (l *level) pushRNZ(n *graph.RNZ, c *cot) error {
 	cR := build(c, n, rt)
 	yt := l.d.typeOf(f.Body)
 	ce := l.elemCot(kind, n, f, f.Body, yt, n, cR.n, graph.Materialized(rt))
-	return l.through(n.Args, f, term(ce, graph.Materialized(yt)), nil, nil)
+	return l.through(n.Args, f, term(ce, graph.Materialized(yt)), nil, nil, nil)
 }
 
 // elemCot builds the cotangent of one element y (of type yt) of the
@@ -152,7 +152,8 @@ func (l *level) elemCot(k *redKind, red *graph.RNZ, f *graph.Lambda, y graph.Nod
 	// over the arrays the reduction traverses.
 	over := func(op graph.Op, g func(x []graph.Node) graph.Node, more ...graph.Node) graph.Node {
 		body := mapN(yt, g, append([]graph.Node{y}, more...)...)
-		return rnz(opFn(op, t), lambda(f.Params, body), red.Args...)
+		r := l.d.renamer(f.Params)
+		return rnz(opFn(op, t), lambda(r.params, r.term(body)), red.Args...)
 	}
 	switch k.op {
 	case graph.Add:

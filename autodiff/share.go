@@ -104,38 +104,44 @@ func (s *sharer) lambda(f *graph.Lambda, env *scopeEnv) (graph.Node, error) {
 	for k, v := range env.bound {
 		inner.bound[k] = v
 	}
-	// Count the uses of every node of the body, and which are used from
-	// inside a nested lambda.
-	uses := map[graph.Node]int{}
-	deep := map[graph.Node]bool{}
+	// List the nodes of the body, children first, looking into nested
+	// lambdas (but not into reduction operators).
 	var order []graph.Node
-	var walk func(n graph.Node, depth int)
-	walk = func(n graph.Node, depth int) {
-		uses[n]++
-		if depth > 0 {
-			deep[n] = true
-		}
-		if uses[n] > 1 {
+	seen := map[graph.Node]bool{}
+	var walk func(n graph.Node)
+	walk = func(n graph.Node) {
+		if seen[n] {
 			return
 		}
-		kids := graph.Children(n)
-		if _, ok := n.(*graph.RNZ); ok {
-			kids = kids[1:] // the reduction operator stays as it is
-		}
-		d := depth
-		if _, ok := n.(*graph.Lambda); ok {
-			d++
-		}
-		for _, c := range kids {
-			walk(c, d)
+		seen[n] = true
+		for _, c := range shareKids(n) {
+			walk(c)
 		}
 		order = append(order, n)
 	}
-	walk(f.Body, 0)
+	walk(f.Body)
+	// Decide parents first which nodes to bind: a node read by two
+	// parents, or from inside a nested lambda by a parent that is not
+	// bound itself. A bound node is computed once, at the top of the body,
+	// so what it reads is read there once.
+	uses := map[graph.Node]int{}
+	deep := map[graph.Node]bool{}
+	bind := map[graph.Node]bool{}
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		bind[n] = n != f.Body && s.shareable(n, params, inner.inScope) && (uses[n] > 1 || deep[n])
+		_, isLambda := n.(*graph.Lambda)
+		for _, c := range shareKids(n) {
+			uses[c]++
+			if isLambda || (deep[n] && !bind[n]) {
+				deep[c] = true
+			}
+		}
+	}
 	var lets []*graph.Var
 	var vals []graph.Node
 	for _, n := range order {
-		if !s.shareable(n, params, inner.inScope) || (uses[n] < 2 && !deep[n]) || n == f.Body {
+		if !bind[n] {
 			continue
 		}
 		val, err := s.term(n, inner)
@@ -183,4 +189,14 @@ func (s *sharer) shareable(n graph.Node, params, inScope map[*graph.Var]bool) bo
 	fv := s.fv[n]
 	return slices.ContainsFunc(fv, func(v *graph.Var) bool { return params[v] }) &&
 		!slices.ContainsFunc(fv, func(v *graph.Var) bool { return !inScope[v] })
+}
+
+// shareKids are the children shareLets looks into: all but a reduction
+// operator.
+func shareKids(n graph.Node) []graph.Node {
+	kids := graph.Children(n)
+	if _, ok := n.(*graph.RNZ); ok {
+		return kids[1:]
+	}
+	return kids
 }
