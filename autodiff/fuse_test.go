@@ -36,3 +36,47 @@ func TestGradFuses(t *testing.T) {
 	graphtest.Compare(t, want, got, 1e-12)
 	t.Logf("kernels: %d before fusion, %d after", res.Report.KernelsBefore, len(res.Graph.Kernels))
 }
+
+// The gradients of the paper's examples with random extents (graphtest's
+// MatVec, MatMul and Dense, made scalar by a sum of squares) fuse, and the
+// fused kernels compute what the interpreter computes on the gradient term.
+func TestGradFusesGenerated(t *testing.T) {
+	n := 0
+	for _, gen := range graphtest.Generators() {
+		switch gen.Name {
+		case "MatVec", "MatMul", "Dense":
+		default:
+			continue
+		}
+		for seed := range uint64(5) {
+			r := graphtest.Rand(seed)
+			prog, ins := gen.Gen(r, graphtest.Config{DType: graph.Float64})
+			in := graphtest.Inputs(r, ins)
+			g, err := Grad(sumOfSquares(t, prog), ins)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", gen.Name, seed, err)
+			}
+			want, err := graph.Eval(g, in)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", gen.Name, seed, err)
+			}
+			res, err := fusion.Fuse(g, fusion.Options{})
+			if err != nil {
+				t.Errorf("%s seed %d: Fuse of the gradient term: %v", gen.Name, seed, err)
+				continue
+			}
+			got, err := res.Graph.Eval(in)
+			if err != nil {
+				t.Errorf("%s seed %d: evaluating the fused kernels: %v", gen.Name, seed, err)
+				continue
+			}
+			if err := graphtest.Diff(want, got, 1e-12); err != nil {
+				t.Errorf("%s seed %d: fused gradient differs: %v", gen.Name, seed, err)
+			}
+			n++
+		}
+	}
+	if n != 15 {
+		t.Errorf("checked %d gradient terms, want 15", n)
+	}
+}

@@ -20,7 +20,16 @@ import (
 // evaluates it, and the fusion pass fuses its forward and backward parts
 // together. It shares nodes with loss (after lets and applications in loss
 // are inlined; see the package documentation).
-func Grad(loss graph.Node, wrt []*graph.Input) (graph.Node, error) {
+func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ie, ok := r.(internalError)
+			if !ok {
+				panic(r)
+			}
+			res, err = nil, fmt.Errorf("autodiff: internal error: %s", ie.msg)
+		}
+	}()
 	if loss == nil {
 		return nil, fmt.Errorf("autodiff: no loss term")
 	}
@@ -78,7 +87,7 @@ func Grad(loss graph.Node, wrt []*graph.Input) (graph.Node, error) {
 		g := build(top.cts[in], in, in.Type)
 		out = append(out, g.n)
 	}
-	res, err := graph.NewTuple(out...)
+	res, err = graph.NewTuple(out...)
 	if err != nil {
 		return nil, err
 	}
@@ -195,9 +204,13 @@ func (l *level) contribute(n graph.Node, c *cot) {
 func (l *level) walkChildren(n graph.Node) []graph.Node {
 	switch n := n.(type) {
 	case *graph.NZip:
-		return append(slices.Clone(n.Args), l.d.lambdaEscapes(n.Fn.(*graph.Lambda))...)
+		if f, ok := n.Fn.(*graph.Lambda); ok {
+			return append(slices.Clone(n.Args), l.d.lambdaEscapes(f)...)
+		}
 	case *graph.RNZ:
-		return append(slices.Clone(n.Args), l.d.lambdaEscapes(n.Fn.(*graph.Lambda))...)
+		if f, ok := n.Fn.(*graph.Lambda); ok {
+			return append(slices.Clone(n.Args), l.d.lambdaEscapes(f)...)
+		}
 	}
 	return graph.Children(n)
 }
@@ -310,7 +323,10 @@ func (l *level) push(n graph.Node, c *cot) error {
 //
 //	ct(w) += rnz (+) (\ps c -> ct_w(ps, c)) xs ct
 func (l *level) pushNZip(n *graph.NZip, c *cot) error {
-	f := n.Fn.(*graph.Lambda)
+	f, ok := n.Fn.(*graph.Lambda)
+	if !ok {
+		return fmt.Errorf("autodiff: %s: cannot differentiate an nzip whose function is %s; write it as a lambda", graph.Abbrev(n, 60), graph.Abbrev(n.Fn, 30))
+	}
 	ct := build(c, n, l.d.typeOf(n))
 	cv := graph.NewVar("ct")
 	root := term(cv, elemOf(ct.t))

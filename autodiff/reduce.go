@@ -120,7 +120,10 @@ func classifyBody(e graph.Node, a, b path, t graph.Type) (*redKind, bool) {
 //
 // Any other operator is refused with an error naming the term.
 func (l *level) pushRNZ(n *graph.RNZ, c *cot) error {
-	f := n.Fn.(*graph.Lambda)
+	f, ok := n.Fn.(*graph.Lambda)
+	if !ok {
+		return fmt.Errorf("autodiff: %s: cannot differentiate an rnz whose function is %s; write it as a lambda", graph.Abbrev(n, 60), graph.Abbrev(n.Fn, 30))
+	}
 	rt := l.d.typeOf(n)
 	kind, ok := classifyRed(n.Red, rt)
 	if !ok {
@@ -181,7 +184,7 @@ func (l *level) elemCot(k *redKind, red *graph.RNZ, f *graph.Lambda, y graph.Nod
 			return call(graph.Select, isZero, atZero, atNonZero)
 		}, y, cr, zeros, prod)
 	}
-	panic(fmt.Sprintf("autodiff: internal error: reduction kind %v", k.op))
+	panic(internalError{fmt.Sprintf("reduction kind %v", k.op)})
 }
 
 // opFn is the reduction operator op for values of the scalar or array

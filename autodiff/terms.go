@@ -11,6 +11,11 @@ import (
 // layout of every cotangent it builds (the inverse of a subdiv is a flatten,
 // which is legal only on some layouts).
 
+// internalError is what the term builders panic with when a term they
+// build is malformed: a bug of this package, not of the caller's term.
+// Grad recovers it and returns it as an error.
+type internalError struct{ msg string }
+
 // typed is a term and its type.
 type typed struct {
 	n graph.Node
@@ -22,14 +27,14 @@ type typed struct {
 func call(op graph.Op, args ...graph.Node) graph.Node {
 	c, err := graph.NewCall(op, args...)
 	if err != nil {
-		panic(fmt.Sprintf("autodiff: internal error: %v", err))
+		panic(internalError{err.Error()})
 	}
 	return c
 }
 
 func must[T any](v T, err error) T {
 	if err != nil {
-		panic(fmt.Sprintf("autodiff: internal error: %v", err))
+		panic(internalError{err.Error()})
 	}
 	return v
 }
@@ -69,7 +74,7 @@ func rnz(red, fn graph.Node, args ...graph.Node) graph.Node {
 func elemOf(t graph.Type) graph.Type {
 	e, _, err := graph.ElemType(t)
 	if err != nil {
-		panic(fmt.Sprintf("autodiff: internal error: %v", err))
+		panic(internalError{err.Error()})
 	}
 	return e
 }
@@ -78,7 +83,7 @@ func elemOf(t graph.Type) graph.Type {
 func outer(t graph.Type) int {
 	_, n, err := graph.ElemType(t)
 	if err != nil {
-		panic(fmt.Sprintf("autodiff: internal error: %v", err))
+		panic(internalError{err.Error()})
 	}
 	return n
 }
