@@ -95,7 +95,13 @@ func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("autodiff: internal error: %w", err)
 	}
-	return keepInputs(shared, info.Inputs)
+	keep := slices.Clone(info.Inputs)
+	for _, in := range wrt {
+		if !slices.Contains(keep, in) {
+			keep = append(keep, in)
+		}
+	}
+	return keepInputs(shared, keep)
 }
 
 // keepInputs returns res, checked, reading every input of want: an input

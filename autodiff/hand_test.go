@@ -243,3 +243,38 @@ func TestGradSelectAbs(t *testing.T) {
 	checkVec(t, "dx", g[0], []float64{3 + 1, 0 + 1, 3 + 0, 0 - 1}, 0)
 	checkVec(t, "dy", g[1], []float64{0, 5, 0, 5}, 0)
 }
+
+// A loss that is an input has gradient 1 in it; an input the loss does not
+// read has a zero gradient, and the gradient term still reads it, so the
+// loss's bindings serve.
+func TestGradTrivialAndUnused(t *testing.T) {
+	a, err := graph.NewInput("a", graph.Scalar(graph.Float64), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := graph.NewInput("b", graph.Scalar(graph.Float64), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := graph.NewInput("u", graph.ArrayOf(graph.Float64, 2), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Grad(a, []*graph.Input{a, b, u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := graph.Eval(g, map[string]graph.Value{
+		"a": graph.ScalarValue{DType: graph.Float64, V: 2.5},
+		"b": graph.ScalarValue{DType: graph.Float64, V: 7},
+		"u": arr(t, []float64{1, 2}, 2),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv := v.(graph.TupleValue)
+	checkVec(t, "loss", flat(t, tv[0]), []float64{2.5}, 0)
+	checkVec(t, "da", flat(t, tv[1]), []float64{1}, 0)
+	checkVec(t, "db", flat(t, tv[2]), []float64{0}, 0)
+	checkVec(t, "du", flat(t, tv[3]), []float64{0, 0}, 0)
+}
