@@ -278,3 +278,21 @@ func TestGradTrivialAndUnused(t *testing.T) {
 	checkVec(t, "db", flat(t, tv[2]), []float64{0}, 0)
 	checkVec(t, "du", flat(t, tv[3]), []float64{0, 0}, 0)
 }
+
+// One lambda used by two traversals over arrays of different extents is
+// differentiated in each context: here its flatten is undone with the
+// block of each.
+func TestGradSharedLambda(t *testing.T) {
+	p := parse(t, `A : f64[2,2,3]; B : f64[2,3,2];
+		let f = \m -> rnz (+) (\x -> x * x) (flatten 0 m) in
+		rnz (+) f B + rnz (+) f A`)
+	A := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	B := []float64{-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12}
+	_, g := gradOf(t, p, map[string]graph.Value{"A": arr(t, A, 2, 2, 3), "B": arr(t, B, 2, 3, 2)}, "A", "B")
+	wantA, wantB := make([]float64, 12), make([]float64, 12)
+	for i := range 12 {
+		wantA[i], wantB[i] = 2*A[i], 2*B[i]
+	}
+	checkVec(t, "dA", g[0], wantA, 0)
+	checkVec(t, "dB", g[1], wantB, 0)
+}

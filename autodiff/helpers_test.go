@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
@@ -49,6 +50,12 @@ func gradOf(t *testing.T, p *graph.Program, in map[string]graph.Value, names ...
 	loss := tv[0].(graph.ScalarValue).V
 	grads := make([][]float64, len(names))
 	for i := range names {
+		if a, ok := tv[i+1].(*graph.Array); ok {
+			want := wrt[i].Type.(*graph.ArrayType).Layout.Extents()
+			if !slices.Equal(a.Extents(), want) {
+				t.Errorf("gradient of %s has extents %v, want %v", names[i], a.Extents(), want)
+			}
+		}
 		grads[i] = flat(t, tv[i+1])
 	}
 	return loss, grads

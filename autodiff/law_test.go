@@ -79,6 +79,9 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 			pick := rand.New(rand.NewPCG(seed, 7))
 			failed := false
 			for k, x := range ins {
+				if a, ok := tv[k+1].(*graph.Array); ok && !slices.Equal(a.Extents(), x.Type.(*graph.ArrayType).Layout.Extents()) {
+					t.Errorf("%s: gradient of %s has extents %v, the input %v", name, x.Name, a.Extents(), x.Type)
+				}
 				grad := flat(t, tv[k+1])
 				base := flat(t, in[x.Name])
 				if len(grad) != len(base) {

@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -18,14 +19,21 @@ import (
 //   - the function of every full nzip and rnz becomes a lambda with one
 //     parameter per array (eta): nzip (+) x y becomes nzip (\a b -> a + b)
 //     x y, a partial nzip such as zip (+) becomes \a b -> nzip (\c d ->
-//     c + d) a b, (*2) becomes \x -> x * 2, id becomes \x -> x.
+//     c + d) a b, (*2) becomes \x -> x * 2, id becomes \x -> x;
+//   - a lambda that is the function of several traversals is copied, with
+//     fresh variables, for all but the first, so that graph.Check types
+//     each lambda body in one context: the arrays of one traversal.
 //
 // Reduction operators are left as they are; classifyRed reads them.
 func normalize(n graph.Node) (graph.Node, error) {
 	const maxRounds = 64
 	for range maxRounds {
 		if !hasRedex(n) {
-			return etaAll(n)
+			e, err := etaAll(n)
+			if err != nil {
+				return nil, err
+			}
+			return uniqueLambdas(e)
 		}
 		var err error
 		n, err = graph.Rewrite(n, reduceOnce)
@@ -184,4 +192,104 @@ func etaLambda(fn graph.Node, k int) (graph.Node, error) {
 		return graph.NewLambda(vs, body)
 	}
 	return nil, fmt.Errorf("autodiff: %s: cannot differentiate through this function term (%T); write it as a lambda", graph.Abbrev(fn, 60), fn)
+}
+
+// uniqueLambdas gives every nzip and rnz its own function: a lambda already
+// used by another traversal is replaced by a copy with fresh binders.
+func uniqueLambdas(n graph.Node) (graph.Node, error) {
+	seen := map[*graph.Lambda]bool{}
+	return graph.Rewrite(n, func(m graph.Node) (graph.Node, error) {
+		var fn graph.Node
+		switch m := m.(type) {
+		case *graph.NZip:
+			if isPartial(m) {
+				return m, nil
+			}
+			fn = m.Fn
+		case *graph.RNZ:
+			fn = m.Fn
+		default:
+			return m, nil
+		}
+		f, ok := fn.(*graph.Lambda)
+		if !ok {
+			return m, nil
+		}
+		if !seen[f] {
+			seen[f] = true
+			return m, nil
+		}
+		c, err := freshCopy(f)
+		if err != nil {
+			return nil, err
+		}
+		seen[c] = true
+		kids := graph.Children(m)
+		kids[slices.Index(kids, fn)] = c
+		return graph.WithChildren(m, kids)
+	})
+}
+
+// freshCopy copies the lambda f with a new variable for every binder in
+// it. Subterms that read none of those binders are shared, not copied.
+func freshCopy(f *graph.Lambda) (*graph.Lambda, error) {
+	fv := graph.FreeVarSets(f)
+	ren := map[*graph.Var]graph.Node{}
+	for m := range graph.All(f) {
+		switch m := m.(type) {
+		case *graph.Lambda:
+			for _, p := range m.Params {
+				ren[p] = graph.NewVar(p.Name)
+			}
+		case *graph.Let:
+			ren[m.Var] = graph.NewVar(m.Var.Name)
+		}
+	}
+	memo := map[graph.Node]graph.Node{}
+	var cp func(n graph.Node) (graph.Node, error)
+	cp = func(n graph.Node) (graph.Node, error) {
+		if r, ok := memo[n]; ok {
+			return r, nil
+		}
+		var out graph.Node
+		var err error
+		switch m := n.(type) {
+		case *graph.Var:
+			out = m
+			if r, ok := ren[m]; ok {
+				out = r
+			}
+		case *graph.Lambda:
+			params := make([]*graph.Var, len(m.Params))
+			for i, p := range m.Params {
+				params[i] = ren[p].(*graph.Var)
+			}
+			var body graph.Node
+			if body, err = cp(m.Body); err == nil {
+				out, err = graph.NewLambda(params, body)
+			}
+		default:
+			if n != graph.Node(f) && !slices.ContainsFunc(fv[n], func(v *graph.Var) bool { return ren[v] != nil }) {
+				out = n
+				break
+			}
+			kids := graph.Children(n)
+			for i, c := range kids {
+				if kids[i], err = cp(c); err != nil {
+					return nil, err
+				}
+			}
+			out, err = graph.WithChildren(n, kids)
+		}
+		if err != nil {
+			return nil, err
+		}
+		memo[n] = out
+		return out, nil
+	}
+	c, err := cp(f)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*graph.Lambda), nil
 }
