@@ -20,8 +20,9 @@
 // The loss is first normalised (normalize.go): lets are inlined into a DAG
 // (a let-bound value becomes one node with several users), applications
 // are reduced (beta; an op, section, id or partial nzip applied becomes
-// the call or nzip it means), and the function of every nzip and rnz
-// becomes a lambda (eta). Then the backward pass walks the term from the
+// the call or nzip it means), the function of every nzip and rnz becomes a
+// lambda (eta), and a lambda used by several traversals is copied for each,
+// so that graph.Check types each copy by its own arrays. Then the backward pass walks the term from the
 // loss, parents before children, accumulating for every node the sum of
 // the cotangents its users hand it (so a value used several times, let
 // -bound or shared, gets the sum of its uses' cotangents). The body of
@@ -95,7 +96,8 @@
 // meaningless, and the gradient law test skips such points. The
 // exclusive product of a (*) reduction is computed from the product of the
 // nonzero factors, which can overflow or underflow where the exclusive
-// products would not. A lambda used by several traversals is typed by
-// graph.Check once (its last use); the backward pass assumes every use has
-// the same element types and ranks.
+// products would not. Values under a lambda other than an nzip's result are
+// recomputed by the backward functions that need them (a ReLU's
+// pre-activation, for one); keeping them instead is a choice for a later
+// checkpointing policy.
 package autodiff
