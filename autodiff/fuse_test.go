@@ -6,11 +6,13 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // The gradient term is an ordinary term: the fusion pass fuses the
 // gradient of a dense layer's loss (forward and backward together), and
-// its kernels compute what the interpreter computes on the unfused term.
+// its kernels, evaluated and run by the native back end, compute what the
+// interpreter computes on the unfused term.
 func TestGradFuses(t *testing.T) {
 	p := parse(t, `X : f64[8,6]; W : f64[6,4]; b : f64[4]; T : f64[8,4];
 		rnz (+) (\y t -> rnz (+) (\a c -> (a - c) * (a - c)) y t)
@@ -34,12 +36,24 @@ func TestGradFuses(t *testing.T) {
 	}
 	// Fusion may regroup sums; the tolerance allows for rounding only.
 	graphtest.Compare(t, want, got, 1e-12)
+	// The native back end runs the fused gradient term.
+	plan, err := native.New(native.Options{}).Plan(res.Graph)
+	if err != nil {
+		t.Fatalf("native plan of the fused gradient term: %v", err)
+	}
+	defer plan.Close()
+	nat, err := plan.Run(in)
+	if err != nil {
+		t.Fatalf("native run of the fused gradient term: %v", err)
+	}
+	graphtest.Compare(t, want, nat, 1e-12)
 	t.Logf("kernels: %d before fusion, %d after", res.Report.KernelsBefore, len(res.Graph.Kernels))
 }
 
 // The gradients of the paper's examples with random extents (graphtest's
 // MatVec, MatMul and Dense, made scalar by a sum of squares) fuse, and the
-// fused kernels compute what the interpreter computes on the gradient term.
+// fused kernels, evaluated and run by the native back end, compute what the
+// interpreter computes on the gradient term.
 func TestGradFusesGenerated(t *testing.T) {
 	n := 0
 	for _, gen := range graphtest.Generators() {
@@ -72,6 +86,20 @@ func TestGradFusesGenerated(t *testing.T) {
 			}
 			if err := graphtest.Diff(want, got, 1e-12); err != nil {
 				t.Errorf("%s seed %d: fused gradient differs: %v", gen.Name, seed, err)
+			}
+			plan, err := native.New(native.Options{}).Plan(res.Graph)
+			if err != nil {
+				t.Errorf("%s seed %d: native plan of the fused gradient term: %v", gen.Name, seed, err)
+				continue
+			}
+			nat, err := plan.Run(in)
+			plan.Close()
+			if err != nil {
+				t.Errorf("%s seed %d: native run of the fused gradient term: %v", gen.Name, seed, err)
+				continue
+			}
+			if err := graphtest.Diff(want, nat, 1e-12); err != nil {
+				t.Errorf("%s seed %d: native gradient differs: %v", gen.Name, seed, err)
 			}
 			n++
 		}
