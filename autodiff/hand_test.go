@@ -296,3 +296,14 @@ func TestGradSharedLambda(t *testing.T) {
 	checkVec(t, "dA", g[0], wantA, 0)
 	checkVec(t, "dB", g[1], wantB, 0)
 }
+
+// A reduction without a derivative is refused only where a gradient flows
+// through it: over data that is not differentiated it is just computed.
+func TestGradUndifferentiatedReduction(t *testing.T) {
+	p := parse(t, "x : f64[2]; c : f64[3]; rnz (+) (*) x x + rnz (-) id c")
+	loss, g := gradOf(t, p, map[string]graph.Value{"x": arr(t, []float64{1, 2}, 2), "c": arr(t, []float64{10, 1, 2}, 3)}, "x")
+	if loss != 12 {
+		t.Errorf("loss = %v, want 12 (5 + 10 - 1 - 2)", loss)
+	}
+	checkVec(t, "dx", g[0], []float64{2, 4}, 0)
+}
