@@ -84,7 +84,7 @@ func TestGradFusesGenerated(t *testing.T) {
 				t.Errorf("%s seed %d: evaluating the fused kernels: %v", gen.Name, seed, err)
 				continue
 			}
-			if err := graphtest.Diff(want, got, 1e-12); err != nil {
+			if err := graph.Diff(want, got, 1e-12); err != nil {
 				t.Errorf("%s seed %d: fused gradient differs: %v", gen.Name, seed, err)
 			}
 			plan, err := native.New(native.Options{}).Plan(res.Graph)
@@ -98,7 +98,7 @@ func TestGradFusesGenerated(t *testing.T) {
 				t.Errorf("%s seed %d: native run of the fused gradient term: %v", gen.Name, seed, err)
 				continue
 			}
-			if err := graphtest.Diff(want, nat, 1e-12); err != nil {
+			if err := graph.Diff(want, nat, 1e-12); err != nil {
 				t.Errorf("%s seed %d: native gradient differs: %v", gen.Name, seed, err)
 			}
 			n++

@@ -301,9 +301,8 @@ func (l *level) push(n graph.Node, c *cot) error {
 		parts[n.Index] = c
 		l.contribute(n.X, &cot{parts: parts})
 		return nil
-	case *graph.Subdiv, *graph.Flatten, *graph.Flip:
-		x := graph.Children(n)[0]
-		x, ct, err := inverseView(n, l.d.typeOf(x), c.whole)
+	case graph.ViewNode:
+		x, ct, err := inverseView(n, l.d.typeOf(n.Operand()), c.whole)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
-	"github.com/hofuse/hofuse/lowering/stablehlo/xlarun"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -32,7 +32,7 @@ func TestGradOnPJRT(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, perKernel := range []bool{false, true} {
-		exe, err := xlarun.New(client, xlarun.Options{PerKernel: perKernel}).Compile(res.Graph)
+		exe, err := xla.New(client, xla.Options{PerKernel: perKernel}).Compile(res.Graph)
 		if err != nil {
 			t.Fatalf("per-kernel %v: compile: %v", perKernel, err)
 		}
@@ -40,7 +40,7 @@ func TestGradOnPJRT(t *testing.T) {
 		if err != nil {
 			t.Fatalf("per-kernel %v: run: %v", perKernel, err)
 		}
-		if err := graphtest.Diff(want, got, 1e-12); err != nil {
+		if err := graph.Diff(want, got, 1e-12); err != nil {
 			t.Errorf("per-kernel %v: %v", perKernel, err)
 		}
 		exe.Close()

@@ -6,55 +6,48 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// inverseView is the rule for the layout operations: the cotangent of a
-// view of x is the inverse view of the view's cotangent, a view again, with
-// no copy where the layout allows:
+// inverseView is the rule for views: the cotangent of a view of x is the
+// inverse view (graph.View's Inverse on x's layout) of the view's
+// cotangent, a view again, with no copy where the layout allows:
 //
 //	subdiv d b x  ->  flatten d ct
 //	flatten d x   ->  subdiv d e ct, e the extent of axis d+1 of x
 //	flip d1 d2 x  ->  flip d1 d2 ct
 //
-// flatten is legal only on two contiguous axes; where the cotangent's
-// layout does not allow it (it went through a flip), the cotangent is first
-// copied into a row-major array. xType is the type of x. It returns x and
-// its cotangent.
-//
-// This is the one place that knows the three view kinds; it is meant to
-// become graph.View's inverse once graph has that interface.
+// Where the cotangent's layout does not allow the inverse (a flatten of
+// axes a flip made non-contiguous), the cotangent is first copied into a
+// row-major array. A view without an inverse (one that shows an element at
+// several places, as a sliding window will) is refused: its cotangent is a
+// scatter-add this package does not build yet. xType is the type of x. It
+// returns x and its cotangent.
 func inverseView(n graph.Node, xType graph.Type, ct *typed) (graph.Node, typed, error) {
 	at, ok := ct.t.(*graph.ArrayType)
 	if !ok {
 		return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: cotangent of type %v is not an array", graph.Abbrev(n, 60), ct.t)
 	}
-	switch n := n.(type) {
-	case *graph.Subdiv:
-		x, src := ct.n, at
-		l, err := src.Layout.Flatten(n.Axis)
-		if err != nil {
-			src = graph.ArrayOf(at.DType, at.Layout.Extents()...)
-			x = copyOf(ct.n, at)
-			if l, err = src.Layout.Flatten(n.Axis); err != nil {
-				return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: %v", graph.Abbrev(n, 60), err)
-			}
-		}
-		return n.X, typed{must(graph.NewFlatten(n.Axis, x)), &graph.ArrayType{DType: at.DType, Layout: l}}, nil
-	case *graph.Flatten:
-		xt, ok := xType.(*graph.ArrayType)
-		if !ok || n.Axis+1 >= xt.Rank() {
-			return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: operand type %v", graph.Abbrev(n, 60), xType)
-		}
-		b := xt.Layout[n.Axis+1].Extent
-		l, err := at.Layout.Subdiv(n.Axis, b)
-		if err != nil {
-			return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: %v", graph.Abbrev(n, 60), err)
-		}
-		return n.X, typed{must(graph.NewSubdiv(n.Axis, b, ct.n)), &graph.ArrayType{DType: at.DType, Layout: l}}, nil
-	case *graph.Flip:
-		l, err := at.Layout.Flip(n.Axis1, n.Axis2)
-		if err != nil {
-			return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: %v", graph.Abbrev(n, 60), err)
-		}
-		return n.X, typed{must(graph.NewFlip(n.Axis1, n.Axis2, ct.n)), &graph.ArrayType{DType: at.DType, Layout: l}}, nil
+	vn, ok := n.(graph.ViewNode)
+	if !ok {
+		return nil, typed{}, fmt.Errorf("autodiff: internal error: %s is not a view", graph.Abbrev(n, 60))
 	}
-	return nil, typed{}, fmt.Errorf("autodiff: internal error: %s is not a view", graph.Abbrev(n, 60))
+	xt, ok := xType.(*graph.ArrayType)
+	if !ok {
+		return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: operand type %v", graph.Abbrev(n, 60), xType)
+	}
+	inv, ok := vn.View().Inverse(xt.Layout)
+	if !ok {
+		return nil, typed{}, fmt.Errorf("autodiff: %s: the view %s has no inverse, so its gradient (a scatter-add) is not supported", graph.Abbrev(n, 60), graph.ViewString(vn.View()))
+	}
+	x := ct.n
+	l, err := inv.Apply(at.Layout)
+	if err != nil {
+		x = copyOf(ct.n, at)
+		if l, err = inv.Apply(graph.RowMajor(at.Layout.Extents()...)); err != nil {
+			return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: %v", graph.Abbrev(n, 60), err)
+		}
+	}
+	v, err := graph.NewView(inv, x)
+	if err != nil {
+		return nil, typed{}, fmt.Errorf("autodiff: internal error: %s: %v", graph.Abbrev(n, 60), err)
+	}
+	return vn.Operand(), typed{v, &graph.ArrayType{DType: at.DType, Layout: l}}, nil
 }
