@@ -227,6 +227,7 @@ func MLP(cfg MLPConfig) (*Model, error) {
 				return nil, err
 			}
 			m.Layers = append(m.Layers, bname)
+			m.bns = append(m.bns, bp)
 			m.init[bp.Mean] = uniformInit{-0.1, 0.1}
 			m.init[bp.Var] = uniformInit{0.5, 1.5}
 			m.init[bp.Scale] = uniformInit{0.75, 1.25}
