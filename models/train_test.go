@@ -111,4 +111,3 @@ func TestTrainStepNative(t *testing.T) {
 		}
 	}
 }
-
