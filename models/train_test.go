@@ -1,6 +1,8 @@
 package models
 
 import (
+	"github.com/hofuse/hofuse/fusion"
+	"math"
 	"testing"
 	"time"
 
@@ -109,5 +111,108 @@ func TestTrainStepNative(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The fused step's kernels, listed with their sources, and their number
+// for the forward model alone: the report of issue 9 cites these counts.
+// Fuse must also finish quickly on every step (the split-let rule has
+// looped on some gradient terms elsewhere).
+func TestTrainStepKernels(t *testing.T) {
+	for _, norm := range []Norm{NormNone, NormBatch, NormLayer} {
+		for _, opt := range []optim.Optimizer{optim.SGD{LR: 0.1, Momentum: 0.9}, optim.NewAdam(0.01)} {
+			s := tinyStep(t, norm, opt)
+			start := time.Now()
+			g, err := s.Kernels(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if took > 20*time.Second {
+				t.Errorf("%v/%s: fusion.Fuse took %v", norm, opt.Name(), took)
+			}
+			fwd, err := fusion.Fuse(s.Model.Output, fusion.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unfused, err := s.Kernels(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%v/%s: forward alone %d kernels; step %d kernels fused (Fuse %v), %d unfused",
+				norm, opt.Name(), len(fwd.Graph.Kernels), len(g.Kernels), took.Round(time.Millisecond), len(unfused.Kernels))
+			if testing.Verbose() {
+				for _, k := range g.Kernels {
+					t.Logf("  %s: %v", k.Name, k.Sources)
+				}
+			}
+		}
+	}
+}
+
+// Bad input to the training step: labels out of range are refused before
+// running, naming the row and the label; a NaN reaching the parameters is
+// reported with the step number and the first parameter that went
+// non-finite; a batch of 1 with BatchNorm training, a model built for
+// inference with BatchNorm and a missing optimizer are refused.
+func TestTrainStepErrors(t *testing.T) {
+	s := tinyStep(t, NormBatch, optim.SGD{LR: 0.1, Momentum: 0.9})
+	init, err := s.InitialValues(s.Model.RandomParams(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.NewTrainer(native.New(native.Options{}), true, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	x, y := toyBatch(t, graph.Float64)
+	bad := y.(*graph.Array).Copy()
+	bad.Set(2, 3)
+	_, err = tr.Step(x, bad)
+	want := "step 1: models: labels: row 3 has label 2, want a class in [0, 2)"
+	if err == nil || err.Error() != want {
+		t.Errorf("label 2 of 2 classes: got %v, want %s", err, want)
+	}
+	bad.Set(-1, 3)
+	_, err = tr.Step(x, bad)
+	want = "step 1: models: labels: row 3 has label -1, want a class in [0, 2)"
+	if err == nil || err.Error() != want {
+		t.Errorf("label -1: got %v, want %s", err, want)
+	}
+	for i := range 2 {
+		if _, err := tr.Step(x, y); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+	}
+	nan := x.(*graph.Array).Copy()
+	nan.Set(math.NaN(), 2, 1)
+	_, err = tr.Step(nan, y)
+	want = "models: step 3: dense1.W went non-finite: element 0 is NaN"
+	if err == nil || err.Error() != want {
+		t.Errorf("NaN in x: got %v, want %s", err, want)
+	}
+	if tr.Steps() != 2 {
+		t.Errorf("after the failed step, %d steps done, want 2", tr.Steps())
+	}
+
+	_, err = MLP(MLPConfig{Sizes: []int{4, 3, 2}, Batch: 1, DType: graph.Float64, Norm: NormBatch, Mode: Training})
+	want = "MLPConfig.Batch: 1: BatchNorm in training mode needs a batch of at least 2"
+	if err == nil || err.Error() != want {
+		t.Errorf("batch 1: got %v, want %s", err, want)
+	}
+	m, err := MLP(MLPConfig{Sizes: []int{4, 3, 2}, Batch: 4, DType: graph.Float64, Norm: NormBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.TrainStep(TrainConfig{Optimizer: optim.NewAdam(0.01)})
+	want = "models: mlp: training step: bn1: BatchNorm built in inference mode: build the model with Mode: Training"
+	if err == nil || err.Error() != want {
+		t.Errorf("inference mode: got %v, want %s", err, want)
+	}
+	_, err = m.TrainStep(TrainConfig{})
+	want = "models: mlp: training step: TrainConfig.Optimizer is nil, want optim.SGD or optim.Adam"
+	if err == nil || err.Error() != want {
+		t.Errorf("no optimizer: got %v, want %s", err, want)
 	}
 }
