@@ -2,6 +2,8 @@ package models
 
 import (
 	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 	"math"
 	"testing"
 	"time"
@@ -214,5 +216,54 @@ func TestTrainStepErrors(t *testing.T) {
 	want = "models: mlp: training step: TrainConfig.Optimizer is nil, want optim.SGD or optim.Adam"
 	if err == nil || err.Error() != want {
 		t.Errorf("no optimizer: got %v, want %s", err, want)
+	}
+}
+
+// The training step runs on PJRT, as one executable and one per kernel,
+// and its first three steps agree with graph.Eval of the step term within
+// graph.Tolerance, for each norm with SGD momentum and Adam. Without a
+// PJRT plugin the test is skipped (failed under HOFUSE_REQUIRE_PJRT=1).
+func TestTrainStepPJRT(t *testing.T) {
+	client := pjrttest.Client(t)
+	for _, norm := range []Norm{NormNone, NormBatch, NormLayer} {
+		for _, opt := range []optim.Optimizer{optim.SGD{LR: 0.1, Momentum: 0.9, Nesterov: true}, optim.NewAdamW(0.01)} {
+			if testing.Short() && (norm != NormBatch || opt.Name() != "sgd") {
+				continue // -short: BatchNorm with SGD only
+			}
+			s := tinyStep(t, norm, opt)
+			x, y := toyBatch(t, graph.Float64)
+			init, err := s.InitialValues(s.Model.RandomParams(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, perKernel := range []bool{false, true} {
+				tr, err := s.NewTrainer(xla.New(client, xla.Options{PerKernel: perKernel}), true, init)
+				if err != nil {
+					t.Fatalf("%v/%s per-kernel %v: %v", norm, opt.Name(), perKernel, err)
+				}
+				for i := range 3 {
+					b, err := s.Bindings(tr.Values(), x, y, i+1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := graph.Eval(s.Term, b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					loss, err := tr.Step(x, y)
+					if err != nil {
+						t.Fatalf("%v/%s per-kernel %v: %v", norm, opt.Name(), perKernel, err)
+					}
+					got := graph.TupleValue{graph.ScalarValue{DType: graph.Float64, V: loss}}
+					for _, in := range s.Outputs {
+						got = append(got, tr.Values()[in.Name])
+					}
+					if err := graph.Diff(want, got, graph.Tolerance(graph.Float64)); err != nil {
+						t.Errorf("%v/%s per-kernel %v, step %d: %v", norm, opt.Name(), perKernel, i+1, err)
+					}
+				}
+				tr.Close()
+			}
+		}
 	}
 }
