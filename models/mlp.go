@@ -185,8 +185,9 @@ func (cfg *MLPConfig) validate() error {
 // The input is "x": DType[Batch, s0]; the output is DType[Batch, sn].
 // Parameters are named after their layers: "dense1.W", "bn1.mean", ….
 // In Training mode BatchNorm normalises with the batch's statistics; the
-// model does not update the running statistics (see
-// layers.BatchNormRunningStats) and has no backward pass yet.
+// model alone does not update the running statistics: Model.TrainStep
+// builds the training step, which does (with
+// layers.BatchNormRunningStats), and the backward pass.
 //
 // A config that cannot be built returns a *ConfigError naming the field.
 func MLP(cfg MLPConfig) (*Model, error) {
