@@ -267,3 +267,124 @@ func TestTrainStepPJRT(t *testing.T) {
 		}
 	}
 }
+
+// After one step of an MLP with BatchNorm, the running statistics are
+// PyTorch's: mean' = 0.9·0 + 0.1·batch mean and var' = 0.9·1 + 0.1·the
+// unbiased batch variance of dense1's output, computed here by loops from
+// x, dense1.W and dense1.b.
+func TestTrainStepRunningStats(t *testing.T) {
+	s := tinyStep(t, NormBatch, optim.SGD{LR: 0.1})
+	params := s.Model.RandomParams(3)
+	init, err := s.InitialValues(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.NewTrainer(native.New(native.Options{}), true, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	x, y := toyBatch(t, graph.Float64)
+	if _, err := tr.Step(x, y); err != nil {
+		t.Fatal(err)
+	}
+	xa, w, b := x.(*graph.Array), params["dense1.W"].(*graph.Array), params["dense1.b"].(*graph.Array)
+	const batch = 6
+	for j := range 3 {
+		h := make([]float64, batch)
+		mean := 0.0
+		for i := range batch {
+			h[i] = b.At(j)
+			for k := range 4 {
+				h[i] += xa.At(i, k) * w.At(k, j)
+			}
+			mean += h[i] / batch
+		}
+		ss := 0.0
+		for _, v := range h {
+			ss += (v - mean) * (v - mean)
+		}
+		wantMean, wantVar := 0.1*mean, 0.9+0.1*ss/(batch-1)
+		gotMean, gotVar := tr.Values()["bn1.mean"].(*graph.Array).At(j), tr.Values()["bn1.var"].(*graph.Array).At(j)
+		if math.Abs(gotMean-wantMean) > 1e-14 || math.Abs(gotVar-wantVar) > 1e-14 {
+			t.Errorf("feature %d: running mean, var = %v, %v, want %v, %v", j, gotMean, gotVar, wantMean, wantVar)
+		}
+	}
+}
+
+// The step with the mean squared error, and the step in f32, agree with
+// graph.Eval of their terms on the native back end, fused and unfused,
+// and decrease the loss over 20 steps. The model uses LayerNorm: before
+// BatchNorm, dense1.b's gradient is zero in exact arithmetic (the batch
+// mean cancels it), so the computed one is rounding noise, and Adam's
+// first step, LR·g/(|g| + eps), turns noise of 1e-17 into steps of up to
+// LR that differ between back ends.
+func TestTrainStepMSEAndF32(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dt   graph.DType
+		loss Loss
+	}{{"mse-f64", graph.Float64, MeanSquaredError}, {"ce-f32", graph.Float32, CrossEntropy}, {"mse-f32", graph.Float32, MeanSquaredError}} {
+		m, err := MLP(MLPConfig{Sizes: []int{4, 3, 2}, Batch: 6, DType: c.dt, Norm: NormLayer, Mode: Training})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.TrainStep(TrainConfig{Optimizer: optim.NewAdam(0.05), Loss: c.loss})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := toyBatch(t, c.dt)
+		if c.loss == MeanSquaredError { // regress onto (label, -label)
+			target, err := graph.Zeros(c.dt, 6, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 6 {
+				l := y.(*graph.Array).At(i)
+				target.Set(l, i, 0)
+				target.Set(-l, i, 1)
+			}
+			y = target
+		}
+		init, err := s.InitialValues(m.RandomParams(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fused := range []bool{true, false} {
+			tr, err := s.NewTrainer(native.New(native.Options{}), fused, init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first, last float64
+			for i := range 20 {
+				b, err := s.Bindings(tr.Values(), x, y, i+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := graph.Eval(s.Term, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				loss, err := tr.Step(x, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := graph.TupleValue{graph.ScalarValue{DType: c.dt, V: loss}}
+				for _, in := range s.Outputs {
+					got = append(got, tr.Values()[in.Name])
+				}
+				if err := graph.Diff(want, got, graph.Tolerance(c.dt)); err != nil {
+					t.Fatalf("%s fused %v, step %d: %v", c.name, fused, i+1, err)
+				}
+				if i == 0 {
+					first = loss
+				}
+				last = loss
+			}
+			if !(last < first) {
+				t.Errorf("%s fused %v: loss went from %v to %v in 20 steps, want a decrease", c.name, fused, first, last)
+			}
+			tr.Close()
+		}
+	}
+}
