@@ -1,6 +1,7 @@
 package models
 
 import (
+	"github.com/hofuse/hofuse/autodiff"
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
@@ -387,4 +388,63 @@ func TestTrainStepMSEAndF32(t *testing.T) {
 			tr.Close()
 		}
 	}
+}
+
+// Each parameter gets its own gradient: with plain SGD (LR 0.5) the step's
+// new parameters are p - 0.5·dL/dp, with the gradients from autodiff.Grad
+// of the loss evaluated apart from the step, and the step's loss is the
+// loss. dense1.b, bn1.scale and bn1.shift have one type, so a mix-up would
+// type-check.
+func TestTrainStepWiring(t *testing.T) {
+	s := tinyStep(t, NormBatch, optim.SGD{LR: 0.5})
+	init, err := s.InitialValues(s.Model.RandomParams(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := toyBatch(t, graph.Float64)
+	b, err := s.Bindings(init, x, y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := graph.Eval(s.Term, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := autodiff.Grad(s.Loss, s.Model.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range s.Stats { // the loss does not read the running statistics
+		delete(b, st.Name)
+	}
+	grads, err := graph.Eval(g, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt, tt := grads.(graph.TupleValue), got.(graph.TupleValue)
+	if err := graph.Diff(gt[0], tt[0], 0); err != nil {
+		t.Errorf("loss: %v", err)
+	}
+	for i, p := range s.Model.Params {
+		pv, gv := init[p.Name].(*graph.Array), gt[i+1].(*graph.Array)
+		want := pv.Copy()
+		for k := range want.Size() {
+			idx := unflat(k, pv.Extents())
+			want.Set(pv.At(idx...)-0.5*gv.At(idx...), idx...)
+		}
+		if err := graph.Diff(want, tt[i+1], 1e-15); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+	}
+}
+
+// unflat returns the row-major index of element k of an array of the
+// given extents.
+func unflat(k int, extents []int) []int {
+	idx := make([]int, len(extents))
+	for d := len(extents) - 1; d >= 0; d-- {
+		idx[d] = k % extents[d]
+		k /= extents[d]
+	}
+	return idx
 }
