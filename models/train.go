@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/autodiff"
 	"github.com/hofuse/hofuse/fusion"
@@ -314,41 +315,74 @@ func (s *Step) Kernels(fused bool) (*fusion.Graph, error) {
 // step to the next. The step is compiled once, in NewTrainer: the batch
 // extent is part of the model's type, so another batch size is another
 // model and another Trainer.
+//
+// The carried values live in two sets of row-major arrays the trainer
+// allocates once and uses in turn: a step reads one set and the results
+// are copied into the other (the executable's result storage is its own
+// and is reused by its next run), so a step allocates nothing of its own
+// in steady state. The initial values are read, never written.
 type Trainer struct {
 	step    *Step
 	exe     lowering.Executable
-	carried map[string]graph.Value
-	t       int // steps done
+	carried map[string]graph.Value     // the values the next step reads
+	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn
+	binds   map[string]graph.Value     // the bindings, rebuilt in place
+	t       int                        // steps done
 }
 
 // NewTrainer compiles s for be (fused, or unfused for comparison) and
 // starts from the carried values init (see InitialValues).
 func (s *Step) NewTrainer(be lowering.Backend, fused bool, init map[string]graph.Value) (*Trainer, error) {
+	tr := &Trainer{step: s, carried: make(map[string]graph.Value, len(s.Outputs))}
+	for i := range tr.bufs {
+		tr.bufs[i] = make(map[string]*graph.Array, len(s.Outputs))
+	}
 	for _, in := range s.Outputs {
-		if _, ok := init[in.Name]; !ok {
+		v, ok := init[in.Name]
+		if !ok {
 			return nil, fmt.Errorf("models: trainer: no initial value for %s", in.Name)
+		}
+		t := in.Type.(*graph.ArrayType)
+		if a, ok := v.(*graph.Array); !ok || a.DType() != t.DType || !slices.Equal(a.Extents(), t.Layout.Extents()) {
+			return nil, fmt.Errorf("models: trainer: initial value of %s is %v, want an array of type %v", in.Name, describe(v), t)
+		}
+		tr.carried[in.Name] = v
+		for i := range tr.bufs {
+			a, err := graph.Zeros(t.DType, t.Layout.Extents()...)
+			if err != nil {
+				return nil, fmt.Errorf("models: trainer: %s: %w", in.Name, err)
+			}
+			tr.bufs[i][in.Name] = a
 		}
 	}
 	g, err := s.Kernels(fused)
 	if err != nil {
 		return nil, fmt.Errorf("models: trainer: %w", err)
 	}
-	exe, err := be.Compile(g)
-	if err != nil {
+	if tr.exe, err = be.Compile(g); err != nil {
 		return nil, fmt.Errorf("models: trainer: compile on %s: %w", be.Name(), err)
 	}
-	carried := make(map[string]graph.Value, len(init))
-	for k, v := range init {
-		carried[k] = v
+	return tr, nil
+}
+
+// describe writes a value's type for an error message.
+func describe(v graph.Value) string {
+	switch v := v.(type) {
+	case *graph.Array:
+		return v.Type().String()
+	case nil:
+		return "nil"
 	}
-	return &Trainer{step: s, exe: exe, carried: carried}, nil
+	return fmt.Sprintf("%T", v)
 }
 
 // Steps is the number of steps run so far.
 func (tr *Trainer) Steps() int { return tr.t }
 
-// Values returns the carried values after the last step, by input name.
-// The arrays belong to the trainer until the next Step.
+// Values returns the carried values after the last step (the initial
+// values before the first), by input name. The map and its arrays are
+// the trainer's: they stay valid until the next Step, which reuses them;
+// copy what must outlive it.
 func (tr *Trainer) Values() map[string]graph.Value { return tr.carried }
 
 // Step runs one training step on the batch x with its labels (or target)
@@ -359,15 +393,31 @@ func (tr *Trainer) Values() map[string]graph.Value { return tr.carried }
 // before the step.
 func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	s := tr.step
-	if err := s.CheckLabels(labels); err != nil {
-		return 0, fmt.Errorf("step %d: %w", tr.t+1, err)
-	}
 	t := tr.t + 1
-	b, err := s.Bindings(tr.carried, x, labels, t)
-	if err != nil {
-		return 0, err
+	if err := s.CheckLabels(labels); err != nil {
+		return 0, fmt.Errorf("step %d: %w", t, err)
 	}
-	res, err := tr.exe.Run(b)
+	if tr.binds == nil {
+		b, err := s.Bindings(tr.carried, x, labels, t)
+		if err != nil {
+			return 0, err
+		}
+		tr.binds = b
+	} else {
+		for _, in := range s.Outputs {
+			tr.binds[in.Name] = tr.carried[in.Name]
+		}
+		tr.binds[s.Model.Input.Name] = x
+		tr.binds[s.Labels.Name] = labels
+		sc, err := s.Config.Optimizer.ScalarValues(t, s.Model.OutputType.DType)
+		if err != nil {
+			return 0, err
+		}
+		for k, v := range sc {
+			tr.binds[k] = v
+		}
+	}
+	res, err := tr.exe.Run(tr.binds)
 	if err != nil {
 		return 0, fmt.Errorf("models: step %d: %w", t, err)
 	}
@@ -375,17 +425,18 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	if !ok || len(tup) != len(s.Outputs)+1 {
 		return 0, fmt.Errorf("models: step %d: internal error: the step returned %T, want a tuple of %d", t, res, len(s.Outputs)+1)
 	}
-	next := make(map[string]graph.Value, len(s.Outputs))
+	next := tr.bufs[t%2]
 	for i, in := range s.Outputs {
 		a, ok := tup[i+1].(*graph.Array)
 		if !ok {
 			return 0, fmt.Errorf("models: step %d: internal error: %s is %T, not an array", t, in.Name, tup[i+1])
 		}
-		a = a.Copy() // the executable reuses its result storage
-		if j, v, bad := nonFinite(a); bad {
+		if err := copyInto(next[in.Name], a); err != nil {
+			return 0, fmt.Errorf("models: step %d: internal error: %s: %w", t, in.Name, err)
+		}
+		if j, v, bad := nonFinite(next[in.Name]); bad {
 			return 0, fmt.Errorf("models: step %d: %s went non-finite: element %d is %v", t, in.Name, j, v)
 		}
-		next[in.Name] = a
 	}
 	loss, ok := tup[0].(graph.ScalarValue)
 	if !ok {
@@ -394,18 +445,61 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	if math.IsNaN(loss.V) || math.IsInf(loss.V, 0) {
 		return 0, fmt.Errorf("models: step %d: the loss went non-finite: %v", t, loss.V)
 	}
-	tr.carried, tr.t = next, t
+	for name, a := range next {
+		tr.carried[name] = a
+	}
+	tr.t = t
 	return loss.V, nil
 }
 
 // Close releases the compiled step.
 func (tr *Trainer) Close() error { return tr.exe.Close() }
 
-// nonFinite returns the first element of a that is NaN or infinite.
+// copyInto copies src into dst, a row-major array of its type and extents.
+func copyInto(dst, src *graph.Array) error {
+	if src.DType() != dst.DType() || !slices.Equal(src.Extents(), dst.Extents()) {
+		return fmt.Errorf("result of type %v, want %v", src.Type(), dst.Type())
+	}
+	n := src.Size()
+	if src.Layout().IsRowMajor() {
+		off := src.Offset()
+		switch src.DType() {
+		case graph.Float32:
+			copy(dst.Float32s(), src.Float32s()[off:off+n])
+			return nil
+		case graph.Float64:
+			copy(dst.Float64s(), src.Float64s()[off:off+n])
+			return nil
+		}
+	}
+	idx := make([]int, src.Rank())
+	ext := src.Extents()
+	for k := range n {
+		rem := k
+		for d := len(ext) - 1; d >= 0; d-- {
+			idx[d] = rem % ext[d]
+			rem /= ext[d]
+		}
+		dst.Set(src.At(idx...), idx...)
+	}
+	return nil
+}
+
+// nonFinite returns the first element of a, a row-major f32 or f64
+// array, that is NaN or infinite.
 func nonFinite(a *graph.Array) (int, float64, bool) {
-	for i, v := range a.Values() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return i, v, true
+	switch a.DType() {
+	case graph.Float32:
+		for i, v := range a.Float32s() {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return i, f, true
+			}
+		}
+	case graph.Float64:
+		for i, v := range a.Float64s() {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return i, v, true
+			}
 		}
 	}
 	return 0, 0, false
