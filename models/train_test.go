@@ -448,3 +448,39 @@ func unflat(k int, extents []int) []int {
 	}
 	return idx
 }
+
+// The trainer never writes the initial values it was given, and a wrong
+// initial value is refused, naming the input.
+func TestTrainerInitialValues(t *testing.T) {
+	s := tinyStep(t, NormBatch, optim.SGD{LR: 0.1, Momentum: 0.9})
+	init, err := s.InitialValues(s.Model.RandomParams(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := make(map[string]graph.Value, len(init))
+	for k, v := range init {
+		keep[k] = v.(*graph.Array).Copy()
+	}
+	tr, err := s.NewTrainer(native.New(native.Options{}), true, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	x, y := toyBatch(t, graph.Float64)
+	for range 3 {
+		if _, err := tr.Step(x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range keep {
+		if err := graph.Exact(v, init[k]); err != nil {
+			t.Errorf("initial value of %s changed: %v", k, err)
+		}
+	}
+	init["dense1.b"] = keep["dense1.W"]
+	_, err = s.NewTrainer(native.New(native.Options{}), true, init)
+	want := "models: trainer: initial value of dense1.b is f64[4,3], want an array of type f64[3]"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
