@@ -122,7 +122,18 @@ func (m *Model) TrainStep(cfg TrainConfig) (*Step, error) {
 	default:
 		return fail("TrainConfig.Loss = %d, want CrossEntropy or MeanSquaredError", cfg.Loss)
 	}
-	grads, err := autodiff.Grad(st.Loss, m.Params)
+	// The running statistics are auxiliary results of the gradient term,
+	// so that they read the BatchNorm layers' inputs that the forward pass
+	// computes instead of copies that fusion would compute again.
+	var stats []graph.Node
+	for _, bp := range m.bns {
+		r, err := layers.BatchNormRunningStats(bp, momentum)
+		if err != nil {
+			return fail("%v", err)
+		}
+		stats = append(stats, r)
+	}
+	grads, err := autodiff.GradAux(st.Loss, m.Params, stats...)
 	if err != nil {
 		return fail("gradient: %v", err)
 	}
@@ -179,10 +190,10 @@ func (m *Model) TrainStep(cfg TrainConfig) (*Step, error) {
 	}
 	results = append(results, newState...)
 	st.Outputs = append(append([]*graph.Input{}, m.Params...), st.State...)
-	for _, bp := range m.bns {
-		r, err := layers.BatchNormRunningStats(bp, momentum)
+	for i, bp := range m.bns {
+		r, err := graph.NewProj(1+len(m.Params)+i, grads)
 		if err != nil {
-			return fail("%v", err)
+			return fail("internal error: %v", err)
 		}
 		for j, in := range []*graph.Input{bp.Mean, bp.Var} {
 			e, err := graph.NewProj(j, r)
