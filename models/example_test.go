@@ -7,6 +7,7 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/models"
+	"github.com/hofuse/hofuse/models/train"
 )
 
 // The MNIST-sized MLP with BatchNorm: its layers, parameter tensors and
@@ -65,7 +66,7 @@ func ExampleModel_TrainStep() {
 	if err != nil {
 		panic(err)
 	}
-	tr, err := step.NewTrainer(native.New(native.Options{}), true, init)
+	tr, err := train.New(step, native.New(native.Options{}), train.Options{}, init)
 	if err != nil {
 		panic(err)
 	}
