@@ -108,7 +108,7 @@ func (c *compiler) asScalar(v *cval) (*cval, error) {
 		}
 		return &cval{kind: cvScalar, dt: v.dt, freg: -1, fn: loadFn(v)}, nil
 	}
-	return nil, fmt.Errorf("a %s is used as a scalar", map[cvKind]string{cvTuple: "tuple", cvFunc: "function", cvType: "type"}[v.kind])
+	return nil, fmt.Errorf("%v is used as a scalar", v.kind)
 }
 
 // loadFn reads the one element v views.
@@ -176,7 +176,7 @@ func (c *compiler) scalarApply(fn *cval, args []*cval) (*cval, error) {
 		}
 		return c.scalarApply(b, args)
 	}
-	return nil, fmt.Errorf("%T does not compute a scalar", fn.node)
+	return nil, fmt.Errorf("%s does not compute a scalar", graph.Abbrev(fn.node, 40))
 }
 
 func (c *compiler) asScalars(vs []*cval) ([]*cval, error) {

@@ -1,0 +1,93 @@
+package native
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// newTestCompiler returns a compiler with nothing compiled yet, as Plan
+// makes one.
+func newTestCompiler() *compiler {
+	return &compiler{workers: 1, b: &builder{nInts: 1}, inputs: map[*graph.Input]*cval{},
+		ready: map[[2]int]bool{}, desc: &strings.Builder{}}
+}
+
+func mustNode[T graph.Node](t *testing.T) func(T, error) T {
+	return func(n T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+}
+
+// The vector paths return every error but a refusal (errNotVectorisable)
+// instead of falling back to the general loop (issue 8 item 6). A checked
+// kernel body cannot reach these errors, so the functions are called
+// directly on function terms Check would reject.
+func TestVectorErrorsSurface(t *testing.T) {
+	x, y := graph.NewVar("x"), graph.NewVar("y")
+	lam := mustNode[*graph.Lambda](t)
+	call := mustNode[*graph.Call](t)
+	two := lam(graph.NewLambda([]*graph.Var{x, y}, x)) // \x y -> x
+	neg := mustNode[*graph.OpRef](t)(graph.NewOpRef(graph.Neg))
+	addBool := lam(graph.NewLambda([]*graph.Var{x, y}, call(graph.NewCall(graph.Add, x, y))))
+	inner := mustNode[*graph.App](t)(graph.NewApp(two, x))
+	viaApp := lam(graph.NewLambda([]*graph.Var{x}, call(graph.NewCall(graph.Mul, inner, graph.NewConst(2)))))
+	ident := lam(graph.NewLambda([]*graph.Var{x}, x))
+	nzipFn := mustNode[*graph.NZip](t)(graph.NewNZip(neg))
+	f64 := graph.ArrayOf(graph.Float64, 5)
+	pair := &graph.TupleType{Elems: []graph.Type{f64, f64}}
+	for _, c := range []struct {
+		name string
+		fn   graph.Node
+		args []graph.Type
+		dst  graph.Type
+		want string
+	}{
+		{"lambda arity", two, []graph.Type{f64}, f64, `function of 2 parameters applied to 1 arguments`},
+		{"arity in an application", viaApp, []graph.Type{f64}, f64, `function of 2 parameters applied to 1 arguments`},
+		{"ill-typed op", addBool, []graph.Type{f64, graph.ArrayOf(graph.Bool, 5)}, f64, `add: operand types f64 and bool differ`},
+		{"op for a tuple", neg, []graph.Type{f64}, pair, `neg has one result, not a tuple of 2`},
+		{"array for a tuple", ident, []graph.Type{f64}, pair, `an array is used as a tuple of 2 scalars`},
+		{"array function", nzipFn, []graph.Type{f64}, f64, `map neg does not compute scalars`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			comp := newTestCompiler()
+			var args []*cval
+			for _, a := range c.args {
+				v, err := comp.scratch(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, v)
+			}
+			dst, err := comp.scratch(c.dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn := &cval{kind: cvFunc, node: c.fn}
+			_, ok, err := comp.vectorMap(fn, args, dst)
+			if err == nil {
+				t.Fatalf("vectorMap: no error (ok %v); plan:\n%s", ok, comp.desc)
+			}
+			if err.Error() != c.want {
+				t.Errorf("vectorMap: error\n got %q\nwant %q", err, c.want)
+			}
+			if c.dst != f64 {
+				return
+			}
+			_, _, ok, err = newTestCompiler().vectorReduce(graph.Add, fn, args, 5)
+			if err == nil {
+				t.Fatalf("vectorReduce: no error (ok %v)", ok)
+			}
+			if err.Error() != c.want {
+				t.Errorf("vectorReduce: error\n got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
