@@ -91,3 +91,42 @@ func TestVectorErrorsSurface(t *testing.T) {
 	}
 }
 
+// The axpy loops and the inverse-view store return the errors they meet
+// instead of leaving the term to the general loop.
+func TestLoopPatternErrorsSurface(t *testing.T) {
+	comp := newTestCompiler()
+	a, b := graph.NewVar("a"), graph.NewVar("b")
+	r := graph.NewVar("r")
+	mulA := mustNode[*graph.Lambda](t)(graph.NewLambda([]*graph.Var{b},
+		mustNode[*graph.Call](t)(graph.NewCall(graph.Mul, a, b))))
+	body := mustNode[*graph.NZip](t)(graph.NewNZip(mulA, r))
+	fn := &cval{kind: cvFunc, node: mustNode[*graph.Lambda](t)(graph.NewLambda([]*graph.Var{a, r}, body))}
+	s, err := comp.scratch(graph.Scalar(graph.Float64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := comp.scratch(graph.ArrayOf(graph.Float64, 4, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := comp.scratch(graph.ArrayOf(graph.Float64, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "a scalar has no elements to traverse"
+	// A scalar where the rows are traversed.
+	if _, ok, err := comp.axpyMap(fn, []*cval{s, m}, m, 4); err == nil || err.Error() != want {
+		t.Errorf("axpyMap: ok %v, error %v, want %q", ok, err, want)
+	}
+	if _, ok, err := comp.axpyReduce(fn, []*cval{s, m}, row, 4); err == nil || err.Error() != want {
+		t.Errorf("axpyReduce: ok %v, error %v, want %q", ok, err, want)
+	}
+	// flip 0 1 of a scalar, stored into a matrix.
+	v := graph.NewVar("v")
+	flip := mustNode[*graph.Flip](t)(graph.NewFlip(0, 1, v))
+	env := (*cenv)(nil).bind(v, s)
+	const wantFlip = "layout operation on a non-array of type f64"
+	if _, ok, err := comp.invertLayout(flip, env, m); err == nil || err.Error() != wantFlip {
+		t.Errorf("invertLayout: ok %v, error %v, want %q", ok, err, wantFlip)
+	}
+}
