@@ -520,7 +520,7 @@ func (c *compiler) copyInto(v *cval, dst *cval) (code, error) {
 		if err != nil {
 			return nil, err
 		}
-		return storeScalar(dst, s), nil
+		return storeScalar(dst, s)
 	}
 	if v.kind != cvView || len(v.layout) != len(dst.layout) {
 		return nil, fmt.Errorf("storing a value of the wrong rank")
@@ -532,56 +532,60 @@ func (c *compiler) copyInto(v *cval, dst *cval) (code, error) {
 }
 
 // storeScalar returns code that stores (or accumulates) s into the one
-// element dst.
-func storeScalar(dst *cval, s *cval) code {
+// element dst. A dst of no buffer type, or an accumulating op its type
+// has not, is an internal error.
+func storeScalar(dst *cval, s *cval) (code, error) {
 	b, r, fn := dst.buf, dst.reg, s.fn
 	op := dst.acc
 	if op == graph.OpInvalid {
 		switch dst.dt {
 		case graph.Float32:
-			return func(fr *frame) { fr.f32[b][fr.ints[r]] = float32(fn(fr)) }
+			return func(fr *frame) { fr.f32[b][fr.ints[r]] = float32(fn(fr)) }, nil
 		case graph.Float64:
-			return func(fr *frame) { fr.f64[b][fr.ints[r]] = fn(fr) }
+			return func(fr *frame) { fr.f64[b][fr.ints[r]] = fn(fr) }, nil
 		case graph.Bool:
-			return func(fr *frame) { fr.bl[b][fr.ints[r]] = fn(fr) != 0 }
+			return func(fr *frame) { fr.bl[b][fr.ints[r]] = fn(fr) != 0 }, nil
 		case graph.Int32:
-			return func(fr *frame) { fr.i32[b][fr.ints[r]] = int32(fn(fr)) }
+			return func(fr *frame) { fr.i32[b][fr.ints[r]] = int32(fn(fr)) }, nil
 		}
-		return nil
+		return nil, fmt.Errorf("internal: no buffer holds elements of type %v", dst.dt)
 	}
 	f := op.Binary(dst.dt)
+	if f == nil {
+		return nil, fmt.Errorf("internal: %v cannot accumulate into %v", op, dst.dt)
+	}
 	switch dst.dt {
 	case graph.Float32:
 		if op == graph.Add {
 			return func(fr *frame) {
 				p := &fr.f32[b][fr.ints[r]]
 				*p = float32(float64(*p) + fn(fr))
-			}
+			}, nil
 		}
 		return func(fr *frame) {
 			p := &fr.f32[b][fr.ints[r]]
 			*p = float32(f(float64(*p), fn(fr)))
-		}
+		}, nil
 	case graph.Float64:
 		if op == graph.Add {
-			return func(fr *frame) { fr.f64[b][fr.ints[r]] += fn(fr) }
+			return func(fr *frame) { fr.f64[b][fr.ints[r]] += fn(fr) }, nil
 		}
 		return func(fr *frame) {
 			p := &fr.f64[b][fr.ints[r]]
 			*p = f(*p, fn(fr))
-		}
+		}, nil
 	case graph.Bool:
 		return func(fr *frame) {
 			p := &fr.bl[b][fr.ints[r]]
 			*p = f(b2f(*p), fn(fr)) != 0
-		}
+		}, nil
 	case graph.Int32:
 		return func(fr *frame) {
 			p := &fr.i32[b][fr.ints[r]]
 			*p = int32(f(float64(*p), fn(fr)))
-		}
+		}, nil
 	}
-	return nil
+	return nil, fmt.Errorf("internal: no buffer holds elements of type %v", dst.dt)
 }
 
 // elemsOf binds the elements of the arguments of a loop: each argument
@@ -845,7 +849,7 @@ func (c *compiler) rnzInto(red, fn *cval, args []*cval, dst *cval) (code, error)
 		if err != nil {
 			return nil, err
 		}
-		return storeScalar(dst, s), nil
+		return storeScalar(dst, s)
 	}
 	ops, lifted := c.liftedOps(red, dst)
 	accs := dst.accs()

@@ -130,3 +130,19 @@ func TestLoopPatternErrorsSurface(t *testing.T) {
 		t.Errorf("invertLayout: ok %v, error %v, want %q", ok, err, wantFlip)
 	}
 }
+
+// Loading or storing an element of no buffer type, or accumulating with
+// an op the element type has not, is an internal error, not code that
+// reads zeros or stores nothing.
+func TestElementAccessInvariants(t *testing.T) {
+	if _, err := loadFn(&cval{kind: cvView, dt: untyped}); err == nil || err.Error() != "internal: no buffer holds elements of type invalid" {
+		t.Errorf("loadFn: %v", err)
+	}
+	s := constVal(graph.Float64, 1)
+	if _, err := storeScalar(&cval{kind: cvView, dt: untyped}, s); err == nil || err.Error() != "internal: no buffer holds elements of type invalid" {
+		t.Errorf("storeScalar: %v", err)
+	}
+	if _, err := storeScalar(&cval{kind: cvView, dt: graph.Bool, acc: graph.Sub}, s); err == nil || err.Error() != "internal: sub cannot accumulate into bool" {
+		t.Errorf("storeScalar: %v", err)
+	}
+}
