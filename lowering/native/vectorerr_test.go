@@ -38,6 +38,8 @@ func TestVectorErrorsSurface(t *testing.T) {
 	inner := mustNode[*graph.App](t)(graph.NewApp(two, x))
 	viaApp := lam(graph.NewLambda([]*graph.Var{x}, call(graph.NewCall(graph.Mul, inner, graph.NewConst(2)))))
 	ident := lam(graph.NewLambda([]*graph.Var{x}, x))
+	double := lam(graph.NewLambda([]*graph.Var{x}, call(graph.NewCall(graph.Mul, x, graph.NewConst(2)))))
+	free := lam(graph.NewLambda([]*graph.Var{x}, y)) // y is bound nowhere
 	nzipFn := mustNode[*graph.NZip](t)(graph.NewNZip(neg))
 	f64 := graph.ArrayOf(graph.Float64, 5)
 	pair := &graph.TupleType{Elems: []graph.Type{f64, f64}}
@@ -53,6 +55,8 @@ func TestVectorErrorsSurface(t *testing.T) {
 		{"ill-typed op", addBool, []graph.Type{f64, graph.ArrayOf(graph.Bool, 5)}, f64, `add: operand types f64 and bool differ`},
 		{"op for a tuple", neg, []graph.Type{f64}, pair, `neg has one result, not a tuple of 2`},
 		{"array for a tuple", ident, []graph.Type{f64}, pair, `an array is used as a tuple of 2 scalars`},
+		{"scalar for a tuple", double, []graph.Type{f64}, pair, `x * 2 is a scalar, not a tuple of 2 scalars`},
+		{"unbound variable for a tuple", free, []graph.Type{f64}, pair, `variable y is not bound`},
 		{"array function", nzipFn, []graph.Type{f64}, f64, `map neg does not compute scalars`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

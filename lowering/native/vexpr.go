@@ -710,6 +710,11 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 		if v := b.resolve(n, env); v != nil {
 			return b.bindingOutputs(v, k)
 		}
+		if v, ok := n.(*graph.Var); ok {
+			return nil, fmt.Errorf("variable %s is not bound", v.Name)
+		}
+	case *graph.Call, *graph.Const:
+		return nil, fmt.Errorf("%s is a scalar, not a tuple of %d scalars", graph.Abbrev(n, 40), k)
 	}
 	return nil, notVectorisable("%s does not build a flat tuple of %d scalars element by element", graph.Abbrev(n, 40), k)
 }
