@@ -45,6 +45,16 @@ batchnorm.go, layernorm.go, activation.go, softmax.go):
   softmax    exp(v - max) / sum(exp(v - max)) over the features
 Each block but the last is dense, norm, activation; the last is dense only.
 
+Each configuration lists "zero_grad_params": the parameters whose gradient
+is 0 in exact arithmetic (the dense biases before BatchNorm in training
+mode, which the batch mean cancels); their computed gradients are rounding
+noise, in JAX as in hofuse, so compare them against the scale of the other
+gradients, not relative to themselves. Under Adam that noise divided by
+eps moves them (about 1e-9 a step here): the optimizer files give
+"zero_grad_atol", the bound within which they stay at their initial values
+(exactly, in exact arithmetic); compare those parameters to their initial
+values with it, not to JAX's noise-driven values.
+
 Values are float64 written with Python's repr (shortest round-trip), so
 Go's encoding/json reads back the exact bits. Arrays are row-major, as
 {"shape": [...], "data": [...]}. Parameters are listed in models.MLP's
@@ -54,10 +64,13 @@ How to rerun (from the repository root; the files are rewritten in place,
 bit for bit the same with the versions below):
 
   python3 -m venv /tmp/hofuse-jax && \
-  /tmp/hofuse-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 && \
+  /tmp/hofuse-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 numpy==2.4.6 optax==0.2.8 && \
   /tmp/hofuse-jax/bin/python models/testdata/jax/make_fixtures.py
 
-Generated with Python 3.11.7, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6 on CPU.
+Generated with Python 3.11.7, jax 0.10.2, jaxlib 0.10.2, numpy 2.4.6 and
+optax 0.2.8 on CPU. The optimizer steps are written out below from their
+formulas, and checked against optax's sgd(momentum=0.9) and adam, which
+follow the same conventions; the script stops if they disagree.
 The Go test that reads mlp_grads.json is models/jax_test.go.
 """
 
@@ -73,6 +86,7 @@ jax.config.update("jax_platforms", "cpu")
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
+import optax  # noqa: E402
 from jax import lax  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -264,6 +278,7 @@ def main():
         e["output"] = arr(out)
         e["loss"] = float(loss)
         e["grads"] = grads_list(specs, g)
+        e["zero_grad_params"] = zero_grad_params(sizes, norm, mode)
         grads_doc["configs"].append(e)
 
         lab = jnp.asarray(labels)
@@ -275,6 +290,7 @@ def main():
         e["loss"] = float(xloss)
         e["dlogits"] = arr(dlogits)
         e["grads"] = grads_list(specs, xg)
+        e["zero_grad_params"] = zero_grad_params(sizes, norm, mode)
         xent_doc["configs"].append(e)
     write("mlp_grads.json", grads_doc)
     write("mlp_softmax_xent.json", xent_doc)
@@ -310,12 +326,56 @@ def adam(grad_fn, p, lr=1e-2, b1=0.9, b2=0.999, eps=1e-8):
     return traj
 
 
+def with_optax(tx, grad_fn, p):
+    """The same ten steps through an optax optimizer, as a cross-check."""
+    state = tx.init(p)
+    traj = []
+    for _ in range(STEPS):
+        loss, g = grad_fn(p)
+        upd, state = tx.update(g, state, p)
+        p = optax.apply_updates(p, upd)
+        traj.append((float(loss), p))
+    return traj
+
+
+def zero_grad_params(sizes, norm, mode):
+    """The parameters whose gradient is 0 in exact arithmetic: under
+    BatchNorm in training mode the batch mean subtraction cancels the bias
+    of the dense layer before it. Computed gradients there are rounding
+    noise (about 1e-16 of the other gradients), in JAX as anywhere."""
+    if norm == "batchnorm" and mode == "training":
+        return [f"dense{i}.b" for i in range(1, len(sizes) - 1)]
+    return []
+
+
+# ZERO_GRAD_ATOL bounds how far the parameters of zero_grad_params may move
+# from their initial values in ten optimizer steps, where the gradient is
+# rounding noise g ~ 1e-15: Adam moves them by about lr * g / eps per step
+# (1e-9 at lr 1e-2, eps 1e-8); SGD by lr * g.
+ZERO_GRAD_ATOL = 1e-7
+
+
+def agree(name, mine, theirs, initial, zero):
+    for step, ((l1, p1), (l2, p2)) in enumerate(zip(mine, theirs), start=1):
+        if not np.allclose(l1, l2, rtol=1e-13, atol=0):
+            sys.exit(f"{name}: loss before step {step} is {l1!r} here, {l2!r} by optax")
+        for k in p1:
+            if k in zero:
+                # Noise-driven: both must stay at the initial value, in
+                # exact arithmetic exactly, here within ZERO_GRAD_ATOL.
+                for p in (p1, p2):
+                    if not np.allclose(p[k], initial[k], rtol=0, atol=ZERO_GRAD_ATOL):
+                        sys.exit(f"{name}: {k} moved from its initial value by step {step}: {p[k]} vs {initial[k]}")
+            elif not np.allclose(p1[k], p2[k], rtol=1e-13, atol=1e-15):
+                sys.exit(f"{name}: {k} after step {step} differs from optax's: {p1[k]} vs {p2[k]}")
+
+
 def optimizers():
-    for fname, opt, hyper in [
-        ("optim_sgd_momentum.json", sgd_momentum,
+    for fname, opt, tx, hyper in [
+        ("optim_sgd_momentum.json", sgd_momentum, optax.sgd(0.1, momentum=0.9, nesterov=False),
          {"optimizer": "sgd_momentum", "lr": 0.1, "momentum": 0.9, "nesterov": False,
           "convention": "PyTorch: v = momentum*v + g (v starts at 0); p -= lr*v"}),
-        ("optim_adam.json", adam,
+        ("optim_adam.json", adam, optax.adam(1e-2, b1=0.9, b2=0.999, eps=1e-8),
          {"optimizer": "adam", "lr": 1e-2, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
           "convention": "PyTorch: m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2; "
                         "p -= lr * (m/(1-b1^t)) / (sqrt(v/(1-b2^t)) + eps), t from 1"}),
@@ -328,9 +388,14 @@ def optimizers():
             seed = 100 + k
             x, c, _, specs, params = draw(seed, sizes, norm, mode)
             p = {n: jnp.asarray(v) for n, v in params.items()}
-            traj = opt(jax.value_and_grad(sum_c_loss(sizes, norm, mode, act, x, c)), p)
+            grad_fn = jax.value_and_grad(sum_c_loss(sizes, norm, mode, act, x, c))
+            traj = opt(grad_fn, p)
+            zero = zero_grad_params(sizes, norm, mode)
+            agree(f"{fname} {config_name(sizes, norm, mode, act)}", traj, with_optax(tx, grad_fn, p), params, zero)
             e = entry(seed, sizes, norm, mode, act, x, specs, params)
             e["c"] = arr(c)
+            e["zero_grad_params"] = zero
+            e["zero_grad_atol"] = ZERO_GRAD_ATOL
             # losses[i] is the loss before step i+1, at the parameters after i steps.
             e["losses"] = [l for l, _ in traj]
             e["params_after_1"] = [dict(name=n, **arr(traj[0][1][n])) for n, _, _ in specs]
