@@ -134,51 +134,54 @@ func scaleCopy[T float32 | float64](n int, a T, x []T, xo, xs int, y []T, yo, ys
 }
 
 // axpyReduce compiles rnz (zip (+)) (\a r -> map (*a) r) x M into the
-// row dst.
-func (c *compiler) axpyReduce(fn *cval, args []*cval, dst *cval, n int) (code, bool) {
+// row dst. ok is false when the reduction is not of that form; an error
+// in the arguments is returned.
+func (c *compiler) axpyReduce(fn *cval, args []*cval, dst *cval, n int) (code, bool, error) {
 	if dst.kind != cvView || len(dst.layout) != 1 || (dst.acc != graph.OpInvalid && dst.acc != graph.Add) {
-		return nil, false
+		return nil, false, nil
 	}
 	elems, vars, err := c.elemsOf(args, nil)
 	if err != nil {
-		return nil, false
+		return nil, false, err
 	}
 	a, r, ok := c.axpyBody(fn, elems)
 	if !ok || r.dt != dst.dt || r.layout[0].Extent != dst.layout[0].Extent {
-		return nil, false
+		return nil, false, nil
 	}
 	as, xs, ys := srcOf(a, vars), srcOf(r, vars), srcOf(dst, nil)
 	if as.outer == 0 || xs.inner == 0 || ys.inner == 0 {
-		return nil, false // a fixed a, or a broadcast row: not this loop
+		return nil, false, nil // a fixed a, or a broadcast row: not this loop
 	}
 	m := dst.layout[0].Extent
 	c.note("loop rnz [%d] of axpy [%d] (kernels.Axpy)", n, m)
 	body := axpyLoop(dst.dt, m, as, xs, ys, dst.acc == graph.OpInvalid, false)
-	return func(fr *frame) { body(fr, 0, n) }, true
+	return func(fr *frame) { body(fr, 0, n) }, true, nil
 }
 
-// axpyMap compiles map (\a -> map (*a) r) x into the rows of dst.
-func (c *compiler) axpyMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, bool) {
+// axpyMap compiles map (\a -> map (*a) r) x into the rows of dst. ok is
+// false when the map is not of that form; an error in the arguments or the
+// destination is returned.
+func (c *compiler) axpyMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, bool, error) {
 	if dst.kind != cvView || len(dst.layout) != 2 || (dst.acc != graph.OpInvalid && dst.acc != graph.Add) {
-		return nil, false
+		return nil, false, nil
 	}
 	elems, vars, err := c.elemsOf(args, nil)
 	if err != nil {
-		return nil, false
+		return nil, false, err
 	}
 	delem, dvars, err := c.elemOf(dst, nil)
 	if err != nil {
-		return nil, false
+		return nil, false, err
 	}
 	a, r, ok := c.axpyBody(fn, elems)
 	if !ok || r.dt != dst.dt || r.layout[0].Extent != delem.layout[0].Extent {
-		return nil, false
+		return nil, false, nil
 	}
 	as, xs, ys := srcOf(a, vars), srcOf(r, vars), srcOf(delem, dvars)
 	if as.outer == 0 || xs.inner == 0 || ys.inner == 0 || ys.outer == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	m := delem.layout[0].Extent
 	c.note("loop nzip [%d] of axpy [%d] (kernels.Axpy)", n, m)
-	return axpyLoop(dst.dt, m, as, xs, ys, false, dst.acc == graph.OpInvalid), true
+	return axpyLoop(dst.dt, m, as, xs, ys, false, dst.acc == graph.OpInvalid), true, nil
 }

@@ -396,7 +396,11 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 		if _, ok := c.viewOf(n, env); !ok && dst.kind == cvView {
 			// Write the operand through the inverse view of the
 			// destination: flip (f x) into d is f x into flip d.
-			if d2, ok := c.invertLayout(n, env, dst); ok {
+			d2, ok, err := c.invertLayout(n, env, dst)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				return c.into(n.Operand(), env, d2)
 			}
 		}
@@ -419,27 +423,32 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 // invertLayout returns the destination that the operand of the view n must
 // be written to so that n's value lands in dst: dst seen through the view's
 // inverse. It reports false when the view has no inverse or dst's strides
-// do not allow it (a flatten of axes dst does not keep contiguous).
-func (c *compiler) invertLayout(n graph.ViewNode, env *cenv, dst *cval) (*cval, bool) {
+// do not allow it (a flatten of axes dst does not keep contiguous). An
+// operand that does not type-check is an error.
+func (c *compiler) invertLayout(n graph.ViewNode, env *cenv, dst *cval) (*cval, bool, error) {
 	t, err := c.typeOf(n.Operand(), env)
+	if err != nil {
+		return nil, false, err
+	}
 	at, ok := t.(*graph.ArrayType)
-	if err != nil || !ok {
-		return nil, false
+	if !ok {
+		return nil, false, fmt.Errorf("layout operation on a non-array of type %v", t)
 	}
 	inv, ok := n.View().Inverse(at.Layout)
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
+	// The inverse view need not fit dst's strides: no inverse then.
 	l, err := inv.Apply(dst.layout)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if back, err := n.View().Apply(l); err != nil || !back.Equal(dst.layout) {
-		return nil, false
+		return nil, false, nil
 	}
 	d := *dst
 	d.layout = l
-	return &d, true
+	return &d, true, nil
 }
 
 // applyInto compiles fn applied to args into dst.
@@ -511,7 +520,7 @@ func (c *compiler) copyInto(v *cval, dst *cval) (code, error) {
 		if err != nil {
 			return nil, err
 		}
-		return storeScalar(dst, s), nil
+		return storeScalar(dst, s)
 	}
 	if v.kind != cvView || len(v.layout) != len(dst.layout) {
 		return nil, fmt.Errorf("storing a value of the wrong rank")
@@ -523,56 +532,60 @@ func (c *compiler) copyInto(v *cval, dst *cval) (code, error) {
 }
 
 // storeScalar returns code that stores (or accumulates) s into the one
-// element dst.
-func storeScalar(dst *cval, s *cval) code {
+// element dst. A dst of no buffer type, or an accumulating op its type
+// has not, is an internal error.
+func storeScalar(dst *cval, s *cval) (code, error) {
 	b, r, fn := dst.buf, dst.reg, s.fn
 	op := dst.acc
 	if op == graph.OpInvalid {
 		switch dst.dt {
 		case graph.Float32:
-			return func(fr *frame) { fr.f32[b][fr.ints[r]] = float32(fn(fr)) }
+			return func(fr *frame) { fr.f32[b][fr.ints[r]] = float32(fn(fr)) }, nil
 		case graph.Float64:
-			return func(fr *frame) { fr.f64[b][fr.ints[r]] = fn(fr) }
+			return func(fr *frame) { fr.f64[b][fr.ints[r]] = fn(fr) }, nil
 		case graph.Bool:
-			return func(fr *frame) { fr.bl[b][fr.ints[r]] = fn(fr) != 0 }
+			return func(fr *frame) { fr.bl[b][fr.ints[r]] = fn(fr) != 0 }, nil
 		case graph.Int32:
-			return func(fr *frame) { fr.i32[b][fr.ints[r]] = int32(fn(fr)) }
+			return func(fr *frame) { fr.i32[b][fr.ints[r]] = int32(fn(fr)) }, nil
 		}
-		return nil
+		return nil, fmt.Errorf("internal: no buffer holds elements of type %v", dst.dt)
 	}
 	f := op.Binary(dst.dt)
+	if f == nil {
+		return nil, fmt.Errorf("internal: %v cannot accumulate into %v", op, dst.dt)
+	}
 	switch dst.dt {
 	case graph.Float32:
 		if op == graph.Add {
 			return func(fr *frame) {
 				p := &fr.f32[b][fr.ints[r]]
 				*p = float32(float64(*p) + fn(fr))
-			}
+			}, nil
 		}
 		return func(fr *frame) {
 			p := &fr.f32[b][fr.ints[r]]
 			*p = float32(f(float64(*p), fn(fr)))
-		}
+		}, nil
 	case graph.Float64:
 		if op == graph.Add {
-			return func(fr *frame) { fr.f64[b][fr.ints[r]] += fn(fr) }
+			return func(fr *frame) { fr.f64[b][fr.ints[r]] += fn(fr) }, nil
 		}
 		return func(fr *frame) {
 			p := &fr.f64[b][fr.ints[r]]
 			*p = f(*p, fn(fr))
-		}
+		}, nil
 	case graph.Bool:
 		return func(fr *frame) {
 			p := &fr.bl[b][fr.ints[r]]
 			*p = f(b2f(*p), fn(fr)) != 0
-		}
+		}, nil
 	case graph.Int32:
 		return func(fr *frame) {
 			p := &fr.i32[b][fr.ints[r]]
 			*p = int32(f(float64(*p), fn(fr)))
-		}
+		}, nil
 	}
-	return nil
+	return nil, fmt.Errorf("internal: no buffer holds elements of type %v", dst.dt)
 }
 
 // elemsOf binds the elements of the arguments of a loop: each argument
@@ -761,7 +774,11 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 		}
 	}
 	if dstRank == 2 {
-		if body, ok := c.axpyMap(fn, args, dst, n); ok {
+		body, ok, err := c.axpyMap(fn, args, dst, n)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return c.loop(n, body, par), nil
 		}
 	}
@@ -832,12 +849,16 @@ func (c *compiler) rnzInto(red, fn *cval, args []*cval, dst *cval) (code, error)
 		if err != nil {
 			return nil, err
 		}
-		return storeScalar(dst, s), nil
+		return storeScalar(dst, s)
 	}
 	ops, lifted := c.liftedOps(red, dst)
 	accs := dst.accs()
 	if lifted && ops[0] == graph.Add && (allStore(dst) || slices.Equal(accs, ops)) {
-		if code, ok := c.axpyReduce(fn, args, dst, n); ok {
+		code, ok, err := c.axpyReduce(fn, args, dst, n)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return code, nil
 		}
 	}

@@ -41,9 +41,14 @@
 // do not depend on the element are computed once per loop and broadcast.
 // Programs whose values are all f32 run in float32 (the interpreter's
 // results exactly, for the correctly rounded ops); others run in float64
-// and round every op to its type, as the interpreter does. Scalars outside
-// innermost loops become closures built once per operation shape
-// (scalar.go), never a walk over the term per element.
+// and round every op to its type, as the interpreter does. A body whose
+// results the program cannot follow (a nested tuple, a let or argument
+// that is a tuple or array depending on the element) is refused with
+// errNotVectorisable and gets the general loop, the plan's description
+// saying why; a subterm it cannot express becomes a per-element closure
+// inside the program. Any other error of the builder fails the plan.
+// Scalars outside innermost loops become closures built once per operation
+// shape (scalar.go), never a walk over the term per element.
 //
 // What each scalar op computes (NaN through max and min, -0, i32 wrapping
 // and division, conversions) is graph's "Scalar semantics"; the typing

@@ -169,7 +169,10 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 // pack copies the matrix view v into contiguous scratch, for a product
 // operand whose strides the kernel cannot take.
 func (c *compiler) pack(v *cval) (code, *cval, error) {
-	t, _ := v.typeOf()
+	t, err := v.typeOf()
+	if err != nil {
+		return nil, nil, err
+	}
 	sc, err := c.scratch(graph.Materialized(t))
 	if err != nil {
 		return nil, nil, err

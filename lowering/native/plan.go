@@ -455,7 +455,11 @@ func (p *Plan) resultIn(v *cval, tuple graph.TupleValue, index int) (graph.Value
 		return tv, nil
 	case cvView:
 		if len(v.layout) == 0 {
-			sr := &scalarResult{plan: p, dt: v.dt, read: loadFn(v), fr: fr, tuple: tuple, index: index}
+			read, err := loadFn(v)
+			if err != nil {
+				return nil, fmt.Errorf("native: the result: %w", err)
+			}
+			sr := &scalarResult{plan: p, dt: v.dt, read: read, fr: fr, tuple: tuple, index: index}
 			p.scalars = append(p.scalars, sr)
 			return graph.ScalarValue{DType: v.dt}, nil
 		}

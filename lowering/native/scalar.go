@@ -106,25 +106,30 @@ func (c *compiler) asScalar(v *cval) (*cval, error) {
 		if len(v.layout) != 0 {
 			return nil, fmt.Errorf("an array of shape %v is used as a scalar", v.layout.Extents())
 		}
-		return &cval{kind: cvScalar, dt: v.dt, freg: -1, fn: loadFn(v)}, nil
+		fn, err := loadFn(v)
+		if err != nil {
+			return nil, err
+		}
+		return &cval{kind: cvScalar, dt: v.dt, freg: -1, fn: fn}, nil
 	}
-	return nil, fmt.Errorf("a %s is used as a scalar", map[cvKind]string{cvTuple: "tuple", cvFunc: "function", cvType: "type"}[v.kind])
+	return nil, fmt.Errorf("%v is used as a scalar", v.kind)
 }
 
-// loadFn reads the one element v views.
-func loadFn(v *cval) sfn {
+// loadFn reads the one element v views. A v of no buffer type is an
+// internal error.
+func loadFn(v *cval) (sfn, error) {
 	b, r := v.buf, v.reg
 	switch v.dt {
 	case graph.Float32:
-		return func(fr *frame) float64 { return float64(fr.f32[b][fr.ints[r]]) }
+		return func(fr *frame) float64 { return float64(fr.f32[b][fr.ints[r]]) }, nil
 	case graph.Float64:
-		return func(fr *frame) float64 { return fr.f64[b][fr.ints[r]] }
+		return func(fr *frame) float64 { return fr.f64[b][fr.ints[r]] }, nil
 	case graph.Bool:
-		return func(fr *frame) float64 { return b2f(fr.bl[b][fr.ints[r]]) }
+		return func(fr *frame) float64 { return b2f(fr.bl[b][fr.ints[r]]) }, nil
 	case graph.Int32:
-		return func(fr *frame) float64 { return float64(fr.i32[b][fr.ints[r]]) }
+		return func(fr *frame) float64 { return float64(fr.i32[b][fr.ints[r]]) }, nil
 	}
-	return func(*frame) float64 { return 0 }
+	return nil, fmt.Errorf("internal: no buffer holds elements of type %v", v.dt)
 }
 
 // scalarApply compiles a function with a scalar result applied to args.
@@ -176,7 +181,7 @@ func (c *compiler) scalarApply(fn *cval, args []*cval) (*cval, error) {
 		}
 		return c.scalarApply(b, args)
 	}
-	return nil, fmt.Errorf("%T does not compute a scalar", fn.node)
+	return nil, fmt.Errorf("%s does not compute a scalar", graph.Abbrev(fn.node, 40))
 }
 
 func (c *compiler) asScalars(vs []*cval) ([]*cval, error) {

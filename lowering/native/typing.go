@@ -95,7 +95,9 @@ func elemTypes(args []graph.Type) ([]graph.Type, int, error) {
 
 // estimate returns roughly how many scalar operations evaluating n takes:
 // enough to tell a loop worth splitting over goroutines from one that is
-// not.
+// not. A subterm it cannot type counts as costly (1e12) rather than
+// failing: the estimate only chooses a schedule, and compiling the subterm
+// reports the error with the kernel's name.
 func (c *compiler) estimate(n graph.Node, env *cenv) float64 {
 	switch n := n.(type) {
 	case *graph.Call:

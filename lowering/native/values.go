@@ -75,6 +75,24 @@ const (
 	cvType                 // only a type: for typing and cost estimates
 )
 
+// String names the kind with its article, for error messages: "an
+// array", "a tuple".
+func (k cvKind) String() string {
+	switch k {
+	case cvView:
+		return "an array"
+	case cvScalar, cvVReg:
+		return "a scalar"
+	case cvTuple:
+		return "a tuple"
+	case cvFunc:
+		return "a function"
+	case cvType:
+		return "a type"
+	}
+	return fmt.Sprintf("cvKind(%d)", uint8(k))
+}
+
 // A cval is what the compiler knows about a value: where it lives or how
 // it is computed. Shapes and strides are static; only offsets are dynamic,
 // held in registers that loops update.

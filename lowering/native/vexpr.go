@@ -1,6 +1,7 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hofuse/hofuse/graph"
@@ -24,6 +25,20 @@ import (
 // program cannot express (a reduction over an array that depends on the
 // element, say) becomes a per-element call of its compiled closure, with
 // the element registers set: slower, never wrong.
+
+// errNotVectorisable marks the one legitimate refusal of the vector
+// program builder: a body that is well typed but built in a way the vector
+// program cannot follow (a tuple of results the body does not build
+// element by element, say). Its callers fall back to the general loop on
+// it, and on nothing else: every other error the builder returns is a real
+// one (an ill-typed body, a broken invariant) and surfaces from Plan with
+// the kernel's name.
+var errNotVectorisable = errors.New("not vectorisable")
+
+// notVectorisable returns errNotVectorisable wrapped with the reason.
+func notVectorisable(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errNotVectorisable, fmt.Sprintf(format, args...))
+}
 
 // chunk is the length of a vector register: 256 float64s are 2 KiB, so
 // the few registers of a program fit in L1 beside the rows it streams.
@@ -244,7 +259,7 @@ func (b *vbuilder) binding(v *cval) (int, error) {
 	switch v.kind {
 	case cvView:
 		if len(v.layout) != 0 {
-			return 0, fmt.Errorf("an array is used as a scalar")
+			return 0, fmt.Errorf("an array of shape %v is used as a scalar", v.layout.Extents())
 		}
 		if v.vary != nil && v.vary.loop == b.loop {
 			return b.load(v), nil
@@ -262,7 +277,7 @@ func (b *vbuilder) binding(v *cval) (int, error) {
 	case cvScalar:
 		return b.invariant(v), nil
 	}
-	return 0, fmt.Errorf("a %v value is used as a scalar", v.kind)
+	return 0, fmt.Errorf("%v is used as a scalar", v.kind)
 }
 
 // expr compiles the scalar term n and returns the register holding it.
@@ -319,6 +334,9 @@ func (b *vbuilder) expr(n graph.Node, env *cenv) (int, error) {
 			outs, err := b.applyOutputs(b.c.fnOf(n.Fn, env), args, 1)
 			if err == nil {
 				return outs[0], nil
+			}
+			if !errors.Is(err, errNotVectorisable) {
+				return 0, err
 			}
 		}
 	}
@@ -580,7 +598,7 @@ func (b *vbuilder) applyOutputs(fn *cval, args []*cval, k int) ([]int, error) {
 		return b.outputs(f.Body, env, k)
 	case *graph.OpRef, *graph.Section:
 		if k != 1 {
-			return nil, fmt.Errorf("an op has one result")
+			return nil, fmt.Errorf("%s has one result, not a tuple of %d", graph.Abbrev(fn.node, 40), k)
 		}
 		regs := make([]int, 0, 2)
 		if s, ok := f.(*graph.Section); ok {
@@ -622,7 +640,7 @@ func (b *vbuilder) applyOutputs(fn *cval, args []*cval, k int) ([]int, error) {
 			return b.applyOutputs(bv, args, k)
 		}
 	}
-	return nil, fmt.Errorf("%T does not compute scalars", fn.node)
+	return nil, fmt.Errorf("%s does not compute scalars", graph.Abbrev(fn.node, 40))
 }
 
 func (b *vbuilder) bindingOutputs(v *cval, k int) ([]int, error) {
@@ -630,8 +648,13 @@ func (b *vbuilder) bindingOutputs(v *cval, k int) ([]int, error) {
 		r, err := b.binding(v)
 		return []int{r}, err
 	}
-	if v.kind != cvTuple || len(v.elems) != k {
-		return nil, fmt.Errorf("a tuple of %d scalars is needed", k)
+	if v.kind != cvTuple {
+		return nil, fmt.Errorf("%v is used as a tuple of %d scalars", v.kind, k)
+	}
+	if len(v.elems) != k {
+		// A nested tuple: its leaves are the k results, but not its
+		// elements.
+		return nil, notVectorisable("the loop body returns a tuple of %d elements, not a flat tuple of %d scalars", len(v.elems), k)
 	}
 	var out []int
 	for _, e := range v.elems {
@@ -653,7 +676,8 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 	switch n := n.(type) {
 	case *graph.Tuple:
 		if len(n.Elems) != k {
-			break
+			// A nested tuple: the vector program stores flat tuples only.
+			return nil, notVectorisable("the loop body builds a tuple of %d elements, not a flat tuple of %d scalars", len(n.Elems), k)
 		}
 		out := make([]int, k)
 		for i, e := range n.Elems {
@@ -669,23 +693,30 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			return b.outputs(n.Body, env2, k)
+		if !ok {
+			return nil, notVectorisable("let %s binds a tuple or array that depends on the element", n.Var.Name)
 		}
+		return b.outputs(n.Body, env2, k)
 	case *graph.App:
 		args, ok, err := b.bindArgs(n.Args, env)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			return b.applyOutputs(b.c.fnOf(n.Fn, env), args, k)
+		if !ok {
+			return nil, notVectorisable("%s has a tuple or array argument that depends on the element", graph.Abbrev(n, 40))
 		}
+		return b.applyOutputs(b.c.fnOf(n.Fn, env), args, k)
 	case *graph.Var, *graph.Proj:
 		if v := b.resolve(n, env); v != nil {
 			return b.bindingOutputs(v, k)
 		}
+		if v, ok := n.(*graph.Var); ok {
+			return nil, fmt.Errorf("variable %s is not bound", v.Name)
+		}
+	case *graph.Call, *graph.Const:
+		return nil, fmt.Errorf("%s is a scalar, not a tuple of %d scalars", graph.Abbrev(n, 40), k)
 	}
-	return nil, fmt.Errorf("the loop body does not build a tuple of %d scalars", k)
+	return nil, notVectorisable("%s does not build a flat tuple of %d scalars element by element", graph.Abbrev(n, 40), k)
 }
 
 // finish picks the program's class, places its registers among the

@@ -1,15 +1,19 @@
 package native
 
 import (
+	"errors"
+
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // vectorMap compiles an nzip whose arguments and results have scalar
 // elements into a vector loop. ok is false when the body does not fit (a
-// tuple built in a way the vector program cannot follow); the caller then
-// makes a generic loop.
+// tuple built in a way the vector program cannot follow: the builder's
+// errNotVectorisable); the caller then makes a generic loop. Any other
+// error is returned.
 func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, error) {
+	mark := c.vmark()
 	loop := &vloop{n: dst.leaves()[0].layout[0].Extent}
 	elems, vars, err := c.elemsOf(args, loop)
 	if err != nil {
@@ -20,7 +24,7 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 	b := newVBuilder(c, loop)
 	outs, err := b.applyOutputs(fn, elems, len(leaves))
 	if err != nil {
-		return nil, false, nil
+		return nil, false, c.refused(err, mark)
 	}
 	if f, ok := c.axpy(b, outs, leaves); ok {
 		return f, true, nil
@@ -58,6 +62,40 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 			}
 		}
 	}, true, nil
+}
+
+// A vmark is where the compiler stood before a vector program was built:
+// what a refused program added is taken back.
+type vmark struct {
+	pre  int // len(c.pre)
+	desc int // the description's length
+}
+
+func (c *compiler) vmark() vmark {
+	m := vmark{pre: len(c.pre)}
+	if c.desc != nil {
+		m.desc = c.desc.Len()
+	}
+	return m
+}
+
+// refused sorts an error of the vector program builder: a refusal
+// (errNotVectorisable) is dropped, the caller falling back to the general
+// loop, and what the refused program added since m (hoisted vectors the
+// general loop would not read, their lines in the description) is taken
+// back and the refusal noted instead; any other error is returned.
+func (c *compiler) refused(err error, m vmark) error {
+	if !errors.Is(err, errNotVectorisable) {
+		return err
+	}
+	c.pre = c.pre[:m.pre]
+	if c.desc != nil && c.desc.Len() > m.desc {
+		kept := c.desc.String()[:m.desc]
+		c.desc.Reset()
+		c.desc.WriteString(kept)
+	}
+	c.note("%v; a general loop instead", err)
+	return nil
 }
 
 // axpy recognises dst += a * x, with a loop-invariant scalar a and x a
@@ -170,8 +208,10 @@ func (c *compiler) memcpy(b *vbuilder, outs []int, leaves []*cval) (rangeFn, boo
 // vectorReduce compiles a reduction by an accumulating op over scalar
 // elements: the body as a vector program, each chunk folded left to right
 // into an accumulator held in a local variable (the interpreter's order).
-// It returns the reduction of elements lo..hi-1, hi > lo.
+// It returns the reduction of elements lo..hi-1, hi > lo. ok is false, and
+// the error nil, when the body is not vectorisable (see vectorMap).
 func (c *compiler) vectorReduce(op graph.Op, fn *cval, args []*cval, n int) (func(fr *frame, lo, hi int) float64, graph.DType, bool, error) {
+	mark := c.vmark()
 	loop := &vloop{n: n}
 	elems, vars, err := c.elemsOf(args, loop)
 	if err != nil {
@@ -181,7 +221,7 @@ func (c *compiler) vectorReduce(op graph.Op, fn *cval, args []*cval, n int) (fun
 	b := newVBuilder(c, loop)
 	outs, err := b.applyOutputs(fn, elems, 1)
 	if err != nil {
-		return nil, 0, false, nil
+		return nil, 0, false, c.refused(err, mark)
 	}
 	dt := concrete(b.regs[outs[0]].dt)
 	p := b.finish(outs, []graph.DType{dt})
