@@ -34,6 +34,11 @@ type TrainConfig struct {
 	Optimizer optim.Optimizer
 	// Loss is the loss; the zero value is CrossEntropy.
 	Loss Loss
+	// LossTerm, when set, replaces Loss: it builds the scalar loss from
+	// the model's output and returns the one input it reads besides the
+	// model's (bound, as the labels are, by the labels argument of
+	// Bindings and of train.Trainer.Step), or nil when it reads none.
+	LossTerm func(output graph.Node) (loss graph.Node, extra *graph.Input, err error)
 	// BatchNormMomentum is the weight of the batch statistics in the
 	// running statistics of each BatchNorm layer (PyTorch's momentum); 0
 	// means layers.DefaultBatchNormMomentum, 0.1.
@@ -64,7 +69,7 @@ type Step struct {
 	Config  TrainConfig
 	Term    graph.Node     // the step: the tuple above
 	Loss    graph.Node     // the loss alone, a scalar
-	Labels  *graph.Input   // "labels" (i32[batch]) or "target"
+	Labels  *graph.Input   // "labels" (i32[batch]), "target", or LossTerm's extra input (nil for none)
 	Classes *graph.Input   // layers.ClassesInput for CrossEntropy, else nil
 	State   []*graph.Input // the optimizer's state arrays, parameter by parameter
 	Scalars []*graph.Input // the optimizer's per-step scalars
@@ -100,14 +105,21 @@ func (m *Model) TrainStep(cfg TrainConfig) (*Step, error) {
 	}
 	st := &Step{Model: m, Config: cfg}
 	var err error
-	switch cfg.Loss {
-	case CrossEntropy:
+	switch {
+	case cfg.LossTerm != nil:
+		if st.Loss, st.Labels, err = cfg.LossTerm(m.Output); err != nil {
+			return fail("TrainConfig.LossTerm: %v", err)
+		}
+		if st.Loss == nil {
+			return fail("TrainConfig.LossTerm returned no loss")
+		}
+	case cfg.Loss == CrossEntropy:
 		var cp *layers.CrossEntropyParams
 		if st.Loss, cp, err = layers.SoftmaxCrossEntropy("loss", m.Output, LabelsInput); err != nil {
 			return fail("%v", err)
 		}
 		st.Labels, st.Classes = cp.Labels, cp.Classes
-	case MeanSquaredError:
+	case cfg.Loss == MeanSquaredError:
 		if st.Labels, err = graph.NewInput(TargetInput, m.OutputType, false); err != nil {
 			return fail("%v", err)
 		}
@@ -263,7 +275,9 @@ func (s *Step) Bindings(carried map[string]graph.Value, x, labels graph.Value, t
 		b[in.Name] = v
 	}
 	b[s.Model.Input.Name] = x
-	b[s.Labels.Name] = labels
+	if s.Labels != nil {
+		b[s.Labels.Name] = labels
+	}
 	if s.Classes != nil {
 		c, err := layers.ClassIndices(s.Classes.Type.(*graph.ArrayType).Layout[0].Extent)
 		if err != nil {

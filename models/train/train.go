@@ -131,7 +131,9 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 			tr.binds[in.Name] = tr.carried[in.Name]
 		}
 		tr.binds[s.Model.Input.Name] = x
-		tr.binds[s.Labels.Name] = labels
+		if s.Labels != nil {
+			tr.binds[s.Labels.Name] = labels
+		}
 		sc, err := s.Config.Optimizer.ScalarValues(t, s.Model.OutputType.DType)
 		if err != nil {
 			return 0, err
