@@ -118,7 +118,7 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	s := tr.step
 	t := tr.t + 1
 	if err := s.CheckLabels(labels); err != nil {
-		return 0, fmt.Errorf("step %d: %w", t, err)
+		return 0, fmt.Errorf("train: step %d: %w", t, err)
 	}
 	if tr.binds == nil {
 		b, err := s.Bindings(tr.carried, x, labels, t)

@@ -173,13 +173,13 @@ func TestTrainStepErrors(t *testing.T) {
 	bad := y.(*graph.Array).Copy()
 	bad.Set(2, 3)
 	_, err = tr.Step(x, bad)
-	want := "step 1: models: labels: row 3 has label 2, want a class in [0, 2)"
+	want := "train: step 1: models: labels: row 3 has label 2, want a class in [0, 2)"
 	if err == nil || err.Error() != want {
 		t.Errorf("label 2 of 2 classes: got %v, want %s", err, want)
 	}
 	bad.Set(-1, 3)
 	_, err = tr.Step(x, bad)
-	want = "step 1: models: labels: row 3 has label -1, want a class in [0, 2)"
+	want = "train: step 1: models: labels: row 3 has label -1, want a class in [0, 2)"
 	if err == nil || err.Error() != want {
 		t.Errorf("label -1: got %v, want %s", err, want)
 	}
