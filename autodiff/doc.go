@@ -15,6 +15,12 @@
 // the result. It reads every input the loss reads, so the bindings that
 // evaluate the loss evaluate the gradient term too.
 //
+// GradAux(loss, wrt, aux...) appends auxiliary results, computed as they
+// are and not differentiated: (loss, grads..., aux...). They are
+// normalised with the loss, so what they share with it stays shared
+// (models' training step returns BatchNorm's running statistics this
+// way, reading the layer input the forward pass computes).
+//
 // # How
 //
 // The loss is first normalised (normalize.go): lets are inlined into a DAG

@@ -21,6 +21,18 @@ import (
 // together. It shares nodes with loss (after lets and applications in loss
 // are inlined; see the package documentation).
 func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
+	return GradAux(loss, wrt)
+}
+
+// GradAux is Grad with auxiliary results: it returns one term computing
+// (loss, grad_1, ..., grad_n, aux_1, ..., aux_m), where each aux term is
+// computed as it is, not differentiated. The aux terms are normalised
+// together with the loss, so a value they share with it (a node both
+// read, such as the input of a BatchNorm layer whose running statistics
+// are an aux result) is one node of the result, computed once, instead of
+// a copy the fusion pass would compute again. Each aux term must be
+// closed and well typed.
+func GradAux(loss graph.Node, wrt []*graph.Input, aux ...graph.Node) (res graph.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			ie, ok := r.(internalError)
@@ -69,7 +81,18 @@ func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
 		}
 	}
 
-	norm, err := normalize(loss)
+	var auxInputs []*graph.Input
+	for i, a := range aux {
+		if a == nil {
+			return nil, fmt.Errorf("autodiff: auxiliary result %d is nil", i)
+		}
+		ainfo, err := graph.Check(a)
+		if err != nil {
+			return nil, fmt.Errorf("autodiff: auxiliary result %d does not type-check: %w", i, err)
+		}
+		auxInputs = append(auxInputs, ainfo.Inputs...)
+	}
+	norm, normAux, err := normalizeWith(loss, aux)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +110,7 @@ func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
 		g := build(top.cts[in], in, in.Type)
 		out = append(out, g.n)
 	}
+	out = append(out, normAux...)
 	res, err = graph.NewTuple(out...)
 	if err != nil {
 		return nil, err
@@ -96,7 +120,7 @@ func Grad(loss graph.Node, wrt []*graph.Input) (res graph.Node, err error) {
 		return nil, fmt.Errorf("autodiff: internal error: %w", err)
 	}
 	keep := slices.Clone(info.Inputs)
-	for _, in := range wrt {
+	for _, in := range append(slices.Clone(wrt), auxInputs...) {
 		if !slices.Contains(keep, in) {
 			keep = append(keep, in)
 		}

@@ -293,3 +293,25 @@ func freshCopy(f *graph.Lambda) (*graph.Lambda, error) {
 	}
 	return c.(*graph.Lambda), nil
 }
+
+// normalizeWith normalises loss and the aux terms together, as one tuple,
+// so that the nodes they share stay shared, and returns them apart.
+func normalizeWith(loss graph.Node, aux []graph.Node) (graph.Node, []graph.Node, error) {
+	if len(aux) == 0 {
+		n, err := normalize(loss)
+		return n, nil, err
+	}
+	t, err := graph.NewTuple(append([]graph.Node{loss}, aux...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := normalize(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	nt, ok := n.(*graph.Tuple)
+	if !ok || len(nt.Elems) != len(aux)+1 {
+		return nil, nil, fmt.Errorf("autodiff: internal error: normalising (loss, aux...) gave %s, not a tuple of %d", graph.Abbrev(n, 60), len(aux)+1)
+	}
+	return nt.Elems[0], nt.Elems[1:], nil
+}

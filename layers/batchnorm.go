@@ -84,9 +84,10 @@ func (p *BatchNormParams) Params() []*graph.Input {
 // refused in training mode, as PyTorch refuses it: its variance is 0 and
 // the output would be shift alone.
 //
-// Training mode builds the forward pass only. It does not update the
+// The layer is the forward pass only. It does not update the
 // running statistics — BatchNormRunningStats builds that term, for the
-// caller to evaluate and store — and there is no gradient yet.
+// caller to evaluate and store (models.TrainStep puts it in the training
+// step); autodiff differentiates the layer through the batch statistics.
 //
 // The parameter names follow the math, not a framework: scale and shift are
 // PyTorch's weight and bias, Keras's gamma and beta, ONNX's scale and B;

@@ -7,6 +7,16 @@
 //
 //	map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) x
 //
+// # Losses
+//
+// SoftmaxCrossEntropy (integer labels, numerically stable through
+// log-sum-exp) and MeanSquaredError return scalar terms, means over the
+// batch (over every element for the squared error), for autodiff.Grad to
+// differentiate. The labels are an i32[batch] input compared with the
+// class indices 0 … classes-1, the input ClassesInput that ClassIndices
+// fills: the IR has no iota and no gather. A label out of range is not an
+// error the term can raise (see SoftmaxCrossEntropy); the caller checks.
+//
 // # Names and sources
 //
 // Every layer has a name ("dense1", "bn1", …). Each node the layer creates

@@ -185,8 +185,9 @@ func (cfg *MLPConfig) validate() error {
 // The input is "x": DType[Batch, s0]; the output is DType[Batch, sn].
 // Parameters are named after their layers: "dense1.W", "bn1.mean", ….
 // In Training mode BatchNorm normalises with the batch's statistics; the
-// model does not update the running statistics (see
-// layers.BatchNormRunningStats) and has no backward pass yet.
+// model alone does not update the running statistics: Model.TrainStep
+// builds the training step, which does (with
+// layers.BatchNormRunningStats), and the backward pass.
 //
 // A config that cannot be built returns a *ConfigError naming the field.
 func MLP(cfg MLPConfig) (*Model, error) {
@@ -227,6 +228,7 @@ func MLP(cfg MLPConfig) (*Model, error) {
 				return nil, err
 			}
 			m.Layers = append(m.Layers, bname)
+			m.bns = append(m.bns, bp)
 			m.init[bp.Mean] = uniformInit{-0.1, 0.1}
 			m.init[bp.Var] = uniformInit{0.5, 1.5}
 			m.init[bp.Scale] = uniformInit{0.75, 1.25}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
 )
 
 // Model is a network as one term of the graph IR.
@@ -17,6 +18,7 @@ type Model struct {
 	Layers     []string         // layer names in order: the sources of Output's nodes
 
 	init map[*graph.Input]uniformInit
+	bns  []*layers.BatchNormParams // the BatchNorm layers, for TrainStep
 }
 
 // uniformInit draws a parameter's values uniformly from [Lo, Hi).

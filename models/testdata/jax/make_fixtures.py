@@ -74,7 +74,7 @@ optax 0.2.8 on CPU. The optimizer steps are written out below from their
 formulas, and checked against optax's sgd(momentum=0.9) and adam, which
 follow the same conventions; the script stops if they disagree.
 The Go tests that read mlp_grads.json and mlp_softmax_xent.json are in
-models/jax_test.go; nothing reads the optimizer files yet.
+models/jax_test.go; models/jax_optim_test.go reads the optimizer files.
 """
 
 import json

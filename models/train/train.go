@@ -1,0 +1,231 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/models"
+)
+
+// Options say how a step is compiled.
+type Options struct {
+	// Unfused compiles fusion.Unfused's kernels (one per layer op, forward
+	// and backward), for comparison; by default the step is fused.
+	Unfused bool
+	// Fusion are the options given to fusion.Fuse.
+	Fusion fusion.Options
+}
+
+// Kernels returns the kernel graph of the step s: fused by fusion.Fuse
+// with opt.Fusion, or with opt.Unfused fusion.Unfused's.
+func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
+	if opt.Unfused {
+		return fusion.Unfused(s.Term)
+	}
+	res, err := fusion.Fuse(s.Term, opt.Fusion)
+	if err != nil {
+		return nil, err
+	}
+	return res.Graph, nil
+}
+
+// Trainer runs a training step on a back end, again and again, carrying the
+// parameters, the optimizer's state and the running statistics from one
+// step to the next. The step is compiled once, in NewTrainer: the batch
+// extent is part of the model's type, so another batch size is another
+// model and another Trainer.
+//
+// The carried values live in two sets of row-major arrays the trainer
+// allocates once and uses in turn: a step reads one set and the results
+// are copied into the other (the executable's result storage is its own
+// and is reused by its next run), so a step allocates nothing of its own
+// in steady state. The initial values are read, never written.
+type Trainer struct {
+	step    *models.Step
+	exe     lowering.Executable
+	carried map[string]graph.Value     // the values the next step reads
+	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn
+	binds   map[string]graph.Value     // the bindings, rebuilt in place
+	t       int                        // steps done
+}
+
+// New compiles the step s for be, as opt says, and starts from the
+// carried values init (see models.Step.InitialValues).
+func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph.Value) (*Trainer, error) {
+	tr := &Trainer{step: s, carried: make(map[string]graph.Value, len(s.Outputs))}
+	for i := range tr.bufs {
+		tr.bufs[i] = make(map[string]*graph.Array, len(s.Outputs))
+	}
+	for _, in := range s.Outputs {
+		v, ok := init[in.Name]
+		if !ok {
+			return nil, fmt.Errorf("train: no initial value for %s", in.Name)
+		}
+		t := in.Type.(*graph.ArrayType)
+		if a, ok := v.(*graph.Array); !ok || a.DType() != t.DType || !slices.Equal(a.Extents(), t.Layout.Extents()) {
+			return nil, fmt.Errorf("train: initial value of %s is %v, want an array of type %v", in.Name, describe(v), t)
+		}
+		tr.carried[in.Name] = v
+		for i := range tr.bufs {
+			a, err := graph.Zeros(t.DType, t.Layout.Extents()...)
+			if err != nil {
+				return nil, fmt.Errorf("train: %s: %w", in.Name, err)
+			}
+			tr.bufs[i][in.Name] = a
+		}
+	}
+	g, err := Kernels(s, opt)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if tr.exe, err = be.Compile(g); err != nil {
+		return nil, fmt.Errorf("train: compile on %s: %w", be.Name(), err)
+	}
+	return tr, nil
+}
+
+// describe writes a value's type for an error message.
+func describe(v graph.Value) string {
+	switch v := v.(type) {
+	case *graph.Array:
+		return v.Type().String()
+	case nil:
+		return "nil"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// Steps is the number of steps run so far.
+func (tr *Trainer) Steps() int { return tr.t }
+
+// Values returns the carried values after the last step (the initial
+// values before the first), by input name. The map and its arrays are
+// the trainer's: they stay valid until the next Step, which reuses them;
+// copy what must outlive it.
+func (tr *Trainer) Values() map[string]graph.Value { return tr.carried }
+
+// Step runs one training step on the batch x with its labels (or target)
+// and returns the loss. Labels out of range are refused before running,
+// naming the row. When the loss or any new carried value is not finite,
+// Step returns an error naming the step number and the first of them
+// (in Outputs order) that went non-finite, and keeps the values from
+// before the step.
+func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
+	s := tr.step
+	t := tr.t + 1
+	if err := s.CheckLabels(labels); err != nil {
+		return 0, fmt.Errorf("train: step %d: %w", t, err)
+	}
+	if tr.binds == nil {
+		b, err := s.Bindings(tr.carried, x, labels, t)
+		if err != nil {
+			return 0, err
+		}
+		tr.binds = b
+	} else {
+		for _, in := range s.Outputs {
+			tr.binds[in.Name] = tr.carried[in.Name]
+		}
+		tr.binds[s.Model.Input.Name] = x
+		if s.Labels != nil {
+			tr.binds[s.Labels.Name] = labels
+		}
+		sc, err := s.Config.Optimizer.ScalarValues(t, s.Model.OutputType.DType)
+		if err != nil {
+			return 0, err
+		}
+		for k, v := range sc {
+			tr.binds[k] = v
+		}
+	}
+	res, err := tr.exe.Run(tr.binds)
+	if err != nil {
+		return 0, fmt.Errorf("train: step %d: %w", t, err)
+	}
+	tup, ok := res.(graph.TupleValue)
+	if !ok || len(tup) != len(s.Outputs)+1 {
+		return 0, fmt.Errorf("train: step %d: internal error: the step returned %T, want a tuple of %d", t, res, len(s.Outputs)+1)
+	}
+	next := tr.bufs[t%2]
+	for i, in := range s.Outputs {
+		a, ok := tup[i+1].(*graph.Array)
+		if !ok {
+			return 0, fmt.Errorf("train: step %d: internal error: %s is %T, not an array", t, in.Name, tup[i+1])
+		}
+		if err := copyInto(next[in.Name], a); err != nil {
+			return 0, fmt.Errorf("train: step %d: internal error: %s: %w", t, in.Name, err)
+		}
+		if j, v, bad := nonFinite(next[in.Name]); bad {
+			return 0, fmt.Errorf("train: step %d: %s went non-finite: element %d is %v", t, in.Name, j, v)
+		}
+	}
+	loss, ok := tup[0].(graph.ScalarValue)
+	if !ok {
+		return 0, fmt.Errorf("train: step %d: internal error: the loss is %T, not a scalar", t, tup[0])
+	}
+	if math.IsNaN(loss.V) || math.IsInf(loss.V, 0) {
+		return 0, fmt.Errorf("train: step %d: the loss went non-finite: %v", t, loss.V)
+	}
+	for name, a := range next {
+		tr.carried[name] = a
+	}
+	tr.t = t
+	return loss.V, nil
+}
+
+// Close releases the compiled step.
+func (tr *Trainer) Close() error { return tr.exe.Close() }
+
+// copyInto copies src into dst, a row-major array of its type and extents.
+func copyInto(dst, src *graph.Array) error {
+	if src.DType() != dst.DType() || !slices.Equal(src.Extents(), dst.Extents()) {
+		return fmt.Errorf("result of type %v, want %v", src.Type(), dst.Type())
+	}
+	n := src.Size()
+	if src.Layout().IsRowMajor() {
+		off := src.Offset()
+		switch src.DType() {
+		case graph.Float32:
+			copy(dst.Float32s(), src.Float32s()[off:off+n])
+			return nil
+		case graph.Float64:
+			copy(dst.Float64s(), src.Float64s()[off:off+n])
+			return nil
+		}
+	}
+	idx := make([]int, src.Rank())
+	ext := src.Extents()
+	for k := range n {
+		rem := k
+		for d := len(ext) - 1; d >= 0; d-- {
+			idx[d] = rem % ext[d]
+			rem /= ext[d]
+		}
+		dst.Set(src.At(idx...), idx...)
+	}
+	return nil
+}
+
+// nonFinite returns the first element of a, a row-major f32 or f64
+// array, that is NaN or infinite.
+func nonFinite(a *graph.Array) (int, float64, bool) {
+	switch a.DType() {
+	case graph.Float32:
+		for i, v := range a.Float32s() {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return i, f, true
+			}
+		}
+	case graph.Float64:
+		for i, v := range a.Float64s() {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return i, v, true
+			}
+		}
+	}
+	return 0, 0, false
+}
