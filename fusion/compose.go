@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -163,8 +164,18 @@ func trivial(n graph.Node) bool {
 // lies inside a lambda within n (where it would be evaluated once per
 // application of that lambda).
 func occurrences(n graph.Node, v *graph.Var) (count int, underLambda bool) {
+	return occurrencesIn(nil, n, v)
+}
+
+// occurrencesIn is occurrences skipping the subterms in which fv, when not
+// nil, finds v not free: on a chain of lets it looks only at the paths
+// down to v's uses, not at the whole body.
+func occurrencesIn(fv *graph.FreeVarCache, n graph.Node, v *graph.Var) (count int, underLambda bool) {
 	var walk func(graph.Node, bool)
 	walk = func(n graph.Node, under bool) {
+		if fv != nil && !slices.Contains(fv.Of(n), v) {
+			return
+		}
 		switch n := n.(type) {
 		case *graph.Var:
 			if n == v {

@@ -25,7 +25,7 @@ func (r InlineLet) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok {
 		return nil, ErrNoMatch
 	}
-	count, under := occurrences(let.Body, let.Var)
+	count, under := c.occurrences(let.Body, let.Var)
 	if !graph.IsFunc(let.Value) && count > 0 && !trivial(let.Value) && (count > 1 || under) && !cheapMap(let.Value) {
 		if _, isSplit := let.Value.(*graph.NZip); isSplit && cheapFn(let.Value.(*graph.NZip).Fn) {
 			return nil, ErrNoMatch // split-let names its arrays first
@@ -40,7 +40,7 @@ func (r InlineLet) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, refuse(r, n, "%s is used %s%s; inlining would compute it each time, so it is computed once (materialised if it is closed)",
 			let.Var.Name, times(count), where)
 	}
-	return graph.Substitute(let.Body, map[*graph.Var]graph.Node{let.Var: let.Value})
+	return c.freeVars().Substitute(let.Body, map[*graph.Var]graph.Node{let.Var: let.Value})
 }
 
 // maxCheapOps is the most scalar operations per element a map may perform

@@ -167,3 +167,27 @@ func TestPrintRenamesClashingVariables(t *testing.T) {
 	m := must(NewNZip(must(NewLambda([]*Var{outer}, body)), A))
 	assert.Equal(t, "map (\\x -> map (\\x1 -> x1 + reduce (+) x) x) A", Print(m))
 }
+
+// FreeVarCache.Substitute substitutes as Substitute does, and returns the
+// subterms in which no substituted variable is free as they are (the same
+// nodes, not walked): on let t1 = v + 1 in let t2 = t1 + 1 in rest,
+// substituting v rebuilds t1's value and shares rest.
+func TestFreeVarCacheSubstitute(t *testing.T) {
+	u := input("u", Float64, 3)
+	v, t1, t2 := NewVar("v"), NewVar("t1"), NewVar("t2")
+	rest := must(NewNZip(lam(func(e ...*Var) Node { return call(Mul, e[0], t2) }, "e"), u))
+	term := must(NewLet(t1, call(Add, v, NewConst(1)), must(NewLet(t2, call(Add, t1, NewConst(1)), rest))))
+	var c FreeVarCache
+	out, err := c.Substitute(term, map[*Var]Node{v: NewConst(4)})
+	require.NoError(t, err)
+	assert.Equal(t, "let t1 = 4 + 1 in let t2 = t1 + 1 in map (\\e -> e * t2) u", Print(out))
+	assert.Same(t, term.Body, out.(*Let).Body, "the body, where v is not free, is shared")
+	want, err := Substitute(term, map[*Var]Node{v: NewConst(4)})
+	require.NoError(t, err)
+	assert.Equal(t, Print(want), Print(out))
+
+	// The capture check still applies where it substitutes.
+	shadow := must(NewNZip(must(NewLambda([]*Var{v}, call(Add, v, t1))), u))
+	_, err = c.Substitute(shadow, map[*Var]Node{t1: v})
+	assert.EqualError(t, err, "substitute: variable v would be captured")
+}
