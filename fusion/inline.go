@@ -14,6 +14,13 @@ import "github.com/hofuse/hofuse/graph"
 // traversal instead of reading a materialised copy. Otherwise inlining
 // would compute e more than once, and the let stays: a value computed once
 // and reused, inside a kernel or between kernels.
+//
+// Cost: counting x's uses and substituting walk only the paths down to
+// them (the context's free-variable cache tells which subterms hold x), so
+// inlining a let costs about the size of its value and the paths to its
+// uses, not the size of its body. On a chain of n lets each used once by
+// the next, an engine sweep inlines every other let, and the chain is gone
+// after about log n sweeps, each linear in the term.
 type InlineLet struct{}
 
 // Name implements Rule.
