@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -190,4 +191,28 @@ func TestFreeVarCacheSubstitute(t *testing.T) {
 	shadow := must(NewNZip(must(NewLambda([]*Var{v}, call(Add, v, t1))), u))
 	_, err = c.Substitute(shadow, map[*Var]Node{t1: v})
 	assert.EqualError(t, err, "substitute: variable v would be captured")
+}
+
+// FreeVars keeps the order of first use and drops repeats and bound
+// variables past the length at which freeOf indexes its sets (16): the
+// body of \p0 .. p19 -> sum of v0..v39 and p0..p19, each twice.
+func TestFreeVarsMany(t *testing.T) {
+	var vs, ps []*Var
+	for i := range 40 {
+		vs = append(vs, NewVar(fmt.Sprintf("v%d", i)))
+	}
+	for i := range 20 {
+		ps = append(ps, NewVar(fmt.Sprintf("p%d", i)))
+	}
+	var sum Node = NewConst(0)
+	for range 2 {
+		for i := range 40 {
+			sum = call(Add, sum, vs[i])
+			if i < 20 {
+				sum = call(Add, sum, ps[i])
+			}
+		}
+	}
+	assert.Equal(t, vs, FreeVars(must(NewLambda(ps, sum))))
+	assert.Len(t, FreeVars(sum), 60)
 }
