@@ -32,7 +32,6 @@ type engine struct {
 	// refused.
 	repair  func(graph.Node) (graph.Node, error)
 	seenRef map[string]bool
-	fv      graph.FreeVarCache // shared by the sweeps' contexts: nodes are immutable
 }
 
 func newEngine(rules []Rule) *engine {
@@ -58,7 +57,6 @@ func (e *engine) run(term graph.Node) (graph.Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fusion: %s produced an ill-typed term (a bug): %w", lastRule, err)
 		}
-		c.fv = &e.fv
 		redexes, err := e.findRedexes(c, term, normal)
 		if err != nil {
 			return nil, err

@@ -49,8 +49,8 @@ type Context struct {
 	uses map[graph.Node]int
 	// reducer holds the nodes inside the reduction operator of some rnz.
 	reducer map[graph.Node]bool
-	// fv caches the free variables of the nodes rules ask about; nodes are
-	// immutable, so an engine shares one cache across its sweeps.
+	// fv caches the free variables of the nodes rules ask about in this
+	// sweep; made when first asked.
 	fv *graph.FreeVarCache
 }
 
