@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hofuse/hofuse/graph"
@@ -85,4 +86,32 @@ func TestFuseLetChainNearLinear(t *testing.T) {
 		want[i] = x + float32(n)
 	}
 	require.NoError(t, graph.Exact(must(graph.FromFloat32(want, 4)), got))
+}
+
+// TestOccurrencesOnDAG: a subterm shared on several paths counts once per
+// path, without being walked once per path. s_{i+1} = s_i * s_i over s_0 =
+// v + 1 holds v 2^i times: 8 at i = 3, and at i = 80 far more than the
+// count saturates at (1<<30), which a walk per path would never reach.
+func TestOccurrencesOnDAG(t *testing.T) {
+	v := graph.NewVar("v")
+	s := must(graph.NewCall(graph.Add, v, graph.NewConst(1)))
+	chain := []graph.Node{s}
+	for range 80 {
+		s = must(graph.NewCall(graph.Mul, s, s))
+		chain = append(chain, s)
+	}
+	for _, fv := range []*graph.FreeVarCache{nil, {}} {
+		count, under := occurrencesIn(fv, chain[3], v)
+		assert.Equal(t, 8, count)
+		assert.False(t, under)
+		count, _ = occurrencesIn(fv, chain[80], v)
+		assert.Equal(t, 1<<30, count)
+		lam := must(graph.NewLambda([]*graph.Var{graph.NewVar("w")}, chain[80]))
+		count, under = occurrencesIn(fv, must(graph.NewTuple(lam, chain[2])), v)
+		assert.Equal(t, 1<<30, count)
+		assert.True(t, under)
+		count, under = occurrencesIn(fv, must(graph.NewLambda([]*graph.Var{v}, chain[80])), v)
+		assert.Equal(t, 0, count, "a lambda of v shadows it")
+		assert.False(t, under)
+	}
 }
