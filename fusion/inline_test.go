@@ -115,3 +115,24 @@ func TestOccurrencesOnDAG(t *testing.T) {
 		assert.False(t, under)
 	}
 }
+
+// TestWorkPerElementOnDAG: workPerElement counts a shared subterm once per
+// path, looking at it once. With s_0 = v + 1 and s_{i+1} = s_i * s_i,
+// \v -> s_3 performs 15 operations, \v -> s_80 more than the count
+// saturates at (1<<30), and cheapFn refuses it at once.
+func TestWorkPerElementOnDAG(t *testing.T) {
+	v := graph.NewVar("v")
+	s := must(graph.NewCall(graph.Add, v, graph.NewConst(1)))
+	chain := []graph.Node{s}
+	for range 80 {
+		s = must(graph.NewCall(graph.Mul, s, s))
+		chain = append(chain, s)
+	}
+	ops, hofs := workPerElement(must(graph.NewLambda([]*graph.Var{v}, chain[3])))
+	assert.Equal(t, 15, ops)
+	assert.Equal(t, 0, hofs)
+	big := must(graph.NewLambda([]*graph.Var{v}, chain[80]))
+	ops, _ = workPerElement(big)
+	assert.Equal(t, 1<<30, ops)
+	assert.False(t, cheapFn(big))
+}
