@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,6 +28,22 @@ func BenchmarkFuseMLP20(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := Fuse(m.Output, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFuseLetChain times the pipeline on chains of lets inside a
+// lambda (see TestFuseLetChainNearLinear): the time per let should stay
+// about flat as the chain grows.
+func BenchmarkFuseLetChain(b *testing.B) {
+	for _, n := range []int{1000, 4000, graph.MaxDepth - 100} {
+		term, _ := letChain(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Fuse(term, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

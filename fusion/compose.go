@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -163,38 +164,61 @@ func trivial(n graph.Node) bool {
 // lies inside a lambda within n (where it would be evaluated once per
 // application of that lambda).
 func occurrences(n graph.Node, v *graph.Var) (count int, underLambda bool) {
-	var walk func(graph.Node, bool)
-	walk = func(n graph.Node, under bool) {
+	return occurrencesIn(nil, n, v)
+}
+
+// occurrencesIn is occurrences skipping the subterms in which fv, when not
+// nil, finds v not free: on a chain of lets it looks only at the paths
+// down to v's uses, not at the whole body.
+func occurrencesIn(fv *graph.FreeVarCache, n graph.Node, v *graph.Var) (count int, underLambda bool) {
+	// Each node's answer is remembered, so that a shared subterm (the
+	// term is a DAG) is counted once per path without being walked once
+	// per path; counts saturate at maxCount.
+	type result struct {
+		count int
+		under bool // some occurrence lies inside a lambda or section within the node
+	}
+	const maxCount = 1 << 30
+	memo := map[graph.Node]result{}
+	var walk func(graph.Node) result
+	walk = func(n graph.Node) result {
+		if r, ok := memo[n]; ok {
+			return r
+		}
+		var r result
+		if fv != nil && !slices.Contains(fv.Of(n), v) {
+			return r // v is not free in n
+		}
+		sum := func(k result) {
+			r.count = min(r.count+k.count, maxCount)
+			r.under = r.under || k.under
+		}
+		inside := func(k result) { sum(result{k.count, k.count > 0}) }
 		switch n := n.(type) {
 		case *graph.Var:
 			if n == v {
-				count++
-				underLambda = underLambda || under
+				r.count = 1
 			}
-			return
 		case *graph.Lambda:
-			for _, p := range n.Params {
-				if p == v {
-					return // shadowed
-				}
+			if !slices.Contains(n.Params, v) { // else shadowed
+				inside(walk(n.Body))
 			}
-			walk(n.Body, true)
-			return
 		case *graph.Let:
-			walk(n.Value, under)
+			sum(walk(n.Value))
 			if n.Var != v {
-				walk(n.Body, under)
+				sum(walk(n.Body))
 			}
-			return
 		case *graph.Section:
 			// The operand is evaluated at every application of the section.
-			walk(n.Operand, true)
-			return
+			inside(walk(n.Operand))
+		default:
+			for _, c := range graph.Children(n) {
+				sum(walk(c))
+			}
 		}
-		for _, c := range graph.Children(n) {
-			walk(c, under)
-		}
+		memo[n] = r
+		return r
 	}
-	walk(n, false)
-	return count, underLambda
+	r := walk(n)
+	return r.count, r.under
 }

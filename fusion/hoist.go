@@ -16,8 +16,10 @@ import (
 // follow the rank of what it combines. The exchange and subdivision rules
 // leave such views between the levels of a nest; hoisting them keeps the nest
 // a straight chain of loops with the views on the outside. Side condition
-// for rnz: the operator is a scalar op lifted as many times as the
-// accumulator has axes.
+// for rnz: the operator is one binary scalar op, in any form graph.Reducer
+// recognises (zip (+), \a b -> zip (+) a b, ...), lifted elementwise over
+// an array accumulator; the hoisted reduction lifts it as many times as
+// the unviewed accumulator has axes.
 type HoistView struct{}
 
 // Name implements Rule.
@@ -40,16 +42,16 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	red := h.red
 	if h.isRNZ() {
 		outer = view
-		op, depth := liftedOp(h.red)
-		if op == nil {
-			return nil, refuse(r, n, "the reduction %s is not an elementwise (lifted) op", graph.Abbrev(h.red, 30))
+		rd, ok := graph.Reducer(h.red, nil)
+		if !ok || len(rd.Ops) != 1 {
+			return nil, refuse(r, n, "the reduction %s is not one elementwise (lifted) op", graph.Abbrev(h.red, 30))
 		}
 		at, ok := c.TypeOf(inner).(*graph.ArrayType)
-		if !ok || depth < 1 {
+		if !ok || rd.Lifts[0] < 1 {
 			return nil, refuse(r, n, "the reduction's accumulator is not an array")
 		}
 		var err error
-		if red, err = lift(op, at.Rank()); err != nil {
+		if red, err = lift(rd.Ops[0], at.Rank()); err != nil {
 			return nil, err
 		}
 	}
@@ -88,24 +90,13 @@ func viewOfHOF(n graph.Node) bool {
 	return ok
 }
 
-// liftedOp returns the scalar op r lifts and how many times (0 for a bare
-// op), or nil.
-func liftedOp(r graph.Node) (*graph.OpRef, int) {
-	switch r := r.(type) {
-	case *graph.OpRef:
-		return r, 0
-	case *graph.NZip:
-		if len(r.Args) == 0 {
-			op, d := liftedOp(r.Fn)
-			return op, d + 1
-		}
-	}
-	return nil, 0
-}
-
 // lift returns op lifted depth times: zip (zip .. op).
-func lift(op *graph.OpRef, depth int) (graph.Node, error) {
-	var out graph.Node = op
+func lift(op graph.Op, depth int) (graph.Node, error) {
+	ref, err := graph.NewOpRef(op)
+	if err != nil {
+		return nil, err
+	}
+	var out graph.Node = ref
 	for range depth {
 		z, err := graph.NewNZip(out)
 		if err != nil {

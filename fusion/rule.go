@@ -49,6 +49,27 @@ type Context struct {
 	uses map[graph.Node]int
 	// reducer holds the nodes inside the reduction operator of some rnz.
 	reducer map[graph.Node]bool
+	// fv caches the free variables of the nodes rules ask about in this
+	// sweep; made when first asked.
+	fv *graph.FreeVarCache
+}
+
+// freeVars returns the context's free-variable cache, making one if the
+// context has none; nil (no cache: walk everything) for a nil context.
+func (c *Context) freeVars() *graph.FreeVarCache {
+	if c == nil {
+		return nil
+	}
+	if c.fv == nil {
+		c.fv = &graph.FreeVarCache{}
+	}
+	return c.fv
+}
+
+// occurrences is occurrences(n, v) with the context's free-variable cache:
+// the subterms in which v is not free are skipped, not walked.
+func (c *Context) occurrences(n graph.Node, v *graph.Var) (count int, underLambda bool) {
+	return occurrencesIn(c.freeVars(), n, v)
 }
 
 // newContext checks term and counts its uses.

@@ -34,7 +34,7 @@ func (SplitLet) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok || graph.IsFunc(z) || !cheapFn(z.Fn) {
 		return nil, ErrNoMatch
 	}
-	if count, under := occurrences(let.Body, let.Var); count <= 1 && !under {
+	if count, under := c.occurrences(let.Body, let.Var); count <= 1 && !under {
 		return nil, ErrNoMatch // used once: inline-let fuses it as it is
 	}
 	args := append([]graph.Node(nil), z.Args...)

@@ -136,3 +136,45 @@ func TestFuseTerminates(t *testing.T) {
 		})
 	}
 }
+
+// TestFuseDepth4 runs the pipeline on programs of every generator of
+// graphtest nested four deep (graphtest.Config.MaxDepth 4), in f32 and
+// f64, with random extents, ranks, arities and mixed-rank tuples: each
+// must finish within the time limit, and its kernels must compute what
+// the program computes on the reference interpreter, within
+// graph.ToleranceOf. (A depth-4 program kept Fuse busy in
+// engine.findRedexes for minutes; see TestFuseLetChainNearLinear for the
+// inlining cost that grew faster than quadratically.)
+func TestFuseDepth4(t *testing.T) {
+	programs := 300
+	if testing.Short() {
+		programs = 40
+	}
+	r := graphtest.Rand(4)
+	gens := graphtest.Generators()
+	for i := range programs {
+		cfg := graphtest.Config{
+			MaxDepth:    4,
+			MaxExtent:   1 + r.IntN(12),
+			MaxRank:     1 + r.IntN(3),
+			MaxArgs:     1 + r.IntN(4),
+			MixedTuples: float64(r.IntN(3)) / 8,
+		}
+		if r.IntN(2) == 1 {
+			cfg.DType = graph.Float32
+		}
+		ng := gens[i%len(gens)]
+		seed := r.Uint64()
+		term, ins := ng.Gen(graphtest.Rand(seed), cfg)
+		what := fmt.Sprintf("%s seed %d %+v: %s", ng.Name, seed, cfg, graph.Print(term))
+		res := fuseWithin(t, term, 20*time.Second)
+		in := cfg.Inputs(rand.New(rand.NewPCG(seed, 4)), ins)
+		want, err := graph.Eval(term, in)
+		require.NoError(t, err, what)
+		got, err := res.Graph.Eval(in)
+		require.NoError(t, err, what)
+		if d := graph.Diff(want, got, graph.ToleranceOf(want)); d != nil {
+			t.Fatalf("%s\nfused: %s\n%v", what, graph.Print(res.Term), d)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func cheapProducer(p *graph.NZip) bool {
 			ops++
 			cheap = cheap && arithmetic(n.Op)
 		}
-		return cheap
+		return cheap && ops <= maxInnerOps // past that, no need to look further
 	})
 	return cheap && ops <= maxInnerOps
 }
@@ -127,18 +127,34 @@ func times(n int) string {
 }
 
 // workPerElement counts the scalar operations a function term performs per
-// application, and the higher-order functions it runs.
+// application, and the higher-order functions it runs. A subterm shared on
+// several paths counts once per path, but is looked at once: the counts
+// saturate at maxWork.
 func workPerElement(fn graph.Node) (ops, hofs int) {
-	graph.Inspect(fn, func(n graph.Node) bool {
+	type work struct{ ops, hofs int }
+	const maxWork = 1 << 30
+	memo := map[graph.Node]work{}
+	var count func(graph.Node) work
+	count = func(n graph.Node) work {
+		if w, ok := memo[n]; ok {
+			return w
+		}
+		var w work
 		switch n.(type) {
 		case *graph.Call, *graph.OpRef, *graph.Section:
-			ops++
+			w.ops = 1
 		case *graph.NZip, *graph.RNZ:
-			hofs++
+			w.hofs = 1
 		}
-		return true
-	})
-	return ops, hofs
+		for _, c := range graph.Children(n) {
+			k := count(c)
+			w.ops, w.hofs = min(w.ops+k.ops, maxWork), min(w.hofs+k.hofs, maxWork)
+		}
+		memo[n] = w
+		return w
+	}
+	w := count(fn)
+	return w.ops, w.hofs
 }
 
 func describeWork(ops, hofs, extent int) string {

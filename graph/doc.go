@@ -94,7 +94,13 @@
 // select, its two branches; an untyped condition is bool); arithmetic on
 // literals only stays untyped and is computed in float64; an untyped value
 // that leaves its context (the result of nzip or rnz, a let, a tuple
-// element) is f64. A literal is converted to its type as DType.Round says.
+// element) is f64. A let-bound untyped value is f64 at every use, so
+// let t = 1.5 in map (\c -> c * t) x does not check for an f32 x (write
+// f32 1.5, or the literal at each use); a literal term the term shares
+// (one node on several paths) stays untyped, each use typed by its
+// context, and Print writes such a term, which reads no input, at each
+// use rather than binding it with let, so that the printed form checks as
+// the term does. A literal is converted to its type as DType.Round says.
 //
 // Floating point (f32, f64). Operations are IEEE 754 in round-to-nearest:
 // +, -, *, /, sqrt, neg, abs and the comparisons are correctly rounded in

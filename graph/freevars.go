@@ -31,9 +31,34 @@ func (c *FreeVarCache) Of(n Node) []*Var {
 // order of first use.
 func freeOf(n Node, of func(Node) []*Var) []*Var {
 	var fv []*Var
+	// in indexes fv once it is long, so that a node with many free
+	// variables (the body of a lambda of many parameters) costs time linear
+	// in their number, not quadratic.
+	var in map[*Var]bool
 	add := func(vs []*Var, bound ...*Var) {
+		var isBound map[*Var]bool
+		if len(bound) > 16 {
+			isBound = make(map[*Var]bool, len(bound))
+			for _, b := range bound {
+				isBound[b] = true
+			}
+		}
 		for _, v := range vs {
-			if !slices.Contains(bound, v) && !slices.Contains(fv, v) {
+			if isBound != nil && isBound[v] || isBound == nil && slices.Contains(bound, v) {
+				continue
+			}
+			if in == nil && len(fv) >= 16 {
+				in = make(map[*Var]bool, 2*len(fv))
+				for _, w := range fv {
+					in[w] = true
+				}
+			}
+			if in != nil {
+				if !in[v] {
+					in[v] = true
+					fv = append(fv, v)
+				}
+			} else if !slices.Contains(fv, v) {
 				fv = append(fv, v)
 			}
 		}

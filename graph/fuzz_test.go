@@ -51,7 +51,8 @@ func FuzzCheck(f *testing.F) {
 
 // FuzzCheckGenerated draws a program from graphtest with a configuration
 // and seed the fuzzer chooses: it must check (the generator promises
-// well-typed programs) and evaluate, with or without special values, to a value of its type.
+// well-typed programs), its printed form must parse and check to the same
+// type and print the same, and it must evaluate, with or without special values, to a value of its type.
 func FuzzCheckGenerated(f *testing.F) {
 	for i, s := range []uint64{0, 1, 2, 3, 17, 1 << 40} {
 		f.Add(s, uint8(i), uint8(3*i), uint32(0), uint8(i%2))
@@ -68,9 +69,27 @@ func FuzzCheckGenerated(f *testing.F) {
 		}
 		gens := graphtest.Generators()
 		gen := gens[int(seed%uint64(len(gens)))]
-		term, _ := gen.Gen(graphtest.Rand(seed), cfg)
-		if _, err := graph.Check(term); err != nil {
+		term, ins := gen.Gen(graphtest.Rand(seed), cfg)
+		info, err := graph.Check(term)
+		if err != nil {
 			t.Fatalf("%s seed %d: generated program does not check: %v\n%s", gen.Name, seed, err, graph.Print(term))
+		}
+		// Its printed form reads back to a term of the same type that
+		// prints the same.
+		src := graph.Print(term)
+		back, err := graph.ParseTerm(src, ins...)
+		if err != nil {
+			t.Fatalf("%s seed %d: the printed program does not parse: %v\n%s", gen.Name, seed, err, src)
+		}
+		binfo, err := graph.Check(back)
+		if err != nil {
+			t.Fatalf("%s seed %d: the printed program does not check: %v\n%s", gen.Name, seed, err, src)
+		}
+		if got, want := binfo.TypeOf(back), info.TypeOf(term); got.String() != want.String() {
+			t.Fatalf("%s seed %d: the printed program has type %v, the program %v\n%s", gen.Name, seed, got, want, src)
+		}
+		if again := graph.Print(back); again != src {
+			t.Fatalf("%s seed %d: the printed program prints differently after parsing:\n%s\n%s", gen.Name, seed, src, again)
 		}
 		checkAndEval(t, term, float64(special%3)/10)
 	})

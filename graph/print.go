@@ -30,7 +30,9 @@ type PrintOptions struct {
 //	map (\r -> rnz (+) (*) r u) A
 //
 // Parse reads it back. A non-trivial closed term that n uses more than once
-// is bound once with let. Variables that would print alike get numbered.
+// is bound once with let, unless it reads no input: a term made of
+// literals is untyped, each use typed by its context, and a let would make
+// it f64, so it is printed at each use. Variables that would print alike get numbered.
 func Print(n Node) string { return PrintWith(n, PrintOptions{}) }
 
 // PrintWith is Print with options.
@@ -89,8 +91,8 @@ type printer struct {
 	stop    int    // stop printing past this many bytes; 0 for never
 }
 
-// sharedTerms returns the closed, non-trivial value terms that n reaches on
-// more than one path, inner ones first.
+// sharedTerms returns the closed, non-trivial value terms that read an
+// input and that n reaches on more than one path, inner ones first.
 func sharedTerms(n Node) []Node {
 	uses := map[Node]int{}
 	var count func(Node)
@@ -106,8 +108,20 @@ func sharedTerms(n Node) []Node {
 	count(n)
 	var out []Node
 	free := FreeVarSets(n)
+	// reads: whether a term reads an input. A closed term that reads none
+	// is made of literals, and its type is untyped: each use takes the
+	// type of its context, where a let would make it f64 (see "Types" in
+	// the package doc). It is printed at each use.
+	reads := map[Node]bool{}
 	for m := range All(n) {
-		if uses[m] < 2 || m == n || IsFunc(m) {
+		_, in := m.(*Input)
+		for _, k := range Children(m) {
+			in = in || reads[k]
+		}
+		reads[m] = in
+	}
+	for m := range All(n) {
+		if uses[m] < 2 || m == n || IsFunc(m) || !reads[m] {
 			continue
 		}
 		switch m.(type) {

@@ -166,6 +166,38 @@ func TestPrintLetSharing(t *testing.T) {
 		graph.PrintWith(n, graph.PrintOptions{NoShare: true}))
 }
 
+// TestPrintSharedLiteral: a shared term made of literals reads no input,
+// is untyped, and each use takes its context's type; bound with let it
+// would be f64 (the let rule), and the f32 program graphtest drew, x0 :
+// f32[1]; map (\c -> c / (S * S)) x0 with S = (\y -> -1) 1.5 one node,
+// printed as a program that did not check ("div: operand types f32 and
+// f64 differ"). Print writes such a term at each use.
+func TestPrintSharedLiteral(t *testing.T) {
+	b := tb{t}
+	x0 := newInput(t, "x0", graph.ArrayOf(graph.Float32, 1))
+	y, c := graph.NewVar("y"), graph.NewVar("c")
+	lit := b.app(b.lam(b.call(graph.Neg, num(1)), y), num(1.5)) // one node, used twice
+	n := b.nzip(b.lam(b.call(graph.Div, c, b.call(graph.Mul, lit, lit)), c), x0)
+	_, err := graph.Check(n)
+	require.NoError(t, err)
+	back := roundTrip(t, n, `map (\c -> c / ((\y -> -1) 1.5 * (\y -> -1) 1.5)) x0`, x0)
+	info, err := graph.Check(back)
+	require.NoError(t, err)
+	assert.Equal(t, "f32[1]", info.TypeOf(back).String())
+	// 3 / (-1 * -1) = 3.
+	three, err := graph.FromFloat32([]float32{3}, 1)
+	require.NoError(t, err)
+	v, err := graph.Eval(back, map[string]graph.Value{"x0": three})
+	require.NoError(t, err)
+	require.NoError(t, graph.Exact(three, v))
+
+	// The let the printer no longer writes is f64, as the package doc says.
+	_, err = graph.Parse(`x0 : f32[1]; let t1 = (\y -> -1) 1.5 in map (\c -> c / (t1 * t1)) x0`)
+	require.NoError(t, err)
+	_, err = graph.Check(graph.MustParseTerm(`let t1 = (\y -> -1) 1.5 in map (\c -> c / (t1 * t1)) x0`, x0))
+	require.ErrorContains(t, err, "div: operand types f32 and f64 differ")
+}
+
 // TestPrintRenaming checks that distinct variables that share a name, or
 // take the name of an input, a keyword or an op, print apart, and read back
 // to a term with the same value.

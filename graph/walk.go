@@ -250,7 +250,22 @@ func FreeVarSets(n Node) map[Node][]*Var {
 // are identified by pointer, no free variable of a replacement can be
 // captured unless the same *Var is bound both inside n and free in the
 // replacement, which Substitute reports as an error.
-func Substitute(n Node, sub map[*Var]Node) (Node, error) {
+func Substitute(n Node, sub map[*Var]Node) (Node, error) { return substitute(n, sub, nil) }
+
+// Substitute is graph.Substitute that returns unchanged, without walking
+// them, the subterms of n in which no variable of sub is free, as the
+// cache knows them: substituting into a long term costs time proportional
+// to the paths down to the occurrences, not to the term. (It reports a
+// capture only where it substitutes.) Rewriters that substitute many
+// times into one term, such as fusion's let inlining on a chain of lets,
+// share one cache across the calls.
+func (c *FreeVarCache) Substitute(n Node, sub map[*Var]Node) (Node, error) {
+	return substitute(n, sub, c)
+}
+
+// substitute is Substitute, skipping the subterms in which fv (when not
+// nil) finds none of the variables substituted.
+func substitute(n Node, sub map[*Var]Node, fv *FreeVarCache) (Node, error) {
 	free := map[*Var]bool{}
 	for _, r := range sub {
 		for _, v := range FreeVars(r) {
@@ -273,6 +288,9 @@ func Substitute(n Node, sub map[*Var]Node) (Node, error) {
 		k := key{n, subp}
 		if r, ok := memo[k]; ok {
 			return r, nil
+		}
+		if fv != nil && !slices.ContainsFunc(fv.Of(n), func(v *Var) bool { _, ok := sub[v]; return ok }) {
+			return n, nil
 		}
 		r, err := func() (Node, error) {
 			switch n := n.(type) {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,4 +167,52 @@ func TestPrintRenamesClashingVariables(t *testing.T) {
 	body := must(NewNZip(must(NewLambda([]*Var{inner}, call(Add, inner, must(NewReduce(op(Add), outer))))), outer))
 	m := must(NewNZip(must(NewLambda([]*Var{outer}, body)), A))
 	assert.Equal(t, "map (\\x -> map (\\x1 -> x1 + reduce (+) x) x) A", Print(m))
+}
+
+// FreeVarCache.Substitute substitutes as Substitute does, and returns the
+// subterms in which no substituted variable is free as they are (the same
+// nodes, not walked): on let t1 = v + 1 in let t2 = t1 + 1 in rest,
+// substituting v rebuilds t1's value and shares rest.
+func TestFreeVarCacheSubstitute(t *testing.T) {
+	u := input("u", Float64, 3)
+	v, t1, t2 := NewVar("v"), NewVar("t1"), NewVar("t2")
+	rest := must(NewNZip(lam(func(e ...*Var) Node { return call(Mul, e[0], t2) }, "e"), u))
+	term := must(NewLet(t1, call(Add, v, NewConst(1)), must(NewLet(t2, call(Add, t1, NewConst(1)), rest))))
+	var c FreeVarCache
+	out, err := c.Substitute(term, map[*Var]Node{v: NewConst(4)})
+	require.NoError(t, err)
+	assert.Equal(t, "let t1 = 4 + 1 in let t2 = t1 + 1 in map (\\e -> e * t2) u", Print(out))
+	assert.Same(t, term.Body, out.(*Let).Body, "the body, where v is not free, is shared")
+	want, err := Substitute(term, map[*Var]Node{v: NewConst(4)})
+	require.NoError(t, err)
+	assert.Equal(t, Print(want), Print(out))
+
+	// The capture check still applies where it substitutes.
+	shadow := must(NewNZip(must(NewLambda([]*Var{v}, call(Add, v, t1))), u))
+	_, err = c.Substitute(shadow, map[*Var]Node{t1: v})
+	assert.EqualError(t, err, "substitute: variable v would be captured")
+}
+
+// FreeVars keeps the order of first use and drops repeats and bound
+// variables past the length at which freeOf indexes its sets (16): the
+// body of \p0 .. p19 -> sum of v0..v39 and p0..p19, each twice.
+func TestFreeVarsMany(t *testing.T) {
+	var vs, ps []*Var
+	for i := range 40 {
+		vs = append(vs, NewVar(fmt.Sprintf("v%d", i)))
+	}
+	for i := range 20 {
+		ps = append(ps, NewVar(fmt.Sprintf("p%d", i)))
+	}
+	var sum Node = NewConst(0)
+	for range 2 {
+		for i := range 40 {
+			sum = call(Add, sum, vs[i])
+			if i < 20 {
+				sum = call(Add, sum, ps[i])
+			}
+		}
+	}
+	assert.Equal(t, vs, FreeVars(must(NewLambda(ps, sum))))
+	assert.Len(t, FreeVars(sum), 60)
 }
