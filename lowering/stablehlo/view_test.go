@@ -7,8 +7,8 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
-	"github.com/hofuse/hofuse/lowering/stablehlo/stablehlotest"
 )
 
 // TestNewViewTypes lowers views graph does not define: a permutation is a
@@ -17,7 +17,7 @@ import (
 // an unsupported construct named as such. (Package xla runs the first
 // two.)
 func TestNewViewTypes(t *testing.T) {
-	cases, err := stablehlotest.ViewCases(graph.Float32)
+	cases, err := lowertest.ViewCases(graph.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestNewViewTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := graph.NewView(stablehlotest.WindowView{Axis: 0, Width: 3}, x)
+	w, err := graph.NewView(lowertest.WindowView{Axis: 0, Width: 3}, x)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,16 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/lowertest"
-	"github.com/hofuse/hofuse/lowering/stablehlo/stablehlotest"
 	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
-// TestNewViewTypes runs the views of stablehlotest.ViewCases, which graph
+// TestNewViewTypes runs the views of lowertest.ViewCases, which graph
 // does not define, on PJRT in every mode and compares with graph.Eval.
 func TestNewViewTypes(t *testing.T) {
 	c := pjrttest.Client(t)
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
-		cases, err := stablehlotest.ViewCases(dt)
+		cases, err := lowertest.ViewCases(dt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package stablehlotest
+package lowertest
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// The views below are not graph's: they exist to show that the lowering
-// handles any graph.View through its layout, with no case of its own.
+// The views below are not graph's: they exist to show that the back ends
+// handle any graph.View through its layout, with no case of their own.
 
 // MoveLastView moves axis Axis to the end, or with Back the last axis to
 // Axis: a permutation no single flip makes. Each direction inverts the
