@@ -142,21 +142,27 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	rep := benchTrainReport{Optimizer: fmt.Sprintf("Adam (lr %g)", *lr), Rows: []benchTrainRow{}}
 	total := len(names) * 2 * len(sizes)
 	done := 0
-	for _, name := range names {
+	// Open every back end before any work: a missing plugin is said at
+	// once, not after minutes of native timings.
+	bes := make([]demoBackends, len(names))
+	for i, name := range names {
 		be, closeBackend, err := demoBackend(name, *plugin, &rf, stderr)
 		if err != nil {
 			return err
 		}
+		defer closeBackend()
+		bes[i] = be
+	}
+	for i, name := range names {
+		be := bes[i]
 		for _, batch := range sizes {
 			mf.batch = batch
 			cfg, err := mf.config()
 			if err != nil {
-				closeBackend()
 				return err
 			}
 			m, err := mf.build()
 			if err != nil {
-				closeBackend()
 				return err
 			}
 			if rep.Model == "" {
@@ -184,7 +190,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 					bar.Finish()
 				}
 				if err != nil {
-					closeBackend()
 					return fmt.Errorf("%s %s batch %d: %w", name, row.Mode, batch, err)
 				}
 				done++
@@ -193,7 +198,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				rep.Rows = append(rep.Rows, row)
 			}
 		}
-		closeBackend()
 	}
 	if *asJSON {
 		return printJSON(stdout, rep)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -141,4 +142,16 @@ func rowsJSON(t *testing.T, rows []benchRow) string {
 		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, ",")
+}
+
+// With --backend all, a plugin that is not there is an error before any
+// native timing.
+func TestBenchTrainMissingPluginFirst(t *testing.T) {
+	code, out, errs := hofuse("bench", "train", "--backend", "all", "--plugin", filepath.Join(t.TempDir(), "none.so"),
+		"--sizes", "8,4,3", "--batches", "4", "--steps", "3")
+	assert.Equal(t, 1, code, errs)
+	assert.Empty(t, out)
+	assert.True(t, strings.HasPrefix(errs, "hofuse bench: "), errs)
+	assert.Contains(t, errs, "none.so")
+	assert.NotContains(t, errs, "native fused", "no native timing before the error")
 }
