@@ -6,7 +6,7 @@ In a virtual environment with JAX 0.10.2 (CPU):
 
     python3 -m venv /tmp/hofuse-jax
     /tmp/hofuse-jax/bin/pip install jax==0.10.2 numpy
-    /tmp/hofuse-jax/bin/python bench/peers/jax_train_step.py [--batches 32,256] [--steps 20] [--warmup 3]
+    /tmp/hofuse-jax/bin/python bench/peers/jax_train_step.py [--batches 32,256] [--steps N] [--warmup N] [--lr 0.001]
 
 It prints one JSON document to stdout, {"model": ..., "rows": [...]}, whose
 rows have the shape of `hofuse bench train --json`'s: "backend": "jax",
@@ -26,14 +26,19 @@ dense y = x @ W + b (W of shape [in, out]); BatchNorm in training mode
 mean and the running unbiased variance updated with momentum 0.1, as
 layers.BatchNormRunningStats does); the softmax cross-entropy with integer
 labels, mean over the batch; its gradient by jax.value_and_grad; and Adam
-(lr 1e-3, betas 0.9/0.999, eps 1e-8, PyTorch's bias correction) on every
+(lr 1e-3 or --lr, betas 0.9/0.999, eps 1e-8, PyTorch's bias correction) on every
 parameter. One jitted function takes the parameters, Adam's moments, the
 running statistics, the batch, its labels and the step number, and returns
 the loss and all their next values; the carried arrays are donated, so XLA
 may update them in place (hofuse's trainer likewise reuses two sets of
 buffers). Each timed step is one call, waited for with block_until_ready,
 on one fixed batch, after the warm-up steps; p50 and p99 are over the
-timed steps, as in hofuse's report.
+timed steps, as in hofuse's report, and --steps 0 (the default) times
+about 3 s of steps, 5 to 200, as `hofuse bench train` does.
+
+`hofuse bench train --peers jax=/tmp/hofuse-jax/bin/python`, run from the
+repository's root, runs this script after its own timings with its
+--batches, --steps, --warmup and --lr, and reports its rows with its own.
 """
 
 import argparse
@@ -48,7 +53,9 @@ import numpy as np
 SIZES = [784, 512, 512, 10]
 EPS = 1e-5
 MOMENTUM = 0.1
-LR, B1, B2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
+B1, B2, ADAM_EPS = 0.9, 0.999, 1e-8
+LR = 1e-3  # --lr
+BUDGET_S = 3.0  # --steps 0: about this long of timed steps, 5 to 200
 
 
 def init(rng, batch):
@@ -121,7 +128,8 @@ def bench(batch, warmup, steps, seed):
     compiled = jitted.lower(params, m, v, stats, x, y, jnp.float32(1)).compile()
     compile_ms = (time.perf_counter() - start) * 1e3
     times, first, last = [], None, None
-    for i in range(warmup + steps):
+    i = 0
+    while i < warmup + steps or (steps == 0 and i == warmup):
         t0 = time.perf_counter()
         loss, params, m, v, stats = compiled(params, m, v, stats, x, y, jnp.float32(i + 1))
         loss.block_until_ready()
@@ -135,6 +143,11 @@ def bench(batch, warmup, steps, seed):
         last = loss
         if i >= warmup:
             times.append(dt)
+        elif steps == 0 and i == warmup - 1:
+            # The last warm-up step sets the count, as in hofuse bench train.
+            steps = min(200, max(5, int(BUDGET_S * 1e3 / max(dt, 1e-3))))
+        i += 1
+    steps = len(times)
     times.sort()
     return {
         "backend": "jax",
@@ -152,8 +165,10 @@ def bench(batch, warmup, steps, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batches", default="32,256", help="comma-separated batch sizes")
-    ap.add_argument("--steps", type=int, default=20, help="timed steps per batch")
-    ap.add_argument("--warmup", type=int, default=3, help="untimed steps before the timed ones")
+    ap.add_argument("--steps", type=int, default=0,
+                    help="timed steps per batch (0: about 3 s of steps after the warm-up, 5 to 200)")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed steps before the timed ones")
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     try:
@@ -162,8 +177,12 @@ def main():
         ap.error(f"--batches {args.batches!r}: want comma-separated integers")
     if any(b < 2 for b in batches):
         ap.error(f"--batches {args.batches!r}: BatchNorm in training mode needs at least 2 rows")
-    if args.steps < 1 or args.warmup < 0:
-        ap.error("--steps must be at least 1 and --warmup at least 0")
+    if args.steps < 0 or args.warmup < 0 or (args.steps == 0 and args.warmup == 0):
+        ap.error("--steps and --warmup must be at least 0, and --warmup at least 1 when --steps is 0")
+    if not args.lr > 0:
+        ap.error(f"--lr {args.lr}: a learning rate must be positive")
+    global LR
+    LR = args.lr
     rows = []
     for b in batches:
         row = bench(b, args.warmup, args.steps, args.seed)
@@ -171,7 +190,7 @@ def main():
               f"(compiled in {row['compile_ms']:.0f} ms)", file=sys.stderr)
         rows.append(row)
     doc = {
-        "model": "MLP 784-512-512-10, f32, batchnorm, training, relu; softmax cross-entropy, Adam (lr 0.001)",
+        "model": f"MLP 784-512-512-10, f32, batchnorm, training, relu; softmax cross-entropy, Adam (lr {LR:g})",
         "jax": jax.__version__,
         "device": str(jax.devices()[0]),
         "rows": rows,

@@ -1,9 +1,13 @@
 package main
 
 import (
+	bytespkg "bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +62,65 @@ type benchTrainReport struct {
 	Model     string          `json:"model"`
 	Optimizer string          `json:"optimizer"`
 	Rows      []benchTrainRow `json:"rows"`
+	// Peers are the rows of --peers, as the peer's script printed them.
+	Peers []peerRow `json:"peers,omitempty"`
+}
+
+// peerRow is a row of a peer's script: bench/peers/jax_train_step.py.
+type peerRow struct {
+	Backend   string  `json:"backend"`
+	Mode      string  `json:"mode"`
+	Batch     int     `json:"batch"`
+	P50ms     float64 `json:"p50_ms"`
+	P99ms     float64 `json:"p99_ms"`
+	Steps     int     `json:"steps"`
+	CompileMs float64 `json:"compile_ms"`
+	FirstLoss float64 `json:"first_loss"`
+	LastLoss  float64 `json:"last_loss"`
+}
+
+// jaxPeerScript is the JAX peer of "bench train", relative to the
+// repository's root.
+const jaxPeerScript = "bench/peers/jax_train_step.py"
+
+// checkPeers reads --peers and returns the Python that runs the JAX peer,
+// or "" without one. The script times the default model only.
+func checkPeers(peers string, set map[string]bool, mf mlpFlags) (string, error) {
+	if peers == "" {
+		return "", nil
+	}
+	name, python, ok := strings.Cut(peers, "=")
+	switch {
+	case !ok || python == "":
+		return "", usagef("--peers %s: want jax=PYTHON, the Python of a virtual environment with jax", peers)
+	case name != "jax":
+		return "", usagef("--peers %s: %q is not a peer; the one there is: jax", peers, name)
+	case mf.sizes != "784,512,512,10" || mf.norm != "batchnorm" || mf.activation != "relu" || mf.dtype != "f32":
+		return "", usagef("--peers: %s times the MLP 784-512-512-10, batchnorm, relu, f32 only; leave out --sizes, --norm, --activation and --dtype, or --peers", jaxPeerScript)
+	}
+	if _, err := os.Stat(jaxPeerScript); err != nil {
+		return "", usagef("--peers: %s is not in the current folder (%v); run hofuse from the repository's root", jaxPeerScript, err)
+	}
+	return python, nil
+}
+
+// runJAXPeer runs the JAX peer script with python; its progress lines go
+// to stderr.
+func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io.Writer) ([]peerRow, error) {
+	cmd := exec.Command(python, jaxPeerScript, "--batches", batches, "--steps", strconv.Itoa(steps),
+		"--warmup", strconv.Itoa(warmup), "--lr", strconv.FormatFloat(lr, 'g', -1, 64))
+	var out bytespkg.Buffer
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("--peers jax: %s %s: %w", python, jaxPeerScript, err)
+	}
+	var doc struct {
+		Rows []peerRow `json:"rows"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		return nil, fmt.Errorf("--peers jax: %s printed no JSON report: %w", jaxPeerScript, err)
+	}
+	return doc.Rows, nil
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -77,6 +140,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	var rf runFlags
 	rf.register(fs)
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
+	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (from the repository's root) with that Python, which needs jax")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
@@ -112,6 +176,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return usagef("--threads: sets the native executor's goroutines, which --backend pjrt does not use")
 	}
 	if err := rf.check(); err != nil {
+		return err
+	}
+	jaxPython, err := checkPeers(*peers, set, mf)
+	if err != nil {
 		return err
 	}
 	mf.maxMemory = int64(rf.maxMemory)
@@ -198,6 +266,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				rep.Rows = append(rep.Rows, row)
 			}
 		}
+	}
+	if jaxPython != "" {
+		rows, err := runJAXPeer(jaxPython, *batches, *steps, *warmup, *lr, stderr)
+		if err != nil {
+			return err
+		}
+		rep.Peers = rows
 	}
 	if *asJSON {
 		return printJSON(stdout, rep)
@@ -332,6 +407,10 @@ func writeBenchTrainText(w io.Writer, rep benchTrainReport) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%s\t%.0f\t%.0f\t\n",
 			r.Backend, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Steps, r.Kernels, r.ForwardKernels, r.BackwardKernels,
 			r.Temporaries, bytes(r.TemporaryBytes), r.FuseMs, r.CompileMs)
+	}
+	for _, r := range rep.Peers {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%d\t-\t-\t-\t-\t-\t-\t%.0f\t\n",
+			r.Backend, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Steps, r.CompileMs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,4 +155,56 @@ func TestBenchTrainMissingPluginFirst(t *testing.T) {
 	assert.True(t, strings.HasPrefix(errs, "hofuse bench: "), errs)
 	assert.Contains(t, errs, "none.so")
 	assert.NotContains(t, errs, "native fused", "no native timing before the error")
+}
+
+func TestBenchTrainPeersFlags(t *testing.T) {
+	usageErr(t, "--peers jax: want jax=PYTHON, the Python of a virtual environment with jax", "bench", "train", "--peers", "jax")
+	usageErr(t, `--peers torch=/usr/bin/python3: "torch" is not a peer; the one there is: jax`, "bench", "train", "--peers", "torch=/usr/bin/python3")
+	usageErr(t, "--peers: bench/peers/jax_train_step.py times the MLP 784-512-512-10, batchnorm, relu, f32 only; leave out --sizes, --norm, --activation and --dtype, or --peers",
+		"bench", "train", "--peers", "jax=python3", "--sizes", "8,4,3")
+	// The tests run in cmd/hofuse, where the script is not.
+	usageErr(t, "--peers: bench/peers/jax_train_step.py is not in the current folder (stat bench/peers/jax_train_step.py: no such file or directory); run hofuse from the repository's root",
+		"bench", "train", "--peers", "jax=python3")
+}
+
+// --peers jax=PYTHON runs the script with PYTHON and bench train's own
+// --batches, --steps, --warmup and --lr, and reports its rows: here a
+// stand-in for Python writes down the arguments it got and prints two
+// fixed rows.
+func TestBenchTrainPeers(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "python")
+	require.NoError(t, os.WriteFile(fake, []byte(`#!/bin/sh
+echo "$*" > "$0.args"
+echo "jax jit: 2 rows" >&2
+cat <<END
+{"model": "fake", "rows": [
+ {"backend": "jax", "mode": "jit", "batch": 32, "p50_ms": 2.5, "p99_ms": 4.25, "steps": 20, "compile_ms": 600, "first_loss": 2.4, "last_loss": 0.1},
+ {"backend": "jax", "mode": "jit", "batch": 256, "p50_ms": 8.5, "p99_ms": 9.75, "steps": 9, "compile_ms": 900, "first_loss": 2.3, "last_loss": 0.2}]}
+END
+`), 0o755))
+	t.Chdir(filepath.Join("..", ".."))
+	// The hofuse side is kept tiny with the model flags' defaults: one
+	// batch of 2 and one timed step.
+	args := []string{"bench", "train", "--batches", "2", "--steps", "1", "--warmup", "1", "--lr", "0.005", "--peers", "jax=" + fake}
+	code, out, errs := hofuse(append(args, "--json")...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "jax jit: 2 rows\n")
+	var rep struct {
+		Rows  []benchRow       `json:"rows"`
+		Peers []map[string]any `json:"peers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Rows, 2)
+	require.Len(t, rep.Peers, 2)
+	assert.Equal(t, map[string]any{"backend": "jax", "mode": "jit", "batch": 256.0, "p50_ms": 8.5, "p99_ms": 9.75, "steps": 9.0,
+		"compile_ms": 900.0, "first_loss": 2.3, "last_loss": 0.2}, rep.Peers[1])
+	got, err := os.ReadFile(fake + ".args")
+	require.NoError(t, err)
+	assert.Equal(t, "bench/peers/jax_train_step.py --batches 2 --steps 1 --warmup 1 --lr 0.005\n", string(got))
+
+	code, out, errs = hofuse(args...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `(?m)^ +jax +jit +32 +2\.500 +4\.250 +20 +- +- +- +- +- +- +600$`, out)
+	assert.Regexp(t, `(?m)^ +jax +jit +256 +8\.500 +9\.750 +9 +- +- +- +- +- +- +900$`, out)
 }
