@@ -234,7 +234,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			if rep.Model == "" {
-				rep.Model = describe(m, cfg)
+				// One model per batch size: say them all.
+				rep.Model = strings.Replace(describe(m, cfg), fmt.Sprintf("batch %d,", batch), "batches "+benchBatches(sizes)+",", 1)
 			}
 			for _, unfused := range []bool{false, true} {
 				b := be.fused
@@ -394,6 +395,15 @@ func mode(unfused bool) string {
 		return "unfused"
 	}
 	return "fused"
+}
+
+// benchBatches writes the batch sizes as a comma list.
+func benchBatches(sizes []int) string {
+	s := make([]string, len(sizes))
+	for i, b := range sizes {
+		s[i] = strconv.Itoa(b)
+	}
+	return strings.Join(s, ",")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

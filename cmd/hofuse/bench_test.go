@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func checkBenchRows(t *testing.T, out, backend string, batches ...int) {
 		Rows  []benchRow `json:"rows"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	assert.Contains(t, rep.Model, "MLP 8-4-3, batch ")
+	assert.Contains(t, rep.Model, "MLP 8-4-3, batches "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(batches)), ","), "[]")+", f32, batchnorm, training, relu")
 	require.Len(t, rep.Rows, 2*len(batches))
 	for i, r := range rep.Rows {
 		assert.Equal(t, backend, r.Backend)
@@ -91,7 +92,7 @@ func TestBenchTrainNative(t *testing.T) {
 	args := []string{"bench", "train", "--sizes", "8,4,3", "--batches", "4", "--steps", "3", "--lr", "0.01"}
 	code, out, errs := hofuse(args...)
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "MLP 8-4-3, batch 4, f32, batchnorm, training, relu; 59 parameters\n")
+	assert.Contains(t, out, "MLP 8-4-3, batches 4, f32, batchnorm, training, relu; 59 parameters\n")
 	assert.Regexp(t, `(?m)^ *backend +mode +batch +p50 ms +p99 ms +steps +kernels +forward +backward\+update +temporaries +temp bytes +fuse ms +compile ms$`, out)
 	assert.Regexp(t, `(?m)^ *native +fused +4 +\d+\.\d{3} +\d+\.\d{3} +3 +[1-9]\d* `, out)
 	assert.Regexp(t, `(?m)^ *native +unfused +4 +\d+\.\d{3} +\d+\.\d{3} +3 +[1-9]\d* `, out)
@@ -126,7 +127,7 @@ func TestBenchTrainPJRT(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Len(t, rep.Rows, 4)
-	checkBenchRows(t, `{"model": "MLP 8-4-3, batch 4", "rows": [`+rowsJSON(t, rep.Rows[2:])+`]}`, "pjrt", 4)
+	checkBenchRows(t, `{"model": "MLP 8-4-3, batches 4, f32, batchnorm, training, relu", "rows": [`+rowsJSON(t, rep.Rows[2:])+`]}`, "pjrt", 4)
 	// Both back ends start from the same weights and run the same steps.
 	for i := range 2 {
 		assert.InDelta(t, rep.Rows[i].FirstLoss, rep.Rows[i+2].FirstLoss, 1e-5)
