@@ -17,6 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // every command's --help, pjrt's and paper's subcommands included.
 var helpCases = [][]string{
 	{"help"},
+	{"bench", "--help"},
 	{"demo", "--help"},
 	{"doctor", "--help"},
 	{"eval", "--help"},
