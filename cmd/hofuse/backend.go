@@ -112,10 +112,23 @@ func (r *runFlags) checkMemory(info *graph.Info) error {
 }
 
 // memoryError makes a library's memory refusal name the flag that raises
-// the limit instead of the library's option.
+// the limit instead of the library's option. The messages of the errors
+// wrapped around the refusal were fixed when they were made, so the text is
+// reworded as a whole; the refusal stays reachable with errors.As.
 func (r *runFlags) memoryError(err error) error {
-	if me, ok := errors.AsType[*graph.MemoryError](err); ok {
-		me.Raise = "--max-memory"
+	me, ok := errors.AsType[*graph.MemoryError](err)
+	if !ok || me.Raise == "" || me.Raise == "--max-memory" {
+		return err
 	}
-	return err
+	return &reworded{msg: strings.ReplaceAll(err.Error(), "raise "+me.Raise, "raise --max-memory"), err: err}
 }
+
+// reworded is an error whose text says the same as err's in the command's
+// words.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e *reworded) Error() string { return e.msg }
+func (e *reworded) Unwrap() error { return e.err }

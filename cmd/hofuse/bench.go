@@ -123,7 +123,7 @@ func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io
 	return doc.Rows, nil
 }
 
-func runBench(args []string, stdout, stderr io.Writer) error {
+func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	c := commands["bench"]
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
@@ -139,6 +139,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	lr := fs.Float64("lr", 1e-3, "Adam's learning rate")
 	var rf runFlags
 	rf.register(fs)
+	defer func() { err = rf.memoryError(err) }()
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (from the repository's root) with that Python, which needs jax")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
