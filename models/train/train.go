@@ -108,6 +108,33 @@ func (tr *Trainer) Steps() int { return tr.t }
 // copy what must outlive it.
 func (tr *Trainer) Values() map[string]graph.Value { return tr.carried }
 
+// InferenceBindings returns the values the inference model m reads, taken
+// from the trainer's carried values and copied, so that they outlive the
+// next Step. m is the trained network built again in inference mode
+// (models.MLP with Mode models.Inference, at any batch size): its BatchNorm
+// layers read the running statistics "<bn>.mean" and "<bn>.var", which the
+// step carries beside the parameters. Binding the data input (m.Input) is
+// left to the caller. An input of m the trainer does not carry, or carries
+// with another type, is an error naming it.
+func (tr *Trainer) InferenceBindings(m *models.Model) (map[string]graph.Value, error) {
+	out := make(map[string]graph.Value, len(m.Params))
+	for _, p := range m.Params {
+		v, ok := tr.carried[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("train: the inference model reads %s, which the training step does not carry; build the same network in inference mode", p.Name)
+		}
+		if err := graph.CheckValue(p.Type, v); err != nil {
+			return nil, fmt.Errorf("train: the inference model's %s: %w", p.Name, err)
+		}
+		a, ok := v.(*graph.Array)
+		if !ok {
+			return nil, fmt.Errorf("train: the inference model's %s is %s, not an array", p.Name, graph.DescribeValue(v))
+		}
+		out[p.Name] = a.Copy()
+	}
+	return out, nil
+}
+
 // Step runs one training step on the batch x with its labels (or target)
 // and returns the loss. Labels out of range are refused before running,
 // naming the row. When the loss or any new carried value is not finite,
