@@ -184,13 +184,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	mf.maxMemory = int64(rf.maxMemory)
-	var sizes []int
-	for _, s := range strings.Split(*batches, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || b < 1 {
-			return usagef("--batches: %q is not a batch size", s)
-		}
-		sizes = append(sizes, b)
+	sizes, err := parseBatches(*batches)
+	if err != nil {
+		return err
 	}
 	// Check the model flags for every batch before any work.
 	opt := optim.NewAdam(*lr)

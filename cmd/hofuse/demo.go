@@ -123,13 +123,9 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		// BatchNorm in training mode needs two rows to have statistics.
 		*batches = "2,256"
 	}
-	var sizes []int
-	for _, s := range strings.Split(*batches, ",") {
-		var b int
-		if _, err := fmt.Sscan(strings.TrimSpace(s), &b); err != nil || b < 1 {
-			return usagef("--batches: %q is not a batch size", s)
-		}
-		sizes = append(sizes, b)
+	sizes, err := parseBatches(*batches)
+	if err != nil {
+		return err
 	}
 	// Check the model flags for every batch before any work.
 	for _, b := range sizes {

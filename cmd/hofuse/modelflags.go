@@ -138,3 +138,17 @@ func describe(m *models.Model, cfg models.MLPConfig) string {
 	return fmt.Sprintf("MLP %s, batch %d, %v, %v, %v, %v; %s",
 		strings.Join(sizes, "-"), cfg.Batch, cfg.DType, cfg.Norm, cfg.Mode, cfg.Activation.OrDefault(), count(m.NumParams(), "parameter"))
 }
+
+// parseBatches reads --batches, a comma-separated list of batch sizes of
+// at least 1.
+func parseBatches(list string) ([]int, error) {
+	var sizes []int
+	for _, s := range strings.Split(list, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || b < 1 {
+			return nil, usagef("--batches: %q is not a batch size", s)
+		}
+		sizes = append(sizes, b)
+	}
+	return sizes, nil
+}

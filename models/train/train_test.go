@@ -82,23 +82,8 @@ func TestTrainStepNative(t *testing.T) {
 					t.Logf("fused %v: compiled in %v", fused, time.Since(start))
 					var first, last float64
 					for i := range 20 {
-						b, err := s.Bindings(tr.Values(), x, y, i+1)
+						loss, err := checkedStep(t, s, tr, x, y, graph.Float64, i)
 						if err != nil {
-							t.Fatal(err)
-						}
-						want, err := graph.Eval(s.Term, b)
-						if err != nil {
-							t.Fatal(err)
-						}
-						loss, err := tr.Step(x, y)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got := graph.TupleValue{graph.ScalarValue{DType: graph.Float64, V: loss}}
-						for _, in := range s.Outputs {
-							got = append(got, tr.Values()[in.Name])
-						}
-						if err := graph.Diff(want, got, graph.Tolerance(graph.Float64)); err != nil {
 							t.Fatalf("fused %v, step %d: %v", fused, i+1, err)
 						}
 						if i == 0 {
@@ -224,23 +209,8 @@ func TestTrainStepPJRT(t *testing.T) {
 					t.Fatalf("%v/%s per-kernel %v: %v", norm, opt.Name(), perKernel, err)
 				}
 				for i := range 3 {
-					b, err := s.Bindings(tr.Values(), x, y, i+1)
+					_, err := checkedStep(t, s, tr, x, y, graph.Float64, i)
 					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := graph.Eval(s.Term, b)
-					if err != nil {
-						t.Fatal(err)
-					}
-					loss, err := tr.Step(x, y)
-					if err != nil {
-						t.Fatalf("%v/%s per-kernel %v: %v", norm, opt.Name(), perKernel, err)
-					}
-					got := graph.TupleValue{graph.ScalarValue{DType: graph.Float64, V: loss}}
-					for _, in := range s.Outputs {
-						got = append(got, tr.Values()[in.Name])
-					}
-					if err := graph.Diff(want, got, graph.Tolerance(graph.Float64)); err != nil {
 						t.Errorf("%v/%s per-kernel %v, step %d: %v", norm, opt.Name(), perKernel, i+1, err)
 					}
 				}
@@ -339,23 +309,8 @@ func TestTrainStepMSEAndF32(t *testing.T) {
 			}
 			var first, last float64
 			for i := range 20 {
-				b, err := s.Bindings(tr.Values(), x, y, i+1)
+				loss, err := checkedStep(t, s, tr, x, y, c.dt, i)
 				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := graph.Eval(s.Term, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				loss, err := tr.Step(x, y)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := graph.TupleValue{graph.ScalarValue{DType: c.dt, V: loss}}
-				for _, in := range s.Outputs {
-					got = append(got, tr.Values()[in.Name])
-				}
-				if err := graph.Diff(want, got, graph.Tolerance(c.dt)); err != nil {
 					t.Fatalf("%s fused %v, step %d: %v", c.name, fused, i+1, err)
 				}
 				if i == 0 {
@@ -405,4 +360,29 @@ func TestTrainerInitialValues(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
+}
+
+// checkedStep runs step i+1 of tr on x and y and compares everything it
+// returns (the loss and every carried value) with graph.Eval of the step
+// term on the same bindings, within graph.Tolerance(dt). A failure of the
+// step itself is fatal; a mismatch is returned.
+func checkedStep(t *testing.T, s *models.Step, tr *Trainer, x, y graph.Value, dt graph.DType, i int) (float64, error) {
+	t.Helper()
+	b, err := s.Bindings(tr.Values(), x, y, i+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := graph.Eval(s.Term, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := tr.Step(x, y)
+	if err != nil {
+		t.Fatalf("step %d: %v", i+1, err)
+	}
+	got := graph.TupleValue{graph.ScalarValue{DType: dt, V: loss}}
+	for _, in := range s.Outputs {
+		got = append(got, tr.Values()[in.Name])
+	}
+	return loss, graph.Diff(want, got, graph.Tolerance(dt))
 }
