@@ -9,11 +9,11 @@ import (
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
-// The gradient term is an ordinary term: the fusion pass fuses the
-// gradient of a dense layer's loss (forward and backward together), and
-// its kernels, evaluated and run by the native back end, compute what the
-// interpreter computes on the unfused term.
-func TestGradFuses(t *testing.T) {
+// fusedDenseGrad returns the gradient term of a dense layer's squared
+// error with respect to W, b and X, fused, with random inputs and the
+// interpreter's value of the unfused term on them.
+func fusedDenseGrad(t *testing.T) (map[string]graph.Value, graph.Value, *fusion.Result) {
+	t.Helper()
 	p := parse(t, `X : f64[8,6]; W : f64[6,4]; b : f64[4]; T : f64[8,4];
 		rnz (+) (\y t -> rnz (+) (\a c -> (a - c) * (a - c)) y t)
 		  (map (\x -> zip (\c bj -> max (rnz (+) (*) x c + bj) 0) (flip 0 W) b) X) T`)
@@ -30,6 +30,15 @@ func TestGradFuses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Fuse of the gradient term: %v", err)
 	}
+	return in, want, res
+}
+
+// The gradient term is an ordinary term: the fusion pass fuses the
+// gradient of a dense layer's loss (forward and backward together), and
+// its kernels, evaluated and run by the native back end, compute what the
+// interpreter computes on the unfused term.
+func TestGradFuses(t *testing.T) {
+	in, want, res := fusedDenseGrad(t)
 	got, err := res.Graph.Eval(in)
 	if err != nil {
 		t.Fatalf("evaluating the fused kernels: %v", err)
