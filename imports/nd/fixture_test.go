@@ -201,6 +201,8 @@ func build(t *testing.T, c fixture, xs []graph.Node) (graph.Node, error) {
 		return nd.Reduce(reduceKinds[c.Attrs["kind"].(string)], xs[0], attrInts(t, c, "axes"), attrBool(c, "keepDims"))
 	case "softmax":
 		return nd.Softmax(xs[0], attrInt(t, c, "axis"))
+	case "softmax_flattened":
+		return nd.SoftmaxFlattened(xs[0], attrInt(t, c, "axis"), attrBool(c, "log"))
 	case "logsoftmax":
 		return nd.LogSoftmax(xs[0], attrInt(t, c, "axis"))
 	case "argmax":
@@ -248,6 +250,9 @@ func runFixtures(t *testing.T, file string) {
 				t.Fatal(err)
 			}
 			compareValue(t, got, c.Want.values(t), dt)
+			// The native back end, on the fused term, agrees with the
+			// interpreter.
+			runNative(t, y, bind)
 		})
 	}
 }
@@ -288,6 +293,9 @@ func compareValue(t *testing.T, got graph.Value, want []float64, dt graph.DType)
 		t.Errorf("%d of %d elements differ", bad, len(vals))
 	}
 }
+
+// fixtureFiles are the fixture files, one per family of operations.
+var fixtureFiles = []string{"elementwise.json", "matmul.json", "shape.json", "reduce.json", "softmax.json", "argmax.json", "cast.json"}
 
 func TestElementwiseFixtures(t *testing.T) { runFixtures(t, "elementwise.json") }
 func TestMatMulFixtures(t *testing.T)      { runFixtures(t, "matmul.json") }

@@ -290,7 +290,10 @@ func (o Ops) LogSoftmax(x graph.Node, axis int) (graph.Node, error) {
 //	  (select t c.0 a.0, select t (a.2 + c.1) a.1, a.2 + c.2)
 //
 // an associative (not commutative) operator, so a back end may split the
-// row into consecutive pieces.
+// row into consecutive pieces. graph.Eval and the native back end run it;
+// the StableHLO lowering does not yet (it reduces only with one
+// associative, commutative op per accumulator leaf), so on PJRT a term
+// with ArgMax fails to compile with a message saying so.
 func ArgMax(x graph.Node, axis int, keepDims, selectLastIndex bool) (graph.Node, error) {
 	return Ops{}.ArgMax(x, axis, keepDims, selectLastIndex)
 }
@@ -407,4 +410,40 @@ func (o Ops) Cast(x graph.Node, dt graph.DType) (graph.Node, error) {
 		}
 		return b.Call(conv, vs[0])
 	}, x)
+}
+
+// SoftmaxFlattened is ONNX Softmax before opset 13 (and LogSoftmax with
+// log set): x is seen as the matrix Flatten(x, axis) (axis may be
+// negative, 0..rank), the softmax is taken over each of its rows, that is
+// over all the axes from axis on together, and the result has x's shape.
+// The reshapes are views for a row-major x.
+func SoftmaxFlattened(x graph.Node, axis int, log bool) (graph.Node, error) {
+	return Ops{}.SoftmaxFlattened(x, axis, log)
+}
+
+// SoftmaxFlattened is the package's SoftmaxFlattened, with o's source
+// name.
+func (o Ops) SoftmaxFlattened(x graph.Node, axis int, log bool) (graph.Node, error) {
+	name := "SoftmaxFlattened"
+	p := o.begin(name)
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	if a.rank() == 0 {
+		return nil, p.errorf("x is a scalar, want an array")
+	}
+	m, err := o.Flatten(x, axis)
+	if err != nil {
+		return nil, err
+	}
+	if log {
+		m, err = o.LogSoftmax(m, 1)
+	} else {
+		m, err = o.Softmax(m, 1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o.Reshape(m, a.extents())
 }

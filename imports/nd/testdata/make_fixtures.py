@@ -223,6 +223,13 @@ for axis in [0, 1, 2, -1, -2]:
 big = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1000.0, -1000.0]], dtype=np.float32)
 soft.append(case("softmax/large", "softmax", [big], softmax(big, 1), axis=1))
 soft.append(case("logsoftmax/large", "logsoftmax", [big], log_softmax(big, 1), axis=1))
+for axis in [0, 1, 2, 3, -1]:
+    ax = axis if axis >= 0 else axis + x.ndim
+    flat = x.reshape(int(np.prod(x.shape[:ax])), -1)
+    soft.append(case(f"softmax-flattened/axis{axis}", "softmax_flattened", [x],
+                     softmax(flat, 1).reshape(x.shape), axis=axis, log=False))
+    soft.append(case(f"logsoftmax-flattened/axis{axis}", "softmax_flattened", [x],
+                     log_softmax(flat, 1).reshape(x.shape), axis=axis, log=True))
 v = rand((7,), "float64")
 soft.append(case("softmax/f64-rank1", "softmax", [v], softmax(v, 0), axis=0))
 write("softmax.json", soft)
