@@ -39,6 +39,9 @@ func randInput(t *testing.T, r *rand.Rand, bind map[string]graph.Value, name str
 // graph.Eval; it returns the fused plan's description.
 func runNative(t *testing.T, y graph.Node, bind map[string]graph.Value) string {
 	t.Helper()
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
 	want, err := graph.Eval(y, bind)
 	if err != nil {
 		t.Fatal(err)

@@ -282,18 +282,15 @@ func (o Ops) LogSoftmax(x graph.Node, axis int) (graph.Node, error) {
 // largest, as in numpy.argmax: the first NaN, or the last with
 // selectLastIndex. keepDims keeps the axis with extent 1.
 //
-// The IR has no index array, so each row is reduced with a tuple
-// accumulator (best value, its index, elements seen): every element v
-// enters as (v, 0, 1) and two partial results combine as
+// The term zips each row r along the axis with the index input of its
+// extent n (see Index; bind it with BindIndexes):
 //
-//	\a c -> let t = take a c in
-//	  (select t c.0 a.0, select t (a.2 + c.1) a.1, a.2 + c.2)
+//	let m = reduce max r in
+//	rnz min (\v i -> select (v == m || v != v) i n) r nd.index.n
 //
-// an associative (not commutative) operator, so a back end may split the
-// row into consecutive pieces. graph.Eval and the native back end run it;
-// the StableHLO lowering does not yet (it reduces only with one
-// associative, commutative op per accumulator leaf), so on PJRT a term
-// with ArgMax fails to compile with a message saying so.
+// the smallest index holding the maximum (the largest, by rnz max with -1
+// for the others, under selectLastIndex). When the row holds a NaN, m is
+// NaN, which equals nothing, and the NaNs are the ones picked.
 func ArgMax(x graph.Node, axis int, keepDims, selectLastIndex bool) (graph.Node, error) {
 	return Ops{}.ArgMax(x, axis, keepDims, selectLastIndex)
 }
@@ -303,8 +300,8 @@ func (o Ops) ArgMax(x graph.Node, axis int, keepDims, selectLastIndex bool) (gra
 	return o.argExtreme("ArgMax", true, x, axis, keepDims, selectLastIndex)
 }
 
-// ArgMin is ArgMax for the smallest element; a NaN still counts as the
-// extreme one, as in numpy.argmin.
+// ArgMin is ArgMax for the smallest element (m is reduce min r); a NaN
+// still counts as the extreme one, as in numpy.argmin.
 func ArgMin(x graph.Node, axis int, keepDims, selectLastIndex bool) (graph.Node, error) {
 	return Ops{}.ArgMin(x, axis, keepDims, selectLastIndex)
 }
@@ -329,42 +326,30 @@ func (o Ops) argExtreme(name string, largest bool, x graph.Node, axis int, keepD
 	if axis, err = p.normAxis("axis", axis, a.rank()); err != nil {
 		return nil, err
 	}
-	// better says whether c replaces the best so far, a.
-	cmp := graph.Gt
-	switch {
-	case largest && last:
-		cmp = graph.Ge
-	case !largest && !last:
-		cmp = graph.Lt
-	case !largest && last:
-		cmp = graph.Le
+	n := a.lay[axis].Extent
+	idx, err := Index(n)
+	if err != nil {
+		return nil, p.wrap(err, "axis %d", axis)
 	}
-	isNaN := func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Ne, v, v) }
-	better := func(b *layers.Builder, va, vc graph.Node) graph.Node {
-		if !a.dt.IsFloat() {
-			return b.Call(cmp, vc, va)
-		}
-		// A NaN wins: the first one, or with last the latest.
-		nan := isNaN(b, vc)
-		if !last {
-			nan = b.Call(graph.And, nan, b.Call(graph.Not, isNaN(b, va)))
-		}
-		return b.Call(graph.Or, b.Call(cmp, vc, va), nan)
+	extreme, pick, other := graph.Max, graph.Min, float64(n)
+	if !largest {
+		extreme = graph.Min
 	}
-	i32 := func(b *layers.Builder, v float64) graph.Node { return b.Call(graph.ToI32, b.Const(v)) }
+	if last {
+		pick, other = graph.Max, -1
+	}
 	y, err := p.overAxes(a, []int{axis}, keepDims, func(b *layers.Builder, z graph.Node, _ int) graph.Node {
-		enter := b.Lambda1("v", func(v graph.Node) graph.Node { return b.Tuple(v, i32(b, 0), i32(b, 1)) })
-		combine := b.Lambda([]string{"a", "c"}, func(vs []graph.Node) graph.Node {
-			acc, c := vs[0], vs[1]
-			return b.Let("t", better(b, b.Proj(0, acc), b.Proj(0, c)), func(t graph.Node) graph.Node {
-				n := b.Proj(2, acc)
-				return b.Tuple(
-					b.Call(graph.Select, t, b.Proj(0, c), b.Proj(0, acc)),
-					b.Call(graph.Select, t, b.Add(n, b.Proj(1, c)), b.Proj(1, acc)),
-					b.Add(n, b.Proj(2, c)))
+		return b.Let("m", b.Reduce(b.Op(extreme), z), func(m graph.Node) graph.Node {
+			at := b.Lambda([]string{"v", "i"}, func(vs []graph.Node) graph.Node {
+				v, i := vs[0], vs[1]
+				hit := b.Call(graph.Eq, v, m)
+				if a.dt.IsFloat() {
+					hit = b.Call(graph.Or, hit, b.Call(graph.Ne, v, v))
+				}
+				return b.Call(graph.Select, hit, i, b.Const(other))
 			})
+			return b.RNZ(b.Op(pick), at, z, idx)
 		})
-		return b.Proj(1, b.RNZ(combine, enter, z))
 	})
 	if err != nil {
 		return nil, err

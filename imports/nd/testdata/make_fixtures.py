@@ -9,7 +9,7 @@ Run it by hand after changing a case, from the repository root:
 
 It writes one JSON file per family of operations next to itself
 (elementwise.json, matmul.json, shape.json, reduce.json, softmax.json,
-argmax.json, cast.json); commit them. Every case holds the operation, its
+argmax.json, cast.json, concat.json); commit them. Every case holds the operation, its
 attributes, its inputs and numpy's result, each tensor as
 {"dtype", "shape", "data"} with data flat in row-major order and the
 non-finite values written as the strings "nan", "inf" and "-inf". The
@@ -88,7 +88,11 @@ elementwise.append(case("mul/i32", "binary", [xi, yi], xi * yi, fn="mul"))
 nanx = np.array([np.nan, 1.0, -0.0, np.inf], dtype=np.float32)
 nany = np.array([2.0, np.nan, 0.0, -np.inf], dtype=np.float32)
 elementwise.append(case("max/nan", "binary", [nanx, nany], np.maximum(nanx, nany), fn="max"))
-elementwise.append(case("min/nan", "binary", [nanx, nany], np.minimum(nanx, nany), fn="min"))
+# graph's min is IEEE 754-2019 minimum, min(-0, +0) = -0, where numpy's
+# minimum gives +0 (it picks its second operand when neither is less).
+want_min = np.minimum(nanx, nany)
+want_min[2] = -0.0
+elementwise.append(case("min/nan", "binary", [nanx, nany], want_min, fn="min"))
 for shape in [(), (5,), (2, 3), (2, 1, 3, 2)]:
     x = rand(shape)
     elementwise.append(case(f"exp/rank{len(shape)}", "unary", [x], np.exp(x), fn="exp"))
@@ -274,3 +278,24 @@ cast.append(case("f32-to-f32", "cast", [y], y, to="f32"))
 s = np.float64(2.5)
 cast.append(case("scalar-f64-to-f32", "cast", [np.asarray(s)], np.asarray(s, dtype=np.float32), to="f32"))
 write("cast.json", cast)
+
+# --------------------------------------------------------------------- concat
+concat = []
+for name, shapes, axis in [
+    ("feature-equal", [(3, 4), (3, 4)], 1),
+    ("feature-unequal", [(2, 3), (2, 5)], -1),
+    ("feature-gcd", [(2, 4), (2, 6), (2, 2)], 1),
+    ("batch", [(2, 3), (4, 3)], 0),
+    ("middle-rank3", [(2, 1, 3), (2, 3, 3)], 1),
+    ("rank1", [(3,), (2,), (1,)], 0),
+    ("rank4-last", [(1, 2, 2, 3), (1, 2, 2, 1)], 3),
+    ("single", [(2, 3)], 0),
+]:
+    xs = [rand(s) for s in shapes]
+    concat.append(case(f"concat/{name}", "concat", xs, np.concatenate(xs, axis=axis), axis=axis))
+special = np.array([[-0.0, np.nan, np.inf], [-np.inf, 0.0, -0.0]], dtype=np.float32)
+other = np.array([[1.0], [-0.0]], dtype=np.float32)
+concat.append(case("concat/special-values", "concat", [special, other], np.concatenate([special, other], axis=1), axis=1))
+xi = [rand((2, 2), "int32"), rand((2, 3), "int32")]
+concat.append(case("concat/i32", "concat", xi, np.concatenate(xi, axis=1), axis=1))
+write("concat.json", concat)
