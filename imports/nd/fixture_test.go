@@ -153,7 +153,8 @@ func attrFloat(c fixture, name string) float64 {
 var binaryOps = map[string]graph.Op{"add": graph.Add, "sub": graph.Sub, "mul": graph.Mul, "div": graph.Div,
 	"max": graph.Max, "min": graph.Min, "lt": graph.Lt, "exp": graph.Exp, "neg": graph.Neg}
 
-var reduceKinds = map[string]nd.ReduceKind{"sum": nd.Sum, "mean": nd.Mean, "max": nd.Max, "min": nd.Min, "prod": nd.Prod}
+var reduceKinds = map[string]nd.ReduceKind{"sum": nd.Sum, "mean": nd.Mean, "max": nd.Max, "min": nd.Min, "prod": nd.Prod,
+	"sumsquare": nd.SumSquare, "l1": nd.L1, "l2": nd.L2, "logsum": nd.LogSum, "logsumexp": nd.LogSumExp}
 
 // build applies the fixture's operation to its inputs.
 func build(t *testing.T, c fixture, xs []graph.Node) (graph.Node, error) {

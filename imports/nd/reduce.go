@@ -11,18 +11,25 @@ import (
 // ReduceKind is the operation Reduce combines elements with.
 type ReduceKind int
 
-// The reductions.
+// The reductions, ONNX's Reduce* operators and their numpy equivalents.
 const (
-	Sum  ReduceKind = iota + 1 // sum: rnz (+)
-	Mean                       // mean: the sum divided by the element count
-	Max                        // maximum: rnz max; NaN if any element is NaN
-	Min                        // minimum: rnz min; NaN if any element is NaN
-	Prod                       // product: rnz (*)
+	Sum       ReduceKind = iota + 1 // sum: reduce (+)
+	Mean                            // mean: the sum divided by the element count
+	Max                             // maximum: reduce max; NaN if any element is NaN
+	Min                             // minimum: reduce min; NaN if any element is NaN
+	Prod                            // product: reduce (*)
+	SumSquare                       // sum of squares: rnz (+) (\v -> v * v)
+	L1                              // sum of absolute values: rnz (+) (\v -> abs v)
+	L2                              // Euclidean norm: sqrt of the sum of squares
+	LogSum                          // log of the sum
+	LogSumExp                       // log Σ exp v, computed as m + log Σ exp (v - m), m the maximum
 )
 
-var reduceNames = map[ReduceKind]string{Sum: "sum", Mean: "mean", Max: "max", Min: "min", Prod: "prod"}
+var reduceNames = map[ReduceKind]string{Sum: "sum", Mean: "mean", Max: "max", Min: "min", Prod: "prod",
+	SumSquare: "sumsquare", L1: "l1", L2: "l2", LogSum: "logsum", LogSumExp: "logsumexp"}
 
-// String returns the kind's name: sum, mean, max, min or prod.
+// String returns the kind's name: sum, mean, max, min, prod, sumsquare,
+// l1, l2, logsum or logsumexp.
 func (k ReduceKind) String() string {
 	if s, ok := reduceNames[k]; ok {
 		return s
@@ -41,6 +48,10 @@ func (k ReduceKind) op() graph.Op {
 	}
 	return graph.Add
 }
+
+// float reports whether the kind takes a logarithm or a square root, and
+// so needs a float element type.
+func (k ReduceKind) float() bool { return k == L2 || k == LogSum || k == LogSumExp }
 
 // nest applies row to every sub-array of x below its outer depth axes: row
 // x for depth 0, map (\e -> row e) x for depth 1, and so on.
@@ -112,8 +123,10 @@ func (p *op) overAxes(a arr, axes []int, keepDims bool, row func(b *layers.Build
 }
 
 // Reduce returns x reduced over the given axes (negative counts from the
-// end) by kind, ONNX's ReduceSum, ReduceMean, ReduceMax, ReduceMin and
-// ReduceProd and numpy's sum, mean, max, min and prod with an axis tuple.
+// end) by kind: ONNX's ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum and
+// ReduceLogSumExp (numpy's sum, mean, max, min and prod with an axis
+// tuple, and their compositions). The last three need f32 or f64.
 // With keepDims each reduced axis stays with extent 1; without, it goes,
 // and reducing every axis gives a scalar. An empty axes list returns x as
 // it is: ONNX's conventions for empty axes (reduce everything, or nothing
@@ -122,7 +135,9 @@ func (p *op) overAxes(a arr, axes []int, keepDims bool, row func(b *layers.Build
 //
 // For a row r of the reduced axes (merged into one where the strides
 // allow) the term is reduce (+) r, reduce max r, …; a mean is
-// reduce (+) r / n. Several axes that cannot merge reduce as nested rnz:
+// reduce (+) r / n, a sum of squares rnz (+) (\v -> v * v) r, a
+// log-sum-exp let m = reduce max r in m + log (rnz (+) (\v -> exp (v - m)) r).
+// Several axes that cannot merge reduce as nested rnz:
 // rnz (+) (\w -> reduce (+) w) r.
 func Reduce(kind ReduceKind, x graph.Node, axes []int, keepDims bool) (graph.Node, error) {
 	return Ops{}.Reduce(kind, x, axes, keepDims)
@@ -152,20 +167,41 @@ func (o Ops) Reduce(kind ReduceKind, x graph.Node, axes []int, keepDims bool) (g
 	for _, d := range norm {
 		count *= a.lay[d].Extent
 	}
-	op := kind.op()
-	var red func(b *layers.Builder, z graph.Node, k int) graph.Node
-	red = func(b *layers.Builder, z graph.Node, k int) graph.Node {
+	if kind.float() && !a.dt.IsFloat() {
+		return nil, p.errorf("x has element type %v, want f32 or f64 for %v", a.dt, kind)
+	}
+	// red reduces z, of rank k, with op after applying leaf (nil: none)
+	// to every element: nested rnz for k > 1.
+	var red func(b *layers.Builder, op graph.Op, leaf func(v graph.Node) graph.Node, z graph.Node, k int) graph.Node
+	red = func(b *layers.Builder, op graph.Op, leaf func(v graph.Node) graph.Node, z graph.Node, k int) graph.Node {
 		if k == 1 {
-			return b.Reduce(b.Op(op), z)
+			if leaf == nil {
+				return b.Reduce(b.Op(op), z)
+			}
+			return b.RNZ(b.Op(op), b.Lambda1("v", leaf), z)
 		}
-		return b.RNZ(b.Op(op), b.Lambda1(fmt.Sprintf("w%d", k), func(w graph.Node) graph.Node { return red(b, w, k-1) }), z)
+		return b.RNZ(b.Op(op), b.Lambda1(fmt.Sprintf("w%d", k), func(w graph.Node) graph.Node { return red(b, op, leaf, w, k-1) }), z)
 	}
 	y, err := p.overAxes(a, norm, keepDims, func(b *layers.Builder, z graph.Node, k int) graph.Node {
-		s := red(b, z, k)
-		if kind == Mean {
-			s = b.Div(s, b.Const(float64(count)))
+		square := func(v graph.Node) graph.Node { return b.Mul(v, v) }
+		switch kind {
+		case Mean:
+			return b.Div(red(b, graph.Add, nil, z, k), b.Const(float64(count)))
+		case SumSquare:
+			return red(b, graph.Add, square, z, k)
+		case L1:
+			return red(b, graph.Add, func(v graph.Node) graph.Node { return b.Call(graph.Abs, v) }, z, k)
+		case L2:
+			return b.Call(graph.Sqrt, red(b, graph.Add, square, z, k))
+		case LogSum:
+			return b.Call(graph.Log, red(b, graph.Add, nil, z, k))
+		case LogSumExp:
+			return b.Let("m", red(b, graph.Max, nil, z, k), func(m graph.Node) graph.Node {
+				s := red(b, graph.Add, func(v graph.Node) graph.Node { return b.Call(graph.Exp, b.Sub(v, m)) }, z, k)
+				return b.Add(m, b.Call(graph.Log, s))
+			})
 		}
-		return s
+		return red(b, kind.op(), nil, z, k)
 	})
 	if err != nil {
 		return nil, err

@@ -186,14 +186,25 @@ write("shape.json", shape)
 
 # --------------------------------------------------------------------- reduce
 reduce_ = []
-REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod}
+REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
+          "sumsquare": lambda x, **kw: np.sum(x * x, **kw),
+          "l1": lambda x, **kw: np.sum(np.abs(x), **kw),
+          "l2": lambda x, **kw: np.sqrt(np.sum(x * x, **kw)),
+          "logsum": lambda x, **kw: np.log(np.sum(x, **kw)),
+          "logsumexp": lambda x, **kw: np.log(np.sum(np.exp(x.astype(np.float64)), **kw))}
 x = rand((2, 3, 4))
 for kind in REDUCE:
+    xin = np.abs(x) + np.float32(0.1) if kind == "logsum" else x  # a positive sum for the log
     for axes in [[0], [1], [2], [-1], [0, 2], [2, 0], [0, 1, 2], [1, 2]]:
         for keep in [False, True]:
-            reduce_.append(case(f"{kind}/{axes}/keep={keep}", "reduce", [x],
-                                REDUCE[kind](x, axis=tuple(axes), keepdims=keep).astype(np.float32),
+            reduce_.append(case(f"{kind}/{axes}/keep={keep}", "reduce", [xin],
+                                REDUCE[kind](xin, axis=tuple(axes), keepdims=keep).astype(np.float32),
                                 kind=kind, axes=axes, keepDims=keep))
+big = np.array([[1000.0, 1001.0, 999.0], [-5.0, -5.0, -5.0]], dtype=np.float32)
+m = np.max(big, axis=1)
+reduce_.append(case("logsumexp/large", "reduce", [big],
+                    (m + np.log(np.sum(np.exp(big - m[:, None]), axis=1))).astype(np.float32),
+                    kind="logsumexp", axes=[1], keepDims=False))
 x4 = rand((2, 1, 3, 2))
 reduce_.append(case("sum/rank4", "reduce", [x4], np.sum(x4, axis=(1, 3), keepdims=True), kind="sum", axes=[1, 3], keepDims=True))
 v = rand((5,))
