@@ -10,8 +10,16 @@
 // the source name (the imported node's name), which travels through fusion
 // into kernel names and reports:
 //
-//	o := nd.Ops{Source: node.Name}
+//	types := nd.NewTypes() // one per model
+//	…
+//	o := nd.Ops{Source: node.Name, Types: types}
 //	y, err := o.MatMul(a, b)
+//
+// Each operation types its operands and checks the term it builds. Types
+// remembers what it has typed, so that converting a model costs time
+// linear in its size; without it every operand's whole term is typed
+// again, which is quadratic (BenchmarkChain: a chain of 400 dense layers
+// builds in 10 ms with one Types, 100 layers take 1.4 s without).
 //
 // # The operations
 //
