@@ -210,6 +210,10 @@ func build(t *testing.T, c fixture, xs []graph.Node) (graph.Node, error) {
 		return nd.ArgMax(xs[0], attrInt(t, c, "axis"), attrBool(c, "keepDims"), attrBool(c, "selectLastIndex"))
 	case "argmin":
 		return nd.ArgMin(xs[0], attrInt(t, c, "axis"), attrBool(c, "keepDims"), attrBool(c, "selectLastIndex"))
+	case "broadcast":
+		return nd.Broadcast(xs[0], attrInts(t, c, "shape"))
+	case "broadcast_like":
+		return nd.BroadcastLike(xs[0], xs[1])
 	case "concat":
 		return nd.Concat(attrInt(t, c, "axis"), xs...)
 	case "cast":
@@ -304,7 +308,7 @@ func compareValue(t *testing.T, got graph.Value, want []float64, dt graph.DType)
 }
 
 // fixtureFiles are the fixture files, one per family of operations.
-var fixtureFiles = []string{"elementwise.json", "matmul.json", "shape.json", "reduce.json", "softmax.json", "argmax.json", "cast.json", "concat.json"}
+var fixtureFiles = []string{"elementwise.json", "matmul.json", "shape.json", "reduce.json", "softmax.json", "argmax.json", "cast.json", "concat.json", "broadcast.json"}
 
 func TestElementwiseFixtures(t *testing.T) { runFixtures(t, "elementwise.json") }
 func TestMatMulFixtures(t *testing.T)      { runFixtures(t, "matmul.json") }
@@ -314,3 +318,4 @@ func TestSoftmaxFixtures(t *testing.T)     { runFixtures(t, "softmax.json") }
 func TestArgMaxFixtures(t *testing.T)      { runFixtures(t, "argmax.json") }
 func TestCastFixtures(t *testing.T)        { runFixtures(t, "cast.json") }
 func TestConcatFixtures(t *testing.T)      { runFixtures(t, "concat.json") }
+func TestBroadcastFixtures(t *testing.T)   { runFixtures(t, "broadcast.json") }

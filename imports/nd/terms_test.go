@@ -45,3 +45,48 @@ func TestTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceNames checks that every node an operation builds carries the
+// Ops source name (variables and inputs have their own), so the imported
+// node's name reaches the kernels.
+func TestSourceNames(t *testing.T) {
+	x := f32In(t, "x", 2, 3, 4)
+	w := f32In(t, "w", 4, 5)
+	o := nd.Ops{Source: "node/7"}
+	steps := []func() (graph.Node, error){
+		func() (graph.Node, error) { return o.Binary(graph.Add, x, f32In(t, "y", 3, 1)) },
+		func() (graph.Node, error) { return o.MatMul(x, w) },
+		func() (graph.Node, error) {
+			return o.Gemm(f32In(t, "a", 4, 3), w, f32In(t, "c", 3, 1), 2, 3, true, false)
+		},
+		func() (graph.Node, error) { return o.Reshape(must(o.Transpose(x, nil)), []int{4, 6}) },
+		func() (graph.Node, error) { return o.Reduce(nd.LogSumExp, x, []int{0, 2}, true) },
+		func() (graph.Node, error) { return o.Softmax(x, 1) },
+		func() (graph.Node, error) { return o.ArgMin(x, 0, true, true) },
+		func() (graph.Node, error) { return o.Concat(1, x, x) },
+		func() (graph.Node, error) { return o.Cast(x, graph.Float64) },
+		func() (graph.Node, error) { return o.Squeeze(must(o.Unsqueeze(x, []int{0, 4})), nil) },
+	}
+	for i, step := range steps {
+		y, err := step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range graph.All(y) {
+			switch n.(type) {
+			case *graph.Input, *graph.Var:
+				continue
+			}
+			if n.Source() != "node/7" {
+				t.Errorf("step %d: %s has source %q", i, graph.Abbrev(n, 60), n.Source())
+			}
+		}
+	}
+}
+
+func must(y graph.Node, err error) graph.Node {
+	if err != nil {
+		panic(err)
+	}
+	return y
+}

@@ -9,12 +9,12 @@ Run it by hand after changing a case, from the repository root:
 
 It writes one JSON file per family of operations next to itself
 (elementwise.json, matmul.json, shape.json, reduce.json, softmax.json,
-argmax.json, cast.json, concat.json); commit them. Every case holds the operation, its
-attributes, its inputs and numpy's result, each tensor as
-{"dtype", "shape", "data"} with data flat in row-major order and the
-non-finite values written as the strings "nan", "inf" and "-inf". The
-inputs come from a seeded generator, so rerunning it rewrites the same
-files.
+argmax.json, cast.json, concat.json, broadcast.json); commit them. Every
+case holds the operation, its attributes, its inputs and numpy's result,
+each tensor as {"dtype", "shape", "data"} with data flat in row-major
+order and the non-finite values written as the strings "nan", "inf" and
+"-inf". The inputs come from a seeded generator, so rerunning it rewrites
+the same files. It was last run with numpy 2.4.6.
 """
 
 import json
@@ -288,6 +288,11 @@ cast.append(case("i32-to-f32", "cast", [w], w.astype(np.float32), to="f32"))
 cast.append(case("f32-to-f32", "cast", [y], y, to="f32"))
 s = np.float64(2.5)
 cast.append(case("scalar-f64-to-f32", "cast", [np.asarray(s)], np.asarray(s, dtype=np.float32), to="f32"))
+nz = np.array([0.0, -0.0, 1.5, np.nan, -np.inf], dtype=np.float32)
+cast.append(case("f32-to-bool", "cast", [nz], nz.astype(bool), to="bool"))
+bools = np.array([[True, False], [False, True]])
+cast.append(case("bool-to-f32", "cast", [bools], bools.astype(np.float32), to="f32"))
+cast.append(case("bool-to-i32", "cast", [bools], bools.astype(np.int32), to="i32"))
 write("cast.json", cast)
 
 # --------------------------------------------------------------------- concat
@@ -310,3 +315,18 @@ concat.append(case("concat/special-values", "concat", [special, other], np.conca
 xi = [rand((2, 2), "int32"), rand((2, 3), "int32")]
 concat.append(case("concat/i32", "concat", xi, np.concatenate(xi, axis=1), axis=1))
 write("concat.json", concat)
+
+# ------------------------------------------------------------------ broadcast
+bc = []
+x = rand((3, 1))
+like = rand((2, 3, 4))
+bc.append(case("broadcast-like/stretch", "broadcast_like", [x, like], np.broadcast_to(x, (2, 3, 4)).copy()))
+s0 = rand(())
+bc.append(case("broadcast-like/scalar", "broadcast_like", [s0, like], np.broadcast_to(s0, (2, 3, 4)).copy()))
+y = rand((2, 3, 4))
+bc.append(case("broadcast-like/bigger-x", "broadcast_like", [y, rand((3, 1))], y))
+m = rand((3, 4))
+bc.append(case("broadcast/leading-ones", "broadcast", [m], np.broadcast_to(m, (1, 1, 3, 4)).copy(), shape=[1, 1, 3, 4]))
+bc.append(case("broadcast/smaller-target", "broadcast", [m], m, shape=[4]))
+bc.append(case("broadcast/ones-target", "broadcast", [m], m.reshape(1, 3, 4), shape=[1, 1, 1]))
+write("broadcast.json", bc)
