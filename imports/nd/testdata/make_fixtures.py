@@ -120,6 +120,9 @@ for name, sa, sb in [
     matmul.append(case(f"matmul/{name}", "matmul", [a, b], np.matmul(a, b)))
 a, b = rand((3, 4), "float64"), rand((4, 2), "float64")
 matmul.append(case("matmul/f64", "matmul", [a, b], a @ b))
+ai = (np.arange(12, dtype=np.int32).reshape(3, 4) - 5)
+bi = (np.arange(8, dtype=np.int32).reshape(4, 2) * 3 - 7)
+matmul.append(case("matmul/i32", "matmul", [ai, bi], ai @ bi))
 
 
 def gemm(a, b, c, alpha, beta, ta, tb):
