@@ -34,7 +34,8 @@
 //   - Transpose(x, perm), Reshape(x, extents) with ResolveShape for ONNX's
 //     0 and -1, Flatten(x, axis) (ONNX, to 2-D), Squeeze(x, axes),
 //     Unsqueeze(x, axes).
-//   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min and Prod.
+//   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min, Prod,
+//     SumSquare, L1, L2, LogSum and LogSumExp.
 //   - Softmax(x, axis), LogSoftmax(x, axis), numerically stable.
 //   - ArgMax, ArgMin(x, axis, keepDims, selectLastIndex) to i32.
 //   - Concat(axis, xs...): numpy.concatenate, ONNX Concat, on any axis.
@@ -69,8 +70,10 @@
 // flatten, subdiv) and copy nothing, except that Reshape (and Squeeze of an
 // axis whose stride forbids a flatten) first copies an operand whose
 // strides cannot be regrouped (a transposed one, say) into row-major order
-// with a map of the identity, which fusion folds into its reader.
-// Reductions move the reduced axes innermost (flips), merge them where the
+// with a map of the identity, which fusion folds into its reader. A view
+// that undoes the view its operand was made by is not built: the operand
+// is used instead, so Unsqueeze of a [C] parameter to [C,1,1] read by a
+// broadcasting Binary zips the parameter itself. Reductions move the reduced axes innermost (flips), merge them where the
 // strides allow and reduce each row with rnz; Softmax moves its axis
 // innermost and back.
 //
