@@ -21,7 +21,9 @@ import (
 //	Σ_k rnz (+) (\blk i -> map (\v -> select (i + off_k == J) v (-0)) blk) x_k nd.index.c_k
 //
 // over the blocks of every operand, mapped over nd.index.C and flattened
-// back (the index inputs are bound by BindIndexes). Exactly one block
+// back (the index inputs are bound by BindIndexes); an operand of one
+// block adds select (J == off_k) x_k (-0), with no reduction, so operands
+// of equal extents (the common case) cost one select and add each. Exactly one block
 // contributes and the others add -0, which changes no value (-0 + -0 is
 // -0; +0, NaN and ±Inf pass unchanged). Its cost is C additions per
 // result element: 2 for two operands of one extent, but up to the
@@ -90,10 +92,14 @@ func (o Ops) Concat(axis int, xs ...graph.Node) (graph.Node, error) {
 		blocks[k] = a.lay[axis].Extent / g
 		offs[k] = c
 		c += blocks[k]
+		core[k] = r - axis
+		if blocks[k] == 1 {
+			continue // the operand is its one block
+		}
 		if as[k], err = p.view(a, graph.SubdivView{Axis: axis, Block: g}); err != nil {
 			return nil, err
 		}
-		core[k] = r + 1 - axis
+		core[k]++
 	}
 	idxC, err := Index(c)
 	if err != nil {
@@ -101,6 +107,9 @@ func (o Ops) Concat(axis int, xs ...graph.Node) (graph.Node, error) {
 	}
 	idx := make([]graph.Node, len(as))
 	for k := range as {
+		if blocks[k] == 1 {
+			continue
+		}
 		in, err := Index(blocks[k])
 		if err != nil {
 			return nil, p.wrap(err, "axis %d", axis)
@@ -113,6 +122,14 @@ func (o Ops) Concat(axis int, xs ...graph.Node) (graph.Node, error) {
 		out := b.Map(b.Lambda1("J", func(j graph.Node) graph.Node {
 			parts := make([]graph.Node, len(ys))
 			for k, yk := range ys {
+				if blocks[k] == 1 {
+					// One block: it is the result's block off_k.
+					hit := b.Call(graph.Eq, j, b.Const(float64(offs[k])))
+					parts[k] = mapLeaves(b, q, []graph.Node{yk}, func(v []graph.Node) graph.Node {
+						return b.Call(graph.Select, hit, v[0], b.Const(negZero))
+					})
+					continue
+				}
 				pick := b.Lambda([]string{"blk", "i"}, func(vs []graph.Node) graph.Node {
 					pos := vs[1]
 					if offs[k] != 0 {
