@@ -33,6 +33,8 @@ func TestTerms(t *testing.T) {
 			`zip (\a b -> map (\a1 -> a1 * b) a) x v`},
 		{"channel-parameter", must(nd.Binary(graph.Add, f32In(t, "img", 2, 3, 4, 5), must(nd.Unsqueeze(v, []int{1, 2})))),
 			`map (\a -> zip (\a1 b1 -> map (\a2 -> map (\a3 -> a3 + b1) a2) a1) a v) img`},
+		{"concat-equal", must(nd.Concat(1, x, x)),
+			`zip (\a b -> flatten 0 (map (\J -> zip (\p1 q1 -> p1 + q1) (map (\p1 -> select (J == 0) p1 (-0)) a) (map (\p1 -> select (J == 1) p1 (-0)) b)) nd.index.2)) x x`},
 		{"transpose-twice", must(nd.Transpose(must(nd.Transpose(x3, []int{1, 0, 2})), []int{1, 0, 2})), `t`},
 		{"reduce-last", must(nd.Reduce(nd.Sum, x, []int{-1}, false)), `map (\e1 -> reduce (+) e1) x`},
 		{"reduce-merged", must(nd.Reduce(nd.Max, x3, []int{1, 2}, false)), `map (\e1 -> reduce max e1) (flatten 1 t)`},
