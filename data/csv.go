@@ -116,7 +116,6 @@ func ParseCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -124,6 +123,7 @@ func ParseCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0) // after the error check: a failed Read leaves no field to ask about
 		if first {
 			first = false
 			ncols = len(rec)

@@ -5,7 +5,6 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -250,10 +249,14 @@ func gather[T any](s []T, rows []int, width int) []T {
 		return nil
 	}
 	out := make([]T, len(rows)*width)
-	for k, i := range rows {
-		copy(out[k*width:(k+1)*width], s[i*width:(i+1)*width])
-	}
+	gatherInto(out, s, rows, width)
 	return out
+}
+
+func gatherInto[T any](dst, s []T, rows []int, width int) {
+	for k, i := range rows {
+		copy(dst[k*width:(k+1)*width], s[i*width:(i+1)*width])
+	}
 }
 
 // Split shuffles the rows with seed and cuts them into consecutive parts
@@ -336,6 +339,13 @@ type BatchOptions struct {
 	// DropLast leaves out the last batch when it is smaller than the
 	// batch size.
 	DropLast bool
+	// Reuse fills the same arrays batch after batch (one set for the
+	// full batches, one for the last, smaller one) instead of new ones:
+	// a Batch is then valid only until the loop asks for the next. It
+	// saves an allocation per step; a consumer that copies the batch
+	// into its own arrays, as a training step's bindings do, loses
+	// nothing.
+	Reuse bool
 }
 
 // Batches returns the mini-batches of one epoch: the rows in the order
@@ -343,7 +353,8 @@ type BatchOptions struct {
 // when size does not divide Rows (DropLast leaves it out). A size larger
 // than the set is an error, so that it is found before training starts.
 //
-// Each Batch holds new arrays, which the consumer may keep.
+// Each Batch holds new arrays, which the consumer may keep, unless
+// opts.Reuse is set.
 func (d *Dataset) Batches(size int, opts BatchOptions) (iter.Seq[Batch], error) {
 	if size < 1 {
 		return nil, fmt.Errorf("%s: batch size %d, want at least 1", d.name, size)
@@ -365,10 +376,25 @@ func (d *Dataset) Batches(size int, opts BatchOptions) (iter.Seq[Batch], error) 
 		n -= n % size
 	}
 	return func(yield func(Batch) bool) {
+		var bufs map[int]*Batch // by batch size, when reused
 		for start := 0; start < n; start += size {
-			b, err := d.Batch(order[start:min(start+size, n)])
-			if err != nil {
-				panic(err) // the rows are a permutation's, so in range: cannot happen
+			rows := order[start:min(start+size, n)]
+			var b Batch
+			if opts.Reuse {
+				if bufs == nil {
+					bufs = map[int]*Batch{}
+				}
+				p := bufs[len(rows)]
+				if p == nil {
+					p = &Batch{}
+					*p = d.newBatch(len(rows))
+					bufs[len(rows)] = p
+				}
+				d.fill(*p, rows)
+				b = *p
+			} else {
+				b = d.newBatch(len(rows))
+				d.fill(b, rows)
 			}
 			if !yield(b) {
 				return
@@ -399,27 +425,56 @@ func (d *Dataset) Batch(rows []int) (Batch, error) {
 			return Batch{}, fmt.Errorf("%s: batch index %d is row %d, want a row in [0, %d)", d.name, k, i, d.rows)
 		}
 	}
-	b := Batch{Rows: slices.Clone(rows)}
-	var err error
-	if b.X, err = d.table(d.x32, d.x64, rows, d.features); err != nil {
-		return Batch{}, err
-	}
-	if d.labels != nil {
-		if b.Labels, err = graph.Zeros(graph.Int32, len(rows)); err != nil {
-			return Batch{}, err
-		}
-		for k, i := range rows {
-			b.Labels.Set(float64(d.labels[i]), k)
-		}
-	} else if b.Targets, err = d.table(d.t32, d.t64, rows, d.outputs); err != nil {
-		return Batch{}, err
-	}
+	b := d.newBatch(len(rows))
+	d.fill(b, rows)
 	return b, nil
 }
 
-func (d *Dataset) table(s32 []float32, s64 []float64, rows []int, width int) (*graph.Array, error) {
-	if d.dtype == graph.Float32 {
-		return graph.FromFloat32(gather(s32, rows, width), len(rows), width)
+// newBatch allocates the arrays of a batch of n rows. n is at most Rows,
+// whose product with Features and Outputs is within graph's caps (the
+// constructors check it), so the arrays are valid and nothing fails.
+func (d *Dataset) newBatch(n int) Batch {
+	b := Batch{Rows: make([]int, n)}
+	b.X = d.table(n, d.features)
+	if d.labels != nil {
+		b.Labels = must(graph.Zeros(graph.Int32, n))
+	} else {
+		b.Targets = d.table(n, d.outputs)
 	}
-	return graph.FromFloat64(gather(s64, rows, width), len(rows), width)
+	return b
+}
+
+func (d *Dataset) table(n, width int) *graph.Array {
+	if d.dtype == graph.Float32 {
+		return must(graph.FromFloat32(make([]float32, n*width), n, width))
+	}
+	return must(graph.FromFloat64(make([]float64, n*width), n, width))
+}
+
+// must is for the arrays newBatch makes, which cannot be refused.
+func must(a *graph.Array, err error) *graph.Array {
+	if err != nil {
+		panic("data: internal error: " + err.Error())
+	}
+	return a
+}
+
+// fill copies the given rows, in order, into b, whose arrays newBatch
+// made for len(rows) rows.
+func (d *Dataset) fill(b Batch, rows []int) {
+	copy(b.Rows, rows)
+	if d.dtype == graph.Float32 {
+		gatherInto(b.X.Float32s(), d.x32, rows, d.features)
+	} else {
+		gatherInto(b.X.Float64s(), d.x64, rows, d.features)
+	}
+	if d.labels != nil {
+		for k, i := range rows {
+			b.Labels.Set(float64(d.labels[i]), k)
+		}
+	} else if d.dtype == graph.Float32 {
+		gatherInto(b.Targets.Float32s(), d.t32, rows, d.outputs)
+	} else {
+		gatherInto(b.Targets.Float64s(), d.t64, rows, d.outputs)
+	}
 }

@@ -108,6 +108,28 @@ func TestBatchesOrder(t *testing.T) {
 	}
 }
 
+// With Reuse, full batches share one set of arrays and the last batch
+// its own, and each holds the right rows when it is yielded.
+func TestBatchesReuse(t *testing.T) {
+	d := tiny(t)
+	seq, err := d.Batches(3, BatchOptions{Seed: 5, Reuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs []*graph.Array
+	for b := range seq {
+		for k, i := range b.Rows {
+			if b.X.At(k, 1) != float64(10*i) || b.Labels.At(k) != float64(i%3) {
+				t.Fatalf("batch row %d holds %v, label %v; want row %d", k, b.X.At(k, 1), b.Labels.At(k), i)
+			}
+		}
+		xs = append(xs, b.X)
+	}
+	if len(xs) != 3 || xs[0] != xs[1] || xs[2] == xs[0] || xs[2].Extents()[0] != 1 {
+		t.Errorf("reused arrays: %p %p %p", xs[0], xs[1], xs[2])
+	}
+}
+
 func TestBatchErrors(t *testing.T) {
 	d := tiny(t)
 	for _, tc := range []struct {

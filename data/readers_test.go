@@ -66,6 +66,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"a,b,c\n1,2,0\n", CSVOptions{LabelName: "y"}, `t.csv:1: no column named "y" in the header "a,b,c"`},
 		{"1\n", CSVOptions{}, "t.csv:1: 1 column, want at least 2 (features and a label)"},
 		{"1,2,0\n3,\"4,1\n", CSVOptions{}, `t.csv:2: extraneous or missing " in quoted-field`},
+		{"\"000000", CSVOptions{}, `t.csv:1: extraneous or missing " in quoted-field`}, // found by FuzzParseCSV: a failed first read has no field position
 	} {
 		_, err := ParseCSV(strings.NewReader(tc.text), "t.csv", tc.opts)
 		if err == nil || err.Error() != tc.want {
