@@ -47,5 +47,7 @@
 // A Dataset never changes once made; FromFloat32 and its kin keep the
 // caller's slices, which the caller must then leave alone. Subset, Split
 // and Batch copy the rows they take, so their results share nothing with
-// the set, and every Batch holds new arrays.
+// the set. Every Batch holds new arrays, unless BatchOptions.Reuse asks
+// Batches to fill the same arrays again (then a Batch is valid until the
+// loop asks for the next one).
 package data

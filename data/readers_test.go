@@ -1,6 +1,8 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -144,7 +146,29 @@ func TestReadIDX(t *testing.T) {
 	if got, want := d.Row(0), []float64{0, 1, 0.2, 0.4, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("row 0 = %v, want %v", got, want)
 	}
-	if _, err := ReadMNIST(dir, "t10k", IDXOptions{}); err == nil || !strings.Contains(err.Error(), "no MNIST images file in "+dir+" (looked for t10k-images-idx3-ubyte, t10k-images-idx3-ubyte.gz") {
+	// Gzip-compressed files with the dotted names, read as "test".
+	for _, f := range [][2]string{{"train-images-idx3-ubyte", "t10k-images.idx3-ubyte.gz"}, {"train-labels-idx1-ubyte", "t10k-labels.idx1-ubyte.gz"}} {
+		raw, err := os.ReadFile(filepath.Join(dir, f[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write(raw)
+		w.Close()
+		if err := os.WriteFile(filepath.Join(dir, f[1]), z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err = ReadMNIST(dir, "test", IDXOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.DType() != graph.Float32 || !slices.Equal(d.Labels(), []int32{7, 3}) || d.Row(1)[5] != float64(float32(60)/255) {
+		t.Errorf("gzip: %v labels %v row 1 %v", d.DType(), d.Labels(), d.Row(1))
+	}
+	empty := t.TempDir()
+	if _, err := ReadMNIST(empty, "t10k", IDXOptions{}); err == nil || err.Error() != "data: no MNIST images file in "+empty+" (looked for t10k-images-idx3-ubyte, t10k-images-idx3-ubyte.gz, t10k-images.idx3-ubyte, t10k-images.idx3-ubyte.gz)" {
 		t.Errorf("missing set: %v", err)
 	}
 }
@@ -158,15 +182,19 @@ func TestReadIDXErrors(t *testing.T) {
 		dims  []uint32
 		data  []byte
 		want  string
+		limit int64 // IDXOptions.MaxBytes
 	}{
-		{0x801, []uint32{2, 1, 1}, []byte{0, 0}, "byte offset 0: magic number 0x00000801, want 0x00000803 (unsigned-byte images of 3 dimensions)"},
-		{0x803, []uint32{2, 2, 2}, []byte{1, 2, 3}, "byte offset 19: file ends 5 bytes short of the 8 data bytes the header claims (extents [2 2 2])"},
-		{0x803, []uint32{2, 1, 1}, []byte{1, 2, 3}, "byte offset 18: bytes after the 2 data bytes the header claims (extents [2 1 1])"},
-		{0x803, []uint32{1000000, 1000000, 1000000}, nil, "the header claims extents [1000000 1000000 1000000], more than the limit of 4294967296 bytes once converted to 4-byte elements; raise MaxBytes if the file is real"},
-		{0x803, []uint32{3, 1, 1}, []byte{1, 2, 3}, ""},
+		{0x801, []uint32{2, 1, 1}, []byte{0, 0}, "byte offset 0: magic number 0x00000801, want 0x00000803 (unsigned-byte images of 3 dimensions)", 0},
+		{0x803, []uint32{2, 2, 2}, []byte{1, 2, 3}, "byte offset 19: file ends 5 bytes short of the 8 data bytes the header claims (extents [2 2 2])", 0},
+		{0x803, []uint32{2, 1, 1}, []byte{1, 2, 3}, "byte offset 18: bytes after the 2 data bytes the header claims (extents [2 1 1])", 0},
+		{0x803, []uint32{1000000, 1000000, 1000000}, nil, "the header claims extents [1000000 1000000 1000000], more than the limit of 4294967296 bytes once converted to 4-byte elements; raise MaxBytes if the file is real", 0},
+		{0x803, []uint32{3, 1, 1}, []byte{1, 2, 3}, "", 0},
+		// 10^12 images claimed, a limit that allows them: the read grows
+		// with the 3 bytes there are and stops, allocating nothing large.
+		{0x803, []uint32{1000000, 1000000, 1}, []byte{1, 2, 3}, "byte offset 19: file ends 999999999997 bytes short of the 1000000000000 data bytes the header claims (extents [1000000 1000000 1])", 1 << 60},
 	} {
 		p := idxFile(t, dir, "images", tc.magic, tc.dims, tc.data)
-		_, err := ReadIDX(p, labels, IDXOptions{})
+		_, err := ReadIDX(p, labels, IDXOptions{MaxBytes: tc.limit})
 		want := "data: " + p + ": " + tc.want
 		if tc.want == "" {
 			want = "data: " + labels + " has 2 labels for the 3 images of " + p + "; want one label per image"
