@@ -31,7 +31,9 @@ const (
 
 // CSVOptions says how ReadCSV reads a table.
 type CSVOptions struct {
-	// Header says whether the first record names the columns.
+	// Header says whether the first record names the columns. A header
+	// of numbers only (as "0,1,2,label" is not, but "0,1,2,3" is) needs
+	// HeaderYes.
 	Header Header
 	// LabelColumn is the index of the integer label column, counted
 	// from 0; a negative index counts from the end (-1 is the last
@@ -126,6 +128,7 @@ func ParseCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		line, _ := cr.FieldPos(0) // after the error check: a failed Read leaves no field to ask about
 		if first {
 			first = false
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark, as spreadsheets write
 			ncols = len(rec)
 			if ncols < 2 {
 				return nil, fmt.Errorf("%s:%d: %d column, want at least 2 (features and a label)", name, line, ncols)

@@ -279,7 +279,7 @@ func (d *Dataset) Split(seed uint64, fractions ...float64) ([]*Dataset, error) {
 	if math.Abs(sum-1) > 1e-9 {
 		return nil, fmt.Errorf("%s: split: fractions %v sum to %v, want 1", d.name, fractions, sum)
 	}
-	perm := permutation(d.rows, seed, 0)
+	perm := shuffled(d.rows, seed, splitStream)
 	parts := make([]*Dataset, len(fractions))
 	start, cum := 0, 0.0
 	for i, f := range fractions {
@@ -301,16 +301,25 @@ func (d *Dataset) Split(seed uint64, fractions ...float64) ([]*Dataset, error) {
 	return parts, nil
 }
 
+// splitStream is the PCG stream Split shuffles with, apart from every
+// epoch's, so that a split and the batches of epoch 0 with the same seed
+// are not shuffled alike.
+const splitStream = math.MaxUint64
+
 // permutation returns the seeded random order of n rows for one epoch:
 // a Fisher–Yates shuffle driven by PCG seeded with (seed, epoch), so that
 // every epoch has its own order and the order of epoch k can be made
 // again without the k−1 before it.
 func permutation(n int, seed uint64, epoch int) []int {
+	return shuffled(n, seed, uint64(epoch))
+}
+
+func shuffled(n int, seed, stream uint64) []int {
 	p := make([]int, n)
 	for i := range p {
 		p[i] = i
 	}
-	r := rand.New(rand.NewPCG(seed, uint64(epoch)))
+	r := rand.New(rand.NewPCG(seed, stream))
 	r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
 }

@@ -36,8 +36,13 @@ func TestReadCSVFile(t *testing.T) {
 			t.Errorf("%+v: labels %v, row 2 %v", opts, d.Labels(), d.Row(2))
 		}
 	}
+	// A byte-order mark before the header.
+	d, err := ParseCSV(strings.NewReader("\ufeffy,a\n1,2\n"), "bom.csv", CSVOptions{LabelName: "y"})
+	if err != nil || !slices.Equal(d.Labels(), []int32{1}) {
+		t.Errorf("BOM: %v", err)
+	}
 	// The label first, no header, scaled, f32 by default.
-	d, err := ParseCSV(strings.NewReader("3,2,4\n0,8,0\n"), "first.csv", CSVOptions{Scale: 0.5})
+	d, err = ParseCSV(strings.NewReader("3,2,4\n0,8,0\n"), "first.csv", CSVOptions{Scale: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
