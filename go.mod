@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gomlx/go-xla v0.1.4
 	github.com/gomlx/gomlx v0.26.0
+	github.com/sbinet/npyio v0.6.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.49.0
