@@ -1,0 +1,270 @@
+package tf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports"
+)
+
+// Format is the name the coverage report and imports.Model give this
+// importer's files.
+const Format = "tf"
+
+// maxConstBytes caps the bytes of all constants of one graph together:
+// graph.DefaultMemoryLimit. tensor_content is bounded by the file's size,
+// but a typed field of one value fills a shape of any size, so the shape's
+// bytes are checked against what is left of the cap before anything is
+// allocated.
+const maxConstBytes = graph.DefaultMemoryLimit
+
+// Load reads the frozen TensorFlow GraphDef at path (a .pb whose variables
+// are constants) and converts it into an imports.Model. The file is refused
+// past opt.MaxFileBytes before it is read. See Decode for the rest.
+func Load(path string, opt imports.Options) (*imports.Model, error) {
+	max := opt.MaxFileBytesOrDefault()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &imports.Error{File: path, Msg: "cannot open the model", Err: err}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > max {
+		return nil, fileError(path, "the file holds %d bytes, past the limit of %d (Options.MaxFileBytes)", st.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &imports.Error{File: path, Msg: "cannot read the model", Err: err}
+	}
+	if int64(len(data)) > max {
+		return nil, fileError(path, "the file holds more than %d bytes, past the limit (Options.MaxFileBytes)", max)
+	}
+	return Decode(path, data, opt)
+}
+
+// Decode converts a frozen TensorFlow GraphDef held in data; file names it
+// in errors and in the model.
+//
+// It decodes the graph and resolves every node's inputs ("node", "node:1",
+// control inputs "^node"), refusing a node that reads a name no node has;
+// keeps the outputs opt.Outputs names (a node, or "node:k"), or by default
+// every node whose output nothing reads; orders the nodes they need,
+// refusing a cycle; and runs the coverage pass, which lists every kept node
+// it cannot convert, at once, in a *imports.CoverageError. Only then does
+// it convert, node by node: Placeholders become the data inputs (a -1
+// dimension takes opt.Batch), Consts read as data become parameters named
+// after their node, with their values in Model.Values, and every other op
+// becomes terms that carry the node's name as their source.
+//
+// Every error is an *imports.Error naming the file and, where the problem
+// is a node's, the node, or an *imports.CoverageError.
+func Decode(file string, data []byte, opt imports.Options) (*imports.Model, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, &imports.Error{File: file, Msg: "bad options", Err: err}
+	}
+	g, err := decodeGraph(file, data)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := g.outputs(opt.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	order, err := g.order(outs)
+	if err != nil {
+		return nil, err
+	}
+	cov := g.coverage(order, outs, opt)
+	if err := cov.Err(); err != nil {
+		return nil, err
+	}
+	c := &converter{g: g, opt: opt, budget: maxConstBytes, vals: map[*node][]value{},
+		model: &imports.Model{Source: file, Format: Format, Values: map[string]graph.Value{}, Coverage: cov}}
+	for _, n := range order {
+		if err := c.convert(n); err != nil {
+			return nil, err
+		}
+	}
+	return c.finish(outs)
+}
+
+// coverage counts the kept nodes per op and lists every one that cannot be
+// converted: an op without a converter, attributes a converter refuses
+// (training mode, a layout other than NHWC), or an output index past what
+// the converter gives.
+func (g *graphDef) coverage(order []*node, outs []edge, opt imports.Options) *imports.Coverage {
+	cov := imports.NewCoverage(g.file, Format)
+	for _, n := range order {
+		cov.Count("", n.op)
+		op, ok := ops[n.op]
+		if !ok {
+			cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name, Reason: "no converter"})
+			continue
+		}
+		if op.check != nil {
+			if reason := op.check(n); reason != "" {
+				cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name, Reason: reason})
+			}
+		}
+	}
+	// Reading an output past those a converter gives is the reader's
+	// problem only when the producer is one hofuse converts.
+	readers := append([]*node(nil), order...)
+	for _, n := range readers {
+		for i, e := range n.inputs {
+			if op, ok := ops[e.node.op]; ok && e.out >= op.outputs {
+				cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name,
+					Reason: fmt.Sprintf("input %d reads output %d of %q (%s), which has %s hofuse imports", i, e.out, e.node.name, e.node.op, outputCount(op.outputs))})
+			}
+		}
+	}
+	for _, e := range outs {
+		if op, ok := ops[e.node.op]; ok && e.out >= op.outputs {
+			cov.Refuse(imports.Unsupported{Op: e.node.op, Node: e.node.name,
+				Reason: fmt.Sprintf("output %s is asked for, but the node has %s hofuse imports", e, outputCount(op.outputs))})
+		}
+		cov.Outputs = append(cov.Outputs, outputName(e, opt))
+	}
+	if len(opt.Outputs) > 0 {
+		kept := make(map[*node]bool, len(outs))
+		for _, e := range outs {
+			kept[e.node] = true
+		}
+		for _, e := range g.defaultOutputs() {
+			if !kept[e.node] {
+				cov.PrunedOutputs = append(cov.PrunedOutputs, e.String())
+			}
+		}
+	}
+	for _, n := range g.pruned(order) {
+		cov.Pruned = append(cov.Pruned, imports.PrunedNode{Node: n.name, Op: n.op})
+	}
+	return cov
+}
+
+func outputCount(k int) string {
+	switch k {
+	case 0:
+		return "no output"
+	case 1:
+		return "only output 0"
+	}
+	return fmt.Sprintf("only outputs 0 to %d", k-1)
+}
+
+// outputName is the name a kept output has in the model: the name the
+// caller asked for it by, or the node's name ("node:k" past output 0).
+func outputName(e edge, opt imports.Options) string {
+	for _, name := range opt.Outputs {
+		if nn, k, err := splitInput(name); err == nil && nn == e.node.name && k == e.out {
+			return name
+		}
+	}
+	return e.String()
+}
+
+// value is what one output of a converted node is: a term over the model's
+// inputs with its type, or a constant known at import time, which becomes
+// a parameter only when some converter reads it as data.
+type value struct {
+	term  graph.Node // nil for a constant not yet read as data
+	typ   graph.Type // *graph.ArrayType or *graph.ScalarType
+	konst *tensor    // the value, when known at import time
+	from  *node      // the Const node a constant came from
+}
+
+// converter holds the state of one conversion.
+type converter struct {
+	g      *graphDef
+	opt    imports.Options
+	model  *imports.Model
+	vals   map[*node][]value // the outputs of every converted node
+	budget int64             // constant bytes still allowed
+}
+
+// errorf returns an *imports.Error about node n.
+func (c *converter) errorf(n *node, format string, args ...any) *imports.Error {
+	return c.g.errorf(n, format, args...)
+}
+
+// convert converts one node whose inputs are converted.
+func (c *converter) convert(n *node) error {
+	op := ops[n.op] // the coverage pass saw it exists
+	if op.arity >= 0 && len(n.inputs) != op.arity {
+		return c.errorf(n, "%d data inputs, but %s takes %d", len(n.inputs), n.op, op.arity)
+	}
+	ins := make([]value, len(n.inputs))
+	for i, e := range n.inputs {
+		ins[i] = c.vals[e.node][e.out]
+	}
+	outs, err := op.convert(c, n, ins)
+	if err != nil {
+		var ie *imports.Error
+		if errors.As(err, &ie) {
+			return err
+		}
+		return c.errorf(n, "%v", err)
+	}
+	c.vals[n] = outs
+	return nil
+}
+
+// data returns v as a term: a constant read as data becomes a parameter
+// named after its Const node, its value recorded in the model.
+func (c *converter) data(v value) (graph.Node, error) {
+	if v.term != nil {
+		return v.term, nil
+	}
+	if made := c.vals[v.from][0].term; made != nil {
+		return made, nil
+	}
+	name := v.from.name
+	val, err := v.konst.value()
+	if err != nil {
+		return nil, c.errorf(v.from, "%v", err)
+	}
+	in, err := graph.NewInput(name, v.typ, true)
+	if err != nil {
+		return nil, c.errorf(v.from, "%v", err)
+	}
+	c.model.Params = append(c.model.Params, in)
+	c.model.Values[name] = val
+	// Every reader of this constant gets the same parameter.
+	for i := range c.vals[v.from] {
+		c.vals[v.from][i].term = in
+	}
+	return in, nil
+}
+
+// finish assembles the model from the converted outputs.
+func (c *converter) finish(outs []edge) (*imports.Model, error) {
+	m := c.model
+	terms := make([]graph.Node, len(outs))
+	for i, e := range outs {
+		v := c.vals[e.node][e.out]
+		t, err := c.data(v)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = t
+		typ := v.typ
+		m.Outputs = append(m.Outputs, imports.Output{Name: outputName(e, c.opt), Term: t, Type: typ})
+	}
+	if len(terms) == 1 {
+		m.Term = terms[0]
+	} else {
+		tup, err := graph.NewTuple(terms...)
+		if err != nil {
+			return nil, fileError(c.g.file, "the outputs cannot form a tuple: %v", err)
+		}
+		m.Term = tup
+	}
+	if _, err := graph.Check(m.Term); err != nil {
+		return nil, fileError(c.g.file, "the imported term does not check (an importer bug; please report it with the file): %v", err)
+	}
+	slices.SortStableFunc(m.Inputs, func(a, b *graph.Input) int { return c.g.byName[a.Name].index - c.g.byName[b.Name].index })
+	return m, nil
+}
