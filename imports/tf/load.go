@@ -19,8 +19,8 @@ const Format = "tf"
 // graph.DefaultMemoryLimit. tensor_content is bounded by the file's size,
 // but a typed field of one value fills a shape of any size, so the shape's
 // bytes are checked against what is left of the cap before anything is
-// allocated.
-const maxConstBytes = graph.DefaultMemoryLimit
+// allocated. (A variable so that the fuzz test can lower it.)
+var maxConstBytes = graph.DefaultMemoryLimit
 
 // Load reads the frozen TensorFlow GraphDef at path (a .pb whose variables
 // are constants) and converts it into an imports.Model. The file is refused
