@@ -30,10 +30,10 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	f.Add(graphBytes(f, placeholder("x", -1, 3), nd("y", "Relu", "x")))
-	f.Add(graphBytes(f, placeholder("x", 2), nd("a", "AddV2", "x", "b"), nd("b", "Relu", "a")))
-	f.Add(graphBytes(f, constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(4, 4), FloatVal: []float32{2}}), nd("y", "Identity", "c")))
-	f.Add(graphBytes(f, placeholder("x", -1, 4), constI32("s", []int64{2}, -1, 2), nd("y", "Reshape", "x", "s")))
+	f.Add(graphBytes(f, placeholder("x", -1, 3), ndef("y", "Relu", "x")))
+	f.Add(graphBytes(f, placeholder("x", 2), ndef("a", "AddV2", "x", "b"), ndef("b", "Relu", "a")))
+	f.Add(graphBytes(f, constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(4, 4), FloatVal: []float32{2}}), ndef("y", "Identity", "c")))
+	f.Add(graphBytes(f, placeholder("x", -1, 4), constI32("s", []int64{2}, -1, 2), ndef("y", "Reshape", "x", "s")))
 
 	old := maxConstBytes
 	maxConstBytes = 1 << 20

@@ -12,7 +12,7 @@ import (
 // Builders of small GraphDefs for the tests, written field by field so that
 // a test says exactly what the file holds.
 
-func nd(name, op string, inputs ...string) *tfpb.NodeDef {
+func ndef(name, op string, inputs ...string) *tfpb.NodeDef {
 	return &tfpb.NodeDef{Name: name, Op: op, Input: inputs, Attr: map[string]*tfpb.AttrValue{}}
 }
 
@@ -47,13 +47,13 @@ func shapeProto(dims ...int64) *tfpb.TensorShapeProto {
 
 // placeholder is a float32 Placeholder of the given shape (-1 unknown).
 func placeholder(name string, dims ...int64) *tfpb.NodeDef {
-	n := withAttr(nd(name, "Placeholder"), "dtype", typeAttr(tfpb.DataType_DT_FLOAT))
+	n := withAttr(ndef(name, "Placeholder"), "dtype", typeAttr(tfpb.DataType_DT_FLOAT))
 	return withAttr(n, "shape", &tfpb.AttrValue{Value: &tfpb.AttrValue_Shape{Shape: shapeProto(dims...)}})
 }
 
 // constTensor is a Const holding p.
 func constTensor(name string, p *tfpb.TensorProto) *tfpb.NodeDef {
-	n := withAttr(nd(name, "Const"), "dtype", typeAttr(p.Dtype))
+	n := withAttr(ndef(name, "Const"), "dtype", typeAttr(p.Dtype))
 	return withAttr(n, "value", &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: p}})
 }
 

@@ -15,7 +15,7 @@ import (
 // TestLoadErrors: every malformed graph is an error naming the file and,
 // where the problem is a node's, the node.
 func TestLoadErrors(t *testing.T) {
-	relu := func(name string, in ...string) *tfpb.NodeDef { return nd(name, "Relu", in...) }
+	relu := func(name string, in ...string) *tfpb.NodeDef { return ndef(name, "Relu", in...) }
 	for _, tc := range []struct {
 		name  string
 		nodes []*tfpb.NodeDef
@@ -26,23 +26,23 @@ func TestLoadErrors(t *testing.T) {
 			`g.pb: the GraphDef has no nodes; is this a frozen TensorFlow graph (a SavedModel's saved_model.pb is not one: freeze it first)?`},
 		{"missing input", []*tfpb.NodeDef{placeholder("x", 2), relu("y", "nope")}, imports.Options{},
 			`g.pb: node "y" (Relu): input 0 reads "nope", which no node of the graph produces`},
-		{"missing input with index", []*tfpb.NodeDef{placeholder("x", 2), nd("y", "AddV2", "x", "z:1")}, imports.Options{},
+		{"missing input with index", []*tfpb.NodeDef{placeholder("x", 2), ndef("y", "AddV2", "x", "z:1")}, imports.Options{},
 			`g.pb: node "y" (AddV2): input 1 reads "z:1", which no node of the graph produces`},
-		{"missing control input", []*tfpb.NodeDef{placeholder("x", 2), nd("y", "Identity", "x", "^init")}, imports.Options{},
+		{"missing control input", []*tfpb.NodeDef{placeholder("x", 2), ndef("y", "Identity", "x", "^init")}, imports.Options{},
 			`g.pb: node "y" (Identity): control input 1 reads "^init", which no node of the graph produces`},
 		{"bad output index", []*tfpb.NodeDef{placeholder("x", 2), relu("y", "x:one")}, imports.Options{},
 			`g.pb: node "y" (Relu): input 0: input "x:one": the output index after ':' is not a non-negative integer`},
 		{"negative output index", []*tfpb.NodeDef{placeholder("x", 2), relu("y", "x:-1")}, imports.Options{},
 			`g.pb: node "y" (Relu): input 0: input "x:-1": the output index after ':' is not a non-negative integer`},
-		{"data after control", []*tfpb.NodeDef{placeholder("x", 2), nd("n", "NoOp"), nd("y", "AddV2", "x", "^n", "x")}, imports.Options{},
+		{"data after control", []*tfpb.NodeDef{placeholder("x", 2), ndef("n", "NoOp"), ndef("y", "AddV2", "x", "^n", "x")}, imports.Options{},
 			`g.pb: node "y" (AddV2): data input 2 ("x") follows a control input; TensorFlow lists control inputs last`},
 		{"duplicate name", []*tfpb.NodeDef{placeholder("x", 2), relu("x", "x")}, imports.Options{},
 			`g.pb: node "x" (Relu): a second node of this name (the first is a Placeholder); node names must be unique`},
 		{"nameless node", []*tfpb.NodeDef{placeholder("x", 2), relu("", "x")}, imports.Options{},
 			`g.pb: node 1 (op "Relu") has no name`},
-		{"opless node", []*tfpb.NodeDef{placeholder("x", 2), nd("y", "", "x")}, imports.Options{},
+		{"opless node", []*tfpb.NodeDef{placeholder("x", 2), ndef("y", "", "x")}, imports.Options{},
 			`g.pb: node "y": the node has no op type`},
-		{"cycle", []*tfpb.NodeDef{placeholder("x", 2), nd("a", "AddV2", "x", "c"), relu("b", "a"), relu("c", "b"), relu("y", "c")}, imports.Options{},
+		{"cycle", []*tfpb.NodeDef{placeholder("x", 2), ndef("a", "AddV2", "x", "c"), relu("b", "a"), relu("c", "b"), relu("y", "c")}, imports.Options{},
 			`g.pb: node "c" (Relu): the graph has a cycle through this node: c -> a -> b -> c; a frozen graph for import has none (control flow such as while loops is not supported)`},
 		{"self loop", []*tfpb.NodeDef{relu("a", "a"), relu("y", "a")}, imports.Options{},
 			`g.pb: node "a" (Relu): the graph has a cycle through this node: a -> a; a frozen graph for import has none (control flow such as while loops is not supported)`},
@@ -53,50 +53,50 @@ func TestLoadErrors(t *testing.T) {
 		{"bad batch", []*tfpb.NodeDef{placeholder("x", 2)}, imports.Options{Batch: -2},
 			`g.pb: bad options: batch -2: a batch size must be between 1 and 1099511627776`},
 
-		{"placeholder dim 0", []*tfpb.NodeDef{placeholder("x", -1, 0), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder dim 0", []*tfpb.NodeDef{placeholder("x", -1, 0), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): dimension 1 of the placeholder's shape is 0; it must be -1 (unknown) or from 1 to 1099511627776 (graph.MaxExtent)`},
-		{"placeholder dim -5", []*tfpb.NodeDef{placeholder("x", -5), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder dim -5", []*tfpb.NodeDef{placeholder("x", -5), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): dimension 0 of the placeholder's shape is -5; it must be -1 (unknown) or from 1 to 1099511627776 (graph.MaxExtent)`},
-		{"placeholder dim past cap", []*tfpb.NodeDef{placeholder("x", 1<<41), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder dim past cap", []*tfpb.NodeDef{placeholder("x", 1<<41), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): dimension 0 of the placeholder's shape is 2199023255552; it must be -1 (unknown) or from 1 to 1099511627776 (graph.MaxExtent)`},
-		{"placeholder too many elements", []*tfpb.NodeDef{placeholder("x", 1<<30, 1<<30), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder too many elements", []*tfpb.NodeDef{placeholder("x", 1<<30, 1<<30), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): the placeholder's shape [1073741824 1073741824]: layout: more than 1099511627776 elements (graph.MaxElements) by axis 1 in layout <(1073741824,1073741824),(1073741824,1)>`},
-		{"placeholder without shape", []*tfpb.NodeDef{withAttr(nd("x", "Placeholder"), "dtype", typeAttr(tfpb.DataType_DT_FLOAT)), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder without shape", []*tfpb.NodeDef{withAttr(ndef("x", "Placeholder"), "dtype", typeAttr(tfpb.DataType_DT_FLOAT)), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): the placeholder's shape is unknown; hofuse needs its rank and extents (give the input a shape when exporting, with -1 for the batch)`},
-		{"placeholder of strings", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", typeAttr(tfpb.DataType_DT_STRING)), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder of strings", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", typeAttr(tfpb.DataType_DT_STRING)), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): element type DT_STRING is not supported (hofuse computes in float, double, int32 and bool)`},
-		{"placeholder dtype a shape", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", intsAttr(1)), nd("y", "Identity", "x")}, imports.Options{},
+		{"placeholder dtype a shape", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", intsAttr(1)), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): attribute dtype is a list, want a type`},
 
-		{"const dim 0", []*tfpb.NodeDef{constF32("c", []int64{2, 0}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const dim 0", []*tfpb.NodeDef{constF32("c", []int64{2, 0}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: dimension 1 of the tensor's shape is 0; hofuse arrays have no empty axes`},
-		{"const dim past cap", []*tfpb.NodeDef{constF32("c", []int64{1 << 41}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const dim past cap", []*tfpb.NodeDef{constF32("c", []int64{1 << 41}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: dimension 0 of the tensor's shape is 2199023255552, past the cap of 1099511627776 (graph.MaxExtent)`},
-		{"const unknown dim", []*tfpb.NodeDef{constF32("c", []int64{-1}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const unknown dim", []*tfpb.NodeDef{constF32("c", []int64{-1}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: dimension 0 of the tensor's shape is unknown (-1)`},
-		{"const too many elements", []*tfpb.NodeDef{constF32("c", []int64{1 << 21, 1 << 21}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const too many elements", []*tfpb.NodeDef{constF32("c", []int64{1 << 21, 1 << 21}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: the tensor's shape has more than 1099511627776 elements (graph.MaxElements) by dimension 1`},
-		{"tensor_content too short", []*tfpb.NodeDef{constF32("c", []int64{2, 3}, 1, 2, 3, 4, 5), nd("y", "Identity", "c")}, imports.Options{},
+		{"tensor_content too short", []*tfpb.NodeDef{constF32("c", []int64{2, 3}, 1, 2, 3, 4, 5), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: tensor_content holds 20 bytes, but shape [2 3] of float32 needs 24`},
-		{"tensor_content too long", []*tfpb.NodeDef{constF32("c", []int64{2}, 1, 2, 3), nd("y", "Identity", "c")}, imports.Options{},
+		{"tensor_content too long", []*tfpb.NodeDef{constF32("c", []int64{2}, 1, 2, 3), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: tensor_content holds 12 bytes, but shape [2] of float32 needs 8`},
-		{"typed values too many", []*tfpb.NodeDef{constI32("c", []int64{2}, 1, 2, 3), nd("y", "Identity", "c")}, imports.Options{},
+		{"typed values too many", []*tfpb.NodeDef{constI32("c", []int64{2}, 1, 2, 3), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: int_val holds 3 values, more than the 2 elements for shape [2]`},
-		{"splat past the memory cap", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1<<20, 1<<20), FloatVal: []float32{1}}), nd("y", "Identity", "c")}, imports.Options{},
+		{"splat past the memory cap", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1<<20, 1<<20), FloatVal: []float32{1}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: the tensor's shape [1048576 1048576] holds 4398046511104 bytes, past the limit of 4294967296 bytes left for the graph's constants (graph.DefaultMemoryLimit)`},
-		{"const of strings", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shapeProto(1), StringVal: [][]byte{[]byte("a")}}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const of strings", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shapeProto(1), StringVal: [][]byte{[]byte("a")}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: element type DT_STRING is not supported (hofuse computes in float, double, int32 and bool)`},
-		{"const of halves", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_HALF, TensorShape: shapeProto(1), HalfVal: []int32{1}}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const of halves", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_HALF, TensorShape: shapeProto(1), HalfVal: []int32{1}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: element type float16 is not supported (hofuse computes in float, double, int32 and bool)`},
-		{"const dtype disagrees", []*tfpb.NodeDef{withAttr(constF32("c", []int64{1}, 1), "dtype", typeAttr(tfpb.DataType_DT_DOUBLE)), nd("y", "Identity", "c")}, imports.Options{},
+		{"const dtype disagrees", []*tfpb.NodeDef{withAttr(constF32("c", []int64{1}, 1), "dtype", typeAttr(tfpb.DataType_DT_DOUBLE)), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): attribute dtype is float64 but the value is a float32 tensor`},
-		{"const without value", []*tfpb.NodeDef{nd("c", "Const"), nd("y", "Identity", "c")}, imports.Options{},
+		{"const without value", []*tfpb.NodeDef{ndef("c", "Const"), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): attribute value is missing`},
-		{"const unknown rank", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{UnknownRank: true}}), nd("y", "Identity", "c")}, imports.Options{},
+		{"const unknown rank", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: &tfpb.TensorShapeProto{UnknownRank: true}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: the tensor's shape has unknown rank`},
-		{"int64 parameter out of i32 range", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT64, TensorShape: shapeProto(2), Int64Val: []int64{1, 1 << 40}}), nd("y", "Identity", "c")}, imports.Options{},
+		{"int64 parameter out of i32 range", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT64, TensorShape: shapeProto(2), Int64Val: []int64{1, 1 << 40}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the int64 value 1099511627776 at flat index 1 does not fit the i32 hofuse computes integers in`},
-		{"identity arity", []*tfpb.NodeDef{placeholder("x", 2), nd("y", "Identity", "x", "x")}, imports.Options{},
+		{"identity arity", []*tfpb.NodeDef{placeholder("x", 2), ndef("y", "Identity", "x", "x")}, imports.Options{},
 			`g.pb: node "y" (Identity): 2 data inputs, but Identity takes 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestLoadErrors(t *testing.T) {
 // are refused with the file's name. (The protobuf library's own wording
 // after the colon is not stable, so only the prefix is pinned.)
 func TestLoadCorrupt(t *testing.T) {
-	good := graphBytes(t, placeholder("x", -1, 3), nd("y", "Identity", "x"))
+	good := graphBytes(t, placeholder("x", -1, 3), ndef("y", "Identity", "x"))
 	const prefix = "g.pb: not a TensorFlow GraphDef (a frozen graph .pb): "
 	for name, data := range map[string][]byte{
 		"truncated":        good[:len(good)-3],
@@ -137,7 +137,7 @@ func TestLoadCorrupt(t *testing.T) {
 func TestLoadFileLimit(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.pb")
-	data := graphBytes(t, placeholder("x", -1, 3), nd("y", "Identity", "x"))
+	data := graphBytes(t, placeholder("x", -1, 3), ndef("y", "Identity", "x"))
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +173,10 @@ func TestPlaceholderBatch(t *testing.T) {
 	data := graphBytes(t,
 		placeholder("b", 2),
 		placeholder("a", -1, 3, -1),
-		nd("ya", "Identity", "a"),
-		nd("yb", "Identity", "b"),
+		ndef("ya", "Identity", "a"),
+		ndef("yb", "Identity", "b"),
 		constF32("k", []int64{2}, 1.5, -2),
-		nd("yk", "Identity", "k"),
+		ndef("yk", "Identity", "k"),
 	)
 	m, err := Decode("g.pb", data, imports.Options{Batch: 4})
 	if err != nil {

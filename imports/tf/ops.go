@@ -22,6 +22,35 @@ var ops = map[string]opDef{
 	"Const":       {arity: 0, outputs: 1, convert: convConst},
 	"Identity":    {arity: 1, outputs: 1, convert: convIdentity},
 	"NoOp":        {arity: 0, outputs: 0, convert: convNoOp},
+
+	"MatMul":           {arity: 2, outputs: 1, convert: convMatMul},
+	"BiasAdd":          {arity: 2, outputs: 1, check: checkNHWC, convert: convBiasAdd},
+	"FusedBatchNormV3": {arity: 5, outputs: 1, check: checkBatchNorm, convert: convFusedBatchNorm},
+	"Softmax":          {arity: 1, outputs: 1, convert: convSoftmax},
+	"LogSoftmax":       {arity: 1, outputs: 1, convert: convLogSoftmax},
+
+	"Add":     {arity: 2, outputs: 1, convert: convAdd},
+	"AddV2":   {arity: 2, outputs: 1, convert: convAdd},
+	"Sub":     {arity: 2, outputs: 1, convert: convSub},
+	"Mul":     {arity: 2, outputs: 1, convert: convMul},
+	"RealDiv": {arity: 2, outputs: 1, convert: convRealDiv},
+	"Relu":    {arity: 1, outputs: 1, convert: convRelu},
+	"Relu6":   {arity: 1, outputs: 1, convert: convRelu6},
+	"Elu":     {arity: 1, outputs: 1, convert: convElu},
+	"Selu":    {arity: 1, outputs: 1, convert: convSelu},
+	"Sigmoid": {arity: 1, outputs: 1, convert: convSigmoid},
+	"Tanh":    {arity: 1, outputs: 1, convert: convTanh},
+	"Rsqrt":   {arity: 1, outputs: 1, convert: convRsqrt},
+	"Sqrt":    {arity: 1, outputs: 1, convert: convSqrt},
+	"Square":  {arity: 1, outputs: 1, convert: convSquare},
+	"Erf":     {arity: 1, outputs: 1, convert: convErf},
+
+	"Mean":       {arity: 2, outputs: 1, convert: convMean},
+	"Sum":        {arity: 2, outputs: 1, convert: convSum},
+	"Max":        {arity: 2, outputs: 1, convert: convMax},
+	"Reshape":    {arity: 2, outputs: 1, convert: convReshape},
+	"Squeeze":    {arity: 1, outputs: 1, convert: convSqueeze},
+	"ExpandDims": {arity: 2, outputs: 1, convert: convExpandDims},
 }
 
 // one returns the single output v.
@@ -123,3 +152,28 @@ func convIdentity(_ *converter, _ *node, in []value) ([]value, error) {
 // convNoOp converts NoOp, which computes nothing and has no output; graphs
 // use it as a target of control inputs.
 func convNoOp(*converter, *node, []value) ([]value, error) { return nil, nil }
+
+// result wraps what an nd or layers call returned as the node's one
+// output: the term (whose nodes nd and layers named after the node) and
+// its type.
+func (c *converter) result(t graph.Node, err error) ([]value, error) {
+	if err != nil {
+		return nil, err
+	}
+	typ, err := graph.TypeOf(t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the term built does not check: %v", err)
+	}
+	return one(value{term: t, typ: graph.Concrete(typ)}), nil
+}
+
+// rankOf returns the rank of an array type, 0 for a scalar.
+func rankOf(t graph.Type) int { return len(extentsOf(t)) }
+
+// extentsOf returns the extents of an array type, none for a scalar.
+func extentsOf(t graph.Type) []int {
+	if at, ok := t.(*graph.ArrayType); ok {
+		return at.Layout.Extents()
+	}
+	return nil
+}

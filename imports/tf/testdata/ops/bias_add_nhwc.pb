@@ -4,10 +4,10 @@ C
 dtype0*$
 shape:ÿÿÿÿÿÿÿÿÿ
 >
-bConst*%
-valueB"§AÈ¿éWÊ>”æø?{LÈ¿*
-dtype0
+bConst*
+dtype0*%
+valueB"§AÈ¿éWÊ>”æø?{LÈ¿
 2
-yBiasAddxb*
-data_formatNHWC*
-T0"ª
+yBiasAddxb*
+T0*
+data_formatNHWC"ª

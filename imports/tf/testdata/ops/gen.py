@@ -238,11 +238,16 @@ def main():
             with tf1.Session(graph=g) as sess:
                 vals = sess.run(outs, {g.get_tensor_by_name(k + ":0"): v for k, v in feeds.items()})
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
-            f.write(gd.SerializeToString())
-        batches = {v.shape[0] for v in feeds.values()}
+            f.write(gd.SerializeToString(deterministic=True))
+        # The extent every unknown (-1) dimension of a placeholder takes.
+        batches = set()
+        for k, v in feeds.items():
+            dims = g.get_tensor_by_name(k + ":0").shape.as_list()
+            batches |= {v.shape[i] for i, d in enumerate(dims) if d is None}
+        assert len(batches) <= 1, (name, batches)
         cases.append({
             "name": name,
-            "batch": int(min(batches)),
+            "batch": int(batches.pop()) if batches else 0,
             "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
                        for k, v in feeds.items()},
             "outputs": [{"name": t.op.name, "dtype": str(v.dtype), "shape": list(v.shape),

@@ -4,12 +4,12 @@
 dtype0* 
 shape:ÿÿÿÿÿÿÿÿÿ
 A
-y/reduction_indicesConst*
-valueB:*
-dtype0
+y/reduction_indicesConst*
+dtype0*
+valueB:
 G
-yMeanxy/reduction_indices*
-	keep_dims(*
+yMeanxy/reduction_indices*
 
 Tidx0*
-T0"ª
+T0*
+	keep_dims("ª

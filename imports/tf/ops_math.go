@@ -1,0 +1,172 @@
+package tf
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
+	"github.com/hofuse/hofuse/layers"
+)
+
+// The elementwise ops. TensorFlow's binary ops broadcast as NumPy does
+// (shapes aligned on the right, extent 1 stretched) and need both operands
+// of one element type; nd.Binary does the same.
+
+// binary returns the converter of a broadcasting binary op computing op.
+func binaryOp(op graph.Op) func(c *converter, n *node, in []value) ([]value, error) {
+	return func(c *converter, n *node, in []value) ([]value, error) {
+		x, err := c.data(in[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.data(in[1])
+		if err != nil {
+			return nil, err
+		}
+		return c.result(nd.Ops{Source: n.name}.Binary(op, x, y))
+	}
+}
+
+// convAdd converts Add(x, y) and AddV2(x, y): x + y, broadcast. (AddV2
+// differs from Add only for strings, which hofuse does not have.)
+var convAdd = binaryOp(graph.Add)
+
+// convSub converts Sub(x, y): x - y, broadcast.
+var convSub = binaryOp(graph.Sub)
+
+// convMul converts Mul(x, y): x * y, broadcast.
+var convMul = binaryOp(graph.Mul)
+
+// convRealDiv converts RealDiv(x, y): x / y, broadcast; IEEE division for
+// floats (x/0 is ±Inf or NaN).
+var convRealDiv = binaryOp(graph.Div)
+
+// unary returns the converter of an op that applies f to every element of
+// its float operand.
+func unary(f func(b *layers.Builder, v graph.Node) graph.Node) func(c *converter, n *node, in []value) ([]value, error) {
+	return func(c *converter, n *node, in []value) ([]value, error) {
+		x, err := c.floatData(in[0], "x")
+		if err != nil {
+			return nil, err
+		}
+		return c.result(nd.Ops{Source: n.name}.Map(x, f))
+	}
+}
+
+// convRelu converts Relu(features): max(features, 0), through the ReLU
+// layer: +0 for -0, NaN for NaN.
+func convRelu(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "features")
+	if err != nil {
+		return nil, err
+	}
+	return c.result(layers.ReLU(n.name, x))
+}
+
+// convSigmoid converts Sigmoid(x): 1 / (1 + exp(-x)), through the Sigmoid
+// layer.
+func convSigmoid(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "x")
+	if err != nil {
+		return nil, err
+	}
+	return c.result(layers.Sigmoid(n.name, x))
+}
+
+// convTanh converts Tanh(x): the hyperbolic tangent, through the Tanh
+// layer.
+func convTanh(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "x")
+	if err != nil {
+		return nil, err
+	}
+	return c.result(layers.Tanh(n.name, x))
+}
+
+// convRelu6 converts Relu6(features): min(max(features, 0), 6).
+var convRelu6 = unary(func(b *layers.Builder, v graph.Node) graph.Node {
+	return b.Call(graph.Min, b.Call(graph.Max, v, b.Const(0)), b.Const(6))
+})
+
+// expm1 returns exp(v) - 1. TensorFlow computes it with expm1, exact near
+// 0 where exp(v) - 1 in float32 would lose the digits of a tiny v; here an
+// f32 v is widened, the difference taken in f64 and rounded once to f32,
+// which agrees with expm1 to within an ulp.
+func expm1(b *layers.Builder, v graph.Node, dt graph.DType) graph.Node {
+	if dt == graph.Float32 {
+		return b.Call(graph.ToF32, b.Sub(b.Call(graph.Exp, b.Call(graph.ToF64, v)), b.Const(1)))
+	}
+	return b.Sub(b.Call(graph.Exp, v), b.Const(1))
+}
+
+// convElu converts Elu(features): features where features > 0, else
+// exp(features) - 1 (TensorFlow's alpha is 1).
+func convElu(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "features")
+	if err != nil {
+		return nil, err
+	}
+	dt, _, _ := nd.Shape(x)
+	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), v, expm1(b, v, dt))
+	}))
+}
+
+// The constants of SELU (Klambauer et al., 2017), as TensorFlow's kernel
+// writes them.
+const (
+	seluScale = 1.0507009873554804934193349852946
+	seluAlpha = 1.6732632423543772848170429916717
+)
+
+// convSelu converts Selu(features): scale * features where features > 0,
+// else scale * alpha * (exp(features) - 1), with scale ≈ 1.0507 and alpha
+// ≈ 1.6733 (seluScale, seluAlpha).
+func convSelu(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "features")
+	if err != nil {
+		return nil, err
+	}
+	dt, _, _ := nd.Shape(x)
+	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)),
+			b.Mul(v, b.Const(seluScale)),
+			b.Mul(expm1(b, v, dt), b.Const(seluScale*seluAlpha)))
+	}))
+}
+
+// convRsqrt converts Rsqrt(x): 1 / sqrt(x).
+var convRsqrt = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Rsqrt, v) })
+
+// convSqrt converts Sqrt(x): the square root (NaN below 0).
+var convSqrt = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Sqrt, v) })
+
+// convSquare converts Square(x): x * x.
+var convSquare = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+
+// convErf converts Erf(x): the error function.
+var convErf = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Erf, v) })
+
+// floatData returns v as a term of a float element type; what names the
+// operand in the error.
+func (c *converter) floatData(v value, what string) (graph.Node, error) {
+	x, err := c.data(v)
+	if err != nil {
+		return nil, err
+	}
+	if dt := elemOf(v.typ); !dt.IsFloat() {
+		return nil, fmt.Errorf("%s has element type %v; the op needs f32 or f64", what, dt)
+	}
+	return x, nil
+}
+
+// elemOf returns the element type of a scalar or array type.
+func elemOf(t graph.Type) graph.DType {
+	switch t := t.(type) {
+	case *graph.ArrayType:
+		return t.DType
+	case *graph.ScalarType:
+		return t.DType
+	}
+	return graph.Invalid
+}
