@@ -152,15 +152,9 @@ func TestSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sourced(t, m.Term)
 	seen := map[string]bool{}
 	for n := range graph.All(m.Term) {
-		switch n.(type) {
-		case *graph.Var:
-			continue // variables carry no source of their own
-		}
-		if n.Source() == "" {
-			t.Errorf("node %T %v has no source", n, n)
-		}
 		seen[n.Source()] = true
 	}
 	for _, name := range []string{"x", "w", "b", "mm", "bias", "y"} {
@@ -174,5 +168,19 @@ func TestSources(t *testing.T) {
 	}
 	if strings.Join(params, ",") != "w,b" {
 		t.Errorf("params %v, want w,b", params)
+	}
+}
+
+// sourced checks that every node of term carries a source, but variables
+// and the tuple of a model's several outputs.
+func sourced(t *testing.T, term graph.Node) {
+	t.Helper()
+	for n := range graph.All(term) {
+		if _, ok := n.(*graph.Tuple); ok && n == term {
+			continue
+		}
+		if _, ok := n.(*graph.Var); !ok && n.Source() == "" {
+			t.Errorf("node %T %s has no source", n, graph.Print(n))
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/imports/nd"
 )
 
 // Format is the name the coverage report and imports.Model give this
@@ -212,8 +213,10 @@ func (c *converter) convert(n *node) error {
 	return nil
 }
 
-// data returns v as a term: a constant read as data becomes a parameter
-// named after its Const node, its value recorded in the model.
+// data returns v as a term: a constant array read as data becomes a
+// parameter named after its Const node (or the node that reshaped it), its
+// value recorded in the model; a scalar number becomes a typed literal
+// (f32 0.001) carrying that name as its source.
 func (c *converter) data(v value) (graph.Node, error) {
 	if v.term != nil {
 		return v.term, nil
@@ -226,17 +229,32 @@ func (c *converter) data(v value) (graph.Node, error) {
 	if err != nil {
 		return nil, c.errorf(v.from, "%v", err)
 	}
-	in, err := graph.NewInput(name, v.typ, true)
-	if err != nil {
-		return nil, c.errorf(v.from, "%v", err)
+	var term graph.Node
+	if sv, ok := val.(graph.ScalarValue); ok && sv.DType != graph.Bool {
+		// A number is written into the term, where fusion sees it.
+		lit, err := nd.Literal(sv.DType, sv.V)
+		if err != nil {
+			return nil, c.errorf(v.from, "%v", err)
+		}
+		if term, err = graph.Rewrite(lit, func(n graph.Node) (graph.Node, error) {
+			return graph.WithSource(n, name), nil
+		}); err != nil {
+			return nil, c.errorf(v.from, "%v", err)
+		}
+	} else {
+		in, err := nd.Param(name, elemOf(v.typ), extentsOf(v.typ))
+		if err != nil {
+			return nil, c.errorf(v.from, "%v", err)
+		}
+		c.model.Params = append(c.model.Params, in)
+		c.model.Values[name] = val
+		term = in
 	}
-	c.model.Params = append(c.model.Params, in)
-	c.model.Values[name] = val
-	// Every reader of this constant gets the same parameter.
+	// Every reader of this constant gets the same term.
 	for i := range c.vals[v.from] {
-		c.vals[v.from][i].term = in
+		c.vals[v.from][i].term = term
 	}
-	return in, nil
+	return term, nil
 }
 
 // finish assembles the model from the converted outputs.

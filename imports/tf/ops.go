@@ -115,8 +115,9 @@ func convPlaceholder(c *converter, n *node, _ []value) ([]value, error) {
 
 // convConst converts Const(value, dtype): a tensor known at import time.
 // An op that takes it as an attribute-like operand (Reshape's shape, a
-// reduction's axes) reads the value; read as data it becomes a parameter
-// named after the node, its value in Model.Values.
+// reduction's axes) reads the value; read as data, an array becomes a
+// parameter named after the node, its value in Model.Values, and a scalar
+// number a typed literal in the term.
 func convConst(c *converter, n *node, _ []value) ([]value, error) {
 	p, err := attrTensor(n, "value")
 	if err != nil {

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // A case of testdata/ops/cases.json, which gen.py writes: a graph and
@@ -77,9 +79,10 @@ func closeTo(got, want, rel float64) bool {
 }
 
 // TestOpsAgainstTensorFlow imports every per-op graph of testdata/ops and
-// evaluates it with graph.Eval on the inputs TensorFlow ran: the outputs
-// equal TensorFlow's within 1e-5 relative (f32) or 1e-12 (f64), and every
-// output term carries a source name of the graph.
+// evaluates it on the inputs TensorFlow ran, with graph.Eval and fused on
+// the native back end: the outputs equal TensorFlow's within 1e-5 relative
+// (f32) or 1e-12 (f64), and every node of the term but variables carries a
+// source name.
 func TestOpsAgainstTensorFlow(t *testing.T) {
 	cases := loadOpCases(t)
 	if len(cases) < 30 {
@@ -99,40 +102,63 @@ func TestOpsAgainstTensorFlow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sourced(t, m.Term)
 			v, err := graph.Eval(m.Term, binds)
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs, err := m.OutputValues(v)
+			compareOutputs(t, "graph.Eval", m, v, tc.Outputs)
+			v, err = runFusedNative(m.Term, binds)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(outs) != len(tc.Outputs) {
-				t.Fatalf("%d outputs, TensorFlow gave %d", len(outs), len(tc.Outputs))
-			}
-			for _, want := range tc.Outputs {
-				got, ok := outs[want.Name].(*graph.Array)
-				if !ok {
-					t.Fatalf("output %s is %v, want an array", want.Name, outs[want.Name])
-				}
-				if fmt.Sprint(got.Extents()) != fmt.Sprint(want.Shape) {
-					t.Fatalf("output %s has extents %v, TensorFlow %v", want.Name, got.Extents(), want.Shape)
-				}
-				rel := 1e-5
-				if want.DType == "float64" {
-					rel = 1e-12
-				}
-				vals := got.Values()
-				for i, w := range want.Data {
-					if !closeTo(vals[i], w, rel) {
-						t.Errorf("output %s element %d = %v, TensorFlow %v", want.Name, i, vals[i], w)
-					}
-				}
-				o, _ := m.Output(want.Name)
-				if _, isInput := o.Term.(*graph.Input); !isInput && o.Term.Source() == "" {
-					t.Errorf("output %s: the term carries no source name", want.Name)
-				}
-			}
+			compareOutputs(t, "fused, native", m, v, tc.Outputs)
 		})
+	}
+}
+
+// runFusedNative fuses term and runs it on the native back end.
+func runFusedNative(term graph.Node, binds map[string]graph.Value) (graph.Value, error) {
+	res, err := fusion.Fuse(term, fusion.Options{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := native.New(native.Options{Parallelism: 2}).Plan(res.Graph)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(binds)
+}
+
+// compareOutputs compares v, a value of m.Term computed by how, with
+// TensorFlow's outputs.
+func compareOutputs(t *testing.T, how string, m *imports.Model, v graph.Value, wants []namedOpTensor) {
+	t.Helper()
+	outs, err := m.OutputValues(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != len(wants) {
+		t.Fatalf("%s: %d outputs, TensorFlow gave %d", how, len(outs), len(wants))
+	}
+	for _, want := range wants {
+		got, ok := outs[want.Name].(*graph.Array)
+		if !ok {
+			t.Fatalf("%s: output %s is %v, want an array", how, want.Name, outs[want.Name])
+		}
+		if fmt.Sprint(got.Extents()) != fmt.Sprint(want.Shape) {
+			t.Fatalf("%s: output %s has extents %v, TensorFlow %v", how, want.Name, got.Extents(), want.Shape)
+		}
+		rel := 1e-5
+		if want.DType == "float64" {
+			rel = 1e-12
+		}
+		vals := got.Values()
+		for i, w := range want.Data {
+			if !closeTo(vals[i], w, rel) {
+				t.Errorf("%s: output %s element %d = %v, TensorFlow %v", how, want.Name, i, vals[i], w)
+			}
+		}
 	}
 }
