@@ -167,11 +167,16 @@ func outputName(e edge, opt imports.Options) string {
 	return e.String()
 }
 
-// value is what one output of a converted node is: a term over the model's
-// inputs with its type, or a constant known at import time, which becomes
-// a parameter only when some converter reads it as data.
+// value is what one output of a converted node is: a term with its type,
+// or a constant known at import time, which becomes a parameter only when
+// some converter reads it as data.
+//
+// A computed value's term is a stand-in: an input of the value's type that
+// the converters build the next terms over, so that each converter types
+// only the few nodes it builds, not the whole graph above it (which made a
+// chain of n nodes cost n² typings). finish puts the terms together.
 type value struct {
-	term  graph.Node // nil for a constant not yet read as data
+	term  graph.Node // a stand-in, an input, a parameter or a literal; nil for a constant not yet read as data
 	typ   graph.Type // *graph.ArrayType or *graph.ScalarType
 	konst *tensor    // the value, when known at import time
 	from  *node      // the Const node a constant came from
@@ -179,11 +184,22 @@ type value struct {
 
 // converter holds the state of one conversion.
 type converter struct {
-	g      *graphDef
-	opt    imports.Options
-	model  *imports.Model
-	vals   map[*node][]value // the outputs of every converted node
-	budget int64             // constant bytes still allowed
+	g        *graphDef
+	opt      imports.Options
+	model    *imports.Model
+	vals     map[*node][]value           // the outputs of every converted node
+	budget   int64                       // constant bytes still allowed
+	current  *node                       // the node being converted
+	standIns []standIn                   // in the order made, so each reads only earlier ones
+	built    map[*graph.Input]graph.Node // what each stand-in stands for, put together
+}
+
+// standIn is the term a stand-in stands for, built over earlier stand-ins,
+// and the node that built it.
+type standIn struct {
+	in   *graph.Input
+	term graph.Node
+	node *node
 }
 
 // errorf returns an *imports.Error about node n.
@@ -201,6 +217,7 @@ func (c *converter) convert(n *node) error {
 	for i, e := range n.inputs {
 		ins[i] = c.vals[e.node][e.out]
 	}
+	c.current = n
 	outs, err := op.convert(c, n, ins)
 	if err != nil {
 		var ie *imports.Error
@@ -257,15 +274,58 @@ func (c *converter) data(v value) (graph.Node, error) {
 	return term, nil
 }
 
+// standIn returns a stand-in for t, of type typ, built for node n.
+func (c *converter) standIn(n *node, t graph.Node, typ graph.Type) (*graph.Input, error) {
+	in, err := graph.NewInput(fmt.Sprintf("\x00%d", len(c.standIns)), typ, false)
+	if err != nil {
+		return nil, err
+	}
+	c.standIns = append(c.standIns, standIn{in: in, term: t, node: n})
+	return in, nil
+}
+
+// compose replaces every stand-in by the term it stands for, each built
+// once, in the order made (producers first), so the whole graph is
+// rebuilt once and shared values stay shared.
+func (c *converter) compose() error {
+	c.built = make(map[*graph.Input]graph.Node, len(c.standIns))
+	for _, s := range c.standIns {
+		t, err := c.substitute(s.term)
+		if err != nil {
+			return c.errorf(s.node, "%v", err)
+		}
+		c.built[s.in] = t
+	}
+	return nil
+}
+
+// substitute replaces the stand-ins in t by their built terms.
+func (c *converter) substitute(t graph.Node) (graph.Node, error) {
+	return graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
+		if in, ok := n.(*graph.Input); ok {
+			if b, ok := c.built[in]; ok {
+				return b, false, nil // built already: used as it is
+			}
+		}
+		return n, true, nil
+	}}.Rewrite(t)
+}
+
 // finish assembles the model from the converted outputs.
 func (c *converter) finish(outs []edge) (*imports.Model, error) {
 	m := c.model
+	if err := c.compose(); err != nil {
+		return nil, err
+	}
 	terms := make([]graph.Node, len(outs))
 	for i, e := range outs {
 		v := c.vals[e.node][e.out]
 		t, err := c.data(v)
 		if err != nil {
 			return nil, err
+		}
+		if t, err = c.substitute(t); err != nil {
+			return nil, c.errorf(e.node, "%v", err)
 		}
 		terms[i] = t
 		typ := v.typ

@@ -261,3 +261,22 @@ func equalFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestDeepChain: a chain of nodes deeper than the IR allows is an error
+// naming the node where the term passes graph.MaxDepth (and converting the
+// chain costs each converter only its own nodes: the 10,000 before it
+// convert in about a second).
+func TestDeepChain(t *testing.T) {
+	nodes := []*tfpb.NodeDef{placeholder("x", 2, 3)}
+	prev := "x"
+	for i := range 10000 {
+		name := "n" + itoa(i)
+		nodes = append(nodes, ndef(name, "AddV2", prev, "x"))
+		prev = name
+	}
+	_, err := Decode("g.pb", graphBytes(t, nodes...), imports.Options{})
+	want := `g.pb: node "n9995" (AddV2): nzip: the term would nest 10001 deep, past the limit of 10000 (graph.MaxDepth); bind parts of it with let`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

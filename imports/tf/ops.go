@@ -165,7 +165,16 @@ func (c *converter) result(t graph.Node, err error) ([]value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the term built does not check: %v", err)
 	}
-	return one(value{term: t, typ: graph.Concrete(typ)}), nil
+	typ = graph.Concrete(typ)
+	if in, ok := t.(*graph.Input); ok {
+		// An operand returned as it is (a reduction over no axes).
+		return one(value{term: in, typ: typ}), nil
+	}
+	s, err := c.standIn(c.current, t, typ)
+	if err != nil {
+		return nil, err
+	}
+	return one(value{term: s, typ: typ}), nil
 }
 
 // rankOf returns the rank of an array type, 0 for a scalar.
