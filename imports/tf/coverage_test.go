@@ -29,7 +29,7 @@ func TestCoverageListsEverything(t *testing.T) {
 		ndef("side", "Relu", "x"),
 		ndef("label", "ArgMax", "side", "s"),
 	}
-	_, err := Decode("g.pb", graphBytes(t, nodes...), imports.Options{Outputs: []string{"y"}})
+	_, err := ImportBytes(graphBytes(t, nodes...), "g.pb", imports.Options{Outputs: []string{"y"}})
 	var ce *imports.CoverageError
 	if !errors.As(err, &ce) {
 		t.Fatalf("error %v, want a *imports.CoverageError", err)
@@ -59,13 +59,13 @@ func TestCoverageListsEverything(t *testing.T) {
 
 	// Asking for the label branch alone: ArgMax is unsupported, the rest
 	// pruned.
-	_, err = Decode("g.pb", graphBytes(t, nodes...), imports.Options{Outputs: []string{"label"}})
+	_, err = ImportBytes(graphBytes(t, nodes...), "g.pb", imports.Options{Outputs: []string{"label"}})
 	want = `g.pb: 1 unsupported node: ArgMax at node "label": no converter`
 	if err == nil || err.Error() != want {
 		t.Errorf("label only: error %v, want %q", err, want)
 	}
 	// And asking for side alone imports it, everything else pruned.
-	m, err := Decode("g.pb", graphBytes(t, nodes...), imports.Options{Outputs: []string{"side"}})
+	m, err := ImportBytes(graphBytes(t, nodes...), "g.pb", imports.Options{Outputs: []string{"side"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +80,8 @@ func TestCoverageListsEverything(t *testing.T) {
 // TestTrainingDefault: FusedBatchNormV3 without is_training is in training
 // mode (the op registry's default), and refused.
 func TestTrainingDefault(t *testing.T) {
-	_, err := Decode("g.pb", graphBytes(t, placeholder("x", 2, 3), constF32("s", []int64{3}, 1, 2, 3),
-		ndef("bn", "FusedBatchNormV3", "x", "s", "s", "s", "s")), imports.Options{})
+	_, err := ImportBytes(graphBytes(t, placeholder("x", 2, 3), constF32("s", []int64{3}, 1, 2, 3),
+		ndef("bn", "FusedBatchNormV3", "x", "s", "s", "s", "s")), "g.pb", imports.Options{})
 	want := `g.pb: 1 unsupported node: FusedBatchNormV3 at node "bn": is_training=true (training mode: batch statistics) is not supported; export the graph for inference (is_training=false, as a frozen Keras model in inference mode has)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
@@ -137,7 +137,7 @@ func TestConverterErrors(t *testing.T) {
 			`g.pb: node "y" (MatMul): 1 data inputs, but MatMul takes 2`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode("g.pb", graphBytes(t, tc.nodes...), imports.Options{})
+			_, err := ImportBytes(graphBytes(t, tc.nodes...), "g.pb", imports.Options{})
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error\n%v\nwant\n%s", err, tc.want)
 			}
@@ -148,7 +148,7 @@ func TestConverterErrors(t *testing.T) {
 // TestSources: every node a converter builds carries the name of the
 // TensorFlow node it came from, and parameters keep their Const's name.
 func TestSources(t *testing.T) {
-	m, err := Load("testdata/ops/dense_bias_relu.pb", imports.Options{Batch: 2})
+	m, err := Import("testdata/ops/dense_bias_relu.pb", imports.Options{Batch: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

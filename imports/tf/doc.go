@@ -1,6 +1,6 @@
 // Package tf imports frozen TensorFlow graphs: a GraphDef (.pb) whose
 // variables are constants, as tf.compat.v1.graph_util or
-// convert_variables_to_constants_v2 write it. Load and Decode return an
+// convert_variables_to_constants_v2 write it. Import and ImportBytes return an
 // imports.Model: one term of the graph IR over the graph's Placeholders (the
 // data inputs) and its constant arrays (parameters named after their Const
 // nodes, with their values; scalar constants are literals in the term).

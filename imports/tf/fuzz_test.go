@@ -12,7 +12,7 @@ import (
 	"github.com/hofuse/hofuse/imports/tf/tfpb"
 )
 
-// FuzzLoad decodes arbitrary bytes as a GraphDef. Whatever the bytes, Decode
+// FuzzLoad decodes arbitrary bytes as a GraphDef. Whatever the bytes, ImportBytes
 // returns a model whose term checks or an error naming the file; it never
 // panics, and no allocation is sized by a field it has not checked (the
 // constants' budget is lowered here so that a fuzzed shape cannot ask for
@@ -39,7 +39,7 @@ func FuzzLoad(f *testing.F) {
 	maxConstBytes = 1 << 20
 	f.Cleanup(func() { maxConstBytes = old })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Decode("f.pb", data, imports.Options{Batch: 2})
+		m, err := ImportBytes(data, "f.pb", imports.Options{Batch: 2})
 		if err != nil {
 			var ie *imports.Error
 			var ce *imports.CoverageError

@@ -90,7 +90,7 @@ func TestOpsAgainstTensorFlow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			m, err := Load(filepath.Join("testdata", "ops", tc.Name+".pb"), imports.Options{Batch: tc.Batch})
+			m, err := Import(filepath.Join("testdata", "ops", tc.Name+".pb"), imports.Options{Batch: tc.Batch})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -100,7 +100,7 @@ func TestLoadErrors(t *testing.T) {
 			`g.pb: node "y" (Identity): 2 data inputs, but Identity takes 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode("g.pb", graphBytes(t, tc.nodes...), tc.opt)
+			_, err := ImportBytes(graphBytes(t, tc.nodes...), "g.pb", tc.opt)
 			if err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
@@ -127,7 +127,7 @@ func TestLoadCorrupt(t *testing.T) {
 		"garbage":          []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"),
 		"text":             []byte("node { name: \"x\" op: \"Placeholder\" }"),
 	} {
-		_, err := Decode("g.pb", data, imports.Options{})
+		_, err := ImportBytes(data, "g.pb", imports.Options{})
 		if err == nil || !strings.HasPrefix(err.Error(), prefix) {
 			t.Errorf("%s: error %v, want one starting %q", name, err, prefix)
 		}
@@ -141,15 +141,20 @@ func TestLoadFileLimit(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(path, imports.Options{MaxFileBytes: 10})
+	_, err := Import(path, imports.Options{MaxFileBytes: 10})
 	want := path + ": the file holds " + itoa(len(data)) + " bytes, past the limit of 10 (Options.MaxFileBytes)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	if _, err := Load(path, imports.Options{}); err != nil {
+	if _, err := Import(path, imports.Options{}); err != nil {
 		t.Errorf("within the limit: %v", err)
 	}
-	_, err = Load(filepath.Join(dir, "none.pb"), imports.Options{})
+	_, err = ImportBytes(data, "m.pb", imports.Options{MaxFileBytes: 10})
+	want = "m.pb: the model holds " + itoa(len(data)) + " bytes, past the limit of 10 (Options.MaxFileBytes)"
+	if err == nil || err.Error() != want {
+		t.Errorf("ImportBytes: error %v, want %q", err, want)
+	}
+	_, err = Import(filepath.Join(dir, "none.pb"), imports.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "none.pb")+": cannot open the model: ") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -178,7 +183,7 @@ func TestPlaceholderBatch(t *testing.T) {
 		constF32("k", []int64{2}, 1.5, -2),
 		ndef("yk", "Identity", "k"),
 	)
-	m, err := Decode("g.pb", data, imports.Options{Batch: 4})
+	m, err := ImportBytes(data, "g.pb", imports.Options{Batch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +210,7 @@ func TestPlaceholderBatch(t *testing.T) {
 	if want := "ya:f32[4,3,4] yb:f32[2] yk:f32[2]"; strings.Join(outs, " ") != want {
 		t.Errorf("outputs %v, want %s", outs, want)
 	}
-	m, err = Decode("g.pb", data, imports.Options{Outputs: []string{"ya:0"}})
+	m, err = ImportBytes(data, "g.pb", imports.Options{Outputs: []string{"ya:0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +279,7 @@ func TestDeepChain(t *testing.T) {
 		nodes = append(nodes, ndef(name, "AddV2", prev, "x"))
 		prev = name
 	}
-	_, err := Decode("g.pb", graphBytes(t, nodes...), imports.Options{})
+	_, err := ImportBytes(graphBytes(t, nodes...), "g.pb", imports.Options{})
 	want := `g.pb: node "n9995" (AddV2): nzip: the term would nest 10001 deep, past the limit of 10000 (graph.MaxDepth); bind parts of it with let`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)

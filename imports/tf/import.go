@@ -23,10 +23,10 @@ const Format = "tf"
 // allocated. (A variable so that the fuzz test can lower it.)
 var maxConstBytes = graph.DefaultMemoryLimit
 
-// Load reads the frozen TensorFlow GraphDef at path (a .pb whose variables
+// Import reads the frozen TensorFlow GraphDef at path (a .pb whose variables
 // are constants) and converts it into an imports.Model. The file is refused
-// past opt.MaxFileBytes before it is read. See Decode for the rest.
-func Load(path string, opt imports.Options) (*imports.Model, error) {
+// past opt.MaxFileBytes before it is read. See ImportBytes for the rest.
+func Import(path string, opt imports.Options) (*imports.Model, error) {
 	max := opt.MaxFileBytesOrDefault()
 	f, err := os.Open(path)
 	if err != nil {
@@ -40,13 +40,10 @@ func Load(path string, opt imports.Options) (*imports.Model, error) {
 	if err != nil {
 		return nil, &imports.Error{File: path, Msg: "cannot read the model", Err: err}
 	}
-	if int64(len(data)) > max {
-		return nil, fileError(path, "the file holds more than %d bytes, past the limit (Options.MaxFileBytes)", max)
-	}
-	return Decode(path, data, opt)
+	return ImportBytes(data, path, opt)
 }
 
-// Decode converts a frozen TensorFlow GraphDef held in data; file names it
+// ImportBytes converts a frozen TensorFlow GraphDef held in data; file names it
 // in errors and in the model.
 //
 // It decodes the graph and resolves every node's inputs ("node", "node:1",
@@ -56,15 +53,19 @@ func Load(path string, opt imports.Options) (*imports.Model, error) {
 // refusing a cycle; and runs the coverage pass, which lists every kept node
 // it cannot convert, at once, in a *imports.CoverageError. Only then does
 // it convert, node by node: Placeholders become the data inputs (a -1
-// dimension takes opt.Batch), Consts read as data become parameters named
-// after their node, with their values in Model.Values, and every other op
-// becomes terms that carry the node's name as their source.
+// dimension takes opt.Batch), constant arrays read as data become
+// parameters named after their Const node, with their values in
+// Model.Values, scalar constants typed literals, and every other op becomes
+// terms that carry the node's name as their source.
 //
 // Every error is an *imports.Error naming the file and, where the problem
 // is a node's, the node, or an *imports.CoverageError.
-func Decode(file string, data []byte, opt imports.Options) (*imports.Model, error) {
+func ImportBytes(data []byte, file string, opt imports.Options) (*imports.Model, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, &imports.Error{File: file, Msg: "bad options", Err: err}
+	}
+	if max := opt.MaxFileBytesOrDefault(); int64(len(data)) > max {
+		return nil, fileError(file, "the model holds %d bytes, past the limit of %d (Options.MaxFileBytes)", len(data), max)
 	}
 	g, err := decodeGraph(file, data)
 	if err != nil {
