@@ -36,9 +36,10 @@ func (e edge) String() string {
 
 // graphDef is a decoded GraphDef whose every input names a node of it.
 type graphDef struct {
-	file   string
-	nodes  []*node // in file order
-	byName map[string]*node
+	file     string
+	nodes    []*node // in file order
+	byName   map[string]*node
+	producer int32 // versions.producer: the GraphDef version of the TensorFlow that wrote it, 0 if unset
 }
 
 // errorf returns an *imports.Error about node n.
@@ -57,7 +58,7 @@ func decodeGraph(file string, data []byte) (*graphDef, error) {
 	if len(gd.Node) == 0 {
 		return nil, fileError(file, "the GraphDef has no nodes; is this a frozen TensorFlow graph (a SavedModel's saved_model.pb is not one: freeze it first)?")
 	}
-	g := &graphDef{file: file, byName: make(map[string]*node, len(gd.Node))}
+	g := &graphDef{file: file, byName: make(map[string]*node, len(gd.Node)), producer: gd.GetVersions().GetProducer()}
 	for i, def := range gd.Node {
 		n := &node{def: def, name: def.GetName(), op: def.GetOp(), index: i}
 		if n.name == "" {

@@ -85,6 +85,9 @@ func ImportBytes(data []byte, file string, opt imports.Options) (*imports.Model,
 	}
 	c := &converter{g: g, opt: opt, budget: maxConstBytes, vals: map[*node][]value{},
 		model: &imports.Model{Source: file, Format: Format, Values: map[string]graph.Value{}, Coverage: cov}}
+	if g.producer != 0 {
+		c.model.Producer = fmt.Sprintf("TensorFlow (GraphDef version %d)", g.producer)
+	}
 	for _, n := range order {
 		if err := c.convert(n); err != nil {
 			return nil, err

@@ -135,6 +135,9 @@ func TestKerasDigits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if m.Producer != "TensorFlow (GraphDef version 2474)" || m.Format != "tf" {
+				t.Errorf("producer %q, format %q", m.Producer, m.Format)
+			}
 			if len(m.Inputs) != 1 || m.Inputs[0].Name != "input" || m.Inputs[0].Type.String() != "f32[16,64]" {
 				t.Fatalf("inputs %v", m.Inputs)
 			}

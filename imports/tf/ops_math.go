@@ -88,10 +88,11 @@ var convRelu6 = unary(func(b *layers.Builder, v graph.Node) graph.Node {
 	return b.Call(graph.Min, b.Call(graph.Max, v, b.Const(0)), b.Const(6))
 })
 
-// expm1 returns exp(v) - 1. TensorFlow computes it with expm1, exact near
-// 0 where exp(v) - 1 in float32 would lose the digits of a tiny v; here an
-// f32 v is widened, the difference taken in f64 and rounded once to f32,
-// which agrees with expm1 to within an ulp.
+// expm1 returns exp(v) - 1. In float32, exp(v) - 1 loses the digits of a
+// tiny v (exp(v) rounds to within 6e-8 of 1); an f32 v is widened, the
+// difference taken in f64 and rounded once to f32, which agrees with
+// expm1 to within an ulp and is at least as close as TensorFlow's float32
+// exp(v) - 1.
 func expm1(b *layers.Builder, v graph.Node, dt graph.DType) graph.Node {
 	if dt == graph.Float32 {
 		return b.Call(graph.ToF32, b.Sub(b.Call(graph.Exp, b.Call(graph.ToF64, v)), b.Const(1)))
@@ -99,8 +100,9 @@ func expm1(b *layers.Builder, v graph.Node, dt graph.DType) graph.Node {
 	return b.Sub(b.Call(graph.Exp, v), b.Const(1))
 }
 
-// convElu converts Elu(features): features where features > 0, else
-// exp(features) - 1 (TensorFlow's alpha is 1).
+// convElu converts Elu(features): exp(features) - 1 where features < 0,
+// else features (so -0 stays -0, as in TensorFlow's kernel); TensorFlow's
+// Elu has no alpha (it is 1).
 func convElu(c *converter, n *node, in []value) ([]value, error) {
 	x, err := c.floatData(in[0], "features")
 	if err != nil {
@@ -108,7 +110,7 @@ func convElu(c *converter, n *node, in []value) ([]value, error) {
 	}
 	dt, _, _ := nd.Shape(x)
 	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
-		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), v, expm1(b, v, dt))
+		return b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), expm1(b, v, dt), v)
 	}))
 }
 
@@ -119,9 +121,10 @@ const (
 	seluAlpha = 1.6732632423543772848170429916717
 )
 
-// convSelu converts Selu(features): scale * features where features > 0,
-// else scale * alpha * (exp(features) - 1), with scale ≈ 1.0507 and alpha
-// ≈ 1.6733 (seluScale, seluAlpha).
+// convSelu converts Selu(features): scale * alpha * (exp(features) - 1)
+// where features < 0, else scale * features, with scale ≈ 1.0507 and alpha
+// ≈ 1.6733 (seluScale, seluAlpha), the branch chosen as TensorFlow's kernel
+// does.
 func convSelu(c *converter, n *node, in []value) ([]value, error) {
 	x, err := c.floatData(in[0], "features")
 	if err != nil {
@@ -129,9 +132,9 @@ func convSelu(c *converter, n *node, in []value) ([]value, error) {
 	}
 	dt, _, _ := nd.Shape(x)
 	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
-		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)),
-			b.Mul(v, b.Const(seluScale)),
-			b.Mul(expm1(b, v, dt), b.Const(seluScale*seluAlpha)))
+		return b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)),
+			b.Mul(expm1(b, v, dt), b.Const(seluScale*seluAlpha)),
+			b.Mul(v, b.Const(seluScale)))
 	}))
 }
 
