@@ -112,13 +112,11 @@ func (g *graphDef) coverage(order []*node, outs []edge, opt imports.Options) *im
 		if op.check != nil {
 			if reason := op.check(n); reason != "" {
 				cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name, Reason: reason})
+				continue
 			}
 		}
-	}
-	// Reading an output past those a converter gives is the reader's
-	// problem only when the producer is one hofuse converts.
-	readers := append([]*node(nil), order...)
-	for _, n := range readers {
+		// Reading an output past those a converter gives is the reader's
+		// problem (a producer without a converter is listed already).
 		for i, e := range n.inputs {
 			if op, ok := ops[e.node.op]; ok && e.out >= op.outputs {
 				cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name,
@@ -278,9 +276,12 @@ func (c *converter) data(v value) (graph.Node, error) {
 	return term, nil
 }
 
-// standIn returns a stand-in for t, of type typ, built for node n.
+// standIn returns a stand-in for t, of type typ, built for node n. It is
+// named after n, so that a message about a term built over it reads as the
+// graph does; no other input of a term has that name, since Placeholders
+// and Consts, whose names inputs and parameters take, never get one.
 func (c *converter) standIn(n *node, t graph.Node, typ graph.Type) (*graph.Input, error) {
-	in, err := graph.NewInput(fmt.Sprintf("\x00%d", len(c.standIns)), typ, false)
+	in, err := graph.NewInput(n.name, typ, false)
 	if err != nil {
 		return nil, err
 	}
