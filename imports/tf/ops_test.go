@@ -8,10 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
-	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // A case of testdata/ops/cases.json, which gen.py writes: a graph and
@@ -79,11 +77,12 @@ func closeTo(got, want, rel float64) bool {
 }
 
 // TestOpsAgainstTensorFlow imports every per-op graph of testdata/ops and
-// evaluates it on the inputs TensorFlow ran, with graph.Eval and fused on
-// the native back end: the outputs equal TensorFlow's within 1e-5 relative
-// (f32) or 1e-12 (f64), and every node of the term but variables carries a
-// source name.
+// evaluates it on the inputs TensorFlow ran, with graph.Eval and, fused and
+// unfused, on the native back end and on PJRT when a plugin is found: the
+// outputs equal TensorFlow's within 1e-5 relative (f32) or 1e-12 (f64),
+// and every node of the term but variables carries a source name.
 func TestOpsAgainstTensorFlow(t *testing.T) {
+	bs := backends(t)
 	cases := loadOpCases(t)
 	if len(cases) < 30 {
 		t.Fatalf("%d cases in cases.json, want every op's", len(cases))
@@ -108,27 +107,17 @@ func TestOpsAgainstTensorFlow(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareOutputs(t, "graph.Eval", m, v, tc.Outputs)
-			v, err = runFusedNative(m.Term, binds)
-			if err != nil {
-				t.Fatal(err)
+			for _, b := range bs {
+				for _, unfused := range []bool{false, true} {
+					v, _, err := runOn(b, m, binds, unfused)
+					if err != nil {
+						t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
+					}
+					compareOutputs(t, fmt.Sprintf("%s unfused=%v", b.Name(), unfused), m, v, tc.Outputs)
+				}
 			}
-			compareOutputs(t, "fused, native", m, v, tc.Outputs)
 		})
 	}
-}
-
-// runFusedNative fuses term and runs it on the native back end.
-func runFusedNative(term graph.Node, binds map[string]graph.Value) (graph.Value, error) {
-	res, err := fusion.Fuse(term, fusion.Options{})
-	if err != nil {
-		return nil, err
-	}
-	p, err := native.New(native.Options{Parallelism: 2}).Plan(res.Graph)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	return p.Run(binds)
 }
 
 // compareOutputs compares v, a value of m.Term computed by how, with
