@@ -124,3 +124,15 @@ func attrKind(a *tfpb.AttrValue) string {
 	}
 	return "empty"
 }
+
+func attrInt(n *node, key string, def int64) (int64, error) {
+	a, ok := n.def.GetAttr()[key]
+	if !ok {
+		return def, nil
+	}
+	v, ok := a.GetValue().(*tfpb.AttrValue_I)
+	if !ok {
+		return 0, fmt.Errorf("attribute %s is %s, want an int", key, attrKind(a))
+	}
+	return v.I, nil
+}

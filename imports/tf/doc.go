@@ -34,21 +34,26 @@
 // # Operators
 //
 // Placeholder (a -1 dimension takes Options.Batch, recorded in
-// Model.Symbolic), Const, Identity, NoOp, MatMul (transpose_a,
-// transpose_b), BiasAdd (NHWC), Add, AddV2, Sub, Mul, RealDiv (NumPy
-// broadcasting), Relu, Relu6, Elu, Selu, Sigmoid, Tanh, Rsqrt, Sqrt,
-// Square, Erf, Softmax and LogSoftmax (last axis), FusedBatchNormV3
-// (inference; is_training is refused), Mean, Sum and Max (constant
-// reduction_indices, keep_dims), Reshape (constant shape, one -1),
-// Squeeze (squeeze_dims) and ExpandDims (constant axis). Each converter's
-// doc comment states the TensorFlow semantics it implements; the terms are
-// built with imports/nd, and with layers where a layer exists (ReLU,
-// Sigmoid, Tanh).
+// Model.Symbolic), Const, Identity, StopGradient, NoOp, MatMul
+// (transpose_a, transpose_b), BiasAdd (NHWC), Add, AddV2, Sub, Mul,
+// RealDiv, Maximum, Minimum, SquaredDifference (NumPy broadcasting), Relu,
+// Relu6, LeakyRelu, Elu, Selu, Sigmoid, Tanh, Neg, Abs, Exp, Log, Rsqrt,
+// Sqrt, Square, Erf, Erfc, Softmax and LogSoftmax (last axis),
+// FusedBatchNormV3 (inference; is_training is refused), Mean, Sum and Max
+// (constant reduction_indices, keep_dims), Reshape (constant shape, one
+// -1), Squeeze (squeeze_dims) and ExpandDims (constant axis). Each
+// converter's doc comment states the TensorFlow semantics it implements;
+// the terms are built with imports/nd, and with layers where a layer
+// exists (ReLU, LeakyReLU, Sigmoid, Tanh).
 //
 // Shape operands (Reshape's shape, the reductions' axes, ExpandDims' axis)
-// must be constants at import time. Reshape, Squeeze and ExpandDims of a
-// constant reshape it at import: the result is a constant of its own,
-// named after the reshaping node when it is read as data.
+// must be known at import time. Besides Consts, the ops that compute them
+// are folded there: Shape (extents are static), and StridedSlice (of a
+// vector), Pack and ConcatV2 (along the outer axis) of constants, which is
+// what Keras's Flatten and dynamic-batch reshapes write. Reshape, Squeeze
+// and ExpandDims of a constant reshape it at import: the result is a
+// constant of its own, named after the reshaping node when it is read as
+// data.
 //
 // # Element types
 //

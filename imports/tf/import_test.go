@@ -64,7 +64,7 @@ func TestLoadErrors(t *testing.T) {
 		{"placeholder without shape", []*tfpb.NodeDef{withAttr(ndef("x", "Placeholder"), "dtype", typeAttr(tfpb.DataType_DT_FLOAT)), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): the placeholder's shape is unknown; hofuse needs its rank and extents (give the input a shape when exporting, with -1 for the batch)`},
 		{"placeholder of strings", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", typeAttr(tfpb.DataType_DT_STRING)), ndef("y", "Identity", "x")}, imports.Options{},
-			`g.pb: node "x" (Placeholder): element type DT_STRING is not supported (hofuse computes in float, double, int32 and bool)`},
+			`g.pb: node "x" (Placeholder): element type string is not supported (hofuse computes in float, double, int32 and bool)`},
 		{"placeholder dtype a shape", []*tfpb.NodeDef{withAttr(placeholder("x", 2), "dtype", intsAttr(1)), ndef("y", "Identity", "x")}, imports.Options{},
 			`g.pb: node "x" (Placeholder): attribute dtype is a list, want a type`},
 
@@ -85,7 +85,7 @@ func TestLoadErrors(t *testing.T) {
 		{"splat past the memory cap", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1<<20, 1<<20), FloatVal: []float32{1}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: the tensor's shape [1048576 1048576] holds 4398046511104 bytes, past the limit of 4294967296 bytes left for the graph's constants (graph.DefaultMemoryLimit)`},
 		{"const of strings", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shapeProto(1), StringVal: [][]byte{[]byte("a")}}), ndef("y", "Identity", "c")}, imports.Options{},
-			`g.pb: node "c" (Const): the value: element type DT_STRING is not supported (hofuse computes in float, double, int32 and bool)`},
+			`g.pb: node "c" (Const): the value: element type string is not supported (hofuse computes in float, double, int32 and bool)`},
 		{"const of halves", []*tfpb.NodeDef{constTensor("c", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_HALF, TensorShape: shapeProto(1), HalfVal: []int32{1}}), ndef("y", "Identity", "c")}, imports.Options{},
 			`g.pb: node "c" (Const): the value: element type float16 is not supported (hofuse computes in float, double, int32 and bool)`},
 		{"const dtype disagrees", []*tfpb.NodeDef{withAttr(constF32("c", []int64{1}, 1), "dtype", typeAttr(tfpb.DataType_DT_DOUBLE)), ndef("y", "Identity", "c")}, imports.Options{},

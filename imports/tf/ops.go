@@ -45,12 +45,30 @@ var ops = map[string]opDef{
 	"Square":  {arity: 1, outputs: 1, convert: convSquare},
 	"Erf":     {arity: 1, outputs: 1, convert: convErf},
 
+	"Neg":               {arity: 1, outputs: 1, convert: convNeg},
+	"Abs":               {arity: 1, outputs: 1, convert: convAbs},
+	"Exp":               {arity: 1, outputs: 1, convert: convExp},
+	"Log":               {arity: 1, outputs: 1, convert: convLog},
+	"Erfc":              {arity: 1, outputs: 1, convert: convErfc},
+	"LeakyRelu":         {arity: 1, outputs: 1, convert: convLeakyRelu},
+	"StopGradient":      {arity: 1, outputs: 1, convert: convStopGradient},
+	"SquaredDifference": {arity: 2, outputs: 1, convert: convSquaredDifference},
+	"Maximum":           {arity: 2, outputs: 1, convert: convMaximum},
+	"Minimum":           {arity: 2, outputs: 1, convert: convMinimum},
+
 	"Mean":       {arity: 2, outputs: 1, convert: convMean},
 	"Sum":        {arity: 2, outputs: 1, convert: convSum},
 	"Max":        {arity: 2, outputs: 1, convert: convMax},
 	"Reshape":    {arity: 2, outputs: 1, convert: convReshape},
 	"Squeeze":    {arity: 1, outputs: 1, convert: convSqueeze},
 	"ExpandDims": {arity: 2, outputs: 1, convert: convExpandDims},
+
+	// Folded at import time: shapes, and slices, stacks and joins of
+	// constants.
+	"Shape":        {arity: 1, outputs: 1, convert: convShape},
+	"StridedSlice": {arity: 4, outputs: 1, check: checkStridedSlice, convert: convStridedSlice},
+	"Pack":         {arity: -1, outputs: 1, convert: convPack},
+	"ConcatV2":     {arity: -1, outputs: 1, convert: convConcatV2},
 }
 
 // one returns the single output v.

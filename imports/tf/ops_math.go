@@ -173,3 +173,83 @@ func elemOf(t graph.Type) graph.DType {
 	}
 	return graph.Invalid
 }
+
+// convNeg converts Neg(x): -x.
+var convNeg = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Neg, v) })
+
+// convAbs converts Abs(x): |x|.
+var convAbs = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Abs, v) })
+
+// convExp converts Exp(x): e to the x.
+var convExp = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Exp, v) })
+
+// convLog converts Log(x): the natural logarithm (-Inf at 0, NaN below).
+var convLog = unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Log, v) })
+
+// convStopGradient converts StopGradient(input): its input (it only stops
+// gradients, which an imported inference graph does not take).
+func convStopGradient(_ *converter, _ *node, in []value) ([]value, error) {
+	return one(in[0]), nil
+}
+
+// convErfc converts Erfc(x): 1 - erf(x), the complementary error function
+// (Keras writes its exact GELU with it). An f32 x is widened and the
+// difference taken in f64 and rounded once; where erfc(x) falls below
+// about 1e-12 (x > 5) the difference keeps fewer digits than erfc itself
+// would.
+func convErfc(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "x")
+	if err != nil {
+		return nil, err
+	}
+	dt := elemOf(in[0].typ)
+	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		if dt == graph.Float32 {
+			return b.Call(graph.ToF32, b.Sub(b.Const(1), b.Call(graph.Erf, b.Call(graph.ToF64, v))))
+		}
+		return b.Sub(b.Const(1), b.Call(graph.Erf, v))
+	}))
+}
+
+// convSquaredDifference converts SquaredDifference(x, y): (x - y)², broadcast
+// (Keras's LayerNormalization computes its variance with it).
+func convSquaredDifference(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.data(in[0])
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.data(in[1])
+	if err != nil {
+		return nil, err
+	}
+	if dx, dy := elemOf(in[0].typ), elemOf(in[1].typ); dx != dy {
+		return nil, fmt.Errorf("x has element type %v and y %v; SquaredDifference needs one type", dx, dy)
+	}
+	return c.result(nd.Ops{Source: n.name}.ZipWith(func(b *layers.Builder, v ...graph.Node) graph.Node {
+		d := b.Sub(v[0], v[1])
+		return b.Mul(d, d)
+	}, x, y))
+}
+
+// convMaximum converts Maximum(x, y): the larger, broadcast; NaN if either
+// is NaN.
+var convMaximum = binaryOp(graph.Max)
+
+// convMinimum converts Minimum(x, y): the smaller, broadcast; NaN if either
+// is NaN.
+var convMinimum = binaryOp(graph.Min)
+
+// convLeakyRelu converts LeakyRelu(features; alpha): features where
+// features > 0, else alpha * features; alpha defaults to 0.2 (TensorFlow's,
+// where Keras's LeakyReLU layer uses 0.3 and PyTorch 0.01).
+func convLeakyRelu(c *converter, n *node, in []value) ([]value, error) {
+	alpha, err := attrFloat(n, "alpha", 0.2)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.floatData(in[0], "features")
+	if err != nil {
+		return nil, err
+	}
+	return c.result(layers.LeakyReLU(n.name, x, float64(alpha)))
+}

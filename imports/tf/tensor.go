@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/tf/tfpb"
@@ -128,7 +129,7 @@ func elemType(dt tfpb.DataType) (graph.DType, error) {
 }
 
 // dtypeName writes a DataType as TensorFlow's Python API does (float32,
-// int64), or its number when it is not a known one.
+// int64, string), or its number when it is not a known one.
 func dtypeName(dt tfpb.DataType) string {
 	switch dt {
 	case tfpb.DataType_DT_FLOAT:
@@ -141,7 +142,7 @@ func dtypeName(dt tfpb.DataType) string {
 		return "bfloat16"
 	}
 	if name, ok := tfpb.DataType_name[int32(dt)]; ok {
-		return name
+		return strings.ToLower(strings.TrimPrefix(name, "DT_"))
 	}
 	return fmt.Sprintf("DataType(%d)", int32(dt))
 }

@@ -131,6 +131,52 @@ unary("sqrt", tf.math.sqrt, lo=0.0, hi=9.0)
 unary("square", tf.math.square)
 unary("erf", tf.math.erf)
 unary("identity", tf.identity)
+unary("neg", tf.math.negative)
+unary("abs", tf.math.abs)
+unary("exp", tf.math.exp)
+unary("log", tf.math.log, lo=0.05, hi=9.0)
+unary("erfc", tf.math.erfc)
+unary("leaky_relu", tf.nn.leaky_relu)
+unary("leaky_relu_03", lambda x, name: tf.nn.leaky_relu(x, alpha=0.3, name=name))
+unary("stop_gradient", tf.stop_gradient)
+
+
+@case("squared_difference")
+def _():
+    x = ph([None, 3, 4])
+    m = tf.constant(rand(3, 1), name="m")
+    y = tf.math.squared_difference(x, m, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("maximum_minimum")
+def _():
+    x = ph([None, 4])
+    a = tf.math.maximum(x, tf.constant(rand(4), name="lo"), name="a")
+    y = tf.math.minimum(a, tf.constant(np.float32(0.5), name="hi"), name="y")
+    return {"x": rand(3, 4)}, [y]
+
+
+@case("shape_pack_fold")
+def _():
+    # Keras's Flatten with an unknown batch: Shape, StridedSlice, Pack.
+    x = ph([None, 3, 4])
+    s = tf.shape(x, name="shape")
+    b = tf.strided_slice(s, [0], [1], [1], shrink_axis_mask=1, name="batch")
+    new = tf.stack([b, tf.constant(-1, name="rest")], name="new_shape")
+    y = tf.reshape(x, new, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("shape_concat_fold")
+def _():
+    x = ph([None, 3, 4])
+    s = tf.shape(x, out_type=tf.int64, name="shape")
+    head = tf.strided_slice(s, [0], [-2], [1], name="head")
+    tail = tf.strided_slice(s, [-1], [-2], [-1], name="tail")
+    new = tf.concat([head, tail, tf.constant([3], dtype=tf.int64, name="three")], 0, name="new_shape")
+    y = tf.reshape(x, new, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
 
 
 @case("softmax")
@@ -228,6 +274,31 @@ def _():
     return {"x": rand(2, 3, dtype=np.float64)}, [y]
 
 
+def keras_case():
+    """A Keras Sequential model with Flatten, an exact GELU, Dropout and
+    LayerNormalization, frozen as Keras models are: its GraphDef holds
+    Shape, StridedSlice and Pack (Flatten), Erfc (GELU), StopGradient and
+    SquaredDifference (LayerNormalization), and a control input."""
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+    tf.keras.utils.set_random_seed(7)
+    m = tf.keras.Sequential([
+        tf.keras.Input((4, 4)), tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(8, activation="gelu"), tf.keras.layers.Dropout(0.5),
+        tf.keras.layers.LayerNormalization(), tf.keras.layers.Dense(3, activation="softmax")])
+    x = rand(3, 4, 4)
+    f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
+        tf.TensorSpec([None, 4, 4], tf.float32, name="x"))
+    frozen = convert_variables_to_constants_v2(f)
+    gd = frozen.graph.as_graph_def()
+    (out,) = [t.op.name for t in frozen.outputs]
+    g = tf.Graph()
+    with g.as_default():
+        tf.graph_util.import_graph_def(gd, name="")
+        with tf1.Session(graph=g) as sess:
+            y = sess.run(out + ":0", {"x:0": x})
+    return gd, {"x": x}, [(out, y)], 3
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -253,6 +324,17 @@ def main():
             "outputs": [{"name": t.op.name, "dtype": str(v.dtype), "shape": list(v.shape),
                          "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
         })
+    gd, feeds, outs, batch = keras_case()
+    with open(os.path.join(HERE, "keras_flatten_gelu_layernorm.pb"), "wb") as f:
+        f.write(gd.SerializeToString(deterministic=True))
+    cases.append({
+        "name": "keras_flatten_gelu_layernorm",
+        "batch": batch,
+        "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
+                   for k, v in feeds.items()},
+        "outputs": [{"name": name, "dtype": str(v.dtype), "shape": list(v.shape),
+                     "data": v.ravel().tolist()} for name, v in outs],
+    })
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=1)
         f.write("\n")
