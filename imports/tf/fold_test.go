@@ -2,6 +2,7 @@ package tf
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
@@ -60,6 +61,7 @@ func TestStridedSlice(t *testing.T) {
 		{"[-100:100]", -100, 100, 1, nil, "[10 20 30 40 50]"},
 		{"[100:-100:-1]", 100, -100, -1, nil, "[50 40 30 20 10]"},
 		{"[-1] shrink", -1, 0, 1, map[string]int64{"shrink_axis_mask": 1}, "[50]"},
+		{"[1:5:MaxInt32]", 1, 5, math.MaxInt32, nil, "[20]"},
 		{"[3:1] empty", 3, 1, 1, nil, `g.pb: node "y" (StridedSlice): the slice [3:1:1] of a vector of 5 elements is empty, which hofuse cannot hold`},
 		{"stride 0", 0, 2, 0, nil, `g.pb: node "y" (StridedSlice): strides [0]: a stride must not be 0`},
 		{"shrink out of range", 5, 0, 1, map[string]int64{"shrink_axis_mask": 1}, `g.pb: node "y" (StridedSlice): begin [5] is out of range for shrinking a vector of 5 elements`},
@@ -72,6 +74,28 @@ func TestStridedSlice(t *testing.T) {
 		}
 		if s != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.what, s, tc.want)
+		}
+	}
+}
+
+// TestStridedSliceHugeStride: an int64 stride near the ends of int64
+// takes the first element (begin + stride must not wrap around).
+func TestStridedSliceHugeStride(t *testing.T) {
+	i64 := func(name string, v int64) *tfpb.NodeDef {
+		return constTensor(name, &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT64, TensorShape: shapeProto(1), Int64Val: []int64{v}})
+	}
+	for _, tc := range []struct {
+		b, e, s int64
+		want    string
+	}{
+		{1, 5, math.MaxInt64, "[20]"},
+		{3, 0, math.MinInt64, "[40]"},
+		{0, math.MaxInt64, math.MaxInt64 - 1, "[10]"},
+	} {
+		got, err := evalNoInputs(t, constI32("v", []int64{5}, 10, 20, 30, 40, 50),
+			i64("b", tc.b), i64("e", tc.e), i64("s", tc.s), ndef("y", "StridedSlice", "v", "b", "e", "s"))
+		if err != nil || fmt.Sprint(got) != tc.want {
+			t.Errorf("[%d:%d:%d]: got %v, %v; want %s", tc.b, tc.e, tc.s, got, err, tc.want)
 		}
 	}
 }

@@ -187,6 +187,9 @@ func convStridedSlice(_ *converter, n *node, in []value) ([]value, error) {
 		begin = norm(begin, masks["begin_mask"]&1 != 0, size-1)
 		end = norm(end, masks["end_mask"]&1 != 0, -1)
 	}
+	// A stride longer than the vector takes only the first element; capped
+	// so, begin + k*stride cannot overflow.
+	stride = min(max(stride, -size-1), size+1)
 	var idx []int
 	for i := begin; (stride > 0 && i < end) || (stride < 0 && i > end); i += stride {
 		idx = append(idx, int(i))
