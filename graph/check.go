@@ -69,6 +69,7 @@ type checker struct {
 	names  map[string]*Input
 	closed map[Node]bool // terms without free variables: one type wherever they appear
 	done   map[Node]bool // closed terms already checked
+	fv     FreeVarCache  // free variables, for closed when it is not given
 }
 
 // newChecker returns a checker that knows which nodes are closed; with
@@ -85,10 +86,11 @@ func newChecker(closed map[Node]bool) *checker {
 func (c *checker) isClosed(n Node) bool {
 	cl, ok := c.closed[n]
 	if !ok {
-		for m, fv := range FreeVarSets(n) {
-			c.closed[m] = len(fv) == 0
-		}
-		cl = c.closed[n]
+		// One cache for every call, so that a Typer meeting ever larger
+		// terms built on the ones it has typed (an importer's) works out
+		// each node's free variables once.
+		cl = len(c.fv.Of(n)) == 0
+		c.closed[n] = cl
 	}
 	return cl
 }

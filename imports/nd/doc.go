@@ -10,8 +10,16 @@
 // the source name (the imported node's name), which travels through fusion
 // into kernel names and reports:
 //
-//	o := nd.Ops{Source: node.Name}
+//	types := nd.NewTypes() // one per model
+//	…
+//	o := nd.Ops{Source: node.Name, Types: types}
 //	y, err := o.MatMul(a, b)
+//
+// Each operation types its operands and checks the term it builds. Types
+// remembers what it has typed, so that converting a model costs time
+// linear in its size; without it every operand's whole term is typed
+// again, which is quadratic (BenchmarkChain: a chain of 400 dense layers
+// builds in 10 ms with one Types, 100 layers take 1.4 s without).
 //
 // # The operations
 //
@@ -26,12 +34,19 @@
 //   - Transpose(x, perm), Reshape(x, extents) with ResolveShape for ONNX's
 //     0 and -1, Flatten(x, axis) (ONNX, to 2-D), Squeeze(x, axes),
 //     Unsqueeze(x, axes).
-//   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min and Prod.
+//   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min, Prod,
+//     SumSquare, L1, L2, LogSum and LogSumExp.
 //   - Softmax(x, axis), LogSoftmax(x, axis), numerically stable.
 //   - ArgMax, ArgMin(x, axis, keepDims, selectLastIndex) to i32.
+//   - Concat(axis, xs...): numpy.concatenate, ONNX Concat, on any axis.
+//   - SoftmaxFlattened(x, axis, log): ONNX Softmax and LogSoftmax before
+//     opset 13.
+//   - Broadcast(x, extents), BroadcastLike(x, like): ONNX Expand.
 //   - Cast(x, dtype) between f32, f64, i32 (and to bool).
 //   - Param(name, dtype, extents) declares a constant tensor;
 //     Literal(dtype, v) is a typed scalar literal.
+//   - Index(n), BindIndexes(term, bindings): the index inputs ArgMax and
+//     Concat read (see below).
 //
 // Axes are ints; a negative axis counts from the end, as in NumPy and
 // ONNX. Extents are at least 1: tensors with an extent 0 are not
@@ -55,8 +70,10 @@
 // flatten, subdiv) and copy nothing, except that Reshape (and Squeeze of an
 // axis whose stride forbids a flatten) first copies an operand whose
 // strides cannot be regrouped (a transposed one, say) into row-major order
-// with a map of the identity, which fusion folds into its reader.
-// Reductions move the reduced axes innermost (flips), merge them where the
+// with a map of the identity, which fusion folds into its reader. A view
+// that undoes the view its operand was made by is not built: the operand
+// is used instead, so Unsqueeze of a [C] parameter to [C,1,1] read by a
+// broadcasting Binary zips the parameter itself. Reductions move the reduced axes innermost (flips), merge them where the
 // strides allow and reduce each row with rnz; Softmax moves its axis
 // innermost and back.
 //
@@ -69,17 +86,29 @@
 // typed literal (Literal), or an untyped graph.NewConst that takes the type
 // of what it meets.
 //
+// # Index inputs
+//
+// The higher-order functions treat every element alike: no term knows its
+// position. ArgMax, ArgMin and Concat need positions, so they zip with an
+// index input, the parameter "nd.index.<n>" of type i32[n] holding 0, 1,
+// …, n-1 (Index returns it; one per extent, shared by all terms). Whoever
+// runs a term binds these as it binds the other parameters:
+//
+//	bind := map[string]graph.Value{ /* data and parameters */ }
+//	if err := nd.BindIndexes(term, bind); err != nil { … }
+//	out, err := graph.Eval(term, bind) // or a back end's Run
+//
+// A missing one is reported as a missing input named nd.index.<n>.
+//
 // # What the IR cannot express
 //
 // The IR builds an array only by mapping over another array, so a scalar
 // cannot become an array (Unsqueeze and Reshape of a rank-0 operand are
 // refused: declare such a constant with its final shape), and a tensor
 // cannot be stretched to extents no operand has: Broadcast(x, extents)
-// needs an operand of those extents to zip with (see BroadcastLike).
-// Concatenation is not provided: its result has an extent no operand has,
-// and selecting by position needs an index the IR does not have either.
-// It needs a term of its own in graph (a concatenation, or padding that
-// Binary can add up), or, for a concatenation on the feature axis read by
-// a matrix product, the importer splits the constant matrix instead:
-// concat(x1, x2) W = x1 W[:F1] + x2 W[F1:].
+// adds leading axes of extent 1 only, and BroadcastLike stretches to the
+// shape of an operand. Concatenation has no term of its own: Concat
+// computes each result block as a sum of selects over the operands'
+// blocks, exact but costing up to the concatenated extent per element
+// when the extents share no divisor (see Concat).
 package nd

@@ -3,6 +3,7 @@ package nd
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
@@ -39,18 +40,46 @@ func (e *Error) Unwrap() error { return e.Err }
 // functions are the zero value's methods.
 type Ops struct {
 	Source string
+	// Types, when set, remembers the types of the terms the operations
+	// have met, so that converting a whole model costs time linear in its
+	// size rather than typing every operand's whole term again. Share one
+	// (NewTypes) across the conversion of one model; nil types afresh.
+	Types *Types
+}
+
+// Types remembers the types of terms for Ops, across calls: one
+// graph.Typer behind a lock. Its terms belong to one program: the inputs
+// it meets must have distinct names (as in any program). Make one per
+// model with NewTypes and drop it when the model is built.
+type Types struct {
+	mu sync.Mutex
+	t  *graph.Typer
+}
+
+// NewTypes returns an empty Types.
+func NewTypes() *Types { return &Types{t: graph.NewTyper()} }
+
+// typeOf types the closed term x, with p's Types when there is one.
+func (p *op) typeOf(x graph.Node) (graph.Type, error) {
+	if p.types == nil {
+		return graph.TypeOf(x, nil)
+	}
+	p.types.mu.Lock()
+	defer p.types.mu.Unlock()
+	return p.types.t.TypeOf(x, nil)
 }
 
 // op is one operation in progress: its name for errors and a builder whose
 // nodes carry the source.
 type op struct {
-	name string
-	src  string
-	b    *layers.Builder
+	name  string
+	src   string
+	b     *layers.Builder
+	types *Types
 }
 
 func (o Ops) begin(name string) *op {
-	return &op{name: name, src: o.Source, b: layers.NewBuilder(o.Source)}
+	return &op{name: name, src: o.Source, b: layers.NewBuilder(o.Source), types: o.Types}
 }
 
 func (p *op) errorf(format string, args ...any) error {
@@ -78,7 +107,7 @@ func (p *op) operand(what string, x graph.Node) (arr, error) {
 	if x == nil {
 		return arr{}, p.errorf("%s is nil", what)
 	}
-	t, err := graph.TypeOf(x, nil)
+	t, err := p.typeOf(x)
 	if err != nil {
 		return arr{}, p.wrap(err, "%s is ill-typed", what)
 	}
@@ -100,7 +129,7 @@ func (p *op) done(y graph.Node) (graph.Node, error) {
 	if err != nil {
 		return nil, p.wrap(err, "building the term")
 	}
-	if _, err := graph.TypeOf(y, nil); err != nil {
+	if _, err := p.typeOf(y); err != nil {
 		return nil, p.wrap(err, "the term is ill-typed")
 	}
 	return y, nil
@@ -108,8 +137,11 @@ func (p *op) done(y graph.Node) (graph.Node, error) {
 
 // Shape returns the element type and extents of x, outermost first; a
 // scalar has rank 0 (extents empty, not nil).
-func Shape(x graph.Node) (graph.DType, []int, error) {
-	p := Ops{}.begin("Shape")
+func Shape(x graph.Node) (graph.DType, []int, error) { return Ops{}.Shape(x) }
+
+// Shape is the package's Shape, with o's Types.
+func (o Ops) Shape(x graph.Node) (graph.DType, []int, error) {
+	p := o.begin("Shape")
 	a, err := p.operand("x", x)
 	if err != nil {
 		return graph.Invalid, nil, err
@@ -173,14 +205,22 @@ func (p *op) flip(a arr, i, j int) (arr, error) {
 	if i == j {
 		return a, nil
 	}
-	l, err := a.lay.Flip(i, j)
-	if err != nil {
-		return arr{}, p.wrap(err, "flip %d %d", i, j)
-	}
-	return arr{n: p.b.Flip(i, j, a.n), dt: a.dt, lay: l}, nil
+	return p.view(a, graph.FlipView{A: i, B: j})
 }
 
 func (p *op) view(a arr, v graph.View) (arr, error) {
+	// A view that undoes the view a was made by gives a's operand back,
+	// so that an Unsqueeze read by a broadcasting Binary (subdiv, then
+	// flatten) leaves no view for the back ends to materialise.
+	if w, under, ok := graph.AsView(a.n); ok {
+		if t, err := p.typeOf(under); err == nil {
+			if at, ok := t.(*graph.ArrayType); ok {
+				if inv, ok := w.Inverse(at.Layout); ok && sameView(inv, v) {
+					return arr{n: under, dt: a.dt, lay: at.Layout}, nil
+				}
+			}
+		}
+	}
 	l, err := v.Apply(a.lay)
 	if err != nil {
 		return arr{}, p.wrap(err, "%s", graph.ViewString(v))
@@ -193,6 +233,17 @@ func (p *op) view(a arr, v graph.View) (arr, error) {
 		return arr{}, p.wrap(err, "%s", graph.ViewString(v))
 	}
 	return arr{n: graph.WithSource(n, p.src), dt: a.dt, lay: l}, nil
+}
+
+// sameView reports whether v and w are the same view: equal values, or
+// flips of one pair of axes.
+func sameView(v, w graph.View) bool {
+	if v == w {
+		return true
+	}
+	fv, ok1 := v.(graph.FlipView)
+	fw, ok2 := w.(graph.FlipView)
+	return ok1 && ok2 && fv.A == fw.B && fv.B == fw.A
 }
 
 // copyRowMajor materialises a into a fresh row-major array: a map of the

@@ -124,8 +124,9 @@ func (p *op) zipCore(what []string, xs []arr, core []int, body func(b *layers.Bu
 	return build(0, vals), out, nil
 }
 
-// varName names the lambda variables of batch level k: a, b, c… at the
-// innermost levels of small nests, with the level appended beyond.
+// varName names variable j of n of the lambda at batch level k: a letter
+// per operand, and the level's digit below the outermost level (a and b
+// at level 0, a1 and b1 at level 1).
 func varName(k, j, n int) string {
 	s := string(rune('a' + j%26))
 	if n > 26 {
