@@ -12,9 +12,9 @@ import (
 	"github.com/hofuse/hofuse/imports/tf/tfpb"
 )
 
-// TestLoadErrors: every malformed graph is an error naming the file and,
+// TestImportErrors: every malformed graph is an error naming the file and,
 // where the problem is a node's, the node.
-func TestLoadErrors(t *testing.T) {
+func TestImportErrors(t *testing.T) {
 	relu := func(name string, in ...string) *tfpb.NodeDef { return ndef(name, "Relu", in...) }
 	for _, tc := range []struct {
 		name  string
@@ -115,10 +115,10 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// TestLoadCorrupt: bytes that are not a GraphDef, cut short or garbled,
+// TestImportCorrupt: bytes that are not a GraphDef, cut short or garbled,
 // are refused with the file's name. (The protobuf library's own wording
 // after the colon is not stable, so only the prefix is pinned.)
-func TestLoadCorrupt(t *testing.T) {
+func TestImportCorrupt(t *testing.T) {
 	good := graphBytes(t, placeholder("x", -1, 3), ndef("y", "Identity", "x"))
 	const prefix = "g.pb: not a TensorFlow GraphDef (a frozen graph .pb): "
 	for name, data := range map[string][]byte{
@@ -134,7 +134,7 @@ func TestLoadCorrupt(t *testing.T) {
 	}
 }
 
-func TestLoadFileLimit(t *testing.T) {
+func TestImportFileLimit(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.pb")
 	data := graphBytes(t, placeholder("x", -1, 3), ndef("y", "Identity", "x"))
