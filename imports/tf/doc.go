@@ -39,7 +39,8 @@
 // RealDiv, Maximum, Minimum, SquaredDifference (NumPy broadcasting), Relu,
 // Relu6, LeakyRelu, Elu, Selu, Sigmoid, Tanh, Neg, Abs, Exp, Log, Rsqrt,
 // Sqrt, Square, Erf, Erfc, Softmax and LogSoftmax (last axis),
-// FusedBatchNormV3 (inference; is_training is refused), Mean, Sum and Max
+// FusedBatchNormV3 and its older FusedBatchNorm and FusedBatchNormV2
+// (inference; is_training is refused), Mean, Sum and Max
 // (constant reduction_indices, keep_dims), Reshape (constant shape, one
 // -1), Squeeze (squeeze_dims) and ExpandDims (constant axis). Each
 // converter's doc comment states the TensorFlow semantics it implements;

@@ -26,6 +26,8 @@ var ops = map[string]opDef{
 	"MatMul":           {arity: 2, outputs: 1, convert: convMatMul},
 	"BiasAdd":          {arity: 2, outputs: 1, check: checkNHWC, convert: convBiasAdd},
 	"FusedBatchNormV3": {arity: 5, outputs: 1, check: checkBatchNorm, convert: convFusedBatchNorm},
+	"FusedBatchNormV2": {arity: 5, outputs: 1, check: checkBatchNorm, convert: convFusedBatchNorm},
+	"FusedBatchNorm":   {arity: 5, outputs: 1, check: checkBatchNorm, convert: convFusedBatchNorm},
 	"Softmax":          {arity: 1, outputs: 1, convert: convSoftmax},
 	"LogSoftmax":       {arity: 1, outputs: 1, convert: convLogSoftmax},
 

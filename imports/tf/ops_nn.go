@@ -96,6 +96,8 @@ func checkBatchNorm(n *node) string {
 // four vectors as long as x's last axis (the channels) and broadcast along
 // it. Only output 0, y, is imported; the others (batch statistics and
 // reserve space) are training's. epsilon defaults to 0.0001.
+// FusedBatchNorm and FusedBatchNormV2, which older TensorFlow versions
+// write, compute the same y from the same inputs and attributes.
 func convFusedBatchNorm(c *converter, n *node, in []value) ([]value, error) {
 	eps, err := attrFloat(n, "epsilon", 0.0001)
 	if err != nil {

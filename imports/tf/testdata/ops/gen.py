@@ -205,6 +205,20 @@ def _():
     return {"x": rand(2, 2, 3, 4)}, [y]
 
 
+def fused_batch_norm_raw(name, op):
+    @case(name)
+    def _():
+        x = ph([None, 1, 1, 3])
+        consts = [tf.constant(rand(3, lo=0.2, hi=2.0), name=n) for n in ("scale", "offset", "mean", "var")]
+        y = op(x=x, scale=consts[0], offset=consts[1], mean=consts[2], variance=consts[3],
+               epsilon=0.01, is_training=False, name="y")[0]
+        return {"x": rand(2, 1, 1, 3)}, [y]
+
+
+fused_batch_norm_raw("fused_batch_norm_v1", tf.raw_ops.FusedBatchNorm)
+fused_batch_norm_raw("fused_batch_norm_v2", tf.raw_ops.FusedBatchNormV2)
+
+
 def reduction(name, fn, axis, keepdims):
     @case(name)
     def _():
