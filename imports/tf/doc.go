@@ -51,7 +51,9 @@
 // must be known at import time. Besides Consts, the ops that compute them
 // are folded there: Shape (extents are static), and StridedSlice (of a
 // vector), Pack and ConcatV2 (along the outer axis) of constants, which is
-// what Keras's Flatten and dynamic-batch reshapes write. Reshape, Squeeze
+// what Keras's Flatten and dynamic-batch reshapes write. ConcatV2 of
+// computed tensors, on any axis, is a term (nd.Concat); the index inputs it
+// reads are parameters of the model with their values. Reshape, Squeeze
 // and ExpandDims of a constant reshape it at import: the result is a
 // constant of its own, named after the reshaping node when it is read as
 // data.

@@ -119,8 +119,10 @@ func TestFoldErrors(t *testing.T) {
 			`g.pb: node "y" (Pack): axis 1: hofuse folds Pack along the new outer axis (0) only`},
 		{"concat types", []*tfpb.NodeDef{constI32("a", []int64{2}, 1, 2), constF32("b", []int64{1}, 3), constI32("ax", nil, 0), ndef("y", "ConcatV2", "a", "b", "ax")},
 			`g.pb: node "y" (ConcatV2): values 0 is int32 and values 1 float32`},
-		{"concat axis", []*tfpb.NodeDef{constI32("a", []int64{1, 2}, 1, 2), constI32("ax", nil, 1), ndef("y", "ConcatV2", "a", "a", "ax")},
-			`g.pb: node "y" (ConcatV2): axis 1: hofuse folds ConcatV2 along the outer axis (0) only`},
+		{"concat axis", []*tfpb.NodeDef{constI32("a", []int64{1, 2}, 1, 2), constI32("ax", nil, 2), ndef("y", "ConcatV2", "a", "a", "ax")},
+			`g.pb: node "y" (ConcatV2): axis 2 is out of range for values of rank 2`},
+		{"concat extents", []*tfpb.NodeDef{x, constF32("k", []int64{1, 2}, 1, 2), constI32("ax", nil, 1), ndef("y", "ConcatV2", "x", "k", "ax")},
+			`g.pb: node "y" (ConcatV2): nd.Concat (y): operand 0 [2,3] and operand 1 [1,2] differ on axis 0, which is not the concatenation axis 1`},
 		{"shape of a scalar", []*tfpb.NodeDef{constF32("c", nil, 1), ndef("y", "Shape", "c")},
 			`g.pb: node "y" (Shape): input is a scalar: its shape is an empty vector, which hofuse cannot hold (extents are at least 1)`},
 	} {

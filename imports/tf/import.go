@@ -345,8 +345,20 @@ func (c *converter) finish(outs []edge) (*imports.Model, error) {
 		}
 		m.Term = tup
 	}
-	if _, err := graph.Check(m.Term); err != nil {
+	info, err := graph.Check(m.Term)
+	if err != nil {
 		return nil, fileError(c.g.file, "the imported term does not check (an importer bug; please report it with the file): %v", err)
+	}
+	// The positions nd.Concat reads are parameters with known values.
+	for _, in := range info.Inputs {
+		if ext, ok := nd.IndexExtent(in); ok {
+			v, err := nd.IndexValue(ext)
+			if err != nil {
+				return nil, fileError(c.g.file, "%v", err)
+			}
+			m.Params = append(m.Params, in)
+			m.Values[in.Name] = v
+		}
 	}
 	slices.SortStableFunc(m.Inputs, func(a, b *graph.Input) int { return c.g.byName[a.Name].index - c.g.byName[b.Name].index })
 	return m, nil

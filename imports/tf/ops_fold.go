@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/tf/tfpb"
 )
 
@@ -12,7 +13,8 @@ import (
 // and concatenation of constants that Keras's Flatten and TensorFlow's
 // dynamic-batch reshapes build from it. They are folded while importing,
 // so their results are constants that Reshape and the reductions read; an
-// operand the graph computes at run time is an error naming it.
+// operand the graph computes at run time is an error naming it (but
+// ConcatV2, which joins computed tensors too).
 
 // constOperand returns the constant v, input what of the node, or an error
 // saying that the op folds only constants.
@@ -224,10 +226,12 @@ func convPack(_ *converter, n *node, in []value) ([]value, error) {
 	return []value{v}, err
 }
 
-// convConcatV2 converts ConcatV2(values..., axis): the N constant tensors
-// joined along their outer axis (axis 0, or -rank), folded; their other
-// extents must agree.
-func convConcatV2(_ *converter, n *node, in []value) ([]value, error) {
+// convConcatV2 converts ConcatV2(values..., axis): the N tensors joined
+// along axis (negative counts from the end); their element types, ranks
+// and other extents agree. Constants joined along the outer axis fold at
+// import (the shapes Keras builds); other operands join in the term,
+// through nd.Concat, whose index inputs become parameters of the model.
+func convConcatV2(c *converter, n *node, in []value) ([]value, error) {
 	if len(in) < 2 {
 		return nil, fmt.Errorf("%d inputs; ConcatV2 takes the values and then the axis", len(in))
 	}
@@ -238,20 +242,31 @@ func convConcatV2(_ *converter, n *node, in []value) ([]value, error) {
 	if len(ints) != 1 {
 		return nil, fmt.Errorf("axis %v: want one axis", ints)
 	}
-	ts, err := sameShapeConsts(in[:len(in)-1], func(s []int) []int { return s[1:] })
-	if err != nil {
-		return nil, err
+	vals := in[:len(in)-1]
+	folded := true
+	for _, v := range vals {
+		folded = folded && v.konst != nil && v.term == nil
 	}
-	r := int64(len(ts[0].shape))
-	if r == 0 {
-		return nil, fmt.Errorf("the values are scalars; ConcatV2 joins tensors of rank 1 or more")
-	}
+	r := int64(rankOf(vals[0].typ))
 	axis := ints[0]
+	if axis < -r || axis >= r {
+		return nil, fmt.Errorf("axis %d is out of range for values of rank %d", axis, r)
+	}
 	if axis < 0 {
 		axis += r
 	}
-	if axis != 0 {
-		return nil, fmt.Errorf("axis %d: hofuse folds ConcatV2 along the outer axis (0) only", ints[0])
+	if !folded || axis != 0 {
+		xs := make([]graph.Node, len(vals))
+		for i, v := range vals {
+			if xs[i], err = c.data(v); err != nil {
+				return nil, err
+			}
+		}
+		return c.result(nd.Ops{Source: n.name}.Concat(int(axis), xs...))
+	}
+	ts, err := sameShapeConsts(vals, func(s []int) []int { return s[1:] })
+	if err != nil {
+		return nil, err
 	}
 	outer := 0
 	for _, t := range ts {

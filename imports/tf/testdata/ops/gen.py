@@ -288,6 +288,15 @@ def _():
     return {"x": rand(2, 3, dtype=np.float64)}, [y]
 
 
+@case("concat_features")
+def _():
+    x = ph([None, 3])
+    h = tf.math.tanh(x, name="h")
+    a = tf.concat([x, h, tf.math.square(x, name="sq")], axis=1, name="a")
+    y = tf.concat([a, tf.constant(rand(1, 9), name="row")], axis=-2, name="y")
+    return {"x": rand(2, 3)}, [y]
+
+
 def keras_case():
     """A Keras Sequential model with Flatten, an exact GELU, Dropout and
     LayerNormalization, frozen as Keras models are: its GraphDef holds
