@@ -131,6 +131,16 @@ func TestFoldErrors(t *testing.T) {
 			t.Errorf("%s: error\n%v\nwant\n%s", tc.name, err, tc.want)
 		}
 	}
+	// The index a concatenation reads counts against the constants'
+	// budget before it is made.
+	old := maxConstBytes
+	maxConstBytes = 1 << 20
+	_, err := ImportBytes(graphBytes(t, placeholder("a", 1<<19, 1), placeholder("b", 1, 1), constI32("ax", nil, 0), ndef("y", "ConcatV2", "a", "b", "ax")), "g.pb", imports.Options{})
+	maxConstBytes = old
+	want := "g.pb: the index input nd.index.524289 of a concatenation holds 2097156 bytes, past the limit of 1048572 bytes left for the graph's constants (graph.DefaultMemoryLimit)"
+	if err == nil || err.Error() != want {
+		t.Errorf("concat index: error %v, want %q", err, want)
+	}
 	// Pack of scalars and ConcatV2 of vectors fold to the vector a
 	// reshape reads; Shape gives the extents.
 	got, err := evalNoInputs(t, constI32("a", nil, 4), constI32("b", nil, -1), ndef("y", "Pack", "a", "b"))

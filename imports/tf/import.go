@@ -349,9 +349,14 @@ func (c *converter) finish(outs []edge) (*imports.Model, error) {
 	if err != nil {
 		return nil, fileError(c.g.file, "the imported term does not check (an importer bug; please report it with the file): %v", err)
 	}
-	// The positions nd.Concat reads are parameters with known values.
+	// The positions nd.Concat reads are parameters with known values,
+	// counted against the constants' budget before they are made.
 	for _, in := range info.Inputs {
 		if ext, ok := nd.IndexExtent(in); ok {
+			if int64(ext) > c.budget/4 {
+				return nil, fileError(c.g.file, "the index input %s of a concatenation holds %d bytes, past the limit of %d bytes left for the graph's constants (graph.DefaultMemoryLimit)", in.Name, int64(ext)*4, c.budget)
+			}
+			c.budget -= int64(ext) * 4
 			v, err := nd.IndexValue(ext)
 			if err != nil {
 				return nil, fileError(c.g.file, "%v", err)
