@@ -141,6 +141,19 @@ func TestFoldErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("concat index: error %v, want %q", err, want)
 	}
+	// Folded results count against it too: one constant of 64 KiB named
+	// 20 times by a Pack would make 1.25 MiB.
+	maxConstBytes = 1 << 20
+	names := []string{}
+	for range 20 {
+		names = append(names, "big")
+	}
+	_, err = ImportBytes(graphBytes(t, constTensor("big", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: shapeProto(1<<14), IntVal: []int32{1}}), ndef("y", "Pack", names...)), "g.pb", imports.Options{})
+	maxConstBytes = old
+	want = `g.pb: node "y" (Pack): the folded result holds 1310720 bytes, past the limit of 983040 bytes left for the graph's constants (graph.DefaultMemoryLimit)`
+	if err == nil || err.Error() != want {
+		t.Errorf("pack: error %v, want %q", err, want)
+	}
 	// Pack of scalars and ConcatV2 of vectors fold to the vector a
 	// reshape reads; Shape gives the extents.
 	got, err := evalNoInputs(t, constI32("a", nil, 4), constI32("b", nil, -1), ndef("y", "Pack", "a", "b"))

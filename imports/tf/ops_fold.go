@@ -38,6 +38,18 @@ func konstValue(n *node, t *tensor) (value, error) {
 	return value{typ: typ, konst: t, from: n}, nil
 }
 
+// charge counts a folded constant of n elements of dt against the
+// constants' budget before it is made: a Pack of one large constant named
+// many times must not multiply it unchecked.
+func (c *converter) charge(n int, dt tfpb.DataType) error {
+	bytes := int64(n) * int64(byteSize(dt))
+	if bytes > c.budget {
+		return fmt.Errorf("the folded result holds %d bytes, past the limit of %d bytes left for the graph's constants (graph.DefaultMemoryLimit)", bytes, c.budget)
+	}
+	c.budget -= bytes
+	return nil
+}
+
 // pick returns the tensor of t's elements at the flat indices idx, of the
 // given shape and t's type.
 func pick(t *tensor, idx []int, shape []int) *tensor {
@@ -128,7 +140,7 @@ func checkStridedSlice(n *node) string {
 // (ends) at the vector's first or last element for the stride's direction,
 // and shrink_axis_mask takes the one element at begin as a scalar. Negative
 // indices count from the end; begin and end are clamped to the vector.
-func convStridedSlice(_ *converter, n *node, in []value) ([]value, error) {
+func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
 	x, err := constOperand(in[0], "input")
 	if err != nil {
 		return nil, err
@@ -199,6 +211,9 @@ func convStridedSlice(_ *converter, n *node, in []value) ([]value, error) {
 	if len(idx) == 0 {
 		return nil, fmt.Errorf("the slice [%d:%d:%d] of a vector of %d elements is empty, which hofuse cannot hold", spec[0], spec[1], spec[2], size)
 	}
+	if err := c.charge(len(idx), x.dtype); err != nil {
+		return nil, err
+	}
 	v, err := konstValue(n, pick(x, idx, []int{len(idx)}))
 	return []value{v}, err
 }
@@ -206,7 +221,7 @@ func convStridedSlice(_ *converter, n *node, in []value) ([]value, error) {
 // convPack converts Pack(values...; axis): the N constant tensors of one
 // shape stacked along a new outer axis (axis 0, or -rank-1 which is the
 // same), folded: [N] followed by their shape.
-func convPack(_ *converter, n *node, in []value) ([]value, error) {
+func convPack(c *converter, n *node, in []value) ([]value, error) {
 	axis, err := attrInt(n, "axis", 0)
 	if err != nil {
 		return nil, err
@@ -221,6 +236,9 @@ func convPack(_ *converter, n *node, in []value) ([]value, error) {
 	}
 	if axis != 0 {
 		return nil, fmt.Errorf("axis %d: hofuse folds Pack along the new outer axis (0) only", axis)
+	}
+	if err := c.charge(len(ts)*ts[0].size(), ts[0].dtype); err != nil {
+		return nil, err
 	}
 	v, err := konstValue(n, concat(ts, append([]int{len(ts)}, ts[0].shape...)))
 	return []value{v}, err
@@ -268,9 +286,13 @@ func convConcatV2(c *converter, n *node, in []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	outer := 0
+	outer, total := 0, 0
 	for _, t := range ts {
 		outer += t.shape[0]
+		total += t.size()
+	}
+	if err := c.charge(total, ts[0].dtype); err != nil {
+		return nil, err
 	}
 	v, err := konstValue(n, concat(ts, append([]int{outer}, ts[0].shape[1:]...)))
 	return []value{v}, err
