@@ -148,7 +148,7 @@ func TestFoldErrors(t *testing.T) {
 	for range 20 {
 		names = append(names, "big")
 	}
-	_, err = ImportBytes(graphBytes(t, constTensor("big", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: shapeProto(1<<14), IntVal: []int32{1}}), ndef("y", "Pack", names...)), "g.pb", imports.Options{})
+	_, err = ImportBytes(graphBytes(t, constTensor("big", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: shapeProto(1 << 14), IntVal: []int32{1}}), ndef("y", "Pack", names...)), "g.pb", imports.Options{})
 	maxConstBytes = old
 	want = `g.pb: node "y" (Pack): the folded result holds 1310720 bytes, past the limit of 983040 bytes left for the graph's constants (graph.DefaultMemoryLimit)`
 	if err == nil || err.Error() != want {
