@@ -7,7 +7,7 @@
 //
 // # The order of work
 //
-//  1. Decode, with limits: the file is refused past Options.MaxFileBytes
+//  1. Read, with limits: the file is refused past Options.MaxFileBytes
 //     before it is read; a constant's bytes are computed from its shape
 //     (every dimension from 1 to graph.MaxExtent) and checked against what
 //     is left of a budget of graph.DefaultMemoryLimit for all constants
