@@ -1,0 +1,326 @@
+package tf
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
+	"github.com/hofuse/hofuse/imports/tf/tfpb"
+)
+
+// The shape ops below compute on values known at import time: the shape of
+// a tensor (all of hofuse's extents are static) and the slicing, stacking
+// and concatenation of constants that Keras's Flatten and TensorFlow's
+// dynamic-batch reshapes build from it. They are folded while importing,
+// so their results are constants that Reshape and the reductions read; an
+// operand the graph computes at run time is an error naming it (but
+// ConcatV2, which joins computed tensors too).
+
+// constOperand returns the constant v, input what of the node, or an error
+// saying that the op folds only constants.
+func constOperand(v value, what string) (*tensor, error) {
+	if v.konst == nil {
+		return nil, fmt.Errorf("input %s is computed by the graph; hofuse folds this op at import time and needs its operands constant", what)
+	}
+	return v.konst, nil
+}
+
+// konstValue returns t as the constant output of node n.
+func konstValue(n *node, t *tensor) (value, error) {
+	dt, err := elemType(t.dtype)
+	if err != nil {
+		return value{}, err
+	}
+	var typ graph.Type = graph.Scalar(dt)
+	if len(t.shape) > 0 {
+		typ = graph.ArrayOf(dt, t.shape...)
+	}
+	return value{typ: typ, konst: t, from: n}, nil
+}
+
+// charge counts a folded constant of n elements of dt against the
+// constants' budget before it is made: a Pack of one large constant named
+// many times must not multiply it unchecked.
+func (c *converter) charge(n int, dt tfpb.DataType) error {
+	bytes := int64(n) * int64(byteSize(dt))
+	if bytes > c.budget {
+		return fmt.Errorf("the folded result holds %d bytes, past the limit of %d bytes left for the graph's constants (graph.DefaultMemoryLimit)", bytes, c.budget)
+	}
+	c.budget -= bytes
+	return nil
+}
+
+// pick returns the tensor of t's elements at the flat indices idx, of the
+// given shape and t's type.
+func pick(t *tensor, idx []int, shape []int) *tensor {
+	out := &tensor{dtype: t.dtype, shape: shape}
+	for _, i := range idx {
+		switch t.dtype {
+		case tfpb.DataType_DT_FLOAT:
+			out.f32 = append(out.f32, t.f32[i])
+		case tfpb.DataType_DT_DOUBLE:
+			out.f64 = append(out.f64, t.f64[i])
+		case tfpb.DataType_DT_INT32:
+			out.i32 = append(out.i32, t.i32[i])
+		case tfpb.DataType_DT_INT64:
+			out.i64 = append(out.i64, t.i64[i])
+		case tfpb.DataType_DT_BOOL:
+			out.b = append(out.b, t.b[i])
+		}
+	}
+	return out
+}
+
+// concat returns the elements of ts, one after another, as a tensor of the
+// given shape.
+func concat(ts []*tensor, shape []int) *tensor {
+	out := &tensor{dtype: ts[0].dtype, shape: shape}
+	for _, t := range ts {
+		out.f32 = append(out.f32, t.f32...)
+		out.f64 = append(out.f64, t.f64...)
+		out.i32 = append(out.i32, t.i32...)
+		out.i64 = append(out.i64, t.i64...)
+		out.b = append(out.b, t.b...)
+	}
+	return out
+}
+
+// convShape converts Shape(input; out_type): the extents of input, a
+// vector of int32 (the default) or int64, folded to a constant.
+func convShape(_ *converter, n *node, in []value) ([]value, error) {
+	dt, present, err := attrType(n, "out_type")
+	if err != nil {
+		return nil, err
+	}
+	if !present {
+		dt = tfpb.DataType_DT_INT32
+	}
+	ext := extentsOf(in[0].typ)
+	if len(ext) == 0 {
+		return nil, fmt.Errorf("input is a scalar: its shape is an empty vector, which hofuse cannot hold (extents are at least 1)")
+	}
+	t := &tensor{dtype: dt, shape: []int{len(ext)}}
+	switch dt {
+	case tfpb.DataType_DT_INT32:
+		for _, e := range ext {
+			if e > 1<<31-1 {
+				return nil, fmt.Errorf("extent %d of input does not fit out_type int32", e)
+			}
+			t.i32 = append(t.i32, int32(e))
+		}
+	case tfpb.DataType_DT_INT64:
+		for _, e := range ext {
+			t.i64 = append(t.i64, int64(e))
+		}
+	default:
+		return nil, fmt.Errorf("out_type %s: want int32 or int64", dtypeName(dt))
+	}
+	v, err := konstValue(n, t)
+	return []value{v}, err
+}
+
+// checkStridedSlice refuses the masks that add or elide axes.
+func checkStridedSlice(n *node) string {
+	for _, key := range []string{"ellipsis_mask", "new_axis_mask"} {
+		m, err := attrInt(n, key, 0)
+		if err != nil {
+			return err.Error()
+		}
+		if m != 0 {
+			return fmt.Sprintf("%s=%d is not supported (only begin_mask, end_mask and shrink_axis_mask)", key, m)
+		}
+	}
+	return ""
+}
+
+// convStridedSlice converts StridedSlice(input, begin, end, strides;
+// begin_mask, end_mask, shrink_axis_mask) of a constant vector, folded:
+// the elements begin, begin+stride, … up to end (excluded), Python's
+// slicing with TensorFlow's masks — bit 0 of begin_mask (end_mask) starts
+// (ends) at the vector's first or last element for the stride's direction,
+// and shrink_axis_mask takes the one element at begin as a scalar. Negative
+// indices count from the end; begin and end are clamped to the vector.
+func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
+	x, err := constOperand(in[0], "input")
+	if err != nil {
+		return nil, err
+	}
+	if len(x.shape) != 1 {
+		return nil, fmt.Errorf("input has shape %v; hofuse folds StridedSlice of a vector only", x.shape)
+	}
+	var spec [3]int64
+	for i, what := range []string{"begin", "end", "strides"} {
+		ints, err := constInts(in[i+1], what)
+		if err != nil {
+			return nil, err
+		}
+		if len(ints) != 1 {
+			return nil, fmt.Errorf("%s %v: want one entry, for the vector's one axis", what, ints)
+		}
+		spec[i] = ints[0]
+	}
+	masks := map[string]int64{}
+	for _, key := range []string{"begin_mask", "end_mask", "shrink_axis_mask"} {
+		if masks[key], err = attrInt(n, key, 0); err != nil {
+			return nil, err
+		}
+	}
+	size := int64(x.shape[0])
+	begin, end, stride := spec[0], spec[1], spec[2]
+	if stride == 0 {
+		return nil, fmt.Errorf("strides [0]: a stride must not be 0")
+	}
+	if masks["shrink_axis_mask"]&1 != 0 {
+		if begin < 0 {
+			begin += size
+		}
+		if begin < 0 || begin >= size {
+			return nil, fmt.Errorf("begin [%d] is out of range for shrinking a vector of %d elements", spec[0], size)
+		}
+		v, err := konstValue(n, pick(x, []int{int(begin)}, nil))
+		return []value{v}, err
+	}
+	// Clamp as Python does: [0, size] going up, [-1, size-1] going down.
+	lo, hi := int64(0), size
+	if stride < 0 {
+		lo, hi = -1, size-1
+	}
+	norm := func(i int64, masked bool, first int64) int64 {
+		if masked {
+			return first
+		}
+		if i < 0 {
+			i += size
+		}
+		return min(max(i, lo), hi)
+	}
+	if stride > 0 {
+		begin = norm(begin, masks["begin_mask"]&1 != 0, 0)
+		end = norm(end, masks["end_mask"]&1 != 0, size)
+	} else {
+		begin = norm(begin, masks["begin_mask"]&1 != 0, size-1)
+		end = norm(end, masks["end_mask"]&1 != 0, -1)
+	}
+	// A stride longer than the vector takes only the first element; capped
+	// so, begin + k*stride cannot overflow.
+	stride = min(max(stride, -size-1), size+1)
+	var idx []int
+	for i := begin; (stride > 0 && i < end) || (stride < 0 && i > end); i += stride {
+		idx = append(idx, int(i))
+	}
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("the slice [%d:%d:%d] of a vector of %d elements is empty, which hofuse cannot hold", spec[0], spec[1], spec[2], size)
+	}
+	if err := c.charge(len(idx), x.dtype); err != nil {
+		return nil, err
+	}
+	v, err := konstValue(n, pick(x, idx, []int{len(idx)}))
+	return []value{v}, err
+}
+
+// convPack converts Pack(values...; axis): the N constant tensors of one
+// shape stacked along a new outer axis (axis 0, or -rank-1 which is the
+// same), folded: [N] followed by their shape.
+func convPack(c *converter, n *node, in []value) ([]value, error) {
+	axis, err := attrInt(n, "axis", 0)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := sameShapeConsts(in, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := int64(len(ts[0].shape))
+	if axis < 0 {
+		axis += r + 1
+	}
+	if axis != 0 {
+		return nil, fmt.Errorf("axis %d: hofuse folds Pack along the new outer axis (0) only", axis)
+	}
+	if err := c.charge(len(ts)*ts[0].size(), ts[0].dtype); err != nil {
+		return nil, err
+	}
+	v, err := konstValue(n, concat(ts, append([]int{len(ts)}, ts[0].shape...)))
+	return []value{v}, err
+}
+
+// convConcatV2 converts ConcatV2(values..., axis): the N tensors joined
+// along axis (negative counts from the end); their element types, ranks
+// and other extents agree. Constants joined along the outer axis fold at
+// import (the shapes Keras builds); other operands join in the term,
+// through nd.Concat, whose index inputs become parameters of the model.
+func convConcatV2(c *converter, n *node, in []value) ([]value, error) {
+	if len(in) < 2 {
+		return nil, fmt.Errorf("%d inputs; ConcatV2 takes the values and then the axis", len(in))
+	}
+	ints, err := constInts(in[len(in)-1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	if len(ints) != 1 {
+		return nil, fmt.Errorf("axis %v: want one axis", ints)
+	}
+	vals := in[:len(in)-1]
+	folded := true
+	for _, v := range vals {
+		folded = folded && v.konst != nil && v.term == nil
+	}
+	r := int64(rankOf(vals[0].typ))
+	axis := ints[0]
+	if axis < -r || axis >= r {
+		return nil, fmt.Errorf("axis %d is out of range for values of rank %d", axis, r)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	if !folded || axis != 0 {
+		xs := make([]graph.Node, len(vals))
+		for i, v := range vals {
+			if xs[i], err = c.data(v); err != nil {
+				return nil, err
+			}
+		}
+		return c.result(nd.Ops{Source: n.name}.Concat(int(axis), xs...))
+	}
+	ts, err := sameShapeConsts(vals, func(s []int) []int { return s[1:] })
+	if err != nil {
+		return nil, err
+	}
+	outer, total := 0, 0
+	for _, t := range ts {
+		outer += t.shape[0]
+		total += t.size()
+	}
+	if err := c.charge(total, ts[0].dtype); err != nil {
+		return nil, err
+	}
+	v, err := konstValue(n, concat(ts, append([]int{outer}, ts[0].shape[1:]...)))
+	return []value{v}, err
+}
+
+// sameShapeConsts returns the constants of in, which must share an element
+// type and a shape (or, with part, the part of it part returns).
+func sameShapeConsts(in []value, part func([]int) []int) ([]*tensor, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("no values")
+	}
+	ts := make([]*tensor, len(in))
+	for i, v := range in {
+		t, err := constOperand(v, fmt.Sprintf("values %d", i))
+		if err != nil {
+			return nil, err
+		}
+		if t.dtype != in[0].konst.dtype {
+			return nil, fmt.Errorf("values 0 is %s and values %d %s", dtypeName(in[0].konst.dtype), i, dtypeName(t.dtype))
+		}
+		a, b := t.shape, in[0].konst.shape
+		if part != nil && len(a) > 0 && len(b) > 0 {
+			a, b = part(a), part(b)
+		}
+		if fmt.Sprint(a) != fmt.Sprint(b) || len(t.shape) != len(in[0].konst.shape) {
+			return nil, fmt.Errorf("values 0 has shape %v and values %d %v", in[0].konst.shape, i, t.shape)
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}

@@ -1,0 +1,367 @@
+"""Writes the per-operator TensorFlow fixtures the tf importer's tests read.
+
+Each case is a small graph built with TensorFlow's graph-mode API, written
+as a GraphDef (CASE.pb, constants inline as a frozen graph has them), run by
+TensorFlow itself on fixed inputs; cases.json records, for every case, the
+inputs and TensorFlow's outputs (values as JSON numbers, which carry a
+float32 exactly), the batch size the Placeholders' -1 takes, and the output
+node names.
+
+Run by hand from the repository root when a case changes:
+
+    python3 -m venv /tmp/venv-tf && /tmp/venv-tf/bin/pip install tensorflow-cpu numpy
+    /tmp/venv-tf/bin/python imports/tf/testdata/ops/gen.py
+
+It needs nothing else, writes only into its own folder, and is deterministic
+(the inputs come from a seeded generator).
+"""
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(20261123)
+
+
+def rand(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng.uniform(lo, hi, size=shape).astype(dtype)
+
+
+CASES = []
+
+
+def case(name):
+    def register(fn):
+        CASES.append((name, fn))
+        return fn
+    return register
+
+
+def ph(shape, name="x", dtype=tf.float32):
+    return tf1.placeholder(dtype, shape, name=name)
+
+
+# Each builder returns (feeds {placeholder name: array}, [output tensors]).
+
+
+@case("matmul")
+def _():
+    x = ph([None, 3])
+    w = tf.constant(rand(3, 4), name="w")
+    y = tf.matmul(x, w, name="y")
+    return {"x": rand(2, 3)}, [y]
+
+
+@case("matmul_transpose_b")
+def _():
+    x = ph([None, 3])
+    w = tf.constant(rand(5, 3), name="w")
+    y = tf.matmul(x, w, transpose_b=True, name="y")
+    return {"x": rand(2, 3)}, [y]
+
+
+@case("matmul_transpose_a")
+def _():
+    x = ph([3, None])
+    w = tf.constant(rand(3, 4), name="w")
+    y = tf.matmul(x, w, transpose_a=True, name="y")
+    return {"x": rand(3, 2)}, [y]
+
+
+@case("matmul_transpose_ab")
+def _():
+    x = ph([3, 2], name="a")
+    w = ph([4, 3], name="b")
+    y = tf.matmul(x, w, transpose_a=True, transpose_b=True, name="y")
+    return {"a": rand(3, 2), "b": rand(4, 3)}, [y]
+
+
+@case("dense_bias_relu")
+def _():
+    x = ph([None, 3])
+    w = tf.constant(rand(3, 4), name="w")
+    b = tf.constant(rand(4), name="b")
+    h = tf.nn.bias_add(tf.matmul(x, w, name="mm"), b, name="bias")
+    y = tf.nn.relu(h, name="y")
+    return {"x": rand(5, 3)}, [y]
+
+
+@case("bias_add_nhwc")
+def _():
+    x = ph([None, 2, 3, 4])
+    b = tf.constant(rand(4), name="b")
+    y = tf.nn.bias_add(x, b, data_format="NHWC", name="y")
+    return {"x": rand(2, 2, 3, 4)}, [y]
+
+
+@case("binary_broadcast")
+def _():
+    x = ph([None, 3, 4])
+    v = tf.constant(rand(4), name="v")
+    c = tf.constant(rand(3, 1), name="c")
+    s = tf.constant(np.float32(1.5), name="s")
+    a = tf.raw_ops.Add(x=x, y=v, name="add")
+    b = tf.raw_ops.AddV2(x=a, y=c, name="addv2")
+    d = tf.raw_ops.Sub(x=s, y=b, name="sub")
+    e = tf.raw_ops.Mul(x=d, y=x, name="mul")
+    y = tf.raw_ops.RealDiv(x=e, y=tf.constant(rand(3, 4, lo=0.5, hi=2.0), name="den"), name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+def unary(name, op, lo=-3.0, hi=3.0):
+    @case(name)
+    def _():
+        x = ph([None, 5])
+        y = op(x, name="y")
+        return {"x": rand(3, 5, lo=lo, hi=hi)}, [y]
+
+
+unary("relu", tf.nn.relu)
+unary("relu6", tf.nn.relu6, lo=-4.0, hi=9.0)
+unary("elu", tf.nn.elu)
+unary("selu", tf.nn.selu)
+unary("sigmoid", tf.math.sigmoid, lo=-8.0, hi=8.0)
+unary("tanh", tf.math.tanh)
+unary("rsqrt", tf.math.rsqrt, lo=0.1, hi=9.0)
+unary("sqrt", tf.math.sqrt, lo=0.0, hi=9.0)
+unary("square", tf.math.square)
+unary("erf", tf.math.erf)
+unary("identity", tf.identity)
+unary("neg", tf.math.negative)
+unary("abs", tf.math.abs)
+unary("exp", tf.math.exp)
+unary("log", tf.math.log, lo=0.05, hi=9.0)
+unary("erfc", tf.math.erfc)
+unary("leaky_relu", tf.nn.leaky_relu)
+unary("leaky_relu_03", lambda x, name: tf.nn.leaky_relu(x, alpha=0.3, name=name))
+unary("stop_gradient", tf.stop_gradient)
+
+
+@case("squared_difference")
+def _():
+    x = ph([None, 3, 4])
+    m = tf.constant(rand(3, 1), name="m")
+    y = tf.math.squared_difference(x, m, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("maximum_minimum")
+def _():
+    x = ph([None, 4])
+    a = tf.math.maximum(x, tf.constant(rand(4), name="lo"), name="a")
+    y = tf.math.minimum(a, tf.constant(np.float32(0.5), name="hi"), name="y")
+    return {"x": rand(3, 4)}, [y]
+
+
+@case("shape_pack_fold")
+def _():
+    # Keras's Flatten with an unknown batch: Shape, StridedSlice, Pack.
+    x = ph([None, 3, 4])
+    s = tf.shape(x, name="shape")
+    b = tf.strided_slice(s, [0], [1], [1], shrink_axis_mask=1, name="batch")
+    new = tf.stack([b, tf.constant(-1, name="rest")], name="new_shape")
+    y = tf.reshape(x, new, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("shape_concat_fold")
+def _():
+    x = ph([None, 3, 4])
+    s = tf.shape(x, out_type=tf.int64, name="shape")
+    head = tf.strided_slice(s, [0], [-2], [1], name="head")
+    tail = tf.strided_slice(s, [-1], [-2], [-1], name="tail")
+    new = tf.concat([head, tail, tf.constant([3], dtype=tf.int64, name="three")], 0, name="new_shape")
+    y = tf.reshape(x, new, name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("softmax")
+def _():
+    x = ph([None, 3, 5])
+    y = tf.nn.softmax(x, name="y")
+    return {"x": rand(2, 3, 5, lo=-5, hi=5)}, [y]
+
+
+@case("log_softmax")
+def _():
+    x = ph([None, 6])
+    y = tf.nn.log_softmax(x, name="y")
+    return {"x": rand(3, 6, lo=-5, hi=5)}, [y]
+
+
+@case("fused_batch_norm")
+def _():
+    x = ph([None, 2, 3, 4])
+    scale = tf.constant(rand(4), name="scale")
+    offset = tf.constant(rand(4), name="offset")
+    mean = tf.constant(rand(4), name="mean")
+    var = tf.constant(rand(4, lo=0.2, hi=3.0), name="var")
+    y, _, _ = tf1.nn.fused_batch_norm(x, scale, offset, mean=mean, variance=var,
+                                      epsilon=0.001, is_training=False, name="y")
+    return {"x": rand(2, 2, 3, 4)}, [y]
+
+
+def fused_batch_norm_raw(name, op):
+    @case(name)
+    def _():
+        x = ph([None, 1, 1, 3])
+        consts = [tf.constant(rand(3, lo=0.2, hi=2.0), name=n) for n in ("scale", "offset", "mean", "var")]
+        y = op(x=x, scale=consts[0], offset=consts[1], mean=consts[2], variance=consts[3],
+               epsilon=0.01, is_training=False, name="y")[0]
+        return {"x": rand(2, 1, 1, 3)}, [y]
+
+
+fused_batch_norm_raw("fused_batch_norm_v1", tf.raw_ops.FusedBatchNorm)
+fused_batch_norm_raw("fused_batch_norm_v2", tf.raw_ops.FusedBatchNormV2)
+
+
+def reduction(name, fn, axis, keepdims):
+    @case(name)
+    def _():
+        x = ph([None, 3, 4])
+        y = fn(x, axis=axis, keepdims=keepdims, name="y")
+        return {"x": rand(2, 3, 4)}, [y]
+
+
+reduction("mean_last", tf.math.reduce_mean, -1, False)
+reduction("mean_keep", tf.math.reduce_mean, [1], True)
+reduction("sum_two_axes", tf.math.reduce_sum, [0, 2], False)
+reduction("sum_keep_two", tf.math.reduce_sum, [2, 1], True)
+reduction("max_axis1", tf.math.reduce_max, 1, False)
+reduction("max_keep_neg", tf.math.reduce_max, -2, True)
+
+
+@case("reshape")
+def _():
+    x = ph([None, 3, 4])
+    y = tf.reshape(x, tf.constant([-1, 6, 2], dtype=tf.int32, name="shape"), name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("reshape_int64")
+def _():
+    x = ph([None, 3, 4])
+    y = tf.reshape(x, tf.constant([2, 12], dtype=tf.int64, name="shape"), name="y")
+    return {"x": rand(2, 3, 4)}, [y]
+
+
+@case("squeeze")
+def _():
+    x = ph([None, 1, 3, 1])
+    y = tf.squeeze(x, axis=[1], name="y")
+    return {"x": rand(2, 1, 3, 1)}, [y]
+
+
+@case("squeeze_all")
+def _():
+    x = ph([1, 3, 1])
+    y = tf.squeeze(x, name="y")
+    return {"x": rand(1, 3, 1)}, [y]
+
+
+@case("expand_dims")
+def _():
+    x = ph([None, 3])
+    a = tf.expand_dims(x, tf.constant(1, name="axis"), name="a")
+    y = tf.expand_dims(a, tf.constant(-1, name="axis2"), name="y")
+    return {"x": rand(2, 3)}, [y]
+
+
+@case("two_outputs")
+def _():
+    x = ph([None, 4])
+    h = tf.math.tanh(x, name="h")
+    y = tf.math.sigmoid(h, name="y")
+    z = tf.math.square(h, name="z")
+    return {"x": rand(2, 4)}, [y, z]
+
+
+@case("double")
+def _():
+    x = ph([None, 3], dtype=tf.float64)
+    w = tf.constant(rand(3, 2, dtype=np.float64), name="w")
+    y = tf.math.tanh(tf.matmul(x, w, name="mm"), name="y")
+    return {"x": rand(2, 3, dtype=np.float64)}, [y]
+
+
+@case("concat_features")
+def _():
+    x = ph([None, 3])
+    h = tf.math.tanh(x, name="h")
+    a = tf.concat([x, h, tf.math.square(x, name="sq")], axis=1, name="a")
+    y = tf.concat([a, tf.constant(rand(1, 9), name="row")], axis=-2, name="y")
+    return {"x": rand(2, 3)}, [y]
+
+
+def keras_case():
+    """A Keras Sequential model with Flatten, an exact GELU, Dropout and
+    LayerNormalization, frozen as Keras models are: its GraphDef holds
+    Shape, StridedSlice and Pack (Flatten), Erfc (GELU), StopGradient and
+    SquaredDifference (LayerNormalization), and a control input."""
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+    tf.keras.utils.set_random_seed(7)
+    m = tf.keras.Sequential([
+        tf.keras.Input((4, 4)), tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(8, activation="gelu"), tf.keras.layers.Dropout(0.5),
+        tf.keras.layers.LayerNormalization(), tf.keras.layers.Dense(3, activation="softmax")])
+    x = rand(3, 4, 4)
+    f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
+        tf.TensorSpec([None, 4, 4], tf.float32, name="x"))
+    frozen = convert_variables_to_constants_v2(f)
+    gd = frozen.graph.as_graph_def()
+    (out,) = [t.op.name for t in frozen.outputs]
+    g = tf.Graph()
+    with g.as_default():
+        tf.graph_util.import_graph_def(gd, name="")
+        with tf1.Session(graph=g) as sess:
+            y = sess.run(out + ":0", {"x:0": x})
+    return gd, {"x": x}, [(out, y)], 3
+
+
+def main():
+    cases = []
+    for name, build in CASES:
+        g = tf.Graph()
+        with g.as_default():
+            feeds, outs = build()
+            gd = g.as_graph_def()
+            with tf1.Session(graph=g) as sess:
+                vals = sess.run(outs, {g.get_tensor_by_name(k + ":0"): v for k, v in feeds.items()})
+        with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+            f.write(gd.SerializeToString(deterministic=True))
+        # The extent every unknown (-1) dimension of a placeholder takes.
+        batches = set()
+        for k, v in feeds.items():
+            dims = g.get_tensor_by_name(k + ":0").shape.as_list()
+            batches |= {v.shape[i] for i, d in enumerate(dims) if d is None}
+        assert len(batches) <= 1, (name, batches)
+        cases.append({
+            "name": name,
+            "batch": int(batches.pop()) if batches else 0,
+            "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
+                       for k, v in feeds.items()},
+            "outputs": [{"name": t.op.name, "dtype": str(v.dtype), "shape": list(v.shape),
+                         "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
+        })
+    gd, feeds, outs, batch = keras_case()
+    with open(os.path.join(HERE, "keras_flatten_gelu_layernorm.pb"), "wb") as f:
+        f.write(gd.SerializeToString(deterministic=True))
+    cases.append({
+        "name": "keras_flatten_gelu_layernorm",
+        "batch": batch,
+        "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
+                   for k, v in feeds.items()},
+        "outputs": [{"name": name, "dtype": str(v.dtype), "shape": list(v.shape),
+                     "data": v.ravel().tolist()} for name, v in outs],
+    })
+    with open(os.path.join(HERE, "cases.json"), "w") as f:
+        json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+
+;
+xPlaceholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
+*
+y	LeakyRelux*
+T0*
+alpha%š™™>"ª
