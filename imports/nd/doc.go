@@ -1,0 +1,85 @@
+// Package nd builds rank-N tensor operations with NumPy and ONNX semantics
+// as terms of the HoF IR (package graph), for the importers of ONNX and
+// TensorFlow models. A tensor is a graph.Node of array type (nested nzip
+// and rnz over its axes, axis 0 outermost) or, for rank 0, of scalar type.
+//
+// Every operation returns (graph.Node, error). An error is an *Error that
+// names the operation and what is wrong: the operand, the axis, the extent
+// or the rank. The package-level functions build nodes without a source
+// name; the same functions as methods of Ops{Source: name} give every node
+// the source name (the imported node's name), which travels through fusion
+// into kernel names and reports:
+//
+//	o := nd.Ops{Source: node.Name}
+//	y, err := o.MatMul(a, b)
+//
+// # The operations
+//
+//   - Shape(x) → (dtype, extents, err); a scalar has rank 0.
+//   - Map(x, f), Unary(op, x): f or op on every element, any rank.
+//   - ZipWith(f, xs...), Binary(op, x, y): elementwise with NumPy's
+//     multidirectional broadcasting (ranks aligned on the right, extent 1
+//     stretched, rank 0 everywhere). f builds the scalar body from one
+//     element of each operand with a *layers.Builder.
+//   - MatMul(a, b): numpy.matmul for any ranks ≥ 1 (batch axes broadcast);
+//     Gemm(a, b, c, alpha, beta, transA, transB): ONNX Gemm.
+//   - Transpose(x, perm), Reshape(x, extents) with ResolveShape for ONNX's
+//     0 and -1, Flatten(x, axis) (ONNX, to 2-D), Squeeze(x, axes),
+//     Unsqueeze(x, axes).
+//   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min and Prod.
+//   - Softmax(x, axis), LogSoftmax(x, axis), numerically stable.
+//   - ArgMax, ArgMin(x, axis, keepDims, selectLastIndex) to i32.
+//   - Cast(x, dtype) between f32, f64, i32 (and to bool).
+//   - Param(name, dtype, extents) declares a constant tensor;
+//     Literal(dtype, v) is a typed scalar literal.
+//
+// Axes are ints; a negative axis counts from the end, as in NumPy and
+// ONNX. Extents are at least 1: tensors with an extent 0 are not
+// representable.
+//
+// # How the terms look
+//
+// Elementwise operations are one nzip per axis of the result; an operand
+// that lacks an axis, or has extent 1 there, is captured by the lambda
+// instead of zipped, so broadcasting copies nothing:
+//
+//	Binary(Add, x [3,4], y [4]):   map (\a -> zip (\a1 b1 -> a1 + b1) a y) x
+//
+// A product of matrices is the form the native back end compiles to its
+// GEMM kernel (lowering/native/gemm.go), and Gemm adds its epilogue inside
+// the inner nzip, which the kernel applies per row segment:
+//
+//	map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 B)) A
+//
+// Transpose, Squeeze, Unsqueeze, Reshape and Flatten are views (flip,
+// flatten, subdiv) and copy nothing, except that Reshape (and Squeeze of an
+// axis whose stride forbids a flatten) first copies an operand whose
+// strides cannot be regrouped (a transposed one, say) into row-major order
+// with a map of the identity, which fusion folds into its reader.
+// Reductions move the reduced axes innermost (flips), merge them where the
+// strides allow and reduce each row with rnz; Softmax moves its axis
+// innermost and back.
+//
+// # Constants
+//
+// The IR has no array literals. A constant tensor enters a term as a
+// parameter input, graph.NewInput(name, type, true), which Param declares;
+// its value is bound by name when the term runs (the inputs map of
+// graph.Eval or of a back end's Run). A scalar constant can instead be a
+// typed literal (Literal), or an untyped graph.NewConst that takes the type
+// of what it meets.
+//
+// # What the IR cannot express
+//
+// The IR builds an array only by mapping over another array, so a scalar
+// cannot become an array (Unsqueeze and Reshape of a rank-0 operand are
+// refused: declare such a constant with its final shape), and a tensor
+// cannot be stretched to extents no operand has: Broadcast(x, extents)
+// needs an operand of those extents to zip with (see BroadcastLike).
+// Concatenation is not provided: its result has an extent no operand has,
+// and selecting by position needs an index the IR does not have either.
+// It needs a term of its own in graph (a concatenation, or padding that
+// Binary can add up), or, for a concatenation on the feature axis read by
+// a matrix product, the importer splits the constant matrix instead:
+// concat(x1, x2) W = x1 W[:F1] + x2 W[F1:].
+package nd

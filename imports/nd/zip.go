@@ -1,0 +1,323 @@
+package nd
+
+import (
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
+)
+
+// broadcastShape returns NumPy's multidirectional broadcast of the shapes:
+// ranks aligned on the right, an extent 1 stretched to the other, a
+// missing axis as extent 1. what names the operands in errors.
+func (p *op) broadcastShape(axis string, what []string, shapes [][]int) ([]int, error) {
+	r := 0
+	for _, s := range shapes {
+		r = max(r, len(s))
+	}
+	out := make([]int, r)
+	from := make([]int, r) // which operand set out[k]
+	for k := range out {
+		out[k] = 1
+		from[k] = -1
+	}
+	for i, s := range shapes {
+		for j, e := range s {
+			k := r - len(s) + j
+			switch {
+			case e == out[k] || e == 1:
+			case out[k] == 1:
+				out[k], from[k] = e, i
+			default:
+				return nil, p.errorf("%s has extent %d on %s %d (%d from the end) and %s has %d: they do not broadcast (want equal extents or 1)",
+					what[from[k]], out[k], axis, k, r-k, what[i], e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// zipCore applies body to the operands element by element over their
+// leading (batch) axes, broadcast as NumPy does, and hands body each
+// operand's trailing core (core[i] axes of operand i; 0 for elementwise
+// operations, so that body sees scalars). The batch axes of the result are
+// the broadcast batch shape; body's result, scalar or array, is the
+// element.
+//
+// The term is one nzip per batch axis of the result, outermost first; an
+// operand takes part in the nzips of the axes it has (its batch axes
+// aligned on the right) and is captured by the lambdas of those it does
+// not. An operand axis of extent 1 under a result axis of another extent
+// is removed first (a flatten view; a copy only when the operand's strides
+// forbid that), so the operand is captured there too: nothing is copied
+// to broadcast.
+func (p *op) zipCore(what []string, xs []arr, core []int, body func(b *layers.Builder, vs []graph.Node) graph.Node) (graph.Node, []int, error) {
+	batch := make([][]int, len(xs))
+	for i, x := range xs {
+		if x.rank() < core[i] {
+			return nil, nil, p.errorf("%s has rank %d, want at least %d", what[i], x.rank(), core[i])
+		}
+		batch[i] = x.extents()[:x.rank()-core[i]]
+	}
+	axis := "axis"
+	for _, c := range core {
+		if c > 0 {
+			axis = "batch axis"
+		}
+	}
+	out, err := p.broadcastShape(axis, what, batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	R := len(out)
+	// axisOf[i][j] is the result axis operand i's batch axis j runs along,
+	// after the stretched axes are removed.
+	axisOf := make([][]int, len(xs))
+	cur := make([]arr, len(xs))
+	for i, x := range xs {
+		nb := len(batch[i])
+		for j := nb - 1; j >= 0; j-- {
+			k := R - nb + j
+			if batch[i][j] == 1 && out[k] != 1 {
+				if x, err = p.squeezeAxis(x, j); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			axisOf[i] = append([]int{k}, axisOf[i]...)
+		}
+		cur[i] = x
+	}
+	vals := make([]graph.Node, len(xs))
+	for i := range cur {
+		vals[i] = cur[i].n
+	}
+	next := make([]int, len(xs))
+	var build func(k int, vals []graph.Node) graph.Node
+	build = func(k int, vals []graph.Node) graph.Node {
+		if k == R {
+			return body(p.b, vals)
+		}
+		var part []int
+		for i := range vals {
+			if next[i] < len(axisOf[i]) && axisOf[i][next[i]] == k {
+				part = append(part, i)
+			}
+		}
+		names := make([]string, len(part))
+		args := make([]graph.Node, len(part))
+		for j, i := range part {
+			names[j] = varName(k, j, len(part))
+			args[j] = vals[i]
+			next[i]++
+		}
+		fn := p.b.Lambda(names, func(vs []graph.Node) graph.Node {
+			inner := append([]graph.Node(nil), vals...)
+			for j, i := range part {
+				inner[i] = vs[j]
+			}
+			return build(k+1, inner)
+		})
+		for _, i := range part {
+			next[i]--
+		}
+		return p.b.NZip(fn, args...)
+	}
+	return build(0, vals), out, nil
+}
+
+// varName names the lambda variables of batch level k: a, b, c… at the
+// innermost levels of small nests, with the level appended beyond.
+func varName(k, j, n int) string {
+	s := string(rune('a' + j%26))
+	if n > 26 {
+		s += string(rune('0' + j/26%10))
+	}
+	if k > 0 {
+		s += string(rune('0' + k%10))
+	}
+	return s
+}
+
+// Map returns f applied to every element of x, an array of any rank or a
+// scalar: one map per axis, f building the scalar body from the element v
+// with b, whose nodes carry the source name.
+func Map(x graph.Node, f func(b *layers.Builder, v graph.Node) graph.Node) (graph.Node, error) {
+	return Ops{}.Map(x, f)
+}
+
+// Map is the package's Map, with o's source name.
+func (o Ops) Map(x graph.Node, f func(b *layers.Builder, v graph.Node) graph.Node) (graph.Node, error) {
+	p := o.begin("Map")
+	if f == nil {
+		return nil, p.errorf("f is nil")
+	}
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	y, _, err := p.zipCore([]string{"x"}, []arr{a}, []int{0}, func(b *layers.Builder, vs []graph.Node) graph.Node {
+		return f(b, vs[0])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.done(y)
+}
+
+// ZipWith returns f applied elementwise to xs, broadcast as NumPy does
+// (multidirectional broadcasting): shapes aligned on the right, an extent 1
+// stretched to the other operands', a missing outer axis as extent 1, a
+// scalar (rank 0) stretched everywhere. f builds the scalar body from one
+// element of each operand, in order. The result has the broadcast shape;
+// operands of rank 0 only give a scalar term.
+func ZipWith(f func(b *layers.Builder, vs ...graph.Node) graph.Node, xs ...graph.Node) (graph.Node, error) {
+	return Ops{}.ZipWith(f, xs...)
+}
+
+// ZipWith is the package's ZipWith, with o's source name.
+func (o Ops) ZipWith(f func(b *layers.Builder, vs ...graph.Node) graph.Node, xs ...graph.Node) (graph.Node, error) {
+	return o.zipWith("ZipWith", f, xs...)
+}
+
+func (o Ops) zipWith(name string, f func(b *layers.Builder, vs ...graph.Node) graph.Node, xs ...graph.Node) (graph.Node, error) {
+	p := o.begin(name)
+	if f == nil {
+		return nil, p.errorf("f is nil")
+	}
+	if len(xs) == 0 {
+		return nil, p.errorf("no operands")
+	}
+	as := make([]arr, len(xs))
+	what := make([]string, len(xs))
+	core := make([]int, len(xs))
+	for i, x := range xs {
+		what[i] = operandName(i, len(xs))
+		a, err := p.operand(what[i], x)
+		if err != nil {
+			return nil, err
+		}
+		as[i] = a
+	}
+	y, _, err := p.zipCore(what, as, core, func(b *layers.Builder, vs []graph.Node) graph.Node { return f(b, vs...) })
+	if err != nil {
+		return nil, err
+	}
+	return p.done(y)
+}
+
+// operandName names operand i of n in errors: x and y for two, "operand i"
+// otherwise.
+func operandName(i, n int) string {
+	if n == 2 {
+		return []string{"x", "y"}[i]
+	}
+	if n == 1 {
+		return "x"
+	}
+	return "operand " + string(rune('0'+i%10))
+}
+
+// Binary returns op applied elementwise to x and y, broadcast as ZipWith
+// does: x + y for graph.Add, max x y for graph.Max, x < y (bool) for
+// graph.Lt, and so on. op must be a binary scalar op; x and y must have
+// one element type (Cast one of them first).
+func Binary(op graph.Op, x, y graph.Node) (graph.Node, error) { return Ops{}.Binary(op, x, y) }
+
+// Binary is the package's Binary, with o's source name.
+func (o Ops) Binary(op graph.Op, x, y graph.Node) (graph.Node, error) {
+	if op.Arity() != 2 {
+		p := o.begin("Binary")
+		return nil, p.errorf("%v is not a binary op", op)
+	}
+	p := o.begin("Binary " + op.String())
+	ax, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	ay, err := p.operand("y", y)
+	if err != nil {
+		return nil, err
+	}
+	if ax.dt != ay.dt {
+		return nil, p.errorf("x has element type %v and y %v: cast one first", ax.dt, ay.dt)
+	}
+	return o.zipWith("Binary "+op.String(), func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(op, vs[0], vs[1])
+	}, x, y)
+}
+
+// Unary returns op applied to every element of x: exp, neg, sqrt, …
+func Unary(op graph.Op, x graph.Node) (graph.Node, error) { return Ops{}.Unary(op, x) }
+
+// Unary is the package's Unary, with o's source name.
+func (o Ops) Unary(op graph.Op, x graph.Node) (graph.Node, error) {
+	if op.Arity() != 1 {
+		p := o.begin("Unary")
+		return nil, p.errorf("%v is not a unary op", op)
+	}
+	return o.zipWith("Unary "+op.String(), func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(op, vs[0])
+	}, x)
+}
+
+// Broadcast returns x broadcast to extents as NumPy's broadcast rules
+// allow, ONNX Expand's bidirectional form: the result has the broadcast of
+// x's shape and extents. Leading axes of extent 1 are added by views; an
+// axis stretched from 1 (or absent) to a larger extent needs an array of
+// that extent to map over, which the IR cannot make from nothing, so that
+// is refused: use BroadcastLike with an operand of the wanted shape, or let
+// ZipWith broadcast inside the operation that reads the result.
+func Broadcast(x graph.Node, extents []int) (graph.Node, error) { return Ops{}.Broadcast(x, extents) }
+
+// Broadcast is the package's Broadcast, with o's source name.
+func (o Ops) Broadcast(x graph.Node, extents []int) (graph.Node, error) {
+	p := o.begin("Broadcast")
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range extents {
+		if e < 1 || e > graph.MaxExtent {
+			return nil, p.errorf("extent %d of axis %d in %s is not between 1 and %d", e, i, shapeString(extents), graph.MaxExtent)
+		}
+	}
+	out, err := p.broadcastShape("axis", []string{"x", "the target shape"}, [][]int{a.extents(), extents})
+	if err != nil {
+		return nil, err
+	}
+	r := len(out)
+	for k, e := range out {
+		j := k - (r - a.rank())
+		if e == 1 || (j >= 0 && a.lay[j].Extent == e) {
+			continue
+		}
+		xe := 1
+		if j >= 0 {
+			xe = a.lay[j].Extent
+		}
+		return nil, p.errorf("axis %d of the result %s stretches x %s from extent %d to %d: the IR makes an array only by mapping over one of that extent (use BroadcastLike with such an operand, or ZipWith)",
+			k, shapeString(out), shapeString(a.extents()), xe, e)
+	}
+	if r == a.rank() {
+		return x, nil
+	}
+	if a.rank() == 0 {
+		return nil, p.errorf("x is a scalar: it cannot become an array of shape %s (the IR builds arrays only by mapping over arrays)", shapeString(out))
+	}
+	for range r - a.rank() {
+		if a, err = p.unsqueezeAxis(a, 0); err != nil {
+			return nil, err
+		}
+	}
+	return p.done(a.n)
+}
+
+// BroadcastLike returns x broadcast with like, ONNX Expand when like has
+// the target shape: the result has the broadcast of both shapes and x's
+// values; like may have another element type, and its values are not
+// used (the term zips over it for its extents only).
+func BroadcastLike(x, like graph.Node) (graph.Node, error) { return Ops{}.BroadcastLike(x, like) }
+
+// BroadcastLike is the package's BroadcastLike, with o's source name.
+func (o Ops) BroadcastLike(x, like graph.Node) (graph.Node, error) {
+	return o.zipWith("BroadcastLike", func(_ *layers.Builder, vs ...graph.Node) graph.Node { return vs[0] }, x, like)
+}
