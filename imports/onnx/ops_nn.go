@@ -19,7 +19,7 @@ func init() {
 		&converter{op: "LogSoftmax", since: 13, convert: convSoftmax(true)},
 		&converter{op: "BatchNormalization", since: 6, until: 13, check: checkBatchNorm, convert: convBatchNorm},
 		&converter{op: "BatchNormalization", since: 14, check: checkBatchNorm, convert: convBatchNorm},
-		&converter{op: "LayerNormalization", since: 17, check: checkLayerNorm, convert: convLayerNorm},
+		&converter{op: "LayerNormalization", since: 17, convert: convLayerNorm},
 		&converter{op: "ReduceSum", since: 1, until: 12, convert: convReduce(nd.Sum, 13)},
 		&converter{op: "ReduceSum", since: 13, needKnown: []int{1}, convert: convReduce(nd.Sum, 13)},
 		&converter{op: "ReduceMean", since: 1, until: 17, convert: convReduce(nd.Mean, 18)},
@@ -238,15 +238,6 @@ func convBatchNorm(c *ctx) error {
 	return nil
 }
 
-func checkLayerNorm(n *onnxpb.NodeProto, _ int) string {
-	for i, o := range n.GetOutput() {
-		if i > 0 && o != "" {
-			return "the Mean and InvStdDev outputs are not supported"
-		}
-	}
-	return ""
-}
-
 // convLayerNorm (opset 17): X normalised over the axes from axis
 // (default −1) to the last, then scaled and shifted:
 //
@@ -254,8 +245,10 @@ func checkLayerNorm(n *onnxpb.NodeProto, _ int) string {
 //	Y = d · (1 / sqrt(v + epsilon)) · Scale + B
 //
 // Scale and the optional B broadcast over the normalised axes (epsilon
-// default 1e-5). The computation is in the input's type (stash_type is
-// not applied).
+// default 1e-5). The computation is in the input's type. The optional
+// outputs Mean (m) and InvStdDev (1 / sqrt(v + epsilon)) keep the
+// normalised axes with extent 1 and are converted to stash_type (default
+// float).
 func convLayerNorm(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -331,6 +324,23 @@ func convLayerNorm(c *ctx) error {
 		return c.wrap(err, "scaling")
 	}
 	c.out(0, y)
+	stash, err := c.attrInt("stash_type", int64(tFloat))
+	if err != nil {
+		return err
+	}
+	sdt, ok := dtypeOf(int32(stash))
+	if !ok || !sdt.IsFloat() {
+		return c.errorf("stash_type %s is not float or double", elemName(int32(stash)))
+	}
+	for i, stat := range []graph.Node{mean, inv} {
+		if len(c.node.GetOutput()) > i+1 && c.node.GetOutput()[i+1] != "" {
+			v, err := ops.Cast(stat, sdt)
+			if err != nil {
+				return c.wrap(err, "output %d", i+1)
+			}
+			c.out(i+1, v)
+		}
+	}
 	return nil
 }
 
