@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""Write small real exported models, with reference outputs, for the importers.
+
+How to rerun (from the repository root; takes about a minute on two cores):
+
+    python3 -m venv /tmp/venv-fixtures
+    /tmp/venv-fixtures/bin/pip install onnx==1.23.2 onnxruntime==1.31.1 \
+        scikit-learn==1.9.1 skl2onnx==1.20.0 tensorflow-cpu==2.21.0 tf2onnx==1.17.0
+    /tmp/venv-fixtures/bin/python imports/onnx/testdata/make_models.py
+
+Versions used for the committed files (pip resolved the rest; full list in
+imports/onnx/testdata/MANIFEST): Python 3.11.7, onnx 1.23.2, onnxruntime 1.31.1,
+numpy 2.4.6, scikit-learn 1.9.1, skl2onnx 1.20.0, tensorflow-cpu 2.21.0,
+keras 3.15.1, tf2onnx 1.17.0, protobuf 7.36.2.
+
+What it writes (files of the same names are replaced):
+
+imports/onnx/testdata/models/
+  digits_input.npy, digits_labels.npy    16 held-out digits rows (float32 [16,64],
+                                         pixels/16) and their true classes (int64)
+  sklearn_mlp_digits.onnx                scikit-learn MLPClassifier (64-32-10) exported
+                                         by skl2onnx as it comes: output_label (the
+                                         ai.onnx.ml label branch) and output_probability
+                                         (ZipMap, a sequence of maps); the probability
+                                         tensor feeding ZipMap is "out_activations_result"
+  sklearn_mlp_digits_nozipmap.onnx       the same model exported with zipmap=False:
+                                         output_probability is a float32 tensor
+  sklearn_mlp_digits_ort_probabilities.npy   onnxruntime's probabilities (float32 [16,10])
+  sklearn_mlp_digits_ort_label.npy       onnxruntime's output_label (int64 [16])
+  keras_digits_tf2onnx.onnx              the Keras model below converted by tf2onnx
+  keras_digits_tf2onnx_ort_output.npy    onnxruntime's output (float32 [16,10])
+  softmax_opset11_*.onnx, logsoftmax_opset11_axis1.onnx, softmax_opset13_axis1.onnx
+                                         one-node models on a rank-3 input, where opset
+                                         <= 12 flattens from the axis and opset 13 does not
+  opset11_input.npy, <model>_ort_output.npy   their input (float32 [2,3,4]) and outputs
+  INDEX.json                             every model: inputs, outputs, opsets, reference files
+imports/tf/testdata/
+  digits_input.npy                       the same 16 rows
+  keras_digits.pb                        Keras Sequential Dense(32), BatchNormalization,
+                                         ReLU, Dense(10), Softmax trained 3 epochs on
+                                         digits, frozen (convert_variables_to_constants_v2)
+  keras_digits_tf_output.npy             TensorFlow's output of the frozen graph
+  digits_fused_bn.pb                     the same trained weights written with MatMul
+                                         (transpose_b), BiasAdd, Reshape, FusedBatchNormV3,
+                                         Relu, Add, Softmax, frozen the same way
+  digits_fused_bn_tf_output.npy          TensorFlow's output of that graph
+  INDEX.json                             inputs, outputs and reference files of both
+
+Every reference output is computed by the runtime named from the file just
+written, and cross-checked here: onnxruntime against scikit-learn's
+predict_proba, TensorFlow's frozen graphs against Keras's predict, onnxruntime
+on the tf2onnx model against TensorFlow, the opset-11 models against a numpy
+evaluation of the flattening semantics (which must differ from opset 13's).
+Seeds are fixed (numpy, scikit-learn random_state, keras.utils.set_random_seed,
+TensorFlow op determinism, one thread), so a rerun on the same versions writes
+the same numbers.
+"""
+
+import json
+import os
+import sys
+import warnings
+
+# Fixed before numpy and TensorFlow load, so that training is repeatable.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "models")
+TF_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "tf", "testdata"))
+
+# Rows [TRAIN, TRAIN+ROWS) of the digits data are the fixture rows; the model
+# never sees them in training.
+TRAIN = 1500
+ROWS = 16
+MAX_FILE = 500 * 1024
+
+
+def save_npy(path, array):
+    np.save(path, array, allow_pickle=False)
+    return os.path.basename(path)
+
+
+def write_proto(path, message):
+    """Serializes with maps in key order (GraphDef attributes are a map) and a
+    model's opset imports in domain order (skl2onnx lists them in set order), so
+    a rerun writes the same bytes."""
+    if isinstance(message, onnx.ModelProto):
+        imports = sorted(message.opset_import, key=lambda o: o.domain)
+        del message.opset_import[:]
+        message.opset_import.extend(imports)
+    with open(path, "wb") as f:
+        f.write(message.SerializeToString(deterministic=True))
+    return os.path.basename(path)
+
+
+def ort_run(path, feeds):
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)
+
+
+def value_infos(values):
+    out = []
+    for v in values:
+        t = v.type
+        if t.HasField("tensor_type"):
+            shape = []
+            for d in t.tensor_type.shape.dim:
+                if d.HasField("dim_value"):
+                    shape.append(d.dim_value)
+                else:
+                    shape.append(d.dim_param or None)
+            out.append({"name": v.name,
+                        "dtype": helper.tensor_dtype_to_np_dtype(t.tensor_type.elem_type).name,
+                        "shape": shape})
+        else:
+            out.append({"name": v.name, "type": "sequence/map/optional (not a tensor)"})
+    return out
+
+
+def onnx_entry(path, **extra):
+    m = onnx.load(path)
+    entry = {
+        "file": os.path.basename(path),
+        "producer": f"{m.producer_name} {m.producer_version}".strip(),
+        "ir_version": m.ir_version,
+        "opset_import": {(o.domain or "ai.onnx"): o.version for o in m.opset_import},
+        "ops": sorted({(n.domain + "." if n.domain else "") + n.op_type for n in m.graph.node}),
+        "inputs": value_infos(m.graph.input),
+        "outputs": value_infos(m.graph.output),
+    }
+    entry.update(extra)
+    produced = {o for n in m.graph.node for o in n.output}
+    for name in entry.get("references", {}):
+        if name not in produced:
+            raise SystemExit(f"{path}: reference for {name!r}, which no node produces")
+    return entry
+
+
+def digits():
+    from sklearn.datasets import load_digits  # noqa: PLC0415
+
+    x, y = load_digits(return_X_y=True)
+    x = (x / 16.0).astype(np.float32)
+    return x, y.astype(np.int64)
+
+
+def sklearn_models(x, y, rows, index):
+    from skl2onnx import convert_sklearn  # noqa: PLC0415
+    from skl2onnx.common.data_types import FloatTensorType  # noqa: PLC0415
+    from sklearn.neural_network import MLPClassifier  # noqa: PLC0415
+
+    clf = MLPClassifier(hidden_layer_sizes=(32,), random_state=0, max_iter=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning: 300 iterations are plenty here
+        clf.fit(x[:TRAIN], y[:TRAIN])
+    acc = clf.score(x[TRAIN:], y[TRAIN:])
+    opset = {"": 21, "ai.onnx.ml": 3}
+    types = [("input", FloatTensorType([None, 64]))]
+    # A fixed graph name: skl2onnx otherwise names the graph with a random uuid.
+    plain = convert_sklearn(clf, name="sklearn_mlp_digits", initial_types=types,
+                            target_opset=opset)
+    nozip = convert_sklearn(clf, name="sklearn_mlp_digits", initial_types=types,
+                            target_opset=opset, options={id(clf): {"zipmap": False}})
+    p_plain = os.path.join(MODELS, "sklearn_mlp_digits.onnx")
+    p_nozip = os.path.join(MODELS, "sklearn_mlp_digits_nozipmap.onnx")
+    write_proto(p_plain, plain)
+    write_proto(p_nozip, nozip)
+
+    label, zipped = ort_run(p_plain, {"input": rows})
+    label2, probs = ort_run(p_nozip, {"input": rows})
+    from_zip = np.array([[d[k] for k in range(10)] for d in zipped], dtype=np.float32)
+    np.testing.assert_array_equal(from_zip, probs)
+    np.testing.assert_array_equal(label, label2)
+    np.testing.assert_allclose(probs, clf.predict_proba(rows), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(label, clf.predict(rows))
+    f_probs = save_npy(os.path.join(MODELS, "sklearn_mlp_digits_ort_probabilities.npy"), probs)
+    f_label = save_npy(os.path.join(MODELS, "sklearn_mlp_digits_ort_label.npy"), label)
+    about = {
+        "trained": "sklearn MLPClassifier(hidden_layer_sizes=(32,), random_state=0, "
+                   f"max_iter=300) on digits rows [0,{TRAIN}), pixels/16",
+        "heldout_accuracy": round(float(acc), 4),
+        "target_opset": opset,
+        "input_file": "digits_input.npy",
+    }
+    index.append(onnx_entry(
+        p_plain, **about,
+        probabilities_tensor="out_activations_result",
+        note="output_probability is ZipMap's sequence of maps; the probability tensor is "
+             "out_activations_result (Softmax's output). output_label comes from the "
+             "ai.onnx.ml label branch (ArgMax, ArrayFeatureExtractor, Reshape, Cast).",
+        references={"out_activations_result": f_probs, "output_label": f_label},
+        reference_runtime=f"onnxruntime {ort.__version__}"))
+    index.append(onnx_entry(
+        p_nozip, **about,
+        note="exported with options zipmap=False: the outputs are the tensors "
+             "probabilities and label",
+        references={"probabilities": f_probs, "label": f_label},
+        reference_runtime=f"onnxruntime {ort.__version__}"))
+    return acc
+
+
+def keras_models(x, y, rows, onnx_index, tf_index):
+    import keras  # noqa: PLC0415
+    import tensorflow as tf  # noqa: PLC0415
+    import tf2onnx  # noqa: PLC0415
+    from tensorflow.python.framework.convert_to_constants import (  # noqa: PLC0415
+        convert_variables_to_constants_v2,
+    )
+
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    keras.utils.set_random_seed(0)
+    tf.config.experimental.enable_op_determinism()
+
+    model = keras.Sequential([
+        keras.Input((64,), name="input"),
+        keras.layers.Dense(32, name="dense"),
+        keras.layers.BatchNormalization(name="batchnorm"),
+        keras.layers.ReLU(name="relu"),
+        keras.layers.Dense(10, name="logits"),
+        keras.layers.Softmax(name="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(x[:TRAIN], y[:TRAIN], epochs=3, batch_size=32, shuffle=True, verbose=0)
+    acc = float(model.evaluate(x[TRAIN:], y[TRAIN:], verbose=0)[1])
+    keras_out = model.predict(rows, verbose=0)
+
+    def freeze(fn):
+        spec = tf.TensorSpec([None, 64], tf.float32, name="input")
+        frozen = convert_variables_to_constants_v2(tf.function(fn).get_concrete_function(spec))
+        gd = frozen.graph.as_graph_def()
+        outs = [t.name for t in frozen.outputs]
+        return gd, outs
+
+    def run_pb(path, output):
+        gd = tf.compat.v1.GraphDef()
+        with open(path, "rb") as f:
+            gd.ParseFromString(f.read())
+        g = tf.Graph()
+        with g.as_default():
+            tf.import_graph_def(gd, name="")
+        with tf.compat.v1.Session(graph=g) as s:
+            return s.run(output, {"input:0": rows})
+
+    def tf_entry(path, gd, outs, ref, **extra):
+        entry = {
+            "file": os.path.basename(path),
+            "producer": f"tensorflow {tf.__version__} (GraphDef producer {gd.versions.producer})",
+            "ops": sorted({n.op for n in gd.node}),
+            "inputs": [{"name": "input", "tensor": "input:0", "dtype": "float32",
+                        "shape": [None, 64]}],
+            "outputs": [{"name": o.split(":")[0], "tensor": o, "dtype": "float32",
+                         "shape": [None, 10]} for o in outs],
+            "input_file": "digits_input.npy",
+            "references": {outs[0].split(":")[0]: ref},
+            "reference_runtime": f"tensorflow {tf.__version__}",
+        }
+        entry.update(extra)
+        return entry
+
+    # The Keras model, frozen as it is.
+    gd, outs = freeze(lambda t: model(t, training=False))
+    pb = os.path.join(TF_DIR, "keras_digits.pb")
+    write_proto(pb, gd)
+    tf_out = run_pb(pb, outs[0])
+    np.testing.assert_allclose(tf_out, keras_out, rtol=1e-5, atol=1e-6)
+    ref = save_npy(os.path.join(TF_DIR, "keras_digits_tf_output.npy"), tf_out)
+    about = {
+        "trained": "keras Sequential Dense(32), BatchNormalization, ReLU, Dense(10), Softmax; "
+                   f"adam, 3 epochs, batch 32, seed 0, digits rows [0,{TRAIN}), pixels/16",
+        "heldout_accuracy": round(acc, 4),
+    }
+    tf_index.append(tf_entry(
+        pb, gd, outs, ref, **about,
+        note="frozen with convert_variables_to_constants_v2 from model(x, training=False); "
+             "Keras 3 writes BatchNormalization as AddV2/Rsqrt/Mul/Sub, and the output "
+             "Identity has a control input ^NoOp"))
+
+    # tf2onnx from the same frozen graph.
+    proto, _ = tf2onnx.convert.from_graph_def(gd, input_names=["input:0"],
+                                              output_names=[outs[0]], opset=17)
+    po = os.path.join(MODELS, "keras_digits_tf2onnx.onnx")
+    write_proto(po, proto)
+    (ort_out,) = ort_run(po, {"input:0": rows})
+    np.testing.assert_allclose(ort_out, tf_out, rtol=1e-5, atol=1e-6)
+    ref_o = save_npy(os.path.join(MODELS, "keras_digits_tf2onnx_ort_output.npy"), ort_out)
+    onnx_index.append(onnx_entry(
+        po, **about, input_file="digits_input.npy", converter=f"tf2onnx {tf2onnx.__version__}",
+        note="converted from imports/tf/testdata/keras_digits.pb at opset 17 "
+             "(tf2onnx folds BatchNormalization into Mul and Add)",
+        references={outs[0]: ref_o},
+        reference_runtime=f"onnxruntime {ort.__version__}"))
+
+    # The same weights written with the ops a TensorFlow 1 style export uses.
+    dense, bn, logits = (model.get_layer(n) for n in ("dense", "batchnorm", "logits"))
+    w1, b1 = (np.asarray(v) for v in dense.get_weights())
+    gamma, beta, mean, var = (np.asarray(v) for v in bn.get_weights())
+    w2, b2 = (np.asarray(v) for v in logits.get_weights())
+    eps = float(bn.epsilon)
+
+    def fused(t):
+        h = tf.linalg.matmul(t, tf.constant(np.ascontiguousarray(w1.T)), transpose_b=True,
+                             name="dense/MatMul")
+        h = tf.nn.bias_add(h, tf.constant(b1), name="dense/BiasAdd")
+        h = tf.reshape(h, [-1, 1, 1, 32], name="bn/to_nhwc")
+        h, _, _ = tf.compat.v1.nn.fused_batch_norm(
+            h, tf.constant(gamma), tf.constant(beta), mean=tf.constant(mean),
+            variance=tf.constant(var), epsilon=eps, is_training=False, name="bn/FusedBatchNormV3")
+        h = tf.reshape(h, [-1, 32], name="bn/to_nc")
+        h = tf.nn.relu(h, name="relu")
+        h = tf.linalg.matmul(h, tf.constant(w2), name="logits/MatMul")
+        h = tf.raw_ops.Add(x=h, y=tf.constant(b2), name="logits/Add")
+        return tf.nn.softmax(h, name="softmax")
+
+    gd2, outs2 = freeze(fused)
+    pb2 = os.path.join(TF_DIR, "digits_fused_bn.pb")
+    write_proto(pb2, gd2)
+    tf_out2 = run_pb(pb2, outs2[0])
+    np.testing.assert_allclose(tf_out2, keras_out, rtol=1e-5, atol=1e-6)
+    ref2 = save_npy(os.path.join(TF_DIR, "digits_fused_bn_tf_output.npy"), tf_out2)
+    tf_index.append(tf_entry(
+        pb2, gd2, outs2, ref2, **about,
+        note="the trained Keras weights rewritten with MatMul(transpose_b=true), BiasAdd, "
+             "Reshape to NHWC [-1,1,1,32], FusedBatchNormV3 (is_training=false, epsilon "
+             f"{eps}), Reshape back, Relu, MatMul, Add, Softmax; frozen the same way"))
+    return acc
+
+
+def numpy_softmax(x, axis, flatten, log):
+    """Softmax of x by opset <= 12 (flatten from axis) or opset 13 (one axis) rules."""
+    x64 = x.astype(np.float64)
+    if flatten:
+        lead = int(np.prod(x.shape[:axis]))
+        z = x64.reshape(lead, -1)
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        r = z - np.log(s) if log else e / s
+        return r.reshape(x.shape)
+    z = x64 - x64.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=axis, keepdims=True)
+    return z - np.log(s) if log else e / s
+
+
+def old_opset_models(index):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    f_in = save_npy(os.path.join(MODELS, "opset11_input.npy"), x)
+    cases = [
+        # file stem, op, opset, axis attribute (None: absent), axis the semantics use
+        ("softmax_opset11_axis1", "Softmax", 11, 1, 1),
+        ("softmax_opset11_noaxis", "Softmax", 11, None, 1),  # default axis is 1 before 13
+        ("logsoftmax_opset11_axis1", "LogSoftmax", 11, 1, 1),
+        ("softmax_opset13_axis1", "Softmax", 13, 1, 1),
+    ]
+    for stem, op, opset, attr, axis in cases:
+        kwargs = {} if attr is None else {"axis": attr}
+        node = helper.make_node(op, ["x"], ["y"], name=stem, **kwargs)
+        graph = helper.make_graph(
+            [node], stem,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+        model = helper.make_model_gen_version(
+            graph, producer_name="make_models.py",
+            opset_imports=[helper.make_opsetid("", opset)])
+        onnx.checker.check_model(model, full_check=True)
+        path = os.path.join(MODELS, stem + ".onnx")
+        write_proto(path, model)
+        (y,) = ort_run(path, {"x": x})
+        log = op == "LogSoftmax"
+        flat = opset <= 12
+        want = numpy_softmax(x, axis, flatten=flat, log=log)
+        other = numpy_softmax(x, axis, flatten=not flat, log=log)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+        gap = float(np.abs(want - other).max())
+        if gap < 1e-2:
+            raise SystemExit(f"{stem}: the two semantics differ by only {gap}")
+        ref = save_npy(os.path.join(MODELS, stem + "_ort_output.npy"), y)
+        index.append(onnx_entry(
+            path, input_file=f_in, references={"y": ref},
+            reference_runtime=f"onnxruntime {ort.__version__}",
+            note=(f"{op} at opset {opset} on a rank-3 input, axis attribute "
+                  f"{'absent (default 1 before opset 13)' if attr is None else attr}: "
+                  + ("coerces to 2-D [d0*..*d(axis-1), d(axis)*..*dn] and normalizes each row"
+                     if flat else "normalizes along the one axis")
+                  + f"; the other semantics differs by up to {gap:.3f}")))
+
+
+def check_sizes(paths):
+    sizes = {}
+    for p in paths:
+        n = os.path.getsize(p)
+        if n > MAX_FILE:
+            raise SystemExit(f"{p} is {n} bytes, over the {MAX_FILE}-byte limit for a fixture")
+        sizes[os.path.relpath(p, os.path.join(HERE, "..", "..", ".."))] = n
+    return sizes
+
+
+def main():
+    os.makedirs(MODELS, exist_ok=True)
+    os.makedirs(TF_DIR, exist_ok=True)
+    x, y = digits()
+    rows = x[TRAIN:TRAIN + ROWS]
+    save_npy(os.path.join(MODELS, "digits_input.npy"), rows)
+    save_npy(os.path.join(MODELS, "digits_labels.npy"), y[TRAIN:TRAIN + ROWS])
+    save_npy(os.path.join(TF_DIR, "digits_input.npy"), rows)
+
+    onnx_index, tf_index = [], []
+    skl_acc = sklearn_models(x, y, rows, onnx_index)
+    keras_acc = keras_models(x, y, rows, onnx_index, tf_index)
+    old_opset_models(onnx_index)
+
+    common = {
+        "generator": "imports/onnx/testdata/make_models.py",
+        "data": "sklearn.datasets.load_digits, pixels/16 as float32; fixture rows "
+                f"[{TRAIN},{TRAIN + ROWS}) are held out of training",
+        "tolerance": "reference outputs are float32; agreement is expected within 1e-5 relative",
+    }
+    for folder, models in ((MODELS, onnx_index), (TF_DIR, tf_index)):
+        with open(os.path.join(folder, "INDEX.json"), "w") as f:
+            json.dump(dict(common, models=models), f, indent=1)
+            f.write("\n")
+
+    written = sorted(
+        [os.path.join(MODELS, n) for n in os.listdir(MODELS)]
+        + [os.path.join(TF_DIR, n) for n in os.listdir(TF_DIR)
+           if n.endswith((".pb", ".npy", ".json"))])
+    sizes = check_sizes(written)
+    for p, n in sizes.items():
+        print(f"{n:8d}  {p}")
+    print(f"{sum(sizes.values()):8d}  total; held-out accuracy: scikit-learn {skl_acc:.4f}, "
+          f"keras {keras_acc:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
