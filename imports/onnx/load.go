@@ -197,7 +197,15 @@ func decode(data []byte, file string, opt imports.Options, cov *imports.Coverage
 	if len(l.all) == 0 {
 		return nil, l.errf(-1, "the graph has no outputs")
 	}
-	outs, err := opt.SelectOutputs(l.all)
+	// An output asked for may be a graph output or any value a node
+	// computes (scikit-learn's probabilities before its ZipMap, say).
+	var inner []string
+	for _, name := range opt.Outputs {
+		if p, ok := prod[name]; ok && p.node >= 0 && !slices.Contains(l.all, name) {
+			inner = append(inner, name)
+		}
+	}
+	outs, err := opt.SelectOutputs(append(slices.Clone(l.all), inner...))
 	if err != nil {
 		return nil, &imports.Error{File: file, Msg: "choosing outputs", Err: err}
 	}
