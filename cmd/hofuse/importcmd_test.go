@@ -223,3 +223,23 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestRunDigits runs the README's example: scikit-learn's digits
+// classifier on sixteen held-out digits, against onnxruntime's
+// probabilities within 1e-5 relative.
+func TestRunDigits(t *testing.T) {
+	dir := filepath.Join("..", "..", "imports", "onnx", "testdata", "models")
+	out := filepath.Join(t.TempDir(), "probs.npy")
+	code, _, errs := hofuse("run", filepath.Join(dir, "sklearn_mlp_digits_nozipmap.onnx"),
+		"--input", "input="+filepath.Join(dir, "digits_input.npy"), "--out", "probabilities="+out)
+	require.Equal(t, 0, code, errs)
+	got := readNpyT(t, out)
+	want := readNpyT(t, filepath.Join(dir, "sklearn_mlp_digits_ort_probabilities.npy"))
+	require.Equal(t, want.Extents(), got.Extents())
+	g, w := got.Values(), want.Values()
+	for i := range w {
+		if math.Abs(g[i]-w[i]) > 1e-5*math.Abs(w[i])+1e-7 {
+			t.Fatalf("element %d: got %v, onnxruntime %v", i, g[i], w[i])
+		}
+	}
+}
