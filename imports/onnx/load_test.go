@@ -242,3 +242,19 @@ func TestFileLimits(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// TestFoldLimit: folding a Gather whose result would be larger than
+// maxFold elements is refused before it allocates.
+func TestFoldLimit(t *testing.T) {
+	data := make([]float32, 1000)
+	idx := make([]int64, 100)
+	b := newModel(13).input("x", tFloat, 1).output("y").
+		initF("d", []int64{1, 1000}, data...).initI("i", []int64{100}, idx...).
+		node("Gather", "g", []string{"d", "i"}, []string{"gd"}).
+		node("Add", "a", []string{"x", "gd"}, []string{"y"})
+	err := importErr(t, b.bytes(t))
+	want := `bad.onnx: node "g" (Gather): the result has 1×100×1000 elements, more than the 65536 hofuse folds at import time`
+	if err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}

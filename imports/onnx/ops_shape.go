@@ -214,6 +214,9 @@ func convGather(c *ctx) error {
 	}
 	outer := prod(data.dims[:axis])
 	inner := prod(data.dims[axis+1:])
+	if n := outer * inner; n > 0 && len(ind) > maxFold/n {
+		return c.errorf("the result has %d×%d×%d elements, more than the %d hofuse folds at import time", outer, len(ind), inner, maxFold)
+	}
 	out := &tensor{elem: data.elem}
 	out.dims = append(append(append([]int{}, data.dims[:axis]...), idx.dims...), data.dims[axis+1:]...)
 	for o := range outer {
