@@ -47,4 +47,7 @@
 // is found, and prints "onnx node tests: N passed, M failed, K
 // unsupported". Cases the coverage pass refuses are unsupported with its
 // reason; others that cannot run are listed with a reason in the test.
+// Where a node test feeds a shape, axes or clip bound as a graph input,
+// the runner gives that input as an initializer holding the test's value,
+// since hofuse fixes shapes when it imports; data inputs are never fixed.
 package onnx
