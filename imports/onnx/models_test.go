@@ -13,7 +13,11 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/pjrt"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // readNpyF32 reads a little-endian float32 or int64 .npy file of format
@@ -66,12 +70,24 @@ func between(s, a, b string) string {
 
 // TestExportedModels runs the models real exporters wrote (scikit-learn
 // through skl2onnx, Keras through tf2onnx, Softmax at two opsets) on the
-// interpreter and the native back end, against onnxruntime's outputs
-// within 1e-5 relative, and checks the digits predictions.
+// interpreter and, fused and unfused, on the native back end and on PJRT
+// when a plugin is found, against onnxruntime's outputs within 1e-5
+// relative, and checks the digits predictions.
 func TestExportedModels(t *testing.T) {
 	dir := filepath.Join("testdata", "models")
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("no exported models: %v", err)
+	}
+	backends := []lowering.Backend{native.New(native.Options{})}
+	if path, err := pjrt.Locate(""); err == nil && pjrt.CgoEnabled() && !testing.Short() {
+		client, err := pjrt.Open(path)
+		if err != nil {
+			t.Fatalf("PJRT plugin %s does not open: %v", path, err)
+		}
+		defer client.Close()
+		backends = append(backends, xla.New(client, xla.Options{}))
+	} else if pjrttest.Required() {
+		t.Fatalf("no PJRT plugin: %v", err)
 	}
 	for _, tc := range []struct {
 		file, input, inputName string
@@ -105,11 +121,17 @@ func TestExportedModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nat, err := backendRun(native.New(native.Options{}), m, bind, false)
-			if err != nil {
-				t.Fatal(err)
+			results := map[string]graph.Value{"interp": interp}
+			for _, b := range backends {
+				for _, unfused := range []bool{false, true} {
+					v, err := backendRun(b, m, bind, unfused)
+					if err != nil {
+						t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
+					}
+					results[fmt.Sprintf("%s unfused=%v", b.Name(), unfused)] = v
+				}
 			}
-			for name, got := range map[string]graph.Value{"interp": interp, "native": nat} {
+			for name, got := range results {
 				a := got.(*graph.Array)
 				if !slices.Equal(a.Extents(), ws) {
 					t.Fatalf("%s: extents %v, want %v", name, a.Extents(), ws)
