@@ -29,9 +29,15 @@
 //   - Reduce(kind, x, axes, keepDims) for Sum, Mean, Max, Min and Prod.
 //   - Softmax(x, axis), LogSoftmax(x, axis), numerically stable.
 //   - ArgMax, ArgMin(x, axis, keepDims, selectLastIndex) to i32.
+//   - Concat(axis, xs...): numpy.concatenate, ONNX Concat, on any axis.
+//   - SoftmaxFlattened(x, axis, log): ONNX Softmax and LogSoftmax before
+//     opset 13.
+//   - Broadcast(x, extents), BroadcastLike(x, like): ONNX Expand.
 //   - Cast(x, dtype) between f32, f64, i32 (and to bool).
 //   - Param(name, dtype, extents) declares a constant tensor;
 //     Literal(dtype, v) is a typed scalar literal.
+//   - Index(n), BindIndexes(term, bindings): the index inputs ArgMax and
+//     Concat read (see below).
 //
 // Axes are ints; a negative axis counts from the end, as in NumPy and
 // ONNX. Extents are at least 1: tensors with an extent 0 are not
@@ -69,17 +75,29 @@
 // typed literal (Literal), or an untyped graph.NewConst that takes the type
 // of what it meets.
 //
+// # Index inputs
+//
+// The higher-order functions treat every element alike: no term knows its
+// position. ArgMax, ArgMin and Concat need positions, so they zip with an
+// index input, the parameter "nd.index.<n>" of type i32[n] holding 0, 1,
+// …, n-1 (Index returns it; one per extent, shared by all terms). Whoever
+// runs a term binds these as it binds the other parameters:
+//
+//	bind := map[string]graph.Value{ /* data and parameters */ }
+//	if err := nd.BindIndexes(term, bind); err != nil { … }
+//	out, err := graph.Eval(term, bind) // or a back end's Run
+//
+// A missing one is reported as a missing input named nd.index.<n>.
+//
 // # What the IR cannot express
 //
 // The IR builds an array only by mapping over another array, so a scalar
 // cannot become an array (Unsqueeze and Reshape of a rank-0 operand are
 // refused: declare such a constant with its final shape), and a tensor
 // cannot be stretched to extents no operand has: Broadcast(x, extents)
-// needs an operand of those extents to zip with (see BroadcastLike).
-// Concatenation is not provided: its result has an extent no operand has,
-// and selecting by position needs an index the IR does not have either.
-// It needs a term of its own in graph (a concatenation, or padding that
-// Binary can add up), or, for a concatenation on the feature axis read by
-// a matrix product, the importer splits the constant matrix instead:
-// concat(x1, x2) W = x1 W[:F1] + x2 W[F1:].
+// adds leading axes of extent 1 only, and BroadcastLike stretches to the
+// shape of an operand. Concatenation has no term of its own: Concat
+// computes each result block as a sum of selects over the operands'
+// blocks, exact but costing up to the concatenated extent per element
+// when the extents share no divisor (see Concat).
 package nd

@@ -97,6 +97,17 @@ func TestErrors(t *testing.T) {
 			"nd.Broadcast: axis 0 of the result [2,3,4] stretches x [3,1] from extent 1 to 2: the IR makes an array only by mapping over one of that extent (use BroadcastLike with such an operand, or ZipWith)"},
 		{"broadcast-mismatch", func() (graph.Node, error) { return nd.Broadcast(m, []int{3, 5}) },
 			"nd.Broadcast: x has extent 4 on axis 1 (1 from the end) and the target shape has 5: they do not broadcast (want equal extents or 1)"},
+		{"concat-none", func() (graph.Node, error) { return nd.Concat(0) }, "nd.Concat: no operands"},
+		{"concat-extent", func() (graph.Node, error) { return nd.Concat(1, m, f32In(t, "y", 2, 4)) },
+			"nd.Concat: operand 0 [3,4] and operand 1 [2,4] differ on axis 0, which is not the concatenation axis 1"},
+		{"concat-rank", func() (graph.Node, error) { return nd.Concat(0, m, x) },
+			"nd.Concat: operand 0 has rank 2 and operand 1 rank 3"},
+		{"concat-dtype", func() (graph.Node, error) { return nd.Concat(0, f32In(t, "v", 4), d) },
+			"nd.Concat: operand 0 has element type f32 and operand 1 f64"},
+		{"concat-axis", func() (graph.Node, error) { return nd.Concat(-3, m, m) },
+			"nd.Concat: axis -3 is out of range for rank 2 (want -2..1)"},
+		{"concat-scalar", func() (graph.Node, error) { return nd.Concat(0, m, s) },
+			"nd.Concat: operand 1 is a scalar, want an array"},
 		{"nil", func() (graph.Node, error) { return nd.Map(nil, nil) }, "nd.Map: f is nil"},
 		{"nil-operand", func() (graph.Node, error) { return nd.Transpose(nil, nil) }, "nd.Transpose: x is nil"},
 	} {
@@ -138,5 +149,55 @@ func TestResolveShape(t *testing.T) {
 		if s != c.want {
 			t.Errorf("ResolveShape(%v, %v) = %s, want %s", c.in, c.shape, s, c.want)
 		}
+	}
+}
+
+// TestIndex checks the index inputs: one per extent, recognised by
+// IndexExtent, valued 0..n-1, and bound by BindIndexes without overwriting
+// a binding the caller made.
+func TestIndex(t *testing.T) {
+	a, err := nd.Index(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := nd.Index(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || a.Name != "nd.index.5" || !a.Param || a.Type.String() != "i32[5]" {
+		t.Errorf("Index(5) = %p %s %v %v, again %p", a, a.Name, a.Param, a.Type, b)
+	}
+	if n, ok := nd.IndexExtent(a); !ok || n != 5 {
+		t.Errorf("IndexExtent = %d, %v", n, ok)
+	}
+	impostor, err := graph.NewInput("nd.index.5", graph.ArrayOf(graph.Int32, 5), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := nd.IndexExtent(impostor); ok {
+		t.Errorf("an input of the same name that Index did not make counts as an index")
+	}
+	if _, err := nd.Index(0); err == nil || err.Error() != "nd.Index: extent 0 is not between 1 and 1099511627776" {
+		t.Errorf("Index(0): %v", err)
+	}
+	y, err := nd.ArgMax(f32In(t, "x", 2, 5), 1, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind := map[string]graph.Value{}
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := bind["nd.index.5"].(*graph.Array)
+	if !ok || len(bind) != 1 || fmt.Sprint(v.Values()) != "[0 1 2 3 4]" || v.DType() != graph.Int32 {
+		t.Fatalf("bindings %v", bind)
+	}
+	mine := &graph.Array{}
+	bind["nd.index.5"] = mine
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
+	if bind["nd.index.5"] != mine {
+		t.Errorf("BindIndexes replaced the caller's binding")
 	}
 }

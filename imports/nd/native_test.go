@@ -34,11 +34,14 @@ func randInput(t *testing.T, r *rand.Rand, bind map[string]graph.Value, name str
 	return in
 }
 
-// runNative compiles y, fused by fusion.Fuse, on the native back end,
-// runs it on bind and compares with graph.Eval; it returns the plan's
-// description.
+// runNative compiles y on the native back end, fused by fusion.Fuse and
+// unfused (fusion.Unfused), runs both on bind and compares with
+// graph.Eval; it returns the fused plan's description.
 func runNative(t *testing.T, y graph.Node, bind map[string]graph.Value) string {
 	t.Helper()
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
 	want, err := graph.Eval(y, bind)
 	if err != nil {
 		t.Fatal(err)
@@ -47,19 +50,29 @@ func runNative(t *testing.T, y graph.Node, bind map[string]graph.Value) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := native.New(native.Options{Parallelism: 2}).Plan(res.Graph)
-	if err != nil {
-		t.Fatalf("native: %v\nterm: %s", err, graph.Print(y))
-	}
-	defer p.Close()
-	got, err := p.Run(bind)
+	unfused, err := fusion.Unfused(y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := graph.Diff(want, got, graph.ToleranceOf(want)); err != nil {
-		t.Errorf("native differs from Eval: %v\nterm: %s\nplan:\n%s", err, graph.Print(y), p.Describe())
+	desc := ""
+	for _, g := range []*fusion.Graph{res.Graph, unfused} {
+		p, err := native.New(native.Options{Parallelism: 2}).Plan(g)
+		if err != nil {
+			t.Fatalf("native: %v\nterm: %s", err, graph.Print(y))
+		}
+		got, err := p.Run(bind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := graph.Diff(want, got, graph.ToleranceOf(want)); err != nil {
+			t.Errorf("native differs from Eval: %v\nterm: %s\nplan:\n%s", err, graph.Print(y), p.Describe())
+		}
+		if desc == "" {
+			desc = p.Describe()
+		}
+		p.Close()
 	}
-	return p.Describe()
+	return desc
 }
 
 // TestMatMulIsGEMM checks that a product of two matrices is the term the

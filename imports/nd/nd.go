@@ -173,14 +173,22 @@ func (p *op) flip(a arr, i, j int) (arr, error) {
 	if i == j {
 		return a, nil
 	}
-	l, err := a.lay.Flip(i, j)
-	if err != nil {
-		return arr{}, p.wrap(err, "flip %d %d", i, j)
-	}
-	return arr{n: p.b.Flip(i, j, a.n), dt: a.dt, lay: l}, nil
+	return p.view(a, graph.FlipView{A: i, B: j})
 }
 
 func (p *op) view(a arr, v graph.View) (arr, error) {
+	// A view that undoes the view a was made by gives a's operand back,
+	// so that an Unsqueeze read by a broadcasting Binary (subdiv, then
+	// flatten) leaves no view for the back ends to materialise.
+	if w, under, ok := graph.AsView(a.n); ok {
+		if t, err := graph.TypeOf(under, nil); err == nil {
+			if at, ok := t.(*graph.ArrayType); ok {
+				if inv, ok := w.Inverse(at.Layout); ok && sameView(inv, v) {
+					return arr{n: under, dt: a.dt, lay: at.Layout}, nil
+				}
+			}
+		}
+	}
 	l, err := v.Apply(a.lay)
 	if err != nil {
 		return arr{}, p.wrap(err, "%s", graph.ViewString(v))
@@ -193,6 +201,17 @@ func (p *op) view(a arr, v graph.View) (arr, error) {
 		return arr{}, p.wrap(err, "%s", graph.ViewString(v))
 	}
 	return arr{n: graph.WithSource(n, p.src), dt: a.dt, lay: l}, nil
+}
+
+// sameView reports whether v and w are the same view: equal values, or
+// flips of one pair of axes.
+func sameView(v, w graph.View) bool {
+	if v == w {
+		return true
+	}
+	fv, ok1 := v.(graph.FlipView)
+	fw, ok2 := w.(graph.FlipView)
+	return ok1 && ok2 && fv.A == fw.B && fv.B == fw.A
 }
 
 // copyRowMajor materialises a into a fresh row-major array: a map of the

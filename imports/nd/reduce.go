@@ -11,18 +11,25 @@ import (
 // ReduceKind is the operation Reduce combines elements with.
 type ReduceKind int
 
-// The reductions.
+// The reductions, ONNX's Reduce* operators and their numpy equivalents.
 const (
-	Sum  ReduceKind = iota + 1 // sum: rnz (+)
-	Mean                       // mean: the sum divided by the element count
-	Max                        // maximum: rnz max; NaN if any element is NaN
-	Min                        // minimum: rnz min; NaN if any element is NaN
-	Prod                       // product: rnz (*)
+	Sum       ReduceKind = iota + 1 // sum: reduce (+)
+	Mean                            // mean: the sum divided by the element count
+	Max                             // maximum: reduce max; NaN if any element is NaN
+	Min                             // minimum: reduce min; NaN if any element is NaN
+	Prod                            // product: reduce (*)
+	SumSquare                       // sum of squares: rnz (+) (\v -> v * v)
+	L1                              // sum of absolute values: rnz (+) (\v -> abs v)
+	L2                              // Euclidean norm: sqrt of the sum of squares
+	LogSum                          // log of the sum
+	LogSumExp                       // log Σ exp v, computed as m + log Σ exp (v - m), m the maximum
 )
 
-var reduceNames = map[ReduceKind]string{Sum: "sum", Mean: "mean", Max: "max", Min: "min", Prod: "prod"}
+var reduceNames = map[ReduceKind]string{Sum: "sum", Mean: "mean", Max: "max", Min: "min", Prod: "prod",
+	SumSquare: "sumsquare", L1: "l1", L2: "l2", LogSum: "logsum", LogSumExp: "logsumexp"}
 
-// String returns the kind's name: sum, mean, max, min or prod.
+// String returns the kind's name: sum, mean, max, min, prod, sumsquare,
+// l1, l2, logsum or logsumexp.
 func (k ReduceKind) String() string {
 	if s, ok := reduceNames[k]; ok {
 		return s
@@ -41,6 +48,10 @@ func (k ReduceKind) op() graph.Op {
 	}
 	return graph.Add
 }
+
+// float reports whether the kind takes a logarithm or a square root, and
+// so needs a float element type.
+func (k ReduceKind) float() bool { return k == L2 || k == LogSum || k == LogSumExp }
 
 // nest applies row to every sub-array of x below its outer depth axes: row
 // x for depth 0, map (\e -> row e) x for depth 1, and so on.
@@ -112,8 +123,10 @@ func (p *op) overAxes(a arr, axes []int, keepDims bool, row func(b *layers.Build
 }
 
 // Reduce returns x reduced over the given axes (negative counts from the
-// end) by kind, ONNX's ReduceSum, ReduceMean, ReduceMax, ReduceMin and
-// ReduceProd and numpy's sum, mean, max, min and prod with an axis tuple.
+// end) by kind: ONNX's ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum and
+// ReduceLogSumExp (numpy's sum, mean, max, min and prod with an axis
+// tuple, and their compositions). The last three need f32 or f64.
 // With keepDims each reduced axis stays with extent 1; without, it goes,
 // and reducing every axis gives a scalar. An empty axes list returns x as
 // it is: ONNX's conventions for empty axes (reduce everything, or nothing
@@ -122,7 +135,9 @@ func (p *op) overAxes(a arr, axes []int, keepDims bool, row func(b *layers.Build
 //
 // For a row r of the reduced axes (merged into one where the strides
 // allow) the term is reduce (+) r, reduce max r, …; a mean is
-// reduce (+) r / n. Several axes that cannot merge reduce as nested rnz:
+// reduce (+) r / n, a sum of squares rnz (+) (\v -> v * v) r, a
+// log-sum-exp let m = reduce max r in m + log (rnz (+) (\v -> exp (v - m)) r).
+// Several axes that cannot merge reduce as nested rnz:
 // rnz (+) (\w -> reduce (+) w) r.
 func Reduce(kind ReduceKind, x graph.Node, axes []int, keepDims bool) (graph.Node, error) {
 	return Ops{}.Reduce(kind, x, axes, keepDims)
@@ -152,20 +167,41 @@ func (o Ops) Reduce(kind ReduceKind, x graph.Node, axes []int, keepDims bool) (g
 	for _, d := range norm {
 		count *= a.lay[d].Extent
 	}
-	op := kind.op()
-	var red func(b *layers.Builder, z graph.Node, k int) graph.Node
-	red = func(b *layers.Builder, z graph.Node, k int) graph.Node {
+	if kind.float() && !a.dt.IsFloat() {
+		return nil, p.errorf("x has element type %v, want f32 or f64 for %v", a.dt, kind)
+	}
+	// red reduces z, of rank k, with op after applying leaf (nil: none)
+	// to every element: nested rnz for k > 1.
+	var red func(b *layers.Builder, op graph.Op, leaf func(v graph.Node) graph.Node, z graph.Node, k int) graph.Node
+	red = func(b *layers.Builder, op graph.Op, leaf func(v graph.Node) graph.Node, z graph.Node, k int) graph.Node {
 		if k == 1 {
-			return b.Reduce(b.Op(op), z)
+			if leaf == nil {
+				return b.Reduce(b.Op(op), z)
+			}
+			return b.RNZ(b.Op(op), b.Lambda1("v", leaf), z)
 		}
-		return b.RNZ(b.Op(op), b.Lambda1(fmt.Sprintf("w%d", k), func(w graph.Node) graph.Node { return red(b, w, k-1) }), z)
+		return b.RNZ(b.Op(op), b.Lambda1(fmt.Sprintf("w%d", k), func(w graph.Node) graph.Node { return red(b, op, leaf, w, k-1) }), z)
 	}
 	y, err := p.overAxes(a, norm, keepDims, func(b *layers.Builder, z graph.Node, k int) graph.Node {
-		s := red(b, z, k)
-		if kind == Mean {
-			s = b.Div(s, b.Const(float64(count)))
+		square := func(v graph.Node) graph.Node { return b.Mul(v, v) }
+		switch kind {
+		case Mean:
+			return b.Div(red(b, graph.Add, nil, z, k), b.Const(float64(count)))
+		case SumSquare:
+			return red(b, graph.Add, square, z, k)
+		case L1:
+			return red(b, graph.Add, func(v graph.Node) graph.Node { return b.Call(graph.Abs, v) }, z, k)
+		case L2:
+			return b.Call(graph.Sqrt, red(b, graph.Add, square, z, k))
+		case LogSum:
+			return b.Call(graph.Log, red(b, graph.Add, nil, z, k))
+		case LogSumExp:
+			return b.Let("m", red(b, graph.Max, nil, z, k), func(m graph.Node) graph.Node {
+				s := red(b, graph.Add, func(v graph.Node) graph.Node { return b.Call(graph.Exp, b.Sub(v, m)) }, z, k)
+				return b.Add(m, b.Call(graph.Log, s))
+			})
 		}
-		return s
+		return red(b, kind.op(), nil, z, k)
 	})
 	if err != nil {
 		return nil, err
@@ -282,15 +318,15 @@ func (o Ops) LogSoftmax(x graph.Node, axis int) (graph.Node, error) {
 // largest, as in numpy.argmax: the first NaN, or the last with
 // selectLastIndex. keepDims keeps the axis with extent 1.
 //
-// The IR has no index array, so each row is reduced with a tuple
-// accumulator (best value, its index, elements seen): every element v
-// enters as (v, 0, 1) and two partial results combine as
+// The term zips each row r along the axis with the index input of its
+// extent n (see Index; bind it with BindIndexes):
 //
-//	\a c -> let t = take a c in
-//	  (select t c.0 a.0, select t (a.2 + c.1) a.1, a.2 + c.2)
+//	let m = reduce max r in
+//	rnz min (\v i -> select (v == m || v != v) i n) r nd.index.n
 //
-// an associative (not commutative) operator, so a back end may split the
-// row into consecutive pieces.
+// the smallest index holding the maximum (the largest, by rnz max with -1
+// for the others, under selectLastIndex). When the row holds a NaN, m is
+// NaN, which equals nothing, and the NaNs are the ones picked.
 func ArgMax(x graph.Node, axis int, keepDims, selectLastIndex bool) (graph.Node, error) {
 	return Ops{}.ArgMax(x, axis, keepDims, selectLastIndex)
 }
@@ -300,8 +336,8 @@ func (o Ops) ArgMax(x graph.Node, axis int, keepDims, selectLastIndex bool) (gra
 	return o.argExtreme("ArgMax", true, x, axis, keepDims, selectLastIndex)
 }
 
-// ArgMin is ArgMax for the smallest element; a NaN still counts as the
-// extreme one, as in numpy.argmin.
+// ArgMin is ArgMax for the smallest element (m is reduce min r); a NaN
+// still counts as the extreme one, as in numpy.argmin.
 func ArgMin(x graph.Node, axis int, keepDims, selectLastIndex bool) (graph.Node, error) {
 	return Ops{}.ArgMin(x, axis, keepDims, selectLastIndex)
 }
@@ -326,42 +362,30 @@ func (o Ops) argExtreme(name string, largest bool, x graph.Node, axis int, keepD
 	if axis, err = p.normAxis("axis", axis, a.rank()); err != nil {
 		return nil, err
 	}
-	// better says whether c replaces the best so far, a.
-	cmp := graph.Gt
-	switch {
-	case largest && last:
-		cmp = graph.Ge
-	case !largest && !last:
-		cmp = graph.Lt
-	case !largest && last:
-		cmp = graph.Le
+	n := a.lay[axis].Extent
+	idx, err := Index(n)
+	if err != nil {
+		return nil, p.wrap(err, "axis %d", axis)
 	}
-	isNaN := func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Ne, v, v) }
-	better := func(b *layers.Builder, va, vc graph.Node) graph.Node {
-		if !a.dt.IsFloat() {
-			return b.Call(cmp, vc, va)
-		}
-		// A NaN wins: the first one, or with last the latest.
-		nan := isNaN(b, vc)
-		if !last {
-			nan = b.Call(graph.And, nan, b.Call(graph.Not, isNaN(b, va)))
-		}
-		return b.Call(graph.Or, b.Call(cmp, vc, va), nan)
+	extreme, pick, other := graph.Max, graph.Min, float64(n)
+	if !largest {
+		extreme = graph.Min
 	}
-	i32 := func(b *layers.Builder, v float64) graph.Node { return b.Call(graph.ToI32, b.Const(v)) }
+	if last {
+		pick, other = graph.Max, -1
+	}
 	y, err := p.overAxes(a, []int{axis}, keepDims, func(b *layers.Builder, z graph.Node, _ int) graph.Node {
-		enter := b.Lambda1("v", func(v graph.Node) graph.Node { return b.Tuple(v, i32(b, 0), i32(b, 1)) })
-		combine := b.Lambda([]string{"a", "c"}, func(vs []graph.Node) graph.Node {
-			acc, c := vs[0], vs[1]
-			return b.Let("t", better(b, b.Proj(0, acc), b.Proj(0, c)), func(t graph.Node) graph.Node {
-				n := b.Proj(2, acc)
-				return b.Tuple(
-					b.Call(graph.Select, t, b.Proj(0, c), b.Proj(0, acc)),
-					b.Call(graph.Select, t, b.Add(n, b.Proj(1, c)), b.Proj(1, acc)),
-					b.Add(n, b.Proj(2, c)))
+		return b.Let("m", b.Reduce(b.Op(extreme), z), func(m graph.Node) graph.Node {
+			at := b.Lambda([]string{"v", "i"}, func(vs []graph.Node) graph.Node {
+				v, i := vs[0], vs[1]
+				hit := b.Call(graph.Eq, v, m)
+				if a.dt.IsFloat() {
+					hit = b.Call(graph.Or, hit, b.Call(graph.Ne, v, v))
+				}
+				return b.Call(graph.Select, hit, i, b.Const(other))
 			})
+			return b.RNZ(b.Op(pick), at, z, idx)
 		})
-		return b.Proj(1, b.RNZ(combine, enter, z))
 	})
 	if err != nil {
 		return nil, err
@@ -407,4 +431,40 @@ func (o Ops) Cast(x graph.Node, dt graph.DType) (graph.Node, error) {
 		}
 		return b.Call(conv, vs[0])
 	}, x)
+}
+
+// SoftmaxFlattened is ONNX Softmax before opset 13 (and LogSoftmax with
+// log set): x is seen as the matrix Flatten(x, axis) (axis may be
+// negative, 0..rank), the softmax is taken over each of its rows, that is
+// over all the axes from axis on together, and the result has x's shape.
+// The reshapes are views for a row-major x.
+func SoftmaxFlattened(x graph.Node, axis int, log bool) (graph.Node, error) {
+	return Ops{}.SoftmaxFlattened(x, axis, log)
+}
+
+// SoftmaxFlattened is the package's SoftmaxFlattened, with o's source
+// name.
+func (o Ops) SoftmaxFlattened(x graph.Node, axis int, log bool) (graph.Node, error) {
+	name := "SoftmaxFlattened"
+	p := o.begin(name)
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	if a.rank() == 0 {
+		return nil, p.errorf("x is a scalar, want an array")
+	}
+	m, err := o.Flatten(x, axis)
+	if err != nil {
+		return nil, err
+	}
+	if log {
+		m, err = o.LogSoftmax(m, 1)
+	} else {
+		m, err = o.Softmax(m, 1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o.Reshape(m, a.extents())
 }

@@ -9,7 +9,7 @@ Run it by hand after changing a case, from the repository root:
 
 It writes one JSON file per family of operations next to itself
 (elementwise.json, matmul.json, shape.json, reduce.json, softmax.json,
-argmax.json, cast.json); commit them. Every case holds the operation, its
+argmax.json, cast.json, concat.json); commit them. Every case holds the operation, its
 attributes, its inputs and numpy's result, each tensor as
 {"dtype", "shape", "data"} with data flat in row-major order and the
 non-finite values written as the strings "nan", "inf" and "-inf". The
@@ -88,7 +88,11 @@ elementwise.append(case("mul/i32", "binary", [xi, yi], xi * yi, fn="mul"))
 nanx = np.array([np.nan, 1.0, -0.0, np.inf], dtype=np.float32)
 nany = np.array([2.0, np.nan, 0.0, -np.inf], dtype=np.float32)
 elementwise.append(case("max/nan", "binary", [nanx, nany], np.maximum(nanx, nany), fn="max"))
-elementwise.append(case("min/nan", "binary", [nanx, nany], np.minimum(nanx, nany), fn="min"))
+# graph's min is IEEE 754-2019 minimum, min(-0, +0) = -0, where numpy's
+# minimum gives +0 (it picks its second operand when neither is less).
+want_min = np.minimum(nanx, nany)
+want_min[2] = -0.0
+elementwise.append(case("min/nan", "binary", [nanx, nany], want_min, fn="min"))
 for shape in [(), (5,), (2, 3), (2, 1, 3, 2)]:
     x = rand(shape)
     elementwise.append(case(f"exp/rank{len(shape)}", "unary", [x], np.exp(x), fn="exp"))
@@ -182,14 +186,25 @@ write("shape.json", shape)
 
 # --------------------------------------------------------------------- reduce
 reduce_ = []
-REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod}
+REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
+          "sumsquare": lambda x, **kw: np.sum(x * x, **kw),
+          "l1": lambda x, **kw: np.sum(np.abs(x), **kw),
+          "l2": lambda x, **kw: np.sqrt(np.sum(x * x, **kw)),
+          "logsum": lambda x, **kw: np.log(np.sum(x, **kw)),
+          "logsumexp": lambda x, **kw: np.log(np.sum(np.exp(x.astype(np.float64)), **kw))}
 x = rand((2, 3, 4))
 for kind in REDUCE:
+    xin = np.abs(x) + np.float32(0.1) if kind == "logsum" else x  # a positive sum for the log
     for axes in [[0], [1], [2], [-1], [0, 2], [2, 0], [0, 1, 2], [1, 2]]:
         for keep in [False, True]:
-            reduce_.append(case(f"{kind}/{axes}/keep={keep}", "reduce", [x],
-                                REDUCE[kind](x, axis=tuple(axes), keepdims=keep).astype(np.float32),
+            reduce_.append(case(f"{kind}/{axes}/keep={keep}", "reduce", [xin],
+                                REDUCE[kind](xin, axis=tuple(axes), keepdims=keep).astype(np.float32),
                                 kind=kind, axes=axes, keepDims=keep))
+big = np.array([[1000.0, 1001.0, 999.0], [-5.0, -5.0, -5.0]], dtype=np.float32)
+m = np.max(big, axis=1)
+reduce_.append(case("logsumexp/large", "reduce", [big],
+                    (m + np.log(np.sum(np.exp(big - m[:, None]), axis=1))).astype(np.float32),
+                    kind="logsumexp", axes=[1], keepDims=False))
 x4 = rand((2, 1, 3, 2))
 reduce_.append(case("sum/rank4", "reduce", [x4], np.sum(x4, axis=(1, 3), keepdims=True), kind="sum", axes=[1, 3], keepDims=True))
 v = rand((5,))
@@ -223,6 +238,13 @@ for axis in [0, 1, 2, -1, -2]:
 big = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1000.0, -1000.0]], dtype=np.float32)
 soft.append(case("softmax/large", "softmax", [big], softmax(big, 1), axis=1))
 soft.append(case("logsoftmax/large", "logsoftmax", [big], log_softmax(big, 1), axis=1))
+for axis in [0, 1, 2, 3, -1]:
+    ax = axis if axis >= 0 else axis + x.ndim
+    flat = x.reshape(int(np.prod(x.shape[:ax])), -1)
+    soft.append(case(f"softmax-flattened/axis{axis}", "softmax_flattened", [x],
+                     softmax(flat, 1).reshape(x.shape), axis=axis, log=False))
+    soft.append(case(f"logsoftmax-flattened/axis{axis}", "softmax_flattened", [x],
+                     log_softmax(flat, 1).reshape(x.shape), axis=axis, log=True))
 v = rand((7,), "float64")
 soft.append(case("softmax/f64-rank1", "softmax", [v], softmax(v, 0), axis=0))
 write("softmax.json", soft)
@@ -267,3 +289,24 @@ cast.append(case("f32-to-f32", "cast", [y], y, to="f32"))
 s = np.float64(2.5)
 cast.append(case("scalar-f64-to-f32", "cast", [np.asarray(s)], np.asarray(s, dtype=np.float32), to="f32"))
 write("cast.json", cast)
+
+# --------------------------------------------------------------------- concat
+concat = []
+for name, shapes, axis in [
+    ("feature-equal", [(3, 4), (3, 4)], 1),
+    ("feature-unequal", [(2, 3), (2, 5)], -1),
+    ("feature-gcd", [(2, 4), (2, 6), (2, 2)], 1),
+    ("batch", [(2, 3), (4, 3)], 0),
+    ("middle-rank3", [(2, 1, 3), (2, 3, 3)], 1),
+    ("rank1", [(3,), (2,), (1,)], 0),
+    ("rank4-last", [(1, 2, 2, 3), (1, 2, 2, 1)], 3),
+    ("single", [(2, 3)], 0),
+]:
+    xs = [rand(s) for s in shapes]
+    concat.append(case(f"concat/{name}", "concat", xs, np.concatenate(xs, axis=axis), axis=axis))
+special = np.array([[-0.0, np.nan, np.inf], [-np.inf, 0.0, -0.0]], dtype=np.float32)
+other = np.array([[1.0], [-0.0]], dtype=np.float32)
+concat.append(case("concat/special-values", "concat", [special, other], np.concatenate([special, other], axis=1), axis=1))
+xi = [rand((2, 2), "int32"), rand((2, 3), "int32")]
+concat.append(case("concat/i32", "concat", xi, np.concatenate(xi, axis=1), axis=1))
+write("concat.json", concat)
