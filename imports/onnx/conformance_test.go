@@ -55,12 +55,7 @@ var knownUnsupported = map[string]string{
 // whose compilation there fails with stablehlo.ErrUnsupported counts as
 // unsupported when one of its operators is listed for that back end, and
 // fails otherwise.
-var backendUnsupported = map[string]map[string]string{
-	"pjrt-cpu": {
-		"ArgMax": "the StableHLO lowering has no reduce for ArgMax's (value, index, count) tuple accumulator, whose combiner selects with a comparison",
-		"ArgMin": "the StableHLO lowering has no reduce for ArgMin's (value, index, count) tuple accumulator, whose combiner selects with a comparison",
-	},
-}
+var backendUnsupported = map[string]map[string]string{}
 
 // confCase is one case directory: a model and its test data sets.
 type confCase struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 )
 
@@ -409,6 +410,22 @@ func (imp *importer) convertAll(m *imports.Model) error {
 			m.Values[p.Name] = imp.pvals[p.Name]
 		}
 	}
+	// The index inputs nd's ArgMax and Concat read (0, 1, …, n-1) are
+	// parameters too, with their values.
+	for n := range graph.All(m.Term) {
+		in, ok := n.(*graph.Input)
+		if !ok || m.Values[in.Name] != nil {
+			continue
+		}
+		if ext, ok := nd.IndexExtent(in); ok {
+			v, err := nd.IndexValue(ext)
+			if err != nil {
+				return &imports.Error{File: l.file, Msg: "index input", Err: err}
+			}
+			m.Params = append(m.Params, in)
+			m.Values[in.Name] = v
+		}
+	}
 	// Data inputs only pruned outputs read are dropped too.
 	m.Inputs = slices.DeleteFunc(m.Inputs, func(in *graph.Input) bool { return !seen[in] })
 	return nil
@@ -463,8 +480,13 @@ func (c *ctx) fold() error {
 		bind := map[string]graph.Value{}
 		for n := range graph.All(v.term) {
 			if in, ok := n.(*graph.Input); ok {
-				bind[in.Name] = c.imp.pvals[in.Name]
+				if pv, ok := c.imp.pvals[in.Name]; ok {
+					bind[in.Name] = pv
+				}
 			}
+		}
+		if err := nd.BindIndexes(v.term, bind); err != nil {
+			return c.wrap(err, "computing output %q at import time", name)
 		}
 		res, err := graph.Eval(v.term, bind)
 		if err != nil {

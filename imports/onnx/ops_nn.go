@@ -132,24 +132,14 @@ func convSoftmax(log bool) func(c *ctx) error {
 		if log {
 			f = ops.LogSoftmax
 		}
-		if c.opset >= 13 || axis == r-1 {
-			y, err := f(x, axis)
-			if err != nil {
-				return c.wrap(err, "axis %d", axis)
-			}
-			c.out(0, y)
-			return nil
+		var y graph.Node
+		if c.opset >= 13 {
+			y, err = f(x, axis)
+		} else {
+			y, err = ops.SoftmaxFlattened(x, axis, log)
 		}
-		m, err := ops.Flatten(x, axis)
-		if err != nil {
-			return c.wrap(err, "flattening from axis %d", axis)
-		}
-		y, err := f(m, 1)
 		if err != nil {
 			return c.wrap(err, "axis %d", axis)
-		}
-		if y, err = ops.Reshape(y, ext); err != nil {
-			return c.wrap(err, "restoring the shape %v", ext)
 		}
 		c.out(0, y)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 )
@@ -23,7 +24,7 @@ func init() {
 		&converter{op: "Squeeze", since: 13, convert: convSqueeze, needKnown: []int{1}},
 		&converter{op: "Unsqueeze", since: 1, until: 12, convert: convUnsqueeze},
 		&converter{op: "Unsqueeze", since: 13, convert: convUnsqueeze, needKnown: []int{1}},
-		&converter{op: "Concat", since: 4, convert: convConcat, allKnown: true, why: concatRefusal},
+		&converter{op: "Concat", since: 4, convert: convConcat},
 		&converter{op: "Cast", since: 6, check: checkCast, convert: convCast},
 	)
 }
@@ -485,13 +486,10 @@ func convUnsqueeze(c *ctx) error {
 	return nil
 }
 
-// concatRefusal is why Concat of computed values is not supported.
-const concatRefusal = "Concat of values computed from the model's inputs is not supported: the IR has no concatenation term yet; Concat folds only on known tensors (shape vectors, initializers)"
-
 // convConcat joins the inputs along axis (attribute; negative from opset
-// 11) when they are all known at import time (the shape vectors exporters
-// build). Concatenating computed values needs a term the IR does not
-// have; the coverage pass reports it.
+// 11). Known inputs fold (the shape vectors exporters build); computed
+// ones are joined by nd.Concat, which selects each result block from its
+// operand by position (an index input).
 func convConcat(c *ctx) error {
 	axis64, err := c.attrInt("axis", math.MinInt64)
 	if err != nil {
@@ -510,7 +508,18 @@ func convConcat(c *ctx) error {
 	if allKnown && c.nin() > 0 {
 		return c.foldConcat(axis)
 	}
-	return c.errorf("%s", concatRefusal)
+	xs := make([]graph.Node, c.nin())
+	for i := range xs {
+		if xs[i], err = c.in(i); err != nil {
+			return err
+		}
+	}
+	y, err := c.ops().Concat(axis, xs...)
+	if err != nil {
+		return c.wrap(err, "axis %d", axis)
+	}
+	c.out(0, y)
+	return nil
 }
 
 func (c *ctx) foldConcat(axis int) error {

@@ -262,6 +262,15 @@ func TestShapeOps(t *testing.T) {
 			build: func(b *mb) *mb {
 				return b.initI("axes", []int64{1}, 1).node("Unsqueeze", "u", []string{"x", "axes"}, []string{"y"})
 			}, yShape: []int{2, 1, 3}, want: []float64{1, 2, 3, 4, 5, 6}},
+		{name: "Concat on the feature axis", x: x, xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				return b.initF("k", []int64{2, 1}, 10, 20).node("Relu", "r", []string{"x"}, []string{"h"}).
+					node("Concat", "cat", []string{"h", "k"}, []string{"y"}, aInt("axis", -1))
+			}, yShape: []int{2, 4}, want: []float64{1, 2, 3, 10, 4, 5, 6, 20}},
+		{name: "Concat on the batch axis", x: x, xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				return b.initF("k", []int64{1, 3}, 7, 8, 9).node("Concat", "cat", []string{"k", "x"}, []string{"y"}, aInt("axis", 0))
+			}, yShape: []int{3, 3}, want: []float64{7, 8, 9, 1, 2, 3, 4, 5, 6}},
 		{name: "Constant and Cast", x: x, xShape: []int{6},
 			build: func(b *mb) *mb {
 				c := &onnxpb.TensorProto{Dims: []int64{6}, DataType: tDouble, DoubleData: []float64{0.5, 0.5, 0.5, 0.5, 0.5, 1.5}}
