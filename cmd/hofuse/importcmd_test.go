@@ -243,3 +243,27 @@ func TestRunDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoModel(t *testing.T) {
+	model := filepath.Join("..", "..", "imports", "onnx", "testdata", "models", "keras_digits_tf2onnx.onnx")
+	code, out, errs := hofuse("demo", "--model", model, "--batches", "1,5", "--runs", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, model+" (onnx, opset 17): 5 operators, 2474 parameter values\nbackend: native\n")
+	assert.Contains(t, out, "holds sequential_1/dense_1/MatMul,")
+	assert.Contains(t, out, "checked against the reference interpreter: batch 1 whole; batch 5 whole\n")
+	code, out, errs = hofuse("demo", "--model", model, "--batches", "3", "--runs", "2", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		Rows []struct {
+			Batch int    `json:"batch"`
+			Mode  string `json:"mode"`
+		} `json:"rows"`
+		MaxAbsDiff float64 `json:"max_abs_diff"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Rows, 2)
+	assert.Equal(t, 3, rep.Rows[0].Batch)
+	code, _, errs = hofuse("demo", "--model", model, "--sizes", "3,4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "hofuse demo: --sizes: model flags describe an MLP; --model FILE.onnx fixes its own sizes\n")
+}
