@@ -49,8 +49,8 @@ func readFile(path string, opt imports.Options) ([]byte, error) {
 	return data, nil
 }
 
-// value is one named value of the graph while it is read: a data input,
-// an initializer, or a node's output.
+// source is where a named value of the graph comes from: a node's
+// output, or a data input or initializer.
 type source struct {
 	node  int // the producing node's index, or -1 for an input or initializer
 	index int // which output of the node
@@ -315,8 +315,8 @@ func (l *loaded) sortNodes(prod map[string]source) error {
 	return nil
 }
 
-// shapeOf reads a graph input's or output's tensor type: its element type
-// and extents, symbolic ones fixed to batch (recorded in syms).
+// inputType reads a graph input's tensor type: its element type and
+// extents, symbolic ones fixed to batch and returned as SymbolicDims.
 func (l *loaded) inputType(vi *onnxpb.ValueInfoProto, batch int) (*graph.ArrayType, []imports.SymbolicDim, error) {
 	name := vi.GetName()
 	bad := func(format string, args ...any) error {
