@@ -28,6 +28,18 @@ func init() {
 		&converter{op: "ReduceMax", since: 18, needKnown: []int{1}, convert: convReduce(nd.Max, 18)},
 		&converter{op: "ReduceMin", since: 1, until: 17, convert: convReduce(nd.Min, 18)},
 		&converter{op: "ReduceMin", since: 18, needKnown: []int{1}, convert: convReduce(nd.Min, 18)},
+		&converter{op: "ReduceProd", since: 1, until: 17, convert: convReduce(nd.Prod, 18)},
+		&converter{op: "ReduceProd", since: 18, needKnown: []int{1}, convert: convReduce(nd.Prod, 18)},
+		&converter{op: "ReduceSumSquare", since: 1, until: 17, convert: convReduce(nd.SumSquare, 18)},
+		&converter{op: "ReduceSumSquare", since: 18, needKnown: []int{1}, convert: convReduce(nd.SumSquare, 18)},
+		&converter{op: "ReduceL1", since: 1, until: 17, convert: convReduce(nd.L1, 18)},
+		&converter{op: "ReduceL1", since: 18, needKnown: []int{1}, convert: convReduce(nd.L1, 18)},
+		&converter{op: "ReduceL2", since: 1, until: 17, convert: convReduce(nd.L2, 18)},
+		&converter{op: "ReduceL2", since: 18, needKnown: []int{1}, convert: convReduce(nd.L2, 18)},
+		&converter{op: "ReduceLogSum", since: 1, until: 17, convert: convReduce(nd.LogSum, 18)},
+		&converter{op: "ReduceLogSum", since: 18, needKnown: []int{1}, convert: convReduce(nd.LogSum, 18)},
+		&converter{op: "ReduceLogSumExp", since: 1, until: 17, convert: convReduce(nd.LogSumExp, 18)},
+		&converter{op: "ReduceLogSumExp", since: 18, needKnown: []int{1}, convert: convReduce(nd.LogSumExp, 18)},
 		&converter{op: "ArgMax", since: 1, convert: convArg(true)},
 		&converter{op: "ArgMin", since: 1, convert: convArg(false)},
 	)
@@ -334,9 +346,11 @@ func convLayerNorm(c *ctx) error {
 	return nil
 }
 
-// convReduce converts ReduceSum, ReduceMean, ReduceMax and ReduceMin: the
-// input reduced over axes, which is an attribute before opset from and the
-// optional input 1 from it (ReduceSum 13, the others 18). No axes means
+// convReduce converts ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum and
+// ReduceLogSumExp (nd.Reduce's kinds): the input reduced over axes, which
+// is an attribute before opset from and the optional input 1 from it
+// (ReduceSum 13, the others 18). No axes means
 // every axis, or with noop_with_empty_axes=1 (in the input form) the
 // input unchanged. keepdims (default 1) keeps each reduced axis with
 // extent 1.

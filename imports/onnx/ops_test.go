@@ -309,6 +309,17 @@ func TestReductions(t *testing.T) {
 			build: func(b *mb) *mb {
 				return b.initI("axes", []int64{1}, 1).node("ReduceMax", "rx", []string{"x", "axes"}, []string{"y"}, aInt("keepdims", 0))
 			}, yShape: []int{2}, want: []float64{3, 6}},
+		{name: "ReduceProd", opset: 13, x: x, xShape: []int{2, 3}, build: one("ReduceProd", aInts("axes", 1), aInt("keepdims", 0)), yShape: []int{2}, want: []float64{6, 120}},
+		{name: "ReduceSumSquare input (opset 18)", opset: 18, x: x, xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				return b.initI("axes", []int64{1}, 1).node("ReduceSumSquare", "r", []string{"x", "axes"}, []string{"y"})
+			}, yShape: []int{2, 1}, want: []float64{14, 77}},
+		{name: "ReduceL1", opset: 13, x: []float32{-1, 2, -3, 4, -5, 6}, xShape: []int{2, 3}, build: one("ReduceL1", aInts("axes", 0)), yShape: []int{1, 3}, want: []float64{5, 7, 9}},
+		{name: "ReduceL2", opset: 13, x: []float32{3, 4, 0, 0, 0, 5}, xShape: []int{2, 3}, build: one("ReduceL2", aInts("axes", 1), aInt("keepdims", 0)), yShape: []int{2}, want: []float64{5, 5}},
+		{name: "ReduceLogSum", opset: 13, x: x, xShape: []int{2, 3}, build: one("ReduceLogSum", aInts("axes", 1), aInt("keepdims", 0)), yShape: []int{2},
+			want: []float64{float64(float32(math.Log(6))), float64(float32(math.Log(15)))}},
+		{name: "ReduceLogSumExp", opset: 13, x: x, xShape: []int{2, 3}, build: one("ReduceLogSumExp", aInts("axes", 1), aInt("keepdims", 0)), yShape: []int{2},
+			want: []float64{float64(float32(math.Log(math.Exp(1) + math.Exp(2) + math.Exp(3)))), float64(float32(math.Log(math.Exp(4) + math.Exp(5) + math.Exp(6))))}},
 		{name: "ArgMax", x: []float32{1, 9, 3, 7, 2, 7}, xShape: []int{2, 3}, build: one("ArgMax", aInt("axis", 1), aInt("keepdims", 0)), yShape: []int{2}, want: []float64{1, 0}},
 		{name: "ArgMax last index", x: []float32{1, 9, 3, 7, 2, 7}, xShape: []int{2, 3}, build: one("ArgMax", aInt("axis", 1), aInt("select_last_index", 1)), yShape: []int{2, 1}, want: []float64{1, 2}},
 		{name: "ArgMin axis 0", x: []float32{1, 9, 3, 7, 2, 7}, xShape: []int{2, 3}, build: one("ArgMin"), yShape: []int{1, 3}, want: []float64{0, 1, 0}},
