@@ -97,6 +97,8 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
 	modelFile := fs.String("model", "", "run the model in `FILE.onnx` (its symbolic batch set by each of --batches; random data inputs from --seed) instead of an MLP")
+	var outputs listFlag
+	fs.Var(&outputs, "output", "with --model: keep only the output `NAME` (repeatable); nodes only other outputs need are pruned")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -130,7 +132,10 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		return demoModel(*modelFile, sizes, demoModelOptions{backend: *backend, plugin: *plugin, seed: *seed, runs: *runs, noRef: *noRef, asJSON: *asJSON}, &rf, stdout, stderr)
+		return demoModel(*modelFile, sizes, demoModelOptions{backend: *backend, plugin: *plugin, seed: *seed, runs: *runs, noRef: *noRef, asJSON: *asJSON, outputs: outputs}, &rf, stdout, stderr)
+	}
+	if set["output"] {
+		return usagef("--output: chooses outputs of a --model FILE.onnx; an MLP has one")
 	}
 	mf.maxMemory = int64(rf.maxMemory)
 	if !set["batches"] && strings.HasPrefix(mf.mode, "train") && mf.norm == "batchnorm" {

@@ -17,6 +17,7 @@ type demoModelOptions struct {
 	seed            uint64
 	runs            int
 	noRef, asJSON   bool
+	outputs         []string // the outputs to keep; all when empty
 }
 
 // demoModel is demo on an imported model: for each batch size it imports
@@ -30,7 +31,7 @@ func demoModel(path string, sizes []int, o demoModelOptions, rf *runFlags, stdou
 	// cannot import is said at once.
 	ms := make([]*imports.Model, len(sizes))
 	for i, b := range sizes {
-		m, err := importModel(path, imports.Options{Batch: b})
+		m, err := importModel(path, imports.Options{Batch: b, Outputs: o.outputs})
 		if err != nil {
 			return err
 		}
