@@ -418,6 +418,9 @@ func (imp *importer) convertAll(m *imports.Model) error {
 			continue
 		}
 		if ext, ok := nd.IndexExtent(in); ok {
+			if ext > maxIndexExtent {
+				return &imports.Error{File: l.file, Msg: fmt.Sprintf("the model needs the positions 0 … %d along an axis of extent %d (for ArgMax, ArgMin or Concat), more than the %d hofuse makes when it imports; declare a smaller input shape", ext-1, ext, maxIndexExtent)}
+			}
 			v, err := nd.IndexValue(ext)
 			if err != nil {
 				return &imports.Error{File: l.file, Msg: "index input", Err: err}
@@ -430,6 +433,12 @@ func (imp *importer) convertAll(m *imports.Model) error {
 	m.Inputs = slices.DeleteFunc(m.Inputs, func(in *graph.Input) bool { return !seen[in] })
 	return nil
 }
+
+// maxIndexExtent is the largest index input (0, 1, …, n-1, which nd's
+// ArgMax, ArgMin and Concat read) the importer makes: 2^24 elements, 64
+// MiB of i32. Extents come from the file's declared shapes, which cost
+// nothing to write, so the value is not made past this bound.
+const maxIndexExtent = 1 << 24
 
 // maxFold is the largest output, in elements, that fold computes at import
 // time; larger results of known inputs stay terms over parameters.

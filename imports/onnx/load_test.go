@@ -257,3 +257,15 @@ func TestFoldLimit(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// TestIndexLimit: a declared extent past maxIndexExtent on an axis ArgMax
+// reduces is refused before the index input's value is made.
+func TestIndexLimit(t *testing.T) {
+	b := newModel(13).input("x", tFloat, 1<<30).output("y").
+		node("ArgMax", "am", []string{"x"}, []string{"y"}, aInt("axis", 0))
+	err := importErr(t, b.bytes(t))
+	want := "bad.onnx: the model needs the positions 0 … 1073741823 along an axis of extent 1073741824 (for ArgMax, ArgMin or Concat), more than the 16777216 hofuse makes when it imports; declare a smaller input shape"
+	if err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
