@@ -101,6 +101,19 @@ func TestImportUnsupported(t *testing.T) {
 	assert.Equal(t, path+": onnx, opset 13, 3 nodes, outputs: z, y\n  ops: Conv 1, MatMul 1, Relu 1\n  unsupported (1):\n"+
 		"    Conv (opset 13) at node \"conv\": no converter: convolutions need the sliding-window view, not implemented yet\n", out)
 	assert.Equal(t, "hofuse import: "+path+": 1 unsupported node: Conv (opset 13) at node \"conv\": no converter: convolutions need the sliding-window view, not implemented yet\n", errs)
+	// --json prints the report (no model) and fails the same way.
+	code, out, _ = hofuse("import", "--json", path)
+	assert.Equal(t, 1, code)
+	var j struct {
+		Coverage struct {
+			Unsupported []struct{ Op, Node, Reason string } `json:"unsupported"`
+		} `json:"coverage"`
+		Model *struct{} `json:"model"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &j))
+	require.Len(t, j.Coverage.Unsupported, 1)
+	assert.Equal(t, "conv", j.Coverage.Unsupported[0].Node)
+	assert.Nil(t, j.Model)
 	// Asking for y alone prunes the Conv.
 	code, out, errs = hofuse("import", path, "--output", "y", "--batch", "3")
 	require.Equal(t, 0, code, errs)
