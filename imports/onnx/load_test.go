@@ -269,3 +269,16 @@ func TestIndexLimit(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// TestSliceOfData: Slice of a computed value is reported by the coverage
+// pass, before conversion.
+func TestSliceOfData(t *testing.T) {
+	b := newModel(13).input("x", tFloat, 4).output("y").initI("s", []int64{1}, 1).initI("e", []int64{1}, 3).
+		node("Relu", "r", []string{"x"}, []string{"h"}).
+		node("Slice", "cut", []string{"h", "s", "e"}, []string{"y"})
+	err := importErr(t, b.bytes(t))
+	want := `bad.onnx: 1 unsupported node: Slice (opset 13) at node "cut": ` + sliceRefusal
+	if err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}

@@ -271,6 +271,34 @@ func TestShapeOps(t *testing.T) {
 			build: func(b *mb) *mb {
 				return b.initF("k", []int64{1, 3}, 7, 8, 9).node("Concat", "cat", []string{"k", "x"}, []string{"y"}, aInt("axis", 0))
 			}, yShape: []int{3, 3}, want: []float64{7, 8, 9, 1, 2, 3, 4, 5, 6}},
+		{name: "Reshape by a sliced shape (opset 13)", opset: 13, x: x, xShape: []int{1, 2, 3},
+			// x.view(*x.shape[1:]): Shape, Slice from 1 to the end, Reshape.
+			build: func(b *mb) *mb {
+				return b.initI("one", []int64{1}, 1).initI("big", []int64{1}, 1<<40).
+					node("Shape", "shape", []string{"x"}, []string{"s"}).
+					node("Slice", "tail", []string{"s", "one", "big"}, []string{"s2"}).
+					node("Reshape", "view", []string{"x", "s2"}, []string{"y"})
+			}, yShape: []int{2, 3}, want: []float64{1, 2, 3, 4, 5, 6}},
+		{name: "Slice with a negative step (opset 13)", opset: 13, x: []float32{1, 2, 3, 4}, xShape: []int{2, 2},
+			build: func(b *mb) *mb {
+				return b.initF("k", []int64{2, 4}, 1, 2, 3, 4, 5, 6, 7, 8).initI("st", []int64{1}, -1).initI("en", []int64{1}, -1<<40).
+					initI("ax", []int64{1}, 1).initI("sp", []int64{1}, -2).
+					node("Slice", "rev", []string{"k", "st", "en", "ax", "sp"}, []string{"k2"}).
+					node("Add", "add", []string{"x", "k2"}, []string{"y"})
+			}, yShape: []int{2, 2}, want: []float64{1 + 4, 2 + 2, 3 + 8, 4 + 6}},
+		{name: "Slice attributes (opset 9)", opset: 9, x: x, xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				return b.initF("k", []int64{2, 4}, 1, 2, 3, 4, 5, 6, 7, 8).
+					node("Slice", "cut", []string{"k"}, []string{"k2"}, aInts("starts", 1), aInts("ends", 100), aInts("axes", -1)).
+					node("Add", "add", []string{"x", "k2"}, []string{"y"})
+			}, yShape: []int{2, 3}, want: []float64{1 + 2, 2 + 3, 3 + 4, 4 + 6, 5 + 7, 6 + 8}},
+		{name: "ConstantOfShape", opset: 13, x: x, xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				v := &onnxpb.TensorProto{Dims: []int64{1}, DataType: tFloat, FloatData: []float32{0.5}}
+				return b.node("Shape", "shape", []string{"x"}, []string{"s"}).
+					node("ConstantOfShape", "half", []string{"s"}, []string{"h"}, aTensor("value", v)).
+					node("Mul", "mul", []string{"x", "h"}, []string{"y"})
+			}, yShape: []int{2, 3}, want: []float64{0.5, 1, 1.5, 2, 2.5, 3}},
 		{name: "Constant and Cast", x: x, xShape: []int{6},
 			build: func(b *mb) *mb {
 				c := &onnxpb.TensorProto{Dims: []int64{6}, DataType: tDouble, DoubleData: []float64{0.5, 0.5, 0.5, 0.5, 0.5, 1.5}}
