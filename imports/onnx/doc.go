@@ -25,9 +25,9 @@
 //
 // Values known when the model is read are tensors, not terms:
 // initializers, Constant outputs, Shape (the IR's extents are static), and
-// every node whose inputs are all known (Gather, Concat, Unsqueeze, Cast
-// and arithmetic on shape vectors, the subgraphs exporters write for
-// x.view(x.size(0), -1)). Inputs that must be known — Reshape's shape, the
+// ConstantOfShape of a known shape, and every node whose inputs are all
+// known (Gather, Slice, Concat, Unsqueeze, Cast and arithmetic on shape
+// vectors, the subgraphs exporters write for x.view(x.size(0), -1)). Inputs that must be known — Reshape's shape, the
 // axes inputs, Clip's bounds — are checked by the coverage pass. A known
 // tensor that a term reads becomes a parameter input named as the file
 // names it, with its value in the Model.
