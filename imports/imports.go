@@ -24,7 +24,9 @@ type Options struct {
 	Batch int
 	// Outputs names the graph outputs to keep, in the order wanted;
 	// empty keeps all of them in the file's order. The nodes only other
-	// outputs need are pruned before the coverage pass.
+	// outputs need are pruned before the coverage pass. An importer may
+	// also take the name of a value computed inside the graph (ONNX's
+	// does).
 	Outputs []string
 	// MaxFileBytes is the largest file the importer reads; 0 means
 	// DefaultMaxFileBytes. Larger files are refused before they are read.

@@ -22,8 +22,8 @@ import (
 func init() {
 	register(&command{
 		name:    "demo",
-		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags]",
-		summary: "fuse an MLP, run it fused and unfused, check they agree, and time them",
+		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx]",
+		summary: "fuse an MLP or an imported model, run it fused and unfused, check they agree, and time them",
 		run:     runDemo,
 	})
 }
@@ -96,6 +96,9 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
+	modelFile := fs.String("model", "", "run the model in `FILE.onnx` (its symbolic batch set by each of --batches; random data inputs from --seed) instead of an MLP")
+	var outputs listFlag
+	fs.Var(&outputs, "output", "with --model: keep only the output `NAME` (repeatable); nodes only other outputs need are pruned")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -117,6 +120,22 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if err := rf.check(); err != nil {
 		return err
+	}
+	if *modelFile != "" {
+		if err := rejectFlags(set, "model flags describe an MLP; --model FILE.onnx fixes its own sizes", "sizes", "dtype", "norm", "mode", "activation"); err != nil {
+			return err
+		}
+		if !isModelFile(*modelFile) {
+			return usagef("--model %s: want a model file ending in .onnx", *modelFile)
+		}
+		sizes, err := parseBatches(*batches)
+		if err != nil {
+			return err
+		}
+		return demoModel(*modelFile, sizes, demoModelOptions{backend: *backend, plugin: *plugin, seed: *seed, runs: *runs, noRef: *noRef, asJSON: *asJSON, outputs: outputs}, &rf, stdout, stderr)
+	}
+	if set["output"] {
+		return usagef("--output: chooses outputs of a --model FILE.onnx; an MLP has one")
 	}
 	mf.maxMemory = int64(rf.maxMemory)
 	if !set["batches"] && strings.HasPrefix(mf.mode, "train") && mf.norm == "batchnorm" {
@@ -203,23 +222,29 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	if *asJSON {
 		return printJSON(stdout, rep)
 	}
-	fmt.Fprintf(&text, "%6s  %-8s %10s %10s %8s %12s %11s %6s\n", "batch", "mode", "p50 ms", "p99 ms", "kernels", "temporaries", "compile ms", "runs")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(&text, "%6d  %-8s %10.3f %10.3f %8d %12s %11.1f %6d\n", r.Batch, r.Mode, r.P50ms, r.P99ms, r.Kernels, bytes(r.TemporaryBytes), r.CompileMs, r.Runs)
-	}
-	for _, sp := range rep.Speedups {
-		fmt.Fprintf(&text, "batch %d: fused is %.2fx the speed of unfused (p50)\n", sp.Batch, sp.FusedVsUnfused)
-	}
-	fmt.Fprintf(&text, "max abs difference: fused vs unfused %.3g (every batch, every row)", rep.MaxAbsDiff)
-	if !*noRef {
-		fmt.Fprintf(&text, ", fused vs reference interpreter %.3g\n", rep.MaxAbsDiffRef)
-		fmt.Fprintf(&text, "checked against the reference interpreter: %s", describeChecks(rep.ReferenceChecks))
-	} else {
-		fmt.Fprintf(&text, "\nnot checked against the reference interpreter (--no-reference)")
-	}
-	text.WriteByte('\n')
+	writeDemoTable(&text, rep, *noRef)
 	_, err = io.WriteString(stdout, text.String())
 	return err
+}
+
+// writeDemoTable writes the latency table, the speed-ups and the
+// differences of a demo report.
+func writeDemoTable(text *strings.Builder, rep *demoReport, noRef bool) {
+	fmt.Fprintf(text, "%6s  %-8s %10s %10s %8s %12s %11s %6s\n", "batch", "mode", "p50 ms", "p99 ms", "kernels", "temporaries", "compile ms", "runs")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(text, "%6d  %-8s %10.3f %10.3f %8d %12s %11.1f %6d\n", r.Batch, r.Mode, r.P50ms, r.P99ms, r.Kernels, bytes(r.TemporaryBytes), r.CompileMs, r.Runs)
+	}
+	for _, sp := range rep.Speedups {
+		fmt.Fprintf(text, "batch %d: fused is %.2fx the speed of unfused (p50)\n", sp.Batch, sp.FusedVsUnfused)
+	}
+	fmt.Fprintf(text, "max abs difference: fused vs unfused %.3g (every batch, every row)", rep.MaxAbsDiff)
+	if !noRef {
+		fmt.Fprintf(text, ", fused vs reference interpreter %.3g\n", rep.MaxAbsDiffRef)
+		fmt.Fprintf(text, "checked against the reference interpreter: %s", describeChecks(rep.ReferenceChecks))
+	} else {
+		fmt.Fprintf(text, "\nnot checked against the reference interpreter (--no-reference)")
+	}
+	text.WriteByte('\n')
 }
 
 // checkReference checks the fused result of one batch against the

@@ -9,12 +9,13 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports"
 )
 
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp [model flags] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
+		usage:   "mlp [model flags] | FILE.onnx [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
 		summary: "fuse a model or a program and report the kernels, temporaries and rules",
 		run:     runFuse,
 	})
@@ -91,9 +92,23 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 }
 
 // termFromArgs returns the term a command works on: the MLP the flags
-// describe for "mlp", or a program given as an argument or in a file.
+// describe for "mlp", a model file's term (FILE.onnx, its symbolic
+// dimensions fixed by --batch), or a program given as an argument or in a
+// file.
 // Model flags given with a program are usage errors.
 func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) (graph.Node, error) {
+	if file == "" && len(pos) == 1 && isModelFile(pos[0]) {
+		// A model file: --batch fixes its symbolic dimensions; the other
+		// model flags describe an MLP.
+		if err := rejectFlags(set, "model flags describe the MLP of 'mlp'; a model file fixes its own sizes", "sizes", "dtype", "norm", "mode", "activation"); err != nil {
+			return nil, err
+		}
+		m, err := importModel(pos[0], imports.Options{Batch: mf.batch})
+		if err != nil {
+			return nil, err
+		}
+		return m.Term, nil
+	}
 	if !(file == "" && len(pos) == 1 && pos[0] == "mlp") {
 		if err := usedOnlyWithMLP(set); err != nil {
 			return nil, err
@@ -115,7 +130,7 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 	case file == "" && len(pos) == 1:
 		return parseChecked(pos[0], "program")
 	}
-	return nil, usagef("want 'mlp', a program, or -f FILE")
+	return nil, usagef("want 'mlp', a model file (.onnx), a program, or -f FILE")
 }
 
 // parseChecked parses and checks a program, giving errors their position,

@@ -22,11 +22,13 @@ var helpCases = [][]string{
 	{"doctor", "--help"},
 	{"eval", "--help"},
 	{"fuse", "--help"},
+	{"import", "--help"},
 	{"paper", "--help"},
 	{"paper", "matmul", "--help"},
 	{"pjrt", "--help"},
 	{"pjrt", "install", "--help"},
 	{"pjrt", "path", "--help"},
+	{"run", "--help"},
 	{"show", "--help"},
 }
 

@@ -90,6 +90,8 @@ func shellWords(t *testing.T, s string) []string {
 func TestReadmeExamples(t *testing.T) {
 	examples := readmeExamples(t)
 	require.GreaterOrEqual(t, len(examples), 20, "the README's console blocks hold fewer examples than expected")
+	// The examples name files as a reader at the repository's root does.
+	t.Chdir(filepath.Join("..", ".."))
 	for _, ex := range examples {
 		args := shellWords(t, ex.cmd)
 		require.Equal(t, "hofuse", args[0], "README.md:%d: console examples run hofuse", ex.line)

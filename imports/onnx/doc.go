@@ -1,0 +1,53 @@
+// Package onnx imports ONNX models (.onnx files) into hofuse's graph IR.
+//
+// Import reads the file with limits (Options.MaxFileBytes; every tensor's
+// data checked against its shape before anything is allocated; extents at
+// most graph.MaxExtent; tensors kept in external files refused with a
+// message saying how to save the model whole), checks its structure (one
+// producer per value, every input produced, no cycle, which it names),
+// orders the nodes, prunes those only unrequested outputs need, and runs
+// the coverage pass, which lists every node it cannot convert at once (as
+// an *imports.CoverageError). Only then does it convert, node by node.
+//
+// # Operator sets
+//
+// The default domain's version comes from opset_import. Versions 6 to 22
+// (MinOpset to MaxOpset) are read; a newer one is tried as 22 with a
+// warning in the coverage report. Each converter covers an operator over a
+// range of versions and follows the semantics of that range: Softmax and
+// LogSoftmax up to 12 flatten the input from axis into rows, from 13 they
+// run along one axis; Squeeze, Unsqueeze and ReduceSum take axes as an
+// attribute before 13 and as an input from it (ReduceMean, ReduceMax and
+// ReduceMin from 18); opset 6's arithmetic broadcasts only with its
+// broadcast attribute. The converters' doc comments state the semantics.
+//
+// # What folds at import time
+//
+// Values known when the model is read are tensors, not terms:
+// initializers, Constant outputs, Shape (the IR's extents are static), and
+// ConstantOfShape of a known shape, and every node whose inputs are all
+// known (Gather, Slice, Concat, Unsqueeze, Cast and arithmetic on shape
+// vectors, the subgraphs exporters write for x.view(x.size(0), -1)). Inputs that must be known — Reshape's shape, the
+// axes inputs, Clip's bounds — are checked by the coverage pass. A known
+// tensor that a term reads becomes a parameter input named as the file
+// names it, with its value in the Model.
+//
+// # Names
+//
+// Every term a converter builds carries the node's name as its source (an
+// unnamed node is "#index first-output"), so fusion reports and kernel
+// names say which nodes a kernel holds.
+//
+// # Conformance
+//
+// TestConformance runs every case directory under testdata (ONNX's own
+// node tests, the PyTorch cases of the onnx wheel, exported models: a
+// model.onnx and test_data_set_N folders of input_N.pb and output_N.pb)
+// on the reference interpreter, the native back end and PJRT when a plugin
+// is found, and prints "onnx node tests: N passed, M failed, K
+// unsupported". Cases the coverage pass refuses are unsupported with its
+// reason; others that cannot run are listed with a reason in the test.
+// Where a node test feeds a shape, axes or clip bound as a graph input,
+// the runner gives that input as an initializer holding the test's value,
+// since hofuse fixes shapes when it imports; data inputs are never fixed.
+package onnx

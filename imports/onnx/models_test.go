@@ -1,0 +1,170 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/pjrt"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
+)
+
+// readNpyF32 reads a little-endian float32 or int64 .npy file of format
+// version 1 (what numpy.save writes for these fixtures) as float64 values
+// and its shape. It is a test reader, independent of the command line's.
+func readNpyF32(t *testing.T, path string) ([]float64, []int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 10 || string(data[1:6]) != "NUMPY" || data[6] != 1 {
+		t.Fatalf("%s: not a version 1 .npy file", path)
+	}
+	hlen := int(binary.LittleEndian.Uint16(data[8:10]))
+	header := string(data[10 : 10+hlen])
+	body := data[10+hlen:]
+	descr := between(header, "'descr': '", "'")
+	var shape []int
+	for _, f := range strings.Split(between(header, "'shape': (", ")"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("%s: shape %q", path, header)
+			}
+			shape = append(shape, n)
+		}
+	}
+	var vals []float64
+	switch descr {
+	case "<f4":
+		for i := 0; i+4 <= len(body); i += 4 {
+			vals = append(vals, float64(math.Float32frombits(binary.LittleEndian.Uint32(body[i:]))))
+		}
+	case "<i8":
+		for i := 0; i+8 <= len(body); i += 8 {
+			vals = append(vals, float64(int64(binary.LittleEndian.Uint64(body[i:]))))
+		}
+	default:
+		t.Fatalf("%s: dtype %s", path, descr)
+	}
+	return vals, shape
+}
+
+func between(s, a, b string) string {
+	_, rest, _ := strings.Cut(s, a)
+	v, _, _ := strings.Cut(rest, b)
+	return v
+}
+
+// TestExportedModels runs the models real exporters wrote (scikit-learn
+// through skl2onnx, Keras through tf2onnx, Softmax at two opsets) on the
+// interpreter and, fused and unfused, on the native back end and on PJRT
+// when a plugin is found, against onnxruntime's outputs within 1e-5
+// relative, and checks the digits predictions.
+func TestExportedModels(t *testing.T) {
+	dir := filepath.Join("testdata", "models")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("no exported models: %v", err)
+	}
+	backends := []lowering.Backend{native.New(native.Options{})}
+	if path, err := pjrt.Locate(""); err == nil && pjrt.CgoEnabled() && !testing.Short() {
+		client, err := pjrt.Open(path)
+		if err != nil {
+			t.Fatalf("PJRT plugin %s does not open: %v", path, err)
+		}
+		defer client.Close()
+		backends = append(backends, xla.New(client, xla.Options{}))
+	} else if pjrttest.Required() {
+		t.Fatalf("no PJRT plugin: %v", err)
+	}
+	for _, tc := range []struct {
+		file, input, inputName string
+		output, want           string
+		labels                 string // ORT's predicted labels, compared with the argmax
+	}{
+		{"sklearn_mlp_digits_nozipmap.onnx", "digits_input.npy", "input", "probabilities", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy"},
+		{"sklearn_mlp_digits.onnx", "digits_input.npy", "input", "out_activations_result", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy"},
+		{"keras_digits_tf2onnx.onnx", "digits_input.npy", "input:0", "Identity:0", "keras_digits_tf2onnx_ort_output.npy", ""},
+		{"softmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_axis1_ort_output.npy", ""},
+		{"softmax_opset11_noaxis.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_noaxis_ort_output.npy", ""},
+		{"logsoftmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "logsoftmax_opset11_axis1_ort_output.npy", ""},
+		{"softmax_opset13_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset13_axis1_ort_output.npy", ""},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			xv, xs := readNpyF32(t, filepath.Join(dir, tc.input))
+			m, err := Import(filepath.Join(dir, tc.file), imports.Options{Batch: xs[0], Outputs: []string{tc.output}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x32 := make([]float32, len(xv))
+			for i, v := range xv {
+				x32[i] = float32(v)
+			}
+			bind, err := m.Bindings(map[string]graph.Value{tc.inputName: f32(t, x32, xs...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, ws := readNpyF32(t, filepath.Join(dir, tc.want))
+			interp, err := graph.Eval(m.Term, bind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results := map[string]graph.Value{"interp": interp}
+			for _, b := range backends {
+				for _, unfused := range []bool{false, true} {
+					v, err := backendRun(b, m, bind, unfused)
+					if err != nil {
+						t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
+					}
+					results[fmt.Sprintf("%s unfused=%v", b.Name(), unfused)] = v
+				}
+			}
+			for name, got := range results {
+				a := got.(*graph.Array)
+				if !slices.Equal(a.Extents(), ws) {
+					t.Fatalf("%s: extents %v, want %v", name, a.Extents(), ws)
+				}
+				for i, g := range a.Values() {
+					if math.Abs(g-want[i]) > 1e-5*math.Abs(want[i])+1e-7 {
+						t.Fatalf("%s: element %d: got %v, onnxruntime %v", name, i, g, want[i])
+					}
+				}
+				if tc.labels != "" {
+					labels, _ := readNpyF32(t, filepath.Join(dir, tc.labels))
+					pred := argmaxRows(a)
+					if fmt.Sprint(pred) != fmt.Sprint(labels) {
+						t.Errorf("%s: predictions %v, onnxruntime %v", name, pred, labels)
+					}
+				}
+			}
+		})
+	}
+}
+
+func argmaxRows(a *graph.Array) []float64 {
+	ext := a.Extents()
+	v := a.Values()
+	var out []float64
+	for r := range ext[0] {
+		best := 0
+		for c := range ext[1] {
+			if v[r*ext[1]+c] > v[r*ext[1]+best] {
+				best = c
+			}
+		}
+		out = append(out, float64(best))
+	}
+	return out
+}

@@ -1,0 +1,380 @@
+package onnx
+
+import (
+	"math"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
+	"github.com/hofuse/hofuse/layers"
+)
+
+func init() {
+	for _, b := range []struct {
+		op string
+		fn graph.Op
+	}{{"Add", graph.Add}, {"Sub", graph.Sub}, {"Mul", graph.Mul}, {"Div", graph.Div}} {
+		register(&converter{op: b.op, since: 6, until: 6, convert: legacyBroadcast(convBinary(b.fn))},
+			&converter{op: b.op, since: 7, convert: convBinary(b.fn)})
+	}
+	register(
+		&converter{op: "Pow", since: 1, until: 6, convert: legacyBroadcast(convPow)},
+		&converter{op: "Pow", since: 7, convert: convPow},
+		&converter{op: "Max", since: 6, convert: variadic(graph.Max)},
+		&converter{op: "Min", since: 6, convert: variadic(graph.Min)},
+		&converter{op: "Sum", since: 6, convert: variadic(graph.Add)},
+		&converter{op: "Neg", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Neg, v) })},
+		&converter{op: "Abs", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Abs, v) })},
+		&converter{op: "Exp", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Exp, v) })},
+		&converter{op: "Log", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Log, v) })},
+		&converter{op: "Sqrt", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Sqrt, v) })},
+		&converter{op: "Reciprocal", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Div(b.Const(1), v) })},
+		&converter{op: "Erf", since: 9, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Erf, v) })},
+		&converter{op: "Relu", since: 6, convert: activation(layers.ReLU, func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Call(graph.Max, v, b.Const(0))
+		})},
+		&converter{op: "Sigmoid", since: 6, convert: activation(layers.Sigmoid, func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Call(graph.Logistic, v)
+		})},
+		&converter{op: "Tanh", since: 6, convert: activation(layers.Tanh, func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Call(graph.Tanh, v)
+		})},
+		&converter{op: "LeakyRelu", since: 6, convert: convLeakyRelu},
+		&converter{op: "Elu", since: 6, convert: convElu},
+		&converter{op: "Selu", since: 6, convert: convSelu},
+		&converter{op: "Softplus", since: 1, convert: unary(softplus)},
+		&converter{op: "Gelu", since: 20, check: checkGelu, convert: convGelu},
+		&converter{op: "Clip", since: 6, until: 10, convert: convClip},
+		&converter{op: "Clip", since: 11, convert: convClip, needKnown: []int{1, 2}},
+	)
+}
+
+// convBinary converts Add, Sub, Mul and Div (opset 7 and later): op applied
+// elementwise with NumPy's multidirectional broadcasting. Integer division
+// rounds toward zero, as graph's i32 division does.
+func convBinary(op graph.Op) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		y, err := c.in(1)
+		if err != nil {
+			return err
+		}
+		z, err := c.ops().Binary(op, x, y)
+		if err != nil {
+			return c.wrap(err, "%v", op)
+		}
+		c.out(0, z)
+		return nil
+	}
+}
+
+// legacyBroadcast adapts a binary converter to opset 6 and older, where
+// B broadcasts to A only with attribute broadcast=1, its axes matching A's
+// from attribute axis on (by default A's last axes). B gets trailing axes
+// of extent 1 so that NumPy's broadcasting, which aligns on the right,
+// gives the same result; without broadcast the shapes must be equal,
+// which NumPy's broadcasting accepts too.
+func legacyBroadcast(conv func(c *ctx) error) func(c *ctx) error {
+	return func(c *ctx) error {
+		bc, err := c.attrInt("broadcast", 0)
+		if err != nil {
+			return err
+		}
+		if bc == 0 || !c.has(1) {
+			return conv(c)
+		}
+		a, err := c.shapeOf(0)
+		if err != nil {
+			return err
+		}
+		b, err := c.shapeOf(1)
+		if err != nil {
+			return err
+		}
+		axis, err := c.attrInt("axis", int64(len(a)-len(b)))
+		if err != nil {
+			return err
+		}
+		if axis < 0 {
+			axis += int64(len(a))
+		}
+		if axis < 0 || int(axis)+len(b) > len(a) {
+			return c.errorf("B of shape %v does not fit A of shape %v at axis %d", b, a, axis)
+		}
+		trail := len(a) - int(axis) - len(b)
+		if trail == 0 {
+			return conv(c)
+		}
+		axes := make([]int, trail)
+		for i := range axes {
+			axes[i] = len(b) + i
+		}
+		v, err := c.val(1)
+		if err != nil {
+			return err
+		}
+		name := c.node.GetInput()[1] + "/broadcast"
+		if v.k != nil {
+			c.imp.vals[name] = &value{name: name, k: reshaped(v.k, append(append([]int{}, b...), ones(trail)...))}
+		} else {
+			y, err := c.ops().Unsqueeze(v.term, axes)
+			if err != nil {
+				return c.wrap(err, "broadcasting B along axis %d", axis)
+			}
+			c.imp.vals[name] = &value{name: name, term: y}
+		}
+		c.node = cloneWithInput(c.node, 1, name)
+		return conv(c)
+	}
+}
+
+func ones(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// cloneWithInput returns a copy of n whose input i is name.
+func cloneWithInput(n *onnxpb.NodeProto, i int, name string) *onnxpb.NodeProto {
+	cp := &onnxpb.NodeProto{Name: n.GetName(), OpType: n.GetOpType(), Domain: n.GetDomain(), Output: n.GetOutput(), Attribute: n.GetAttribute()}
+	cp.Input = append([]string{}, n.GetInput()...)
+	cp.Input[i] = name
+	return cp
+}
+
+// convPow: x to the power y elementwise, broadcast (opset 7 and later).
+// From opset 12 the exponent may have another numeric type than the base;
+// it is converted to the base's type first.
+func convPow(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	y, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	xt, err := graph.TypeOf(x, nil)
+	if err != nil {
+		return c.wrap(err, "input 0")
+	}
+	dt := elemDType(xt)
+	if yt, err := graph.TypeOf(y, nil); err == nil && elemDType(yt) != dt {
+		if y, err = c.ops().Cast(y, dt); err != nil {
+			return c.wrap(err, "converting the exponent")
+		}
+	}
+	z, err := c.ops().Binary(graph.Pow, x, y)
+	if err != nil {
+		return c.wrap(err, "pow")
+	}
+	c.out(0, z)
+	return nil
+}
+
+func elemDType(t graph.Type) graph.DType {
+	switch t := graph.Concrete(t).(type) {
+	case *graph.ArrayType:
+		return t.DType
+	case *graph.ScalarType:
+		return t.DType
+	}
+	return graph.Invalid
+}
+
+// variadic converts Max, Min and Sum (opset 8 and later): op folded over
+// all inputs left to right, broadcast. max and min propagate NaN, as
+// ONNX's reference (numpy.maximum) does.
+func variadic(op graph.Op) func(c *ctx) error {
+	return func(c *ctx) error {
+		if c.nin() == 0 {
+			return c.errorf("no inputs")
+		}
+		acc, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		for i := 1; i < c.nin(); i++ {
+			y, err := c.in(i)
+			if err != nil {
+				return err
+			}
+			if acc, err = c.ops().Binary(op, acc, y); err != nil {
+				return c.wrap(err, "input %d", i)
+			}
+		}
+		c.out(0, acc)
+		return nil
+	}
+}
+
+// unary converts an elementwise operator whose scalar body f builds.
+func unary(f func(b *layers.Builder, v graph.Node) graph.Node) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		y, err := c.ops().Map(x, f)
+		if err != nil {
+			return c.wrap(err, "input 0")
+		}
+		c.out(0, y)
+		return nil
+	}
+}
+
+// activation converts an elementwise activation through its layer when
+// the input is a float array, and with f (the same scalar body) for a
+// scalar.
+func activation(layer func(name string, x graph.Node) (graph.Node, error), f func(b *layers.Builder, v graph.Node) graph.Node) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		t, err := graph.TypeOf(x, nil)
+		if err != nil {
+			return c.wrap(err, "input 0")
+		}
+		var y graph.Node
+		if at, ok := graph.Concrete(t).(*graph.ArrayType); ok && at.DType.IsFloat() {
+			y, err = layer(c.name, x)
+		} else {
+			y, err = c.ops().Map(x, f)
+		}
+		if err != nil {
+			return c.wrap(err, "input 0")
+		}
+		c.out(0, y)
+		return nil
+	}
+}
+
+// convLeakyRelu: x for x > 0, alpha·x otherwise (attribute alpha, default
+// 0.01), through layers.LeakyReLU.
+func convLeakyRelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 0.01)
+	if err != nil {
+		return err
+	}
+	return activation(func(name string, x graph.Node) (graph.Node, error) { return layers.LeakyReLU(name, x, alpha) },
+		func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), v, b.Mul(v, b.Const(alpha)))
+		})(c)
+}
+
+// convElu: x for x ≥ 0, alpha·(exp(x) − 1) for x < 0 (alpha default 1).
+func convElu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 1)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		neg := b.Mul(b.Const(alpha), b.Sub(b.Call(graph.Exp, v), b.Const(1)))
+		return b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), neg, v)
+	})(c)
+}
+
+// ONNX's Selu defaults (the float32 values of the constants of
+// Klambauer et al.).
+const (
+	seluAlpha = 1.67326319217681884765625
+	seluGamma = 1.05070102214813232421875
+)
+
+// convSelu: gamma·x for x > 0, gamma·(alpha·exp(x) − alpha) for x ≤ 0.
+func convSelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", seluAlpha)
+	if err != nil {
+		return err
+	}
+	gamma, err := c.attrFloat("gamma", seluGamma)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		neg := b.Sub(b.Mul(b.Const(alpha), b.Call(graph.Exp, v)), b.Const(alpha))
+		return b.Mul(b.Const(gamma), b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), v, neg))
+	})(c)
+}
+
+// softplus is log(exp(x) + 1), as ONNX's reference computes it.
+func softplus(b *layers.Builder, v graph.Node) graph.Node {
+	return b.Call(graph.Log, b.Add(b.Call(graph.Exp, v), b.Const(1)))
+}
+
+func checkGelu(n *onnxpb.NodeProto, _ int) string {
+	if a := attr(n, "approximate"); a != nil {
+		if s := string(a.GetS()); s != "none" && s != "tanh" {
+			return "approximate=" + s + " is not none or tanh"
+		}
+	}
+	return ""
+}
+
+// convGelu (opset 20): the exact form 0.5·x·(1 + erf(x/√2)), or with
+// approximate="tanh" the tanh form, through layers.GELU and
+// layers.GELUTanh.
+func convGelu(c *ctx) error {
+	approx, err := c.attrString("approximate", "none")
+	if err != nil {
+		return err
+	}
+	if approx == "tanh" {
+		return activation(layers.GELUTanh, func(b *layers.Builder, v graph.Node) graph.Node {
+			cube := b.Mul(b.Mul(v, v), v)
+			inner := b.Mul(b.Const(math.Sqrt(2/math.Pi)), b.Add(v, b.Mul(b.Const(0.044715), cube)))
+			return b.Mul(b.Mul(b.Const(0.5), v), b.Add(b.Const(1), b.Call(graph.Tanh, inner)))
+		})(c)
+	}
+	return activation(layers.GELU, func(b *layers.Builder, v graph.Node) graph.Node {
+		e := b.Call(graph.Erf, b.Mul(v, b.Const(1/math.Sqrt2)))
+		return b.Mul(b.Mul(b.Const(0.5), v), b.Add(b.Const(1), e))
+	})(c)
+}
+
+// convClip: min(max(x, lo), hi). Up to opset 10 lo and hi are the
+// attributes min and max (default −∞ and +∞); from opset 11 they are the
+// optional scalar inputs 1 and 2, which must be known. A NaN element
+// stays NaN.
+func convClip(c *ctx) error {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	var err error
+	if c.opset < 11 {
+		if lo, err = c.attrFloat("min", lo); err != nil {
+			return err
+		}
+		if hi, err = c.attrFloat("max", hi); err != nil {
+			return err
+		}
+	} else {
+		for i, p := range []*float64{&lo, &hi} {
+			if !c.has(i + 1) {
+				continue
+			}
+			t, err := c.constIn(i+1, []string{"min", "max"}[i])
+			if err != nil {
+				return err
+			}
+			if t.size() != 1 {
+				return c.errorf("input %d holds %d elements, want a scalar", i+1, t.size())
+			}
+			*p = t.at(0)
+		}
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		y := v
+		if !math.IsInf(lo, -1) {
+			y = b.Call(graph.Max, y, b.Const(lo))
+		}
+		if !math.IsInf(hi, 1) {
+			y = b.Call(graph.Min, y, b.Const(hi))
+		}
+		return y
+	})(c)
+}

@@ -1,0 +1,196 @@
+package onnx
+
+import (
+	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
+)
+
+func init() {
+	register(
+		&converter{op: "Slice", since: 1, until: 9, convert: convSlice, allKnown: true, why: sliceRefusal},
+		&converter{op: "Slice", since: 10, convert: convSlice, allKnown: true, why: sliceRefusal},
+		&converter{op: "ConstantOfShape", since: 9, check: checkConstantOfShape, convert: convConstantOfShape, needKnown: []int{0}},
+	)
+}
+
+// sliceRefusal is why Slice of computed values is not supported.
+const sliceRefusal = "Slice of values computed from the model's inputs is not supported (the IR has no offset view yet); Slice folds only on known tensors (shape vectors, initializers)"
+
+// convSlice folds Slice on a known tensor (the shape computations
+// exporters write: Shape, then Slice of some extents). Up to opset 9
+// starts, ends and the optional axes are attributes; from 10 they are
+// inputs 1 to 3, with the optional steps as input 4. Negative starts and
+// ends count from the end of their axis and are clamped to it, as
+// numpy's slicing does; a negative step walks backwards.
+func convSlice(c *ctx) error {
+	data := c.known(0)
+	if data == nil {
+		return c.errorf("%s", sliceRefusal)
+	}
+	var starts, ends, axes, steps []int
+	var err error
+	if c.opset < 10 {
+		if starts, _, err = c.attrInts("starts"); err != nil {
+			return err
+		}
+		if ends, _, err = c.attrInts("ends"); err != nil {
+			return err
+		}
+		if axes, _, err = c.attrInts("axes"); err != nil {
+			return err
+		}
+	} else {
+		for i, p := range []*[]int{&starts, &ends, &axes, &steps} {
+			if !c.has(i + 1) {
+				continue
+			}
+			t, err := c.constIn(i+1, []string{"starts", "ends", "axes", "steps"}[i])
+			if err != nil {
+				return err
+			}
+			if *p, err = t.ints(); err != nil {
+				return c.wrap(err, "input %d", i+1)
+			}
+		}
+	}
+	r := len(data.dims)
+	if len(starts) != len(ends) {
+		return c.errorf("starts has %d entries and ends %d", len(starts), len(ends))
+	}
+	if axes == nil {
+		for i := range starts {
+			axes = append(axes, i)
+		}
+	}
+	if steps == nil {
+		for range starts {
+			steps = append(steps, 1)
+		}
+	}
+	if len(axes) != len(starts) || len(steps) != len(starts) {
+		return c.errorf("starts, ends, axes and steps have %d, %d, %d and %d entries", len(starts), len(ends), len(axes), len(steps))
+	}
+	axes, err = c.normAxesKeepOrder(axes, r)
+	if err != nil {
+		return err
+	}
+	// lo, step and count per axis; axes not named keep everything.
+	lo := make([]int, r)
+	step := make([]int, r)
+	cnt := make([]int, r)
+	for d := range r {
+		lo[d], step[d], cnt[d] = 0, 1, data.dims[d]
+	}
+	for k, d := range axes {
+		n, s := data.dims[d], steps[k]
+		if s == 0 {
+			return c.errorf("step of axis %d is 0", d)
+		}
+		b, e := starts[k], ends[k]
+		if b < 0 {
+			b += n
+		}
+		if e < 0 {
+			e += n
+		}
+		if s > 0 {
+			b, e = min(max(b, 0), n), min(max(e, 0), n)
+			cnt[d] = max(0, (e-b+s-1)/s)
+		} else {
+			b, e = min(max(b, -1), n-1), min(max(e, -1), n-1)
+			cnt[d] = max(0, (b-e-s-1)/(-s))
+		}
+		lo[d], step[d] = b, s
+	}
+	out := &tensor{elem: data.elem, dims: cnt}
+	total := prod(cnt)
+	if total > maxFold {
+		return c.errorf("the result has %d elements, more than the %d hofuse folds at import time", total, maxFold)
+	}
+	idx := make([]int, r)
+	for range total {
+		src := 0
+		for d := range r {
+			src = src*data.dims[d] + lo[d] + idx[d]*step[d]
+		}
+		if isFloatElem(data.elem) {
+			out.f = append(out.f, data.f[src])
+		} else {
+			out.i = append(out.i, data.i[src])
+		}
+		for d := r - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < cnt[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	c.outConst(0, out)
+	return nil
+}
+
+// normAxesKeepOrder resolves axes (negative from the end) for rank r,
+// keeping their order, and refuses one named twice.
+func (c *ctx) normAxesKeepOrder(axes []int, r int) ([]int, error) {
+	if _, err := c.normAxes(axes, r); err != nil {
+		return nil, err
+	}
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		if a < 0 {
+			a += r
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+func checkConstantOfShape(n *onnxpb.NodeProto, _ int) string {
+	if a := attr(n, "value"); a != nil && a.GetT() == nil {
+		return "attribute value holds no tensor"
+	}
+	return ""
+}
+
+// convConstantOfShape (opset 9): a tensor of the shape given by the
+// known input 0, every element the one-element tensor of attribute value
+// (default float 0). It is known at import time, so it folds, up to the
+// fold limit.
+func convConstantOfShape(c *ctx) error {
+	st, err := c.constIn(0, "shape")
+	if err != nil {
+		return err
+	}
+	dims, err := st.ints()
+	if err != nil {
+		return c.wrap(err, "shape")
+	}
+	fill := &tensor{elem: tFloat, f: []float64{0}}
+	if a := attr(c.node, "value"); a != nil {
+		if fill, err = decodeTensor(a.GetT()); err != nil {
+			return c.wrap(err, "attribute value")
+		}
+		if fill.size() != 1 {
+			return c.errorf("attribute value holds %d elements, want 1", fill.size())
+		}
+	}
+	n := 1
+	for i, d := range dims {
+		if d < 0 {
+			return c.errorf("dimension %d of the shape is %d", i, d)
+		}
+		if d > 0 && n > maxFold/d {
+			return c.errorf("the shape %v has more than the %d elements hofuse folds at import time", dims, maxFold)
+		}
+		n *= d
+	}
+	out := &tensor{elem: fill.elem, dims: dims}
+	for range n {
+		if isFloatElem(fill.elem) {
+			out.f = append(out.f, fill.f[0])
+		} else {
+			out.i = append(out.i, fill.i[0])
+		}
+	}
+	c.outConst(0, out)
+	return nil
+}
