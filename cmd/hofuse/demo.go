@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name:    "demo",
-		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx]",
+		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx|FILE.pb]",
 		summary: "fuse an MLP or an imported model, run it fused and unfused, check they agree, and time them",
 		run:     runDemo,
 	})
@@ -96,7 +96,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
-	modelFile := fs.String("model", "", "run the model in `FILE.onnx` (its symbolic batch set by each of --batches; random data inputs from --seed) instead of an MLP")
+	modelFile := fs.String("model", "", "run the model in `FILE` (.onnx, or a frozen TensorFlow .pb; its symbolic batch set by each of --batches; random data inputs from --seed) instead of an MLP")
 	var outputs listFlag
 	fs.Var(&outputs, "output", "with --model: keep only the output `NAME` (repeatable); nodes only other outputs need are pruned")
 	verbose := verboseFlag(fs)
@@ -126,7 +126,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		if !isModelFile(*modelFile) {
-			return usagef("--model %s: want a model file ending in .onnx", *modelFile)
+			return notModelFile("--model " + *modelFile)
 		}
 		sizes, err := parseBatches(*batches)
 		if err != nil {

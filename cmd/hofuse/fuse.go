@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp [model flags] | FILE.onnx [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
+		usage:   "mlp [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
 		summary: "fuse a model or a program and report the kernels, temporaries and rules",
 		run:     runFuse,
 	})
@@ -92,7 +92,7 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 }
 
 // termFromArgs returns the term a command works on: the MLP the flags
-// describe for "mlp", a model file's term (FILE.onnx, its symbolic
+// describe for "mlp", a model file's term (FILE.onnx or a frozen TensorFlow FILE.pb, its symbolic
 // dimensions fixed by --batch), or a program given as an argument or in a
 // file.
 // Model flags given with a program are usage errors.
@@ -130,7 +130,7 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 	case file == "" && len(pos) == 1:
 		return parseChecked(pos[0], "program")
 	}
-	return nil, usagef("want 'mlp', a model file (.onnx), a program, or -f FILE")
+	return nil, usagef("want 'mlp', a model file (%s), a program, or -f FILE", modelFiles)
 }
 
 // parseChecked parses and checks a program, giving errors their position,

@@ -16,39 +16,74 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
 	"github.com/hofuse/hofuse/imports/onnx"
+	"github.com/hofuse/hofuse/imports/tf"
 )
 
 func init() {
 	register(&command{
 		name:    "import",
-		usage:   "FILE.onnx [--json] [--batch N] [--output NAME]...",
+		usage:   "FILE.onnx|FILE.pb [--json] [--batch N] [--output NAME]...",
 		summary: "read a model file: the coverage report of what hofuse can import, then the term",
 		run:     runImport,
 	})
 	register(&command{
 		name:    "run",
-		usage:   "FILE.onnx --input NAME=FILE.npy... [--out [NAME=]FILE.npy]... [--backend interp|native|pjrt] [--unfused] [--batch N]",
+		usage:   "FILE.onnx|FILE.pb --input NAME=FILE.npy... [--out [NAME=]FILE.npy]... [--backend interp|native|pjrt] [--unfused] [--batch N]",
 		summary: "run an imported model on inputs from .npy files and write its outputs as .npy",
 		run:     runRun,
 	})
 }
 
+// modelFiles says which model files the commands read, for messages.
+const modelFiles = ".onnx (ONNX) or .pb (a frozen TensorFlow GraphDef)"
+
 // isModelFile reports whether path names a model file a command may take
-// where it takes 'mlp': a file whose name ends in .onnx.
+// where it takes 'mlp': a file whose name ends in .onnx or .pb.
 func isModelFile(path string) bool {
-	return strings.EqualFold(filepath.Ext(path), ".onnx")
+	ext := filepath.Ext(path)
+	return strings.EqualFold(ext, ".onnx") || strings.EqualFold(ext, ".pb")
 }
 
-// importModel reads the model file path with opt. Files of formats hofuse
-// does not read are a usage error naming the extensions it does.
+// notModelFile is the usage error for a file of a format hofuse does not
+// read; what names the flag or argument.
+func notModelFile(what string) error {
+	return usagef("%s: want a model file ending in %s", what, modelFiles)
+}
+
+// importModel reads the model file path with opt, by its extension: ONNX
+// for .onnx, a frozen TensorFlow GraphDef for .pb. Files of other formats
+// are a usage error naming the extensions hofuse reads.
 func importModel(path string, opt imports.Options) (*imports.Model, error) {
 	if !isModelFile(path) {
-		return nil, usagef("%s: want a model file ending in .onnx", path)
+		return nil, notModelFile(path)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
+	if strings.EqualFold(filepath.Ext(path), ".pb") {
+		return tf.Import(path, opt)
+	}
 	return onnx.Import(path, opt)
+}
+
+// modelCoverage returns the coverage report of the model file path: what
+// the import would keep, refuse and prune, with the file's outputs in
+// order. An import refused for its coverage still has its report.
+func modelCoverage(path string, opt imports.Options) (*imports.Coverage, error) {
+	if !isModelFile(path) {
+		return nil, notModelFile(path)
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".pb") {
+		return onnx.Coverage(path, opt)
+	}
+	m, err := tf.Import(path, opt)
+	if ce := (*imports.CoverageError)(nil); errors.As(err, &ce) {
+		return ce.Coverage, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.Coverage, nil
 }
 
 // modelOptions are the flags of the commands that import a model.
@@ -122,10 +157,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !isModelFile(pos[0]) {
-		return usagef("%s: want a model file ending in .onnx", pos[0])
-	}
-	m, err := onnx.Import(pos[0], opt)
+	m, err := importModel(pos[0], opt)
 	var ce *imports.CoverageError
 	var cov *imports.Coverage
 	switch {
@@ -358,10 +390,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if slices.Contains(outs.names, "") {
 		// The first output: read the file's list of outputs first.
-		if !isModelFile(pos[0]) {
-			return usagef("%s: want a model file ending in .onnx", pos[0])
-		}
-		cov, err := onnx.Coverage(pos[0], imports.Options{})
+		cov, err := modelCoverage(pos[0], imports.Options{})
 		if err != nil {
 			return err
 		}

@@ -191,7 +191,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", linearModel, "--input", "0=" + x, "--input", "0=" + x}, 2, "hofuse run: invalid value \"0=" + x + "\" for flag --input: \"0=" + x + "\": 0 is given twice\n"},
 		{[]string{"run", linearModel, "--input", "0=" + x, "--out", "y.txt"}, 2, "hofuse run: --out y.txt: want a file name ending in .npy\n"},
 		{[]string{"run", linearModel, "--input", "0=" + x, "--out", "nope=y.npy"}, 1, "hofuse run: " + linearModel + ": choosing outputs: no output named \"nope\"; the model's outputs are 3\n"},
-		{[]string{"run", "model.txt"}, 2, "hofuse run: model.txt: want a model file ending in .onnx\n"},
+		{[]string{"run", "model.txt"}, 2, "hofuse run: model.txt: want a model file ending in .onnx (ONNX) or .pb (a frozen TensorFlow GraphDef)\n"},
 		{[]string{"run", linearModel, "--input", "0=" + x, "--backend", "interp", "--unfused"}, 2, "hofuse run: --unfused: needs --backend native or pjrt; the interpreter runs the model as imported\n"},
 		{[]string{"run", linearModel, "--input", "0=" + linearModel}, 1, "hofuse run: --input 0: " + linearModel + ": not a NumPy .npy file: npy: not a valid NumPy file format\n"},
 	} {
@@ -255,6 +255,31 @@ func TestRunDigits(t *testing.T) {
 			t.Fatalf("element %d: got %v, onnxruntime %v", i, g[i], w[i])
 		}
 	}
+}
+
+// TestRunTensorFlow runs the frozen Keras digits model (a GraphDef .pb)
+// on sixteen held-out digits, on the native back end fused, against
+// TensorFlow's own output within 1e-5 relative; the file's one output is
+// what an unnamed --out writes.
+func TestRunTensorFlow(t *testing.T) {
+	dir := filepath.Join("..", "..", "imports", "tf", "testdata")
+	out := filepath.Join(t.TempDir(), "probs.npy")
+	code, _, errs := hofuse("run", filepath.Join(dir, "keras_digits.pb"),
+		"--input", "input="+filepath.Join(dir, "digits_input.npy"), "--out", out, "--backend", "native")
+	require.Equal(t, 0, code, errs)
+	got := readNpyT(t, out)
+	want := readNpyT(t, filepath.Join(dir, "keras_digits_tf_output.npy"))
+	require.Equal(t, []int{16, 10}, got.Extents())
+	g, w := got.Values(), want.Values()
+	require.Len(t, g, len(w))
+	for i := range w {
+		if math.Abs(g[i]-w[i]) > 1e-5*math.Abs(w[i])+1e-7 {
+			t.Fatalf("element %d: got %v, TensorFlow %v", i, g[i], w[i])
+		}
+	}
+	code, out2, errs := hofuse("import", filepath.Join(dir, "keras_digits.pb"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out2, "keras_digits.pb: tf, 32 nodes, outputs: Identity")
 }
 
 func TestDemoModel(t *testing.T) {
