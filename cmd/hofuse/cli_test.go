@@ -88,7 +88,7 @@ func TestUsageLine(t *testing.T) {
 	}{
 		{[]string{"eval", "--seed", "x", "1"}, "usage: --seed uint: seed for random inputs (uniform in [-1, 1)); all flags: hofuse eval --help\n"},
 		{[]string{"demo", "--threads", "-2"}, "usage: --threads int: native executor goroutines (0: GOMAXPROCS); all flags: hofuse demo --help\n"},
-		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx]; all flags: hofuse demo --help\n"},
+		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx|FILE.pb]; all flags: hofuse demo --help\n"},
 		{[]string{"fuse", "mlp", "--disable-rule", "eta,nope"}, "usage: --disable-rule rules: switch off rules by name (repeatable, or a comma list: a,b); rules: " +
 			strings.Join(fusion.RuleNames(), ", ") + "; all flags: hofuse fuse --help\n"},
 	} {
