@@ -27,8 +27,8 @@ import (
 func init() {
 	register(&command{
 		name:    "bench",
-		usage:   "train [--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [model flags]",
-		summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
+		usage:   "mlp|matmul|stack|train [--backend native|pjrt|all] [--batches LIST] [--runs N | --steps N] [--json] [--plot FILE.png] [--peers LIST] [flags]",
+		summary: "time an MLP, a matrix product, memory-bound layer stacks or a training step, fused and unfused, against peers",
 		run:     runBench,
 	})
 }
@@ -123,8 +123,15 @@ func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io
 	return doc.Rows, nil
 }
 
-func runBench(args []string, stdout, stderr io.Writer) (err error) {
-	c := commands["bench"]
+// benchTrainCommand is "bench train", for its usage line and help.
+var benchTrainCommand = &command{
+	name:    "bench train",
+	usage:   "[--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--peers jax=PYTHON] [model flags]",
+	summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
+}
+
+func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
+	c := benchTrainCommand
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
 	mf.register(fs, 32)
@@ -151,12 +158,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	verbose()
 	set := flagsSet(fs)
 	switch {
-	case len(pos) == 0:
-		return usagef("name what to time: 'hofuse bench train'")
-	case pos[0] != "train":
-		return usagef("%q is not a benchmark; the one there is: train", pos[0])
-	case len(pos) > 1:
-		return usagef("unexpected arguments %q", pos[1:])
+	case len(pos) > 0:
+		return usagef("unexpected arguments %q", pos)
 	case set["batch"]:
 		return usagef("--batch: bench times each batch size of --batches; pass --batches %d", mf.batch)
 	case set["mode"] && !strings.HasPrefix(mf.mode, "train"):
