@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 func TestBenchInferFlags(t *testing.T) {
@@ -294,5 +295,18 @@ func TestBenchPeersReal(t *testing.T) {
 			assert.Less(t, r["max_abs_diff"], 1e-5, "%v", r)
 		}
 		assert.Equal(t, 3*len(doc.Rows)/5, n, "%q: three peers beside fused and unfused", args)
+	}
+}
+
+// --backend all times native and PJRT rows, each checked against the
+// interpreter.
+func TestBenchInferPJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	doc := benchJSON(t, "bench", "stack", "--backend", "all", "--plugin", path, "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
+	require.Len(t, doc.Rows, 8)
+	for i, r := range doc.Rows {
+		assert.Equal(t, []string{"native", "pjrt"}[i/2%2], r["backend"], "row %d", i)
+		assert.Equal(t, []string{"fused", "unfused"}[i%2], r["mode"], "row %d", i)
+		assert.Less(t, r["max_abs_diff"], 1e-5)
 	}
 }
