@@ -200,7 +200,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 	defer func() { err = rf.memoryError(err) }()
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	peers := fs.String("peers", "", "also time peers on the same inputs: a comma-separated `list` of ort=PYTHON, jax=PYTHON, numpy=PYTHON "+
-		"(the Python of a virtual environment that has the package; run from the repository's root); 'help' says how to install them")
+		"(the Python of a virtual environment that has the package) and gomlx (or gomlx=GO: the go command that builds it); run from the repository's root; 'help' says how to install them")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	plotPath := fs.String("plot", "", "draw p50 as bars with p99 whiskers, fused, unfused and peers, to the PNG `file`")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter")
@@ -721,9 +721,13 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 				frac = fmt.Sprintf("%.0f%%", 100*r.FractionOfPeak)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f\t%.0f%%\t%.2g\t\n",
+		diff := "-" // not checked (--no-reference)
+		if r.DiffAgainst != "" {
+			diff = fmt.Sprintf("%.2g", r.MaxAbsDiff)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f\t%.0f%%\t%s\t\n",
 			r.Workload, be, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Runs, kern, temps, tb, moved, fuse, r.CompileMs,
-			gf, frac, r.GBps, 100*r.FractionOfBandwidth, r.MaxAbsDiff)
+			gf, frac, r.GBps, 100*r.FractionOfBandwidth, diff)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

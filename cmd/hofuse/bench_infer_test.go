@@ -33,10 +33,11 @@ func TestBenchInferFlags(t *testing.T) {
 	usageErr(t, "--classes -2: must be at least 1", "bench", "stack", "--classes", "-2")
 	usageErr(t, "flag provided but not defined: --batches", "bench", "matmul", "--batches", "4")
 	usageErr(t, "--plot out.svg: want a file name ending in .png", "bench", "mlp", "--plot", "out.svg")
-	usageErr(t, `--peers torch=python3: "torch" is not a peer; the peers are ort, jax, numpy (--peers help says how to install them)`,
+	usageErr(t, `--peers torch=python3: "torch" is not a peer; the peers are ort, jax, numpy, gomlx (--peers help says how to install them)`,
 		"bench", "mlp", "--peers", "torch=python3")
 	usageErr(t, "--peers ort: want ort=PYTHON, the Python of a virtual environment with onnxruntime and onnx", "bench", "mlp", "--peers", "ort")
 	usageErr(t, "--peers numpy=a,numpy=b: numpy is named twice", "bench", "mlp", "--peers", "numpy=a,numpy=b")
+	usageErr(t, "--peers gomlx=: want gomlx, or gomlx=GO naming the go command", "bench", "mlp", "--peers", "gomlx=")
 	// The tests run in cmd/hofuse, where the scripts are not.
 	usageErr(t, "--peers: bench/peers/numpy_infer.py is not in the current folder (stat bench/peers/numpy_infer.py: no such file or directory); run hofuse from the repository's root",
 		"bench", "mlp", "--peers", "numpy=python3")
@@ -194,14 +195,16 @@ func fakePython(t *testing.T, body string) string {
 func TestBenchPeerSkipped(t *testing.T) {
 	missing := fakePython(t, `echo "jax is not installed in /x/python (No module named 'jax'); pip install it" >&2; exit 3`+"\n")
 	none := filepath.Join(t.TempDir(), "no-python")
+	brokenGo := fakePython(t, "echo 'go: downloading github.com/gomlx/gomlx v0.26.0' >&2\necho 'main.go:3:2: no required module provides package x' >&2\nexit 1\n")
 	t.Chdir(filepath.Join("..", ".."))
-	code, out, errs := hofuse("bench", "matmul", "--n", "4", "--runs", "2", "--json", "--peers", "numpy="+none+",jax="+missing)
+	code, out, errs := hofuse("bench", "matmul", "--n", "4", "--runs", "2", "--json", "--peers", "numpy="+none+",jax="+missing+",gomlx="+brokenGo)
 	require.Equal(t, 0, code, errs)
 	var doc benchInferDoc
 	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
 	assert.Len(t, doc.Rows, 2)
 	assert.Equal(t, []string{
 		"peer numpy: " + none + " cannot be run (stat " + none + ": no such file or directory)",
+		"peer gomlx: bench/peers/gomlx does not build: main.go:3:2: no required module provides package x",
 		"peer jax: jax is not installed in /x/python (No module named 'jax'); pip install it",
 	}, doc.Skipped)
 	assert.Contains(t, errs, "hofuse bench: skipping peer numpy: "+none+" cannot be run")
@@ -269,16 +272,17 @@ func TestNpy(t *testing.T) {
 	assert.EqualError(t, err, path+`: want a little-endian float32 or float64 array in C order; the header is "{'descr': '<i4'}"`)
 }
 
-// The peer scripts themselves, against hofuse, on the tiny MLP and the
-// stacks: HOFUSE_BENCH_PYTHON names a Python with numpy, jax, onnx and
-// onnxruntime (bench --peers help says how to make one).
+// The peer scripts themselves, and the GoMLX peer built with the go on
+// $PATH, against hofuse, on tiny MLPs and the stacks: HOFUSE_BENCH_PYTHON
+// names a Python with numpy, jax, onnx and onnxruntime (bench --peers help
+// says how to make one).
 func TestBenchPeersReal(t *testing.T) {
 	py := os.Getenv("HOFUSE_BENCH_PYTHON")
 	if py == "" {
 		t.Skip("needs a Python with numpy, jax, onnx and onnxruntime: set HOFUSE_BENCH_PYTHON")
 	}
 	t.Chdir(filepath.Join("..", ".."))
-	peers := "ort=" + py + ",jax=" + py + ",numpy=" + py
+	peers := "ort=" + py + ",jax=" + py + ",numpy=" + py + ",gomlx"
 	for _, args := range [][]string{
 		{"bench", "mlp", "--sizes", "8,6,5,3", "--batches", "3", "--activation", "gelu", "--norm", "layernorm"},
 		{"bench", "mlp", "--sizes", "8,6,3", "--batches", "3", "--dtype", "f64", "--activation", "silu"},
@@ -294,7 +298,7 @@ func TestBenchPeersReal(t *testing.T) {
 			n++
 			assert.Less(t, r["max_abs_diff"], 1e-5, "%v", r)
 		}
-		assert.Equal(t, 3*len(doc.Rows)/5, n, "%q: three peers beside fused and unfused", args)
+		assert.Equal(t, 4*len(doc.Rows)/6, n, "%q: four peers beside fused and unfused", args)
 	}
 }
 

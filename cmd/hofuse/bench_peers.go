@@ -25,16 +25,25 @@ var inferPeers = []struct{ name, script, needs string }{
 	{"ort", "bench/peers/ort_infer.py", "onnxruntime and onnx"},
 	{"jax", "bench/peers/jax_infer.py", "jax"},
 	{"numpy", "bench/peers/numpy_infer.py", "numpy"},
+	{"gomlx", gomlxPeerDir, "Go"},
 }
 
+// gomlxPeerDir is the GoMLX peer: a Go module of its own, which hofuse
+// builds once per run with the go command --peers gomlx=GO names (or the
+// go on $PATH).
+const gomlxPeerDir = "bench/peers/gomlx"
+
 // peersHelp is what --peers help prints.
-const peersHelp = `Peers of 'hofuse bench mlp|matmul|stack' (--peers ort=PYTHON,jax=PYTHON,numpy=PYTHON):
+const peersHelp = `Peers of 'hofuse bench mlp|matmul|stack' (--peers ort=PYTHON,jax=PYTHON,numpy=PYTHON,gomlx):
 
   ort    ONNX Runtime (CPU); bench/peers/ort_infer.py builds the ONNX model itself
          with onnx's helper API from the weights hofuse writes
   jax    JAX jit on XLA's CPU client; bench/peers/jax_infer.py
   numpy  numpy (its matrix products call the BLAS numpy was built with);
          bench/peers/numpy_infer.py
+  gomlx  GoMLX on its pure-Go SimpleGo backend; bench/peers/gomlx, a Go module of
+         its own that hofuse builds with the go command (gomlx=GO names one; the
+         first build downloads GoMLX unless the module cache has it)
 
 Each runs in the Python you name, from the repository's root, on the weights and
 inputs hofuse writes to a temporary folder (.npy files), and its output is
@@ -42,14 +51,17 @@ compared with hofuse's. Install them in a virtual environment:
 
   python3 -m venv /tmp/venv-bench
   /tmp/venv-bench/bin/pip install numpy onnx onnxruntime jax
-  hofuse bench mlp --peers ort=/tmp/venv-bench/bin/python,jax=/tmp/venv-bench/bin/python,numpy=/tmp/venv-bench/bin/python
+  hofuse bench mlp --peers ort=/tmp/venv-bench/bin/python,jax=/tmp/venv-bench/bin/python,numpy=/tmp/venv-bench/bin/python,gomlx
 
-A peer whose Python or package is missing is skipped with a one-line reason.
+A peer whose Python or package is missing, or whose Go module does not build, is
+skipped with a one-line reason.
 'hofuse bench train --peers jax=PYTHON' runs bench/peers/jax_train_step.py.
 `
 
-// peerSpec is one peer of --peers: its name and the Python that runs it.
-type peerSpec struct{ name, python, script string }
+// peerSpec is one peer of --peers: its name, the Python (for gomlx: the
+// go command) that runs it, its script (for gomlx: its module's folder)
+// and, for gomlx once built, its binary.
+type peerSpec struct{ name, python, script, bin string }
 
 // parsePeers reads --peers: NAME=PYTHON, comma-separated.
 func parsePeers(list string) ([]peerSpec, error) {
@@ -63,16 +75,21 @@ func parsePeers(list string) ([]peerSpec, error) {
 	}
 	for _, item := range strings.Split(list, ",") {
 		name, python, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if name == "gomlx" && !ok {
+			python, ok = "go", true
+		}
 		i := slices.IndexFunc(inferPeers, func(p struct{ name, script, needs string }) bool { return p.name == name })
 		switch {
 		case i < 0:
 			return nil, usagef("--peers %s: %q is not a peer; the peers are %s (--peers help says how to install them)", list, name, strings.Join(names, ", "))
+		case name == "gomlx" && python == "":
+			return nil, usagef("--peers %s: want gomlx, or gomlx=GO naming the go command", list)
 		case !ok || python == "":
 			return nil, usagef("--peers %s: want %s=PYTHON, the Python of a virtual environment with %s", list, name, inferPeers[i].needs)
 		case slices.ContainsFunc(out, func(p peerSpec) bool { return p.name == name }):
 			return nil, usagef("--peers %s: %s is named twice", list, name)
 		}
-		out = append(out, peerSpec{name, python, inferPeers[i].script})
+		out = append(out, peerSpec{name: name, python: python, script: inferPeers[i].script})
 	}
 	// Run in the fixed order, whatever the order given.
 	slices.SortFunc(out, func(a, b peerSpec) int {
@@ -118,7 +135,34 @@ func newPeerRunner(peers []peerSpec, stderr io.Writer) (*peerRunner, error) {
 		}
 		pr.dir = dir
 	}
+	if i := slices.IndexFunc(pr.peers, func(p peerSpec) bool { return p.name == "gomlx" }); i >= 0 {
+		// A build that fails skips the peer, which removes it.
+		if bin := pr.buildGoMLX(pr.peers[i]); bin != "" {
+			pr.peers[i].bin = bin
+		}
+	}
 	return pr, nil
+}
+
+// buildGoMLX builds the GoMLX peer's module into the temporary folder and
+// returns the binary, or "" when it does not build: then the peer is
+// skipped, with the build's last line as the reason.
+func (pr *peerRunner) buildGoMLX(p peerSpec) string {
+	bin := filepath.Join(pr.dir, "gomlx-peer")
+	fmt.Fprintf(pr.stderr, "hofuse bench: building the GoMLX peer (%s go build in %s)\n", p.python, p.script)
+	cmd := exec.Command(p.python, "build", "-o", bin, ".")
+	cmd.Dir = p.script
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		why := lastLine(string(out))
+		if why == "" {
+			why = err.Error()
+		}
+		pr.skip(p, fmt.Sprintf("%s does not build: %s", p.script, why))
+		return ""
+	}
+	return bin
 }
 
 func (pr *peerRunner) skip(p peerSpec, why string) {
@@ -188,6 +232,9 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 			return nil, err
 		}
 		cmd := exec.Command(p.python, p.script, spec)
+		if p.bin != "" {
+			cmd = exec.Command(p.bin, spec)
+		}
 		var out, errb bytespkg.Buffer
 		cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&errb, pr.stderr)
 		err = cmd.Run()
