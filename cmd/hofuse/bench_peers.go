@@ -149,7 +149,7 @@ func newPeerRunner(peers []peerSpec, stderr io.Writer) (*peerRunner, error) {
 // skipped, with the build's last line as the reason.
 func (pr *peerRunner) buildGoMLX(p peerSpec) string {
 	bin := filepath.Join(pr.dir, "gomlx-peer")
-	fmt.Fprintf(pr.stderr, "hofuse bench: building the GoMLX peer (%s go build in %s)\n", p.python, p.script)
+	fmt.Fprintf(pr.stderr, "hofuse bench: building the GoMLX peer (%s build in %s)\n", p.python, p.script)
 	cmd := exec.Command(p.python, "build", "-o", bin, ".")
 	cmd.Dir = p.script
 	cmd.Env = append(os.Environ(), "GOWORK=off")

@@ -76,7 +76,23 @@ func saveBenchPlot(path string, rep benchInferReport) error {
 		if err != nil {
 			return err
 		}
-		p.Add(eb)
+		// p50 written above each bar: a slow peer flattens the others.
+		lx := make([]plotter.XY, len(rows))
+		ls := make([]string, len(rows))
+		for j := range rows {
+			lx[j] = plotter.XY{X: float64(j), Y: w.p50[j]}
+			ls[j] = fmt.Sprintf("%.3g", w.p50[j])
+		}
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: lx, Labels: ls})
+		if err != nil {
+			return err
+		}
+		for j := range labels.TextStyle {
+			labels.TextStyle[j].XAlign = draw.XLeft
+			labels.TextStyle[j].YAlign = draw.YBottom
+		}
+		labels.Offset = vg.Point{X: vg.Points(16)} // right of the bar's centre and its whisker
+		p.Add(eb, labels)
 		p.NominalX(names...)
 		plots[i] = []*plot.Plot{p}
 	}
