@@ -124,14 +124,8 @@ type benchInferRow struct {
 	P50ms    float64 `json:"p50_ms"`
 	P99ms    float64 `json:"p99_ms"`
 	Runs     int     `json:"runs"`
-	Kernels  int     `json:"kernels,omitempty"`
-	// Temporaries and TemporaryBytes are the buffers between kernels;
-	// BytesMoved is what the kernels read and write, every kernel's
-	// inputs and output once.
-	Temporaries    int     `json:"temporaries"`
-	TemporaryBytes int     `json:"temporary_bytes"`
-	BytesMoved     int64   `json:"bytes_moved"`
-	FuseMs         float64 `json:"fuse_ms"`
+	// The kernels' figures: a hofuse row's only.
+	*benchGraphStats
 	CompileMs      float64 `json:"compile_ms"`
 	GFlops         float64 `json:"gflops,omitempty"`
 	FractionOfPeak float64 `json:"fraction_of_peak,omitempty"`
@@ -146,6 +140,18 @@ type benchInferRow struct {
 	DiffAgainst string  `json:"diff_against"`
 	// Version is a peer's package version.
 	Version string `json:"version,omitempty"`
+}
+
+// benchGraphStats are the figures of a hofuse row's graph of kernels.
+type benchGraphStats struct {
+	Kernels int `json:"kernels"`
+	// Temporaries and TemporaryBytes are the buffers between kernels;
+	// BytesMoved is what the kernels read and write, every kernel's
+	// inputs and output once.
+	Temporaries    int     `json:"temporaries"`
+	TemporaryBytes int     `json:"temporary_bytes"`
+	BytesMoved     int64   `json:"bytes_moved"`
+	FuseMs         float64 `json:"fuse_ms"` // fusion.Fuse; 0 on an unfused row
 }
 
 // benchInferReport is the JSON document of bench mlp, matmul and stack.
@@ -355,8 +361,8 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, bname, mode(unf), batch, err)
 					}
 					row := benchInferRow{Workload: w.Name, Backend: bname, Mode: dr.Mode, Batch: batch, P50ms: dr.P50ms, P99ms: dr.P99ms,
-						Runs: dr.Runs, Kernels: dr.Kernels, Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes,
-						BytesMoved: bytesMoved(g), CompileMs: dr.CompileMs}
+						Runs: dr.Runs, CompileMs: dr.CompileMs, benchGraphStats: &benchGraphStats{Kernels: dr.Kernels,
+							Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)}}
 					if !unf {
 						row.FuseMs = fuseMs
 					}
@@ -713,7 +719,7 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 			be = "peer " + r.Peer
 		}
 		kern, temps, tb, moved, fuse := "-", "-", "-", "-", "-"
-		if r.Peer == "" {
+		if r.benchGraphStats != nil {
 			kern, temps, tb, moved = fmt.Sprint(r.Kernels), fmt.Sprint(r.Temporaries), bytes(r.TemporaryBytes), bytes(int(r.BytesMoved))
 			if r.Mode == "fused" {
 				fuse = fmt.Sprintf("%.1f", r.FuseMs)

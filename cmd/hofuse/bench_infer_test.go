@@ -245,6 +245,9 @@ echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 1.5, "p99_ms": 2
 	assert.Equal(t, "9.9", r["version"])
 	assert.Equal(t, "native fused", r["diff_against"])
 	assert.InDelta(t, 0.5, r["max_abs_diff"], 1e-5)
+	for _, k := range []string{"kernels", "temporaries", "temporary_bytes", "bytes_moved", "fuse_ms"} {
+		assert.NotContains(t, r, k, "a peer's row has no kernels of hofuse's")
+	}
 	assert.Empty(t, doc.Skipped)
 }
 
