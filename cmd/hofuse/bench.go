@@ -126,7 +126,7 @@ func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io
 // benchTrainCommand is "bench train", for its usage line and help.
 var benchTrainCommand = &command{
 	name:    "bench train",
-	usage:   "[--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--peers jax=PYTHON] [model flags]",
+	usage:   "[--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--plot FILE.png] [--peers jax=PYTHON] [model flags]",
 	summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
 }
 
@@ -150,6 +150,7 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (from the repository's root) with that Python, which needs jax")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	plotPath := fs.String("plot", "", "draw p50 as bars with p99 whiskers, fused, unfused and peers, to the PNG `file`")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -157,6 +158,11 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	verbose()
 	set := flagsSet(fs)
+	if *plotPath != "" {
+		if err := checkOutput("plot", *plotPath, ".png"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case len(pos) > 0:
 		return usagef("unexpected arguments %q", pos)
@@ -276,9 +282,21 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 		rep.Peers = rows
 	}
 	if *asJSON {
-		return printJSON(stdout, rep)
+		err = printJSON(stdout, rep)
+	} else {
+		err = writeBenchTrainText(stdout, rep)
 	}
-	return writeBenchTrainText(stdout, rep)
+	if err != nil || *plotPath == "" {
+		return err
+	}
+	var rows []benchInferRow
+	for _, r := range rep.Rows {
+		rows = append(rows, benchInferRow{Workload: "training step", Backend: r.Backend, Mode: r.Mode, Batch: r.Batch, P50ms: r.P50ms, P99ms: r.P99ms})
+	}
+	for _, r := range rep.Peers {
+		rows = append(rows, benchInferRow{Workload: "training step", Backend: r.Backend, Peer: r.Backend, Mode: r.Mode, Batch: r.Batch, P50ms: r.P50ms, P99ms: r.P99ms})
+	}
+	return saveBenchPlot(*plotPath, benchInferReport{Rows: rows})
 }
 
 // benchTrainStep builds the training step of m with opt, compiles it on be,

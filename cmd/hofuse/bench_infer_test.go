@@ -180,6 +180,20 @@ func TestBenchPlot(t *testing.T) {
 	assert.Equal(t, 2*3*96, img.Bounds().Dy(), "a panel per batch")
 }
 
+// bench train draws its rows too.
+func TestBenchTrainPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "train.png")
+	code, _, errs := hofuse("bench", "train", "--sizes", "8,4,3", "--batches", "4", "--steps", "2", "--plot", path)
+	require.Equal(t, 0, code, errs)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	assert.Equal(t, 3*96, img.Bounds().Dy(), "one panel: one batch")
+	usageErr(t, "--plot x.jpg: want a file name ending in .png", "bench", "train", "--plot", "x.jpg")
+}
+
 // fakePython writes a stand-in for a peer's Python: a shell script that
 // runs body with the case file as $2.
 func fakePython(t *testing.T, body string) string {
