@@ -15,6 +15,7 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/models"
 )
 
 // benchSubcommands are the benchmarks of "hofuse bench".
@@ -617,10 +618,18 @@ func mlpWorkload(mf mlpFlags) benchWorkload {
 			flops += 2 * float64(batch) * float64(cfg.Sizes[i-1]) * float64(cfg.Sizes[i])
 		}
 		act := cfg.Activation.OrDefault().String()
+		eps := cfg.Eps
+		switch {
+		case eps != 0:
+		case cfg.Norm == models.NormLayer:
+			eps = layers.DefaultLayerNormEps
+		default:
+			eps = layers.DefaultBatchNormEps
+		}
 		return &benchWork{Name: "mlp", Batch: batch, Term: m.Output, In: m.Bindings(seed), RowInput: m.Input.Name,
 			DType: cfg.DType, Flops: flops,
 			Peer: map[string]any{"kind": "mlp", "sizes": cfg.Sizes, "norm": cfg.Norm.String(), "activation": act,
-				"eps": 1e-5, "leaky_relu_alpha": layers.DefaultLeakyReLUAlpha}}, nil
+				"eps": eps, "leaky_relu_alpha": layers.DefaultLeakyReLUAlpha}}, nil
 	}}
 }
 
