@@ -158,6 +158,8 @@ func TestBenchStackTiny(t *testing.T) {
 	doc := benchJSON(t, "bench", "stack", "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
 	assert.Equal(t, "x + GELU(LayerNorm(x)) on batch×8 f32; softmax over rows of batch×16 f32; batches 3", doc.Model)
 	checkInferRows(t, doc, []string{"layernorm_gelu_residual", "softmax"}, []int{3}, 1e-5)
+	// One check per batch: both stacks are checked on the same rows.
+	assert.Equal(t, []referenceCheck{{Batch: 3, Rows: []int{0, 1, 2}, All: true}}, doc.ReferenceChecks)
 	// Memory-bound stacks have no products to count.
 	assert.Nil(t, doc.PeakGFlops)
 	assert.NotContains(t, doc.Rows[0], "gflops")
@@ -203,15 +205,16 @@ func fakePython(t *testing.T, body string) string {
 	return path
 }
 
-// A peer whose Python is not there, or whose script says its package is
-// missing (exit status 3), is skipped with a one-line reason; the rest of
-// the run goes on.
+// A peer whose Python is not there, whose script says its package is
+// missing (exit status 3) or fails, or whose module does not build, is
+// skipped with a one-line reason; the rest of the run goes on.
 func TestBenchPeerSkipped(t *testing.T) {
 	missing := fakePython(t, `echo "jax is not installed in /x/python (No module named 'jax'); pip install it" >&2; exit 3`+"\n")
+	failing := fakePython(t, "echo 'Traceback (most recent call last):' >&2\necho 'onnxruntime.NotImplemented: Erf(13)' >&2\nexit 1\n")
 	none := filepath.Join(t.TempDir(), "no-python")
 	brokenGo := fakePython(t, "echo 'go: downloading github.com/gomlx/gomlx v0.26.0' >&2\necho 'main.go:3:2: no required module provides package x' >&2\nexit 1\n")
 	t.Chdir(filepath.Join("..", ".."))
-	code, out, errs := hofuse("bench", "matmul", "--n", "4", "--runs", "2", "--json", "--peers", "numpy="+none+",jax="+missing+",gomlx="+brokenGo)
+	code, out, errs := hofuse("bench", "matmul", "--n", "4", "--runs", "2", "--json", "--peers", "numpy="+none+",jax="+missing+",gomlx="+brokenGo+",ort="+failing)
 	require.Equal(t, 0, code, errs)
 	var doc benchInferDoc
 	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
@@ -219,6 +222,7 @@ func TestBenchPeerSkipped(t *testing.T) {
 	assert.Equal(t, []string{
 		"peer numpy: " + none + " cannot be run (stat " + none + ": no such file or directory)",
 		"peer gomlx: bench/peers/gomlx does not build: main.go:3:2: no required module provides package x",
+		"peer ort: failed on matmul batch 4 (exit status 1): onnxruntime.NotImplemented: Erf(13)",
 		"peer jax: jax is not installed in /x/python (No module named 'jax'); pip install it",
 	}, doc.Skipped)
 	assert.Contains(t, errs, "hofuse bench: skipping peer numpy: "+none+" cannot be run")

@@ -53,8 +53,8 @@ compared with hofuse's. Install them in a virtual environment:
   /tmp/venv-bench/bin/pip install numpy onnx onnxruntime jax
   hofuse bench mlp --peers ort=/tmp/venv-bench/bin/python,jax=/tmp/venv-bench/bin/python,numpy=/tmp/venv-bench/bin/python,gomlx
 
-A peer whose Python or package is missing, or whose Go module does not build, is
-skipped with a one-line reason.
+A peer whose Python or package is missing, whose Go module does not build, or
+which fails, is skipped with a one-line reason.
 'hofuse bench train --peers jax=PYTHON' runs bench/peers/jax_train_step.py.
 `
 
@@ -244,7 +244,11 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--peers %s: %s %s %s: %w", p.name, p.python, p.script, spec, err)
+			// A peer that fails (an operator its version lacks, say) is
+			// skipped like a missing one, rather than losing the run; its
+			// stderr went by above.
+			pr.skip(p, fmt.Sprintf("failed on %s batch %d (%v): %s", w.Name, w.Batch, err, lastLine(errb.String())))
+			continue
 		}
 		var doc struct {
 			Rows []benchInferRow `json:"rows"`
