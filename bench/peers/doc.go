@@ -36,6 +36,17 @@
 // TestPeersAgree checks that the implementations compute the same thing
 // before any of them is timed.
 //
+// # The peers of hofuse bench
+//
+// The folder also holds what "hofuse bench" runs with --peers, which is
+// not part of this package: jax_train_step.py (bench train), and for bench
+// mlp, matmul and stack ort_infer.py (ONNX Runtime, which builds its ONNX
+// model with onnx's helper API), jax_infer.py and numpy_infer.py, which
+// share infer_common.py, where the case file hofuse writes is described;
+// and gomlx, a Go module of its own (GoMLX SimpleGo), which hofuse builds
+// and runs on the same case files. Each script's header says how to set
+// up its virtual environment; "hofuse bench --peers help" says it too.
+//
 // # Build constraints
 //
 // SimpleGo is pure Go, so the package builds and runs with CGO_ENABLED=0.

@@ -27,8 +27,8 @@ import (
 func init() {
 	register(&command{
 		name:    "bench",
-		usage:   "train [--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [model flags]",
-		summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
+		usage:   "mlp|matmul|stack|train [--backend native|pjrt|all] [--batches LIST] [--runs N | --steps N] [--json] [--plot FILE.png] [--peers LIST] [flags]",
+		summary: "time an MLP, a matrix product, memory-bound layer stacks or a training step, fused and unfused, against peers",
 		run:     runBench,
 	})
 }
@@ -123,8 +123,15 @@ func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io
 	return doc.Rows, nil
 }
 
-func runBench(args []string, stdout, stderr io.Writer) (err error) {
-	c := commands["bench"]
+// benchTrainCommand is "bench train", for its usage line and help.
+var benchTrainCommand = &command{
+	name:    "bench train",
+	usage:   "[--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--plot FILE.png] [--peers jax=PYTHON] [model flags]",
+	summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
+}
+
+func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
+	c := benchTrainCommand
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
 	mf.register(fs, 32)
@@ -143,6 +150,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (from the repository's root) with that Python, which needs jax")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	plotPath := fs.String("plot", "", "draw p50 as bars with p99 whiskers, fused, unfused and peers, to the PNG `file`")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -150,13 +158,14 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	verbose()
 	set := flagsSet(fs)
+	if *plotPath != "" {
+		if err := checkOutput("plot", *plotPath, ".png"); err != nil {
+			return err
+		}
+	}
 	switch {
-	case len(pos) == 0:
-		return usagef("name what to time: 'hofuse bench train'")
-	case pos[0] != "train":
-		return usagef("%q is not a benchmark; the one there is: train", pos[0])
-	case len(pos) > 1:
-		return usagef("unexpected arguments %q", pos[1:])
+	case len(pos) > 0:
+		return usagef("unexpected arguments %q", pos)
 	case set["batch"]:
 		return usagef("--batch: bench times each batch size of --batches; pass --batches %d", mf.batch)
 	case set["mode"] && !strings.HasPrefix(mf.mode, "train"):
@@ -273,9 +282,21 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		rep.Peers = rows
 	}
 	if *asJSON {
-		return printJSON(stdout, rep)
+		err = printJSON(stdout, rep)
+	} else {
+		err = writeBenchTrainText(stdout, rep)
 	}
-	return writeBenchTrainText(stdout, rep)
+	if err != nil || *plotPath == "" {
+		return err
+	}
+	var rows []benchInferRow
+	for _, r := range rep.Rows {
+		rows = append(rows, benchInferRow{Workload: "training step", Backend: r.Backend, Mode: r.Mode, Batch: r.Batch, P50ms: r.P50ms, P99ms: r.P99ms})
+	}
+	for _, r := range rep.Peers {
+		rows = append(rows, benchInferRow{Workload: "training step", Backend: r.Backend, Peer: r.Backend, Mode: r.Mode, Batch: r.Batch, P50ms: r.P50ms, P99ms: r.P99ms})
+	}
+	return saveBenchPlot(*plotPath, benchInferReport{Rows: rows})
 }
 
 // benchTrainStep builds the training step of m with opt, compiles it on be,

@@ -14,10 +14,14 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current output")
 
 // helpCases are the help texts kept as golden files: the command list and
-// every command's --help, pjrt's and paper's subcommands included.
+// every command's --help, bench's, pjrt's and paper's subcommands included.
 var helpCases = [][]string{
 	{"help"},
 	{"bench", "--help"},
+	{"bench", "matmul", "--help"},
+	{"bench", "mlp", "--help"},
+	{"bench", "stack", "--help"},
+	{"bench", "train", "--help"},
 	{"demo", "--help"},
 	{"doctor", "--help"},
 	{"eval", "--help"},

@@ -1,0 +1,286 @@
+package main
+
+import (
+	bytespkg "bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// inferPeers are the peers of bench mlp, matmul and stack, in the order
+// they run, with their scripts (relative to the repository's root).
+var inferPeers = []struct{ name, script, needs string }{
+	{"ort", "bench/peers/ort_infer.py", "onnxruntime and onnx"},
+	{"jax", "bench/peers/jax_infer.py", "jax"},
+	{"numpy", "bench/peers/numpy_infer.py", "numpy"},
+	{"gomlx", gomlxPeerDir, "Go"},
+}
+
+// gomlxPeerDir is the GoMLX peer: a Go module of its own, which hofuse
+// builds once per run with the go command --peers gomlx=GO names (or the
+// go on $PATH).
+const gomlxPeerDir = "bench/peers/gomlx"
+
+// peersHelp is what --peers help prints.
+const peersHelp = `Peers of 'hofuse bench mlp|matmul|stack' (--peers ort=PYTHON,jax=PYTHON,numpy=PYTHON,gomlx):
+
+  ort    ONNX Runtime (CPU); bench/peers/ort_infer.py builds the ONNX model itself
+         with onnx's helper API from the weights hofuse writes
+  jax    JAX jit on XLA's CPU client; bench/peers/jax_infer.py
+  numpy  numpy (its matrix products call the BLAS numpy was built with);
+         bench/peers/numpy_infer.py
+  gomlx  GoMLX on its pure-Go SimpleGo backend; bench/peers/gomlx, a Go module of
+         its own that hofuse builds with the go command (gomlx=GO names one; the
+         first build downloads GoMLX unless the module cache has it)
+
+Each runs in the Python you name, from the repository's root, on the weights and
+inputs hofuse writes to a temporary folder (.npy files), and its output is
+compared with hofuse's. Install them in a virtual environment:
+
+  python3 -m venv /tmp/venv-bench
+  /tmp/venv-bench/bin/pip install numpy onnx onnxruntime jax
+  hofuse bench mlp --peers ort=/tmp/venv-bench/bin/python,jax=/tmp/venv-bench/bin/python,numpy=/tmp/venv-bench/bin/python,gomlx
+
+A peer whose Python or package is missing, whose Go module does not build, or
+which fails, is skipped with a one-line reason.
+'hofuse bench train --peers jax=PYTHON' runs bench/peers/jax_train_step.py.
+`
+
+// peerSpec is one peer of --peers: its name, the Python (for gomlx: the
+// go command) that runs it, its script (for gomlx: its module's folder)
+// and, for gomlx once built, its binary.
+type peerSpec struct{ name, python, script, bin string }
+
+// parsePeers reads --peers: NAME=PYTHON, comma-separated.
+func parsePeers(list string) ([]peerSpec, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []peerSpec
+	names := make([]string, len(inferPeers))
+	for i, p := range inferPeers {
+		names[i] = p.name
+	}
+	for _, item := range strings.Split(list, ",") {
+		name, python, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if name == "gomlx" && !ok {
+			python, ok = "go", true
+		}
+		i := slices.IndexFunc(inferPeers, func(p struct{ name, script, needs string }) bool { return p.name == name })
+		switch {
+		case i < 0:
+			return nil, usagef("--peers %s: %q is not a peer; the peers are %s (--peers help says how to install them)", list, name, strings.Join(names, ", "))
+		case name == "gomlx" && python == "":
+			return nil, usagef("--peers %s: want gomlx, or gomlx=GO naming the go command", list)
+		case !ok || python == "":
+			return nil, usagef("--peers %s: want %s=PYTHON, the Python of a virtual environment with %s", list, name, inferPeers[i].needs)
+		case slices.ContainsFunc(out, func(p peerSpec) bool { return p.name == name }):
+			return nil, usagef("--peers %s: %s is named twice", list, name)
+		}
+		out = append(out, peerSpec{name: name, python: python, script: inferPeers[i].script})
+	}
+	// Run in the fixed order, whatever the order given.
+	slices.SortFunc(out, func(a, b peerSpec) int {
+		return slices.IndexFunc(inferPeers, func(p struct{ name, script, needs string }) bool { return p.name == a.name }) -
+			slices.IndexFunc(inferPeers, func(p struct{ name, script, needs string }) bool { return p.name == b.name })
+	})
+	return out, nil
+}
+
+// peerRunner runs the peers of one bench command: it writes each
+// workload's inputs to a temporary folder once, runs every peer's script
+// on them and reads back what the peer computed.
+type peerRunner struct {
+	peers   []peerSpec
+	dir     string
+	stderr  io.Writer
+	skipped []string
+	n       int
+}
+
+// peerSkipExit is the exit status with which a peer script says that its
+// package is missing: its last stderr line is the reason.
+const peerSkipExit = 3
+
+// newPeerRunner checks the peers' Pythons and scripts: a missing one is
+// skipped with a one-line reason, said on stderr at once.
+func newPeerRunner(peers []peerSpec, stderr io.Writer) (*peerRunner, error) {
+	pr := &peerRunner{stderr: stderr}
+	for _, p := range peers {
+		if _, err := os.Stat(p.script); err != nil {
+			return nil, usagef("--peers: %s is not in the current folder (%v); run hofuse from the repository's root", p.script, err)
+		}
+		if _, err := exec.LookPath(p.python); err != nil {
+			pr.skip(p, fmt.Sprintf("%s cannot be run (%v)", p.python, errors.Unwrap(err)))
+			continue
+		}
+		pr.peers = append(pr.peers, p)
+	}
+	if len(pr.peers) > 0 {
+		dir, err := os.MkdirTemp("", "hofuse-bench-peers-")
+		if err != nil {
+			return nil, err
+		}
+		pr.dir = dir
+	}
+	if i := slices.IndexFunc(pr.peers, func(p peerSpec) bool { return p.name == "gomlx" }); i >= 0 {
+		// A build that fails skips the peer, which removes it.
+		if bin := pr.buildGoMLX(pr.peers[i]); bin != "" {
+			pr.peers[i].bin = bin
+		}
+	}
+	return pr, nil
+}
+
+// buildGoMLX builds the GoMLX peer's module into the temporary folder and
+// returns the binary, or "" when it does not build: then the peer is
+// skipped, with the build's last line as the reason.
+func (pr *peerRunner) buildGoMLX(p peerSpec) string {
+	bin := filepath.Join(pr.dir, "gomlx-peer")
+	fmt.Fprintf(pr.stderr, "hofuse bench: building the GoMLX peer (%s build in %s)\n", p.python, p.script)
+	cmd := exec.Command(p.python, "build", "-o", bin, ".")
+	cmd.Dir = p.script
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		why := lastLine(string(out))
+		if why == "" {
+			why = err.Error()
+		}
+		pr.skip(p, fmt.Sprintf("%s does not build: %s", p.script, why))
+		return ""
+	}
+	return bin
+}
+
+func (pr *peerRunner) skip(p peerSpec, why string) {
+	line := fmt.Sprintf("peer %s: %s", p.name, why)
+	pr.skipped = append(pr.skipped, line)
+	fmt.Fprintf(pr.stderr, "hofuse bench: skipping %s\n", line)
+	pr.peers = slices.DeleteFunc(pr.peers, func(q peerSpec) bool { return q.name == p.name })
+}
+
+func (pr *peerRunner) close() {
+	if pr.dir != "" {
+		os.RemoveAll(pr.dir)
+	}
+}
+
+// peerCase is the JSON a peer script reads: the workload, its inputs and
+// where to write the output.
+type peerCase struct {
+	Workload map[string]any    `json:"workload"`
+	DType    string            `json:"dtype"` // float32 or float64
+	Batch    int               `json:"batch"`
+	Runs     int               `json:"runs"` // 0: about half a second, at least 20
+	RowInput string            `json:"row_input"`
+	Inputs   map[string]string `json:"inputs"` // input name: .npy file
+	Output   string            `json:"output"` // the script writes its result here, as .npy
+}
+
+// run times every peer on w and compares its output with ref, what
+// refName computed.
+func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName string) ([]benchInferRow, error) {
+	if len(pr.peers) == 0 {
+		return nil, nil
+	}
+	pr.n++
+	dir := filepath.Join(pr.dir, fmt.Sprintf("case%d", pr.n))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	c := peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64"}[w.DType],
+		Batch: w.Batch, Runs: runs, RowInput: w.RowInput, Inputs: map[string]string{}}
+	for name, v := range w.In {
+		a, ok := v.(*graph.Array)
+		if !ok {
+			return nil, fmt.Errorf("peers: input %s is not an array", name)
+		}
+		file := filepath.Join(dir, name+".npy")
+		if err := writeNpy(file, a); err != nil {
+			return nil, err
+		}
+		c.Inputs[name] = file
+	}
+	refArr, ok := ref.(*graph.Array)
+	if !ok {
+		return nil, errors.New("peers: hofuse's result is not an array")
+	}
+	want := refArr.Values()
+	var rows []benchInferRow
+	for _, p := range slices.Clone(pr.peers) {
+		c.Output = filepath.Join(dir, "out-"+p.name+".npy")
+		spec := filepath.Join(dir, "case-"+p.name+".json")
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(spec, b, 0o644); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(p.python, p.script, spec)
+		if p.bin != "" {
+			cmd = exec.Command(p.bin, spec)
+		}
+		var out, errb bytespkg.Buffer
+		cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&errb, pr.stderr)
+		err = cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == peerSkipExit {
+			pr.skip(p, lastLine(errb.String()))
+			continue
+		}
+		if err != nil {
+			// A peer that fails (an operator its version lacks, say) is
+			// skipped like a missing one, rather than losing the run; its
+			// stderr went by above.
+			pr.skip(p, fmt.Sprintf("failed on %s batch %d (%v): %s", w.Name, w.Batch, err, lastLine(errb.String())))
+			continue
+		}
+		var doc struct {
+			Rows []benchInferRow `json:"rows"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Rows) != 1 {
+			return nil, fmt.Errorf("--peers %s: %s printed no report of one row (%v): %q", p.name, p.script, err, out.String())
+		}
+		row := doc.Rows[0]
+		row.Workload, row.Batch, row.Peer = w.Name, w.Batch, p.name
+		gv, err := readNpy(c.Output)
+		if err != nil {
+			return nil, fmt.Errorf("--peers %s: its output: %w", p.name, err)
+		}
+		ga, ok := gv.(*graph.Array)
+		if !ok {
+			return nil, fmt.Errorf("--peers %s: its output %s is %s, want an array", p.name, c.Output, graph.DescribeValue(gv))
+		}
+		got, shape := ga.Values(), ga.Extents()
+		if len(got) != len(want) {
+			return nil, fmt.Errorf("--peers %s: its output %s has shape %v, %d elements; hofuse's has %d", p.name, c.Output, shape, len(got), len(want))
+		}
+		for i := range got {
+			d := math.Abs(got[i] - want[i])
+			if math.IsNaN(d) {
+				d = math.Inf(1)
+			}
+			row.MaxAbsDiff = max(row.MaxAbsDiff, d)
+		}
+		row.DiffAgainst = refName
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
