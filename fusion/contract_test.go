@@ -253,3 +253,16 @@ func TestContractWeightGradient(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, graph.Print(term), graph.Print(out))
 }
+
+// A matrix product is not fused into a reduction that consumes it, where
+// it would run one dot product at a time: it is materialised, and runs as
+// a GEMM. A map consumer still takes it (as the GEMM's epilogue).
+func TestRNZNZipKeepsMatrixProducts(t *testing.T) {
+	checkRefusal(t, RNZNZip{}, parse(t, `X : f64[4,3]; W : f64[3,5]; b : f64[5];
+		reduce (zip (+)) (map (\r -> zip (\c bj -> rnz (+) (*) r c + bj) (flip 0 W) b) X)`),
+		"is a matrix product (each element a row of reductions); fused into a reduction it would run one dot product at a time, so it is materialised")
+	res, err := Fuse(parse(t, `X : f64[4,3]; W : f64[3,5];
+		map (map (\v -> max v 0)) (map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 W)) X)`), Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Graph.Kernels, 1)
+}

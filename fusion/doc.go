@@ -94,6 +94,10 @@
 //     that reads each element more than once, or inside an inner lambda,
 //     only when the producer is cheap (trivial arrays, at most 2
 //     arithmetic operations, no reduction).
+//   - rnz-nzip never fuses a matrix product (a producer whose elements are
+//     rows of reductions, a dense layer) into a reduction: there it would
+//     run one dot product at a time; materialised, it runs as a GEMM. A
+//     map consumer still takes it, as the GEMM's epilogue.
 //   - kernel formation materialises, once, a closed computing term that
 //     several terms use, that is the array argument of a higher-order
 //     function (a producer fusion refused), or that lies inside a lambda
