@@ -12,8 +12,10 @@ import (
 //
 //	nzip (\.. r .. -> nzip (\.. c .. p1 .. pk -> E(rnz (+) (*) r c, p1, .., pk)) .. C .. P1 .. Pk) .. X ..
 //
-// where r ranges over the rows of X (M×K), c over the rows of C (N×K, as
-// flip 0 W for a weight matrix W of K×N), C does not depend on r, the Pi
+// where r ranges over the rows of X (M×K, possibly a transposed view flip 0
+// X' of a K×M matrix, as in a weight gradient Xᵀ·dY, packed in place by
+// kernels.Gemm's TransA), c over the rows of C (N×K, as flip 0 W for a
+// weight matrix W of K×N), C does not depend on r, the Pi
 // are vectors of N elements and E uses r and c only through the dot
 // product. The fusion pass produces this for dense → batch norm →
 // activation blocks; the unfused dense layer
