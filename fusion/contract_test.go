@@ -266,3 +266,34 @@ func TestRNZNZipKeepsMatrixProducts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.Graph.Kernels, 1)
 }
+
+// Unfused schedules each kernel with the contract pass: the weight
+// gradient's kernel runs the matrix product in W's layout, and a kernel
+// without a contraction stays as written.
+func TestUnfusedSchedulesContractions(t *testing.T) {
+	g, err := Unfused(parse(t, `x : f32[4,16]; dY : f32[4,8]; W : f32[16,8]; b : f32[8];
+		flip 0 (rnz (zip (zip (+))) (\r ct -> nzip (\c x1 ct1 -> zip (\x0 x11 -> ct1 * x0) r c) (flip 0 W) b ct) x dY)`))
+	require.NoError(t, err)
+	require.Len(t, g.Kernels, 1)
+	require.Equal(t, `map (\x0 -> map (\ct1 -> rnz (+) (*) ct1 x0) (flip 0 dY)) (flip 0 x)`, graph.Print(g.Kernels[0].Body))
+	require.Equal(t, []string{"x", "dY"}, []string{g.Kernels[0].Inputs[0].Name, g.Kernels[0].Inputs[1].Name})
+	require.Len(t, g.Kernels[0].Inputs, 2, "W and b are no longer read")
+	g, err = Unfused(parse(t, `x : f32[4,16]; map (\r -> zip (\a b -> a * b) r r) x`))
+	require.NoError(t, err)
+	require.Equal(t, `map (\r -> zip (\a b -> a * b) r r) x`, graph.Print(g.Kernels[0].Body))
+}
+
+// A view of a kernel's result is read in place by the kernels that use
+// it, not copied by a kernel of its own.
+func TestViewOfKernelResultIsNoKernel(t *testing.T) {
+	g, err := Partition(parse(t, `A : f64[3,4]; B : f64[4,3]; zip (zip (+)) (flip 0 (map (map exp) A)) B`),
+		func(n graph.Node) bool { return true })
+	require.NoError(t, err)
+	for _, k := range g.Kernels {
+		if _, isFlip := k.Body.(*graph.Flip); isFlip {
+			t.Errorf("kernel %s only transposes: %s", k.Name, graph.Print(k.Body))
+		}
+	}
+	require.Len(t, g.Kernels, 2, "%s", g)
+	require.Equal(t, `zip (zip (+)) (flip 0 t1_kernel) B`, graph.Print(g.Kernels[1].Body))
+}
