@@ -6,7 +6,11 @@
 //
 // Partition is the cutting step on its own; Unfused uses it to split a term
 // one layer at a time, the baseline that fused graphs are measured against,
-// and Whole makes one kernel of everything. A Graph runs on the reference
+// and Whole makes one kernel of everything. Unfused then schedules each
+// kernel with the contract pass below, as Fuse does: that reorders the
+// loops of a contraction inside its kernel (so a layer-by-layer run calls
+// a matrix product for a dense layer's gradients, as a library would) and
+// is scheduling, not fusion — no two kernels become one. A Graph runs on the reference
 // interpreter with Eval, so that every split and every rewrite can be tested
 // against the term it came from.
 //
@@ -34,10 +38,25 @@
 //     normalise (less flip-flip), which reduce the applications ncomp
 //     builds. Vertical fusion runs before horizontal because fusing
 //     pipelines decides which traversals remain to be put side by side.
-//  3. horizontal: product and fan-out, with beta, inline-let and eta, which
+//  3. contract: dead-arg, drop-copy, eta, flip-flip and contract. It drops
+//     the arguments a function never reads (reverse mode leaves the
+//     weight's columns and the bias traversed for their extent) and the
+//     copies they leave, then brings every contraction — a sum of products
+//     over an axis, in any nesting order, such as the weight gradient
+//     Xᵀ·dY, an rnz of outer products over the batch — into the matrix
+//     product's normal form, maps over the result's axes around one scalar
+//     dot product, which the back ends run as a GEMM (see Contract for the
+//     criterion). It runs after vertical fusion, which decides what is
+//     materialised (a contraction's operands), and before horizontal
+//     fusion, which would put a weight gradient side by side with its
+//     bias gradient (both traverse X and dY) and hide the contraction.
+//  4. horizontal: product and fan-out, with beta, inline-let and eta, which
 //     reduce the functions product builds.
-//  4. kernels: lets whose values are closed become shared nodes (a DAG),
-//     and Partition cuts the term into kernels (see the policy below).
+//  5. kernels: lets whose values are closed become shared nodes (a DAG),
+//     and Partition cuts the term into kernels (see the policy below). A
+//     view of a kernel's result (flip 0 of a computed matrix, the operand
+//     of a weight gradient) is read in place by the kernels that use it,
+//     like a view of an input, not copied by a kernel of its own.
 //
 // Inside the reduction operator of an rnz only beta, inline-let and eta
 // run: the operator keeps a shape the back ends lower as a reduction body
@@ -51,6 +70,8 @@
 // rules (subdiv-map, subdiv-rnz) are in Rules but not in RuleNames: they
 // are not normalising (map-map is its own inverse), so no engine runs
 // them to a normal form; the schedule search applies them one at a time.
+// contract applies rnz-map and map-map too, but only in one direction,
+// toward the matrix product's normal form, which makes them normalising.
 //
 // # The multi-consumer policy
 //
@@ -73,6 +94,10 @@
 //     that reads each element more than once, or inside an inner lambda,
 //     only when the producer is cheap (trivial arrays, at most 2
 //     arithmetic operations, no reduction).
+//   - rnz-nzip never fuses a matrix product (a producer whose elements are
+//     rows of reductions, a dense layer) into a reduction: there it would
+//     run one dot product at a time; materialised, it runs as a GEMM. A
+//     map consumer still takes it, as the GEMM's epilogue.
 //   - kernel formation materialises, once, a closed computing term that
 //     several terms use, that is the array argument of a higher-order
 //     function (a producer fusion refused), or that lies inside a lambda
@@ -82,7 +107,7 @@
 //
 // # Termination
 //
-// Each pass terminates, and there are four of them. An engine stops when no
+// Each pass terminates, and there are five of them. An engine stops when no
 // rule applies; that it gets there is argued below with a measure that
 // every rule of the pass strictly decreases, lexicographically. The
 // measures do not depend on the guards (guards only forbid steps), so they
@@ -152,6 +177,22 @@
 // applying each function once: H decreases by k-1. fan-out merges
 // repeated arguments of one traversal: H stays and A decreases. beta,
 // inline-let and eta keep N(t), so H and A, and decrease the rest.
+//
+// The contract pass decreases ( R(t), S(t) ), where R is the sum, over
+// the distinct rnz nodes of the term (a DAG), of the rank of each one's
+// result, and S the number of distinct nodes. contract's rnz-map step
+// replaces an rnz whose result has rank k ≥ 1 by a map around an rnz of
+// rank k-1; the function's body moves into it once (substitution puts
+// variables for variables), and the arrays it adds are the old rnz's
+// arguments, shared, and views of them: R decreases by one. (The other
+// rnz nodes of the nest are untouched; an argument a view's flip wraps is
+// the same node, so nothing is counted twice.) contract's map-map step,
+// under flip 0, exchanges two maps whose inner arrays do not depend on the
+// outer element: the exchange builds as many parameters and arguments as
+// it removes (at most; one for an unused outer element) and its own flip
+// cancels the one above: R stays and S decreases. dead-arg removes a
+// parameter and an argument, drop-copy a map id, eta a lambda and
+// flip-flip flips: R does not grow and S decreases.
 //
 // Kernel formation is not a rewriting to a normal form but one walk of the
 // term (letsToDAG, then Partition).

@@ -254,6 +254,8 @@ func TestEveryRuleNameIsReachable(t *testing.T) {
 		`u : f64[4]; (reduce (+) u, rnz (+) (\v -> v * v) u)`,
 		`A : f64[2,3]; reduce (zip (+)) (flip 0 (flip 0 A))`,
 		`u : f64[4]; map (\v -> v + 1) (let y = map (*2) u in zip (*) y y)`,
+		`X : f64[4,3]; G : f64[4,2]; W : f64[2,5]; rnz (zip (+)) (\r g -> zip (\c gi -> gi) W g) X G`,
+		`X : f64[4,3]; G : f64[4,2]; rnz (zip (zip (+))) (\r g -> map (\gi -> map (\xi -> gi * xi) r) g) X G`,
 	} {
 		corpus = append(corpus, must(graph.Parse(src)).Body)
 	}

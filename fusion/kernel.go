@@ -97,7 +97,39 @@ func Whole(term graph.Node) (*Graph, error) {
 // reads it (a loop-invariant value). Layout operations on buffers are views
 // and never become kernels of their own. This is the honest baseline that
 // fused graphs are compared with.
+//
+// Each kernel is then scheduled as Fuse schedules its own: the contract
+// pass (dead-arg, drop-copy, eta, flip-flip, contract) runs inside it,
+// so that a contraction — a dense layer's gradients — runs as the matrix
+// product a layer-by-layer library would call; a kernel without one stays
+// as it was. That is scheduling, not
+// fusion: it reorders one kernel's loops and drops arguments it never
+// reads, and never merges two kernels.
 func Unfused(term graph.Node) (*Graph, error) {
+	g, err := unfused(term)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range g.Kernels {
+		e := newEngine(contractRules)
+		body, err := e.run(k.Body)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.Name, err)
+		}
+		if e.applied[Contract{}.Name()] == 0 {
+			continue // no contraction: the kernel stays as the layer wrote it
+		}
+		info, err := graph.Check(body)
+		if err != nil {
+			return nil, fmt.Errorf("kernel %s: scheduling made an ill-typed term (a bug): %w", k.Name, err)
+		}
+		k.Body, k.Inputs = body, info.Inputs
+	}
+	return g, nil
+}
+
+// unfused is Unfused without the scheduling of each kernel.
+func unfused(term graph.Node) (*Graph, error) {
 	info, err := graph.Check(term)
 	if err != nil {
 		return nil, err
@@ -194,8 +226,15 @@ func (p *partitioner) computes(n graph.Node) bool {
 	switch n := n.(type) {
 	case *graph.Input, *graph.Const, *graph.Var:
 		return false
-	case graph.ViewNode, *graph.Proj:
-		return p.computes(graph.Children(n)[0])
+	case graph.ViewNode:
+		// A view of a kernel's buffer is read in place, like a view of an
+		// input: copying it would be a kernel that only transposes.
+		if _, ok := p.buffer[n.Operand()]; ok {
+			return false
+		}
+		return p.computes(n.Operand())
+	case *graph.Proj:
+		return p.computes(n.X)
 	case *graph.Tuple:
 		for _, e := range n.Elems {
 			if p.computes(e) {

@@ -46,6 +46,7 @@ type pass struct {
 var pipeline = []pass{
 	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}},
 	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}},
+	{"contract", contractRules},
 	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}},
 }
 
@@ -65,7 +66,7 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 		}
 		disabled[name] = true
 	}
-	before, err := Unfused(term)
+	before, err := unfused(term)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,13 @@ import "github.com/hofuse/hofuse/graph"
 //
 //	rnz r f xs<i (nzip g ys) xs>i  =  rnz r (ncomp i f g) xs<i ys xs>i
 //
-// Side conditions: as for NZipNZip.
+// Side conditions: as for NZipNZip; and the producer is not a matrix
+// product — an nzip whose elements are rows of reductions, as a dense
+// layer's map (\r -> map (\c -> rnz (+) (*) r c) C) X. Fused into a
+// reduction it would run as one dot product at a time (reading C's
+// columns at a stride) inside the reduction's loop; materialised, it runs
+// as a GEMM. (A map consumer keeps it: there the consumer becomes the
+// GEMM's epilogue.)
 type RNZNZip struct{}
 
 // Name implements Rule.
@@ -23,6 +29,9 @@ func (r RNZNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, ErrNoMatch
 	}
 	p := z.Args[i].(*graph.NZip)
+	if rowsOfReductions(p) {
+		return nil, refuse(r, n, "the producer %s is a matrix product (each element a row of reductions); fused into a reduction it would run one dot product at a time, so it is materialised", graph.Abbrev(p, 40))
+	}
 	if err := guardProducer(r, c, n, z.Fn, i, p); err != nil {
 		return nil, err
 	}
@@ -35,4 +44,22 @@ func (r RNZNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, err
 	}
 	return keepSource(n, out), nil
+}
+
+// rowsOfReductions reports whether each element of the nzip p is computed
+// by an nzip that runs a reduction per element: a row of dot products, as
+// in a matrix product.
+func rowsOfReductions(p *graph.NZip) bool {
+	found := false
+	graph.Inspect(p.Fn, func(n graph.Node) bool {
+		if z, ok := n.(*graph.NZip); ok && !graph.IsFunc(z) {
+			graph.Inspect(z.Fn, func(m graph.Node) bool {
+				_, isRNZ := m.(*graph.RNZ)
+				found = found || isRNZ
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
 }

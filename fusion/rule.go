@@ -147,6 +147,7 @@ func Rules() []Rule {
 	return []Rule{
 		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{},
 		NZipNZip{}, RNZNZip{},
+		DeadArg{}, DropCopy{}, Contract{},
 		Product{}, FanOut{},
 		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{},
 		SubdivMap{}, SubdivRNZ{},

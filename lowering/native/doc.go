@@ -81,8 +81,10 @@
 // is computed once per run into a vector before the kernel body, instead
 // of once per row; fused epilogues and unfused kernels get this alike.
 //
-// GEMM operands whose strides the kernel cannot take are packed into
-// scratch first; a destination it cannot write (other element type,
+// X may be a transposed view (flip 0 of a stored matrix: a weight
+// gradient Xᵀ·dY in fusion's contraction normal form), whose columns are
+// contiguous: kernels.Gemm packs it in place (TransA). Other GEMM operands
+// whose strides the kernel cannot take are packed into scratch first; a destination it cannot write (other element type,
 // non-unit inner stride) gets the product in scratch and the epilogue
 // stores it. Options.NoGEMM turns the GEMM pattern off so that the loop
 // orders of the paper's matrix-product experiment run as written.

@@ -12,8 +12,10 @@ import (
 //
 //	nzip (\.. r .. -> nzip (\.. c .. p1 .. pk -> E(rnz (+) (*) r c, p1, .., pk)) .. C .. P1 .. Pk) .. X ..
 //
-// where r ranges over the rows of X (M×K), c over the rows of C (N×K, as
-// flip 0 W for a weight matrix W of K×N), C does not depend on r, the Pi
+// where r ranges over the rows of X (M×K, possibly a transposed view flip 0
+// X' of a K×M matrix, as in a weight gradient Xᵀ·dY, packed in place by
+// kernels.Gemm's TransA), c over the rows of C (N×K, as flip 0 W for a
+// weight matrix W of K×N), C does not depend on r, the Pi
 // are vectors of N elements and E uses r and c only through the dot
 // product. The fusion pass produces this for dense → batch norm →
 // activation blocks; the unfused dense layer
@@ -100,10 +102,15 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 	s.threads = threads
 	var pre []code
-	// A: X with unit inner stride, or packed.
-	if a0, a1 := x.layout[0].Stride, x.layout[1].Stride; a1 == 1 && (a0 >= K || M == 1) {
+	// A: X with unit inner stride, X's columns contiguous (a transposed
+	// view, flip 0 of a matrix, which the kernel's packing of A reads in
+	// place), or packed.
+	switch a0, a1 := x.layout[0].Stride, x.layout[1].Stride; {
+	case a1 == 1 && (a0 >= K || M == 1):
 		s.xb, s.xr, s.lda = x.buf, x.reg, max(a0, K)
-	} else {
+	case a0 == 1 && (a1 >= M || K == 1):
+		s.xb, s.xr, s.lda, s.transA = x.buf, x.reg, max(a1, M), true
+	default:
 		p, v, err := c.pack(x)
 		if err != nil {
 			return nil, false, err
@@ -151,8 +158,11 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		s.epi = e
 	}
 	shape := "A·B"
+	if s.transA {
+		shape = "Aᵀ·B"
+	}
 	if s.transB {
-		shape = "A·Bᵀ"
+		shape += "ᵀ"
 	}
 	epi := ""
 	if s.epi != nil {
@@ -347,6 +357,7 @@ type gemmSite struct {
 	M, N, K     int
 	dt          graph.DType
 	xb, xr, lda int
+	transA      bool
 	bb, br, ldb int
 	transB      bool
 	acc         bool // accumulate into C
@@ -398,7 +409,7 @@ func (s *gemmSite) run(fr *frame) {
 	case graph.Float32:
 		p := kernels.GemmParams[float32]{M: s.M, N: s.N, K: s.K,
 			A: fr.f32[s.xb][fr.ints[s.xr]:], LDA: s.lda,
-			B: fr.f32[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransB: s.transB,
+			B: fr.f32[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransA: s.transA, TransB: s.transB,
 			C: fr.f32[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc,
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {
@@ -412,7 +423,7 @@ func (s *gemmSite) run(fr *frame) {
 	case graph.Float64:
 		p := kernels.GemmParams[float64]{M: s.M, N: s.N, K: s.K,
 			A: fr.f64[s.xb][fr.ints[s.xr]:], LDA: s.lda,
-			B: fr.f64[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransB: s.transB,
+			B: fr.f64[s.bb][fr.ints[s.br]:], LDB: s.ldb, TransA: s.transA, TransB: s.transB,
 			C: fr.f64[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc,
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {

@@ -5,7 +5,7 @@
 //   - DotF32, DotF64: Σ x[i]·y[i], any increments.
 //   - AxpyF32, AxpyF64: y[i] += alpha·x[i], any increments.
 //   - GemmF32, GemmF64: C = A·B or C += A·B on row-major views with leading
-//     dimensions, B optionally transposed, on one or several goroutines,
+//     dimensions, A and B optionally transposed, on one or several goroutines,
 //     with an epilogue hook.
 //
 // Steady-state calls do not allocate. Invalid arguments (negative sizes,
@@ -36,7 +36,9 @@
 //
 // Gemm follows BLIS (Van Zee and van de Geijn, 2015). B is packed into
 // panels of nr columns, k cut into blocks of at most kc rows; A is packed
-// into panels of mr rows, mc rows at a time; a micro-kernel held in
+// into panels of mr rows, mc rows at a time (a transposed A holds each
+// panel's columns contiguously, so packing it is a copy, not a gather); a
+// micro-kernel held in
 // registers computes an mr×nr tile of C from one A panel and one B panel;
 // the loop over A panels runs innermost, so the B panel (kc·nr elements)
 // stays in L1 while an A block (mc×kc) streams from L2. Every element of C

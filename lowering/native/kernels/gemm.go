@@ -8,19 +8,24 @@ import (
 
 // GemmParams describes one matrix product C = A·B, or C += A·B when
 // Accumulate is set, on row-major views: row i of A starts at A[i·LDA], and
-// so on. A is M×K; B is K×N, or with TransB N×K (the rows of B are then the
-// columns of the product's right operand, as for A·Bᵀ); C is M×N. Any of
-// M, N, K may be 0 or odd.
+// so on. A is M×K, or with TransA K×M (the rows of A are then the columns
+// of the left operand, as for Aᵀ·B); B is K×N, or with TransB N×K (the rows
+// of B are then the columns of the product's right operand, as for A·Bᵀ);
+// C is M×N. Any of M, N, K may be 0 or odd.
 type GemmParams[T float32 | float64] struct {
 	M, N, K int
 
-	A   []T // M×K
-	LDA int // ≥ max(1, K)
+	A   []T // M×K, or K×M with TransA
+	LDA int // ≥ max(1, K), or ≥ max(1, M) with TransA
 	B   []T // K×N, or N×K with TransB
 	LDB int // ≥ max(1, N), or ≥ max(1, K) with TransB
 	C   []T // M×N; must not overlap A or B
 	LDC int // ≥ max(1, N)
 
+	// TransA says A holds Aᵀ: C = Aᵀ·B. The packing of A reads it in
+	// place, mr contiguous elements per column of a panel, so a transposed
+	// left operand costs no copy.
+	TransA bool
 	// TransB says B holds Bᵀ: C = A·Bᵀ.
 	TransB bool
 	// Accumulate adds the product to C instead of overwriting it.
@@ -371,6 +376,10 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 	p := &j.p
 	for i := range p.M {
 		c := p.C[i*p.LDC+c0 : i*p.LDC+c1]
+		if p.TransA {
+			j.smallMRowT(i, c0, c)
+			continue
+		}
 		a := p.A[i*p.LDA:][:p.K]
 		if p.TransB {
 			for jj := range c {
@@ -394,12 +403,57 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 	}
 }
 
+// smallMRowT computes row i of C, columns c0.. (c), in the row-by-row
+// path with TransA: row i of the left operand is column i of the stored A,
+// read at stride LDA.
+func (j *gemmJob[T]) smallMRowT(i, c0 int, c []T) {
+	p := &j.p
+	if p.TransB {
+		for jj := range c {
+			b := p.B[(c0+jj)*p.LDB:][:p.K]
+			var d T
+			for kk, v := range b {
+				d += p.A[kk*p.LDA+i] * v
+			}
+			if p.Accumulate {
+				d += c[jj]
+			}
+			c[jj] = d
+		}
+	} else {
+		if !p.Accumulate {
+			clear(c)
+		}
+		for kk := range p.K {
+			axpyUnit(p.A[kk*p.LDA+i], p.B[kk*p.LDB+c0:][:len(c)], c)
+		}
+	}
+	if p.Epilogue != nil {
+		p.Epilogue(i, c0, c)
+	}
+}
+
 // packA packs rows [i0, i1) and columns [k0, k0+kc) of A into dst, in
 // panels of mr rows, zero-padded past i1:
 //
 //	dst[ip·kc·mr + kk·mr + ii] = A[i0+ip·mr+ii][k0+kk]
+//
+// With TransA the stored A holds the columns of the left operand as rows,
+// so each kk of a panel is mr contiguous elements: a copy, not a gather.
 func (j *gemmJob[T]) packA(dst []T, i0, i1, k0, kc int) {
 	p, mr := &j.p, j.kern.mr
+	if p.TransA {
+		for ip := 0; i0+ip*mr < i1; ip++ {
+			r0 := i0 + ip*mr
+			h := min(mr, i1-r0)
+			d := dst[ip*kc*mr:][:kc*mr]
+			for kk := range kc {
+				q := d[kk*mr:][:mr]
+				clear(q[copy(q, p.A[(k0+kk)*p.LDA+r0:][:h]):])
+			}
+		}
+		return
+	}
 	for ip := 0; i0+ip*mr < i1; ip++ {
 		r0 := i0 + ip*mr
 		interleave(dst[ip*kc*mr:][:kc*mr], mr, p.A[r0*p.LDA+k0:], p.LDA, min(mr, i1-r0), kc)
@@ -493,7 +547,9 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 	switch {
 	case p.M < 0 || p.N < 0 || p.K < 0:
 		panic("kernels: Gemm: negative dimension")
-	case p.LDA < max(1, p.K):
+	case p.TransA && p.LDA < max(1, p.M):
+		panic("kernels: Gemm: LDA < M (TransA)")
+	case !p.TransA && p.LDA < max(1, p.K):
 		panic("kernels: Gemm: LDA < K")
 	case p.LDC < max(1, p.N):
 		panic("kernels: Gemm: LDC < N")
@@ -508,12 +564,16 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 	if p.K == 0 {
 		return
 	}
-	if len(p.A) < (p.M-1)*p.LDA+p.K {
+	aLen := (p.M-1)*p.LDA + p.K
+	if p.TransA {
+		aLen = (p.K-1)*p.LDA + p.M
+	}
+	if len(p.A) < aLen {
 		panic("kernels: Gemm: A too short")
 	}
 	b := checkB(p.N, p.K, p.B, p.LDB, p.TransB)
 	c := p.C[:(p.M-1)*p.LDC+p.N]
-	if overlap(c, p.A[:(p.M-1)*p.LDA+p.K]) || overlap(c, b) {
+	if overlap(c, p.A[:aLen]) || overlap(c, b) {
 		panic("kernels: Gemm: C overlaps A or B")
 	}
 }

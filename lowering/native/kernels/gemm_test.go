@@ -16,9 +16,10 @@ import (
 // options.
 type gemmCase struct {
 	m, n, k    int
-	padA, padB int // LDA − K, LDB − (N or K)
+	padA, padB int // LDA − (K or M), LDB − (N or K)
 	padC       int // LDC − N
 	offset     int // elements before each view in its backing slice
+	transA     bool
 	transB     bool
 	accumulate bool
 	threads    int
@@ -26,8 +27,8 @@ type gemmCase struct {
 }
 
 func (c gemmCase) String() string {
-	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tB=%v/acc=%v/t%d/epi=%v",
-		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transB, c.accumulate, c.threads, c.epilogue)
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue)
 }
 
 // guard is the value of the elements of C's backing slice outside the view;
@@ -37,7 +38,11 @@ const guard = -12345
 // checkGemm runs c with kern and compares with a triple loop.
 func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gemmCase, rng *rand.Rand) {
 	t.Helper()
-	lda := c.k + c.padA
+	aRows, aCols := c.m, c.k
+	if c.transA {
+		aRows, aCols = c.k, c.m
+	}
+	lda := aCols + c.padA
 	bRows, bCols := c.k, c.n
 	if c.transB {
 		bRows, bCols = c.n, c.k
@@ -50,7 +55,7 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 		}
 		return (rows-1)*ld + cols
 	}
-	aBack := randSlice[T](rng, c.offset+span(c.m, c.k, lda)+c.padA)
+	aBack := randSlice[T](rng, c.offset+span(aRows, aCols, lda)+c.padA)
 	bBack := randSlice[T](rng, c.offset+span(bRows, bCols, ldb)+c.padB)
 	cBack := make([]T, c.offset+span(c.m, c.n, ldc)+c.padC)
 	for i := range cBack {
@@ -67,6 +72,12 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 			}
 		}
 	}
+	aAt := func(i, p int) float64 {
+		if c.transA {
+			return float64(a[p*lda+i])
+		}
+		return float64(a[i*lda+p])
+	}
 	bAt := func(p, j int) float64 {
 		if c.transB {
 			return float64(b[j*ldb+p])
@@ -75,7 +86,7 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 	}
 	seen := make([]int, c.m*c.n)
 	p := GemmParams[T]{M: c.m, N: c.n, K: c.k, A: a, LDA: lda, B: b, LDB: ldb, C: cv, LDC: ldc,
-		TransB: c.transB, Accumulate: c.accumulate, Threads: c.threads}
+		TransA: c.transA, TransB: c.transB, Accumulate: c.accumulate, Threads: c.threads}
 	if c.epilogue {
 		// Segments are disjoint, so concurrent calls touch disjoint
 		// elements of seen.
@@ -97,7 +108,7 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 					yield(float64(c0[i*c.n+j]))
 				}
 				for q := range c.k {
-					yield(float64(a[i*lda+q]) * bAt(q, j))
+					yield(aAt(i, q) * bAt(q, j))
 				}
 			})
 			if c.epilogue {
@@ -144,7 +155,7 @@ func testGemm[T float32 | float64](t *testing.T) {
 						// several of them without a full product of all.
 						c := gemmCase{m: m, n: n, k: k,
 							padA: i % 3, padB: (i / 3) % 2 * 5, padC: (i / 2) % 3, offset: i % 4,
-							transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0}
+							transA: (i/7)%2 == 1, transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0}
 						testGemmCase(t, kern, c, rng)
 						i++
 						if t.Failed() {
@@ -172,7 +183,7 @@ func testGemmLarge[T float32 | float64](t *testing.T) {
 		for _, s := range sizes {
 			for threads := 1; threads <= 4; threads++ {
 				c := gemmCase{m: s[0], n: s[1], k: s[2], padA: 1, padB: 3, padC: 2, offset: 1,
-					transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3}
+					transA: threads >= 3, transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3}
 				testGemmCase(t, kern, c, rng)
 			}
 		}
@@ -250,6 +261,7 @@ func TestGemmPanics(t *testing.T) {
 		{"LDA", func(p *GemmParams[float64]) { p.LDA = 4 }, "LDA < K"},
 		{"LDB", func(p *GemmParams[float64]) { p.LDB = 3 }, "LDB < N"},
 		{"LDB transposed", func(p *GemmParams[float64]) { p.TransB = true; p.LDB = 4 }, "LDB < K (TransB)"},
+		{"LDA transposed", func(p *GemmParams[float64]) { p.TransA = true; p.LDA = 2 }, "LDA < M (TransA)"},
 		{"LDC", func(p *GemmParams[float64]) { p.LDC = 3 }, "LDC < N"},
 		{"short A", func(p *GemmParams[float64]) { p.A = p.A[:14] }, "A too short"},
 		{"short B", func(p *GemmParams[float64]) { p.B = p.B[:19] }, "B too short"},
