@@ -63,6 +63,7 @@ type Executable struct {
 	graph   *fusion.Graph
 	progs   []*program // one (fused) or one per kernel
 	stats   Stats
+	aliases map[int]int // a loop's: main's parameter -> the result that replaces it
 
 	mu     sync.Mutex
 	closed bool
@@ -85,6 +86,15 @@ func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
 
 // CompileGraph is Compile returning the concrete type, with its Stats.
 func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
+	return b.compile(g, nil, nil)
+}
+
+// compile lowers g and compiles it: one executable, or one per kernel.
+// With loop (fused mode only), main is written for a loop: carried says,
+// for the leaf of the result at a path, which input it replaces (nil for
+// none) and whether its finiteness is checked; the aliases and checks are
+// filled in loop and recorded in the Executable.
+func (b *Backend) compile(g *fusion.Graph, loop *stablehlo.Loop, carried func(path []int) (*graph.Input, bool)) (*Executable, error) {
 	if g == nil || len(g.Kernels) == 0 {
 		return nil, errors.New("xla: empty kernel graph")
 	}
@@ -106,7 +116,30 @@ func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 			lows, names = append(lows, low), append(names, k.Name)
 		}
 	} else {
-		low, err := stablehlo.LowerGraph(g)
+		var spec stablehlo.Loop
+		if loop != nil {
+			var params []*graph.Input
+			for _, in := range g.Inputs {
+				for range leavesOf(in) {
+					params = append(params, in)
+				}
+			}
+			for j, path := range leavesOf(g.Result) {
+				in, check := carried(path)
+				if in == nil {
+					continue
+				}
+				if p := slices.Index(params, in); p >= 0 {
+					loop.Aliases[p] = j
+				}
+				if check {
+					loop.Finite = append(loop.Finite, j)
+				}
+			}
+			spec = *loop
+			x.aliases = loop.Aliases
+		}
+		low, err := stablehlo.LowerLoop(g, spec)
 		if err != nil {
 			return nil, err
 		}
