@@ -68,7 +68,13 @@
 // function per kernel and a main that calls them; XLA compiles it into one
 // executable. KernelModule writes a module whose main is one kernel: the
 // unfused baseline compiles one executable per kernel of fusion.Unfused and
-// keeps the temporaries between them as device buffers.
+// keeps the temporaries between them as device buffers. LowerLoop writes
+// the module of a program run in a loop: each parameter a result replaces
+// carries tf.aliasing_output (so PJRT updates a donated buffer in place),
+// and main may end with a finiteness check of chosen results, one i1 per
+// result: sums of x·0, which are 0 exactly when every element is finite,
+// compared with 0, in one read of x (see allFinite). FiniteCheckModule is
+// that check alone, for the per-kernel mode.
 //
 // # Errors
 //

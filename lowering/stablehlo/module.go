@@ -435,22 +435,32 @@ func finiteCheck(b *shlo.Builder, name string, ts []graph.Type) (*kfunc, error) 
 }
 
 // allFinite returns a boolean scalar that is true when every element of
-// p, a float tensor of type xdt and extents dims, is finite: the sum of
-// p·0, which is 0 for finite elements and NaN for a NaN or an infinity,
-// compared with 0. XLA fuses the product into the reduction, one pass
-// over p; all(is_finite(p)) was three times slower on the XLA CPU plugin,
-// which materialises the predicates before reducing them. (XLA folds x·0
-// into 0 only for integers.)
+// p, a float tensor of type xdt and extents dims, is finite: p·0 is ±0
+// for finite elements and NaN for a NaN or an infinity; its sums over
+// blocks of k elements (k the largest divisor of the size up to 32) and
+// the product of those sums are ±0 or NaN alike, compared with 0. (XLA
+// folds x·0 into 0 only for integers.)
+//
+// The two stages keep the check to one read of p on the XLA CPU plugin:
+// it rewrites any reduction of more than 32 elements into a reduce_window
+// that it does not fuse with its operand, so that a plain sum of p·0 (or
+// all(is_finite(p))) first writes the products (the predicates) out in
+// full and reads them again. The block sums are short reductions fused
+// with the product, and the product of the sums, a different operator, is
+// not merged into them. On the MLP 784-512-512-10 training step with Adam
+// (2 million carried values) the plain sum added about 2 ms to a step of
+// 4 ms at batch 32 and 14 ms at batch 256; the two stages add 0.6 and 1 ms.
 func allFinite(fn *shlo.Function, p *shlo.Value, xdt dtypes.DType, dims []int) (*shlo.Value, error) {
-	zero := func() (*shlo.Value, error) {
-		if xdt == dtypes.Float32 {
-			return fn.ConstantFromScalar(float32(0))
-		}
-		return fn.ConstantFromScalar(float64(0))
+	z, err := fn.ConstantFromScalar(float32(0))
+	if xdt == dtypes.Float64 {
+		z, err = fn.ConstantFromScalar(float64(0))
 	}
-	z, err := zero()
 	if err != nil {
 		return nil, err
+	}
+	n := 1
+	for _, d := range dims {
+		n *= d
 	}
 	zs := z
 	if len(dims) > 0 {
@@ -458,11 +468,11 @@ func allFinite(fn *shlo.Function, p *shlo.Value, xdt dtypes.DType, dims []int) (
 			return nil, err
 		}
 	}
-	sum, err := shlo.Multiply(p, zs)
+	x, err := shlo.Multiply(p, zs)
 	if err != nil {
 		return nil, err
 	}
-	if len(dims) > 0 {
+	reduce := func(x *shlo.Value, op func(a, b *shlo.Value) (*shlo.Value, error), axes ...int) (*shlo.Value, error) {
 		region := fn.Closure()
 		s := shapeOf(xdt, nil)
 		lhs, err := region.Input(s)
@@ -473,22 +483,38 @@ func allFinite(fn *shlo.Function, p *shlo.Value, xdt dtypes.DType, dims []int) (
 		if err != nil {
 			return nil, err
 		}
-		add, err := shlo.Add(lhs, rhs)
+		r, err := op(lhs, rhs)
 		if err != nil {
 			return nil, err
 		}
-		if err := region.Return(add); err != nil {
+		if err := region.Return(r); err != nil {
 			return nil, err
 		}
-		init, err := zero()
-		if err != nil {
+		return shlo.Reduce(x, z, region, axes...)
+	}
+	if n > 1 {
+		k := n
+		for d := min(n, 32); d > 1; d-- {
+			if n%d == 0 {
+				k = d
+				break
+			}
+		}
+		if x, err = shlo.Reshape(x, shapeOf(xdt, []int{n / k, k})); err != nil {
 			return nil, err
 		}
-		if sum, err = shlo.Reduce(sum, init, region, seq(len(dims))...); err != nil {
+		if x, err = reduce(x, shlo.Add, 1); err != nil {
+			return nil, err
+		}
+		if x, err = reduce(x, shlo.Multiply, 0); err != nil {
+			return nil, err
+		}
+	} else if len(dims) > 0 {
+		if x, err = shlo.Reshape(x, shapeOf(xdt, nil)); err != nil {
 			return nil, err
 		}
 	}
-	return shlo.Compare(sum, z, types.CompareEQ, types.CompareFloat)
+	return shlo.Compare(x, z, types.CompareEQ, types.CompareFloat)
 }
 
 // leaves lists the arrays and scalars of buffer buf, depth first.

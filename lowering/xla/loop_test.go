@@ -8,6 +8,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/stablehlo"
 	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -163,4 +164,81 @@ func TestLoopErrors(t *testing.T) {
 	l.Close()
 	_, err = l.Run(in)
 	check("run after Close", err, "xla: loop: run after Close")
+}
+
+// TestFiniteCheck: the finiteness check on PJRT flags exactly the
+// arguments that hold a NaN or an infinity, whatever their size (1, a
+// prime above 32, a multiple of 32, a scalar) and position, f32 and f64;
+// -0 and the largest finite values are finite, integers always.
+func TestFiniteCheck(t *testing.T) {
+	c := pjrttest.Client(t)
+	type arg struct {
+		dt      graph.DType
+		dims    []int
+		bad     int // the element set to val, -1 for none
+		val     float64
+		finites bool
+	}
+	args := []arg{
+		{graph.Float32, []int{1}, -1, 0, true},
+		{graph.Float32, []int{1}, 0, math.NaN(), false},
+		{graph.Float32, []int{37}, 36, math.Inf(1), false},
+		{graph.Float32, []int{37}, 5, math.MaxFloat32, true},
+		{graph.Float32, []int{33, 64}, 33*64 - 1, math.Inf(-1), false},
+		{graph.Float32, []int{33, 64}, 0, math.Copysign(0, -1), true},
+		{graph.Float64, []int{7, 5}, 17, math.NaN(), false},
+		{graph.Float64, []int{7, 5}, 17, math.MaxFloat64, true},
+		{graph.Float64, nil, 0, math.Inf(1), false},
+		{graph.Float32, nil, 0, -3, true},
+		{graph.Int32, []int{3}, 1, -7, true},
+	}
+	var ts []graph.Type
+	var vals []graph.Value
+	for _, a := range args {
+		if a.dims == nil {
+			ts = append(ts, graph.Scalar(a.dt))
+			vals = append(vals, graph.ScalarValue{DType: a.dt, V: a.val})
+			continue
+		}
+		ts = append(ts, graph.ArrayOf(a.dt, a.dims...))
+		v, err := graph.Zeros(a.dt, a.dims...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range v.Size() {
+			v.Set(float64(i%7)-3, flatIndex(a.dims, i)...)
+		}
+		if a.bad >= 0 {
+			v.Set(a.val, flatIndex(a.dims, a.bad)...)
+		}
+		vals = append(vals, v)
+	}
+	text, err := stablehlo.FiniteCheckModule(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := c.Compile(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exe.Run(vals...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := outs[0].(*graph.Array)
+	for i, a := range args {
+		if got := flags.At(i) != 0; got != a.finites {
+			t.Errorf("argument %d (%v%v, element %d = %v): finite %v, want %v", i, a.dt, a.dims, a.bad, a.val, got, a.finites)
+		}
+	}
+}
+
+// flatIndex turns a row-major position into indices of extents dims.
+func flatIndex(dims []int, k int) []int {
+	idx := make([]int, len(dims))
+	for d := len(dims) - 1; d >= 0; d-- {
+		idx[d] = k % dims[d]
+		k /= dims[d]
+	}
+	return idx
 }
