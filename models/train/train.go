@@ -65,7 +65,7 @@ type Trainer struct {
 	loop    lowering.Loop              // the step as a loop, on a LoopBackend
 	carried map[string]graph.Value     // the values the next step reads (with loop: their host copies, once fresh)
 	fresh   bool                       // with loop: carried holds the values on the device
-	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn
+	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn (with loop: the first only)
 	binds   map[string]graph.Value     // the bindings, rebuilt in place
 	t       int                        // steps done
 }
@@ -75,7 +75,13 @@ type Trainer struct {
 // lowering.LoopBackend, New copies init to the device.
 func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph.Value) (*Trainer, error) {
 	tr := &Trainer{step: s, carried: make(map[string]graph.Value, len(s.Outputs)), fresh: true}
-	for i := range tr.bufs {
+	lb, onDevice := be.(lowering.LoopBackend)
+	onDevice = onDevice && !opt.HostRoundTrip
+	sets := 2
+	if onDevice {
+		sets = 1 // the host copies of the values on the device
+	}
+	for i := range sets {
 		tr.bufs[i] = make(map[string]*graph.Array, len(s.Outputs))
 	}
 	for _, in := range s.Outputs {
@@ -88,7 +94,7 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 			return nil, fmt.Errorf("train: initial value of %s is %v, want an array of type %v", in.Name, describe(v), t)
 		}
 		tr.carried[in.Name] = v
-		for i := range tr.bufs {
+		for i := range sets {
 			a, err := graph.Zeros(t.DType, t.Layout.Extents()...)
 			if err != nil {
 				return nil, fmt.Errorf("train: %s: %w", in.Name, err)
@@ -100,7 +106,7 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	if lb, ok := be.(lowering.LoopBackend); ok && !opt.HostRoundTrip {
+	if onDevice {
 		spec := lowering.LoopSpec{Carried: []string{""}, CheckFinite: true}
 		for _, in := range s.Outputs {
 			spec.Carried = append(spec.Carried, in.Name)

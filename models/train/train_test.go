@@ -460,7 +460,8 @@ func checkNonFinite(t *testing.T, be lowering.Backend) {
 // kernel, the losses and every carried value agree bit for bit. Both run
 // the same kernels on the same XLA; the device-resident module differs
 // only in its aliasing attributes and the finiteness check appended to
-// main, which reads the results without changing them.
+// main, which reads the results without changing them. InferenceBindings
+// hands an inference model the same values from either.
 func TestTrainStepDeviceResident(t *testing.T) {
 	client := pjrttest.Client(t)
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
@@ -512,6 +513,23 @@ func TestTrainStepDeviceResident(t *testing.T) {
 				for _, in := range s.Outputs {
 					if err := graph.Exact(host.Values()[in.Name], dv[in.Name]); err != nil {
 						t.Errorf("%s: %s after 8 steps: %v", name, in.Name, err)
+					}
+				}
+				inf, err := models.MLP(models.MLPConfig{Sizes: []int{4, 3, 2}, Batch: 2, DType: dt, Norm: norm, Mode: models.Inference})
+				if err != nil {
+					t.Fatal(err)
+				}
+				db, err := dev.InferenceBindings(inf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hb, err := host.InferenceBindings(inf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range inf.Params {
+					if err := graph.Exact(hb[p.Name], db[p.Name]); err != nil {
+						t.Errorf("%s: inference binding %s: %v", name, p.Name, err)
 					}
 				}
 				dev.Close()
