@@ -7,7 +7,11 @@
 //   - fused (the default): one executable for the whole graph, the module
 //     of stablehlo.Module. XLA inlines the kernel functions and fuses
 //     across them as it likes, so use it for graphs that fusion.Whole or the
-//     fusion passes made.
+//     fusion passes made. The kernels' intermediates never leave XLA's
+//     executable. When the plugin's compiler rejects the whole module
+//     (and the graph has several kernels), the graph is compiled as one
+//     executable per kernel instead, as in the other mode; Stats.Whole and
+//     Describe give the plugin's reason.
 //   - per kernel (Options.PerKernel): one executable per kernel, from
 //     stablehlo.KernelModule; the kernels run one after another, and their
 //     outputs stay on the device as PJRT buffers until the last kernel that

@@ -117,7 +117,7 @@ func (b *Backend) CompileLoopGraph(g *fusion.Graph, spec lowering.LoopSpec) (*Lo
 		return nil, err
 	}
 	l.x = x
-	if !b.opt.PerKernel {
+	if !x.perKernel {
 		l.low = x.progs[0].low
 		l.donate = make([]bool, len(l.low.Params))
 		for p := range l.low.Params {
