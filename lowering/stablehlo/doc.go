@@ -33,7 +33,10 @@
 //     factors vary with the loop becomes dot_general (extra factors are
 //     multiplied into the operand whose axes cover theirs, so
 //     Σ_j A_ij B_jk g_j is dot_general(A, B*g), at precision HIGHEST so that
-//     GPUs do not compute f32 in TF32); any other reduction is one
+//     GPUs do not compute f32 in TF32), except a dot product in every batch
+//     position (batch dimensions and no free ones, BatchNorm's Σ_b x_bf·y_bf
+//     per feature), which is faster as a product and a reduce; any other
+//     reduction is one
 //     stablehlo.reduce whose region applies r's scalar op (r may be lifted:
 //     zip (+), nzip (zip max)), and a tuple accumulator whose lambda combines
 //     element by element, (fst a + fst b, snd a + snd b), becomes one
