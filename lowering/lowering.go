@@ -23,3 +23,62 @@ type Executable interface {
 	// Close releases what the executable holds. Run after Close is an error.
 	Close() error
 }
+
+// LoopSpec says how a program runs in a loop: which elements of its result
+// replace which of its inputs for the next run (a training step's new
+// parameters and optimizer state replace the old ones).
+type LoopSpec struct {
+	// Carried has one entry per element of the program's result, which
+	// must be a tuple: Carried[i] names the input that element i replaces
+	// in the next run, or is "" for an element that comes back to the
+	// host (a loss). A carried input is an array or scalar of its
+	// element's type, named once.
+	Carried []string
+	// CheckFinite asks the back end to check, on each run, that every
+	// element of every floating-point carried result is finite, where the
+	// results are (so that no carried value is copied to the host for
+	// it); LoopResult.NonFinite reports the first that is not.
+	CheckFinite bool
+}
+
+// A LoopBackend is a Backend that can keep a loop's carried values where
+// its programs run (PJRT device buffers) from one run to the next, so
+// that only the per-run inputs go in and only the results not carried
+// come out.
+type LoopBackend interface {
+	Backend
+	// CompileLoop compiles g to run in a loop as spec says. A spec that
+	// does not fit g (an unknown input, a type that differs from its
+	// result's, an input carried twice) is an error naming it.
+	CompileLoop(g *fusion.Graph, spec LoopSpec) (Loop, error)
+}
+
+// A Loop is a program compiled to run again and again, its carried values
+// kept by the back end between runs.
+type Loop interface {
+	// Bind sets the carried values, by input name, every one of them; the
+	// host values are copied to the back end and stay the caller's.
+	Bind(values map[string]graph.Value) error
+	// Run runs the program once. inputs binds the inputs that are not
+	// carried, by name; the carried results replace the carried values;
+	// the results that are not carried are copied to the host and
+	// returned in order.
+	Run(inputs map[string]graph.Value) (LoopResult, error)
+	// Value copies the current value of the carried input name to the host,
+	// into a new row-major array or a scalar.
+	Value(name string) (graph.Value, error)
+	// Close releases the loop and its carried values.
+	Close() error
+}
+
+// LoopResult is what a Loop's Run returns.
+type LoopResult struct {
+	// Results are the elements of the program's result that are not
+	// carried, in order, on the host.
+	Results []graph.Value
+	// NonFinite, with LoopSpec.CheckFinite, names the first carried input
+	// (in the order of LoopSpec.Carried) whose new value has a NaN or an
+	// infinity; "" when every one is finite or nothing was checked. The
+	// new values have replaced the old ones all the same.
+	NonFinite string
+}

@@ -604,8 +604,9 @@ func (e *Executable) RunBuffers(inputs []*Buffer, donate []bool) ([]*Buffer, err
 		return nil, fmt.Errorf("pjrt: run: %d donate flags for %d inputs", len(donate), len(inputs))
 	}
 	// Lock each distinct buffer once, in id order: for writing when donated.
-	donated := map[*bufState]bool{}
-	var states []*bufState
+	// (A slice, not a map, and one deferred unlock, not one per buffer: a
+	// run allocates as little as it can.)
+	locks := make([]bufLock, 0, len(inputs))
 	for i, b := range inputs {
 		if b == nil || b.st == nil {
 			return nil, fmt.Errorf("pjrt: run: %s: nil buffer", e.argName(i))
@@ -619,26 +620,37 @@ func (e *Executable) RunBuffers(inputs []*Buffer, donate []bool) ([]*Buffer, err
 		if err := e.checkArg(i, b.typ, "buffer"); err != nil {
 			return nil, err
 		}
-		d := donate != nil && donate[i]
-		if prev, seen := donated[b.st]; seen {
-			if prev || d {
-				return nil, fmt.Errorf("pjrt: run: %s: a donated buffer may be passed only once", e.argName(i))
+		locks = append(locks, bufLock{b.st, donate != nil && donate[i]})
+	}
+	slices.SortFunc(locks, func(a, b bufLock) int { return cmp.Compare(a.st.id, b.st.id) })
+	n := 0
+	for i, l := range locks {
+		if n > 0 && locks[n-1].st == l.st {
+			if locks[n-1].donated || l.donated {
+				return nil, fmt.Errorf("pjrt: run: %s: a donated buffer may be passed only once", e.argName(argIndex(inputs, l.st, i)))
 			}
 			continue
 		}
-		donated[b.st] = d
-		states = append(states, b.st)
+		locks[n] = l
+		n++
 	}
-	slices.SortFunc(states, func(a, b *bufState) int { return cmp.Compare(a.id, b.id) })
-	for _, st := range states {
-		if donated[st] {
-			st.mu.Lock()
-			defer st.mu.Unlock()
+	locks = locks[:n]
+	for _, l := range locks {
+		if l.donated {
+			l.st.mu.Lock()
 		} else {
-			st.mu.RLock()
-			defer st.mu.RUnlock()
+			l.st.mu.RLock()
 		}
 	}
+	defer func() {
+		for _, l := range locks {
+			if l.donated {
+				l.st.mu.Unlock()
+			} else {
+				l.st.mu.RUnlock()
+			}
+		}
+	}()
 	nbs := make([]nativeBuf, len(inputs))
 	for i, b := range inputs {
 		if b.st.nb == nil {
@@ -656,9 +668,9 @@ func (e *Executable) RunBuffers(inputs []*Buffer, donate []bool) ([]*Buffer, err
 	if err != nil {
 		return nil, fmt.Errorf("pjrt: run: %w", err)
 	}
-	for st, d := range donated {
-		if d { // PJRT took its memory; go-xla marked the buffer invalid.
-			st.nb, st.gone = nil, "donated to a run"
+	for _, l := range locks {
+		if l.donated { // PJRT took its memory; go-xla marked the buffer invalid.
+			l.st.nb, l.st.gone = nil, "donated to a run"
 		}
 	}
 	res := make([]*Buffer, len(outs))
@@ -666,6 +678,27 @@ func (e *Executable) RunBuffers(inputs []*Buffer, donate []bool) ([]*Buffer, err
 		res[i] = e.client.newBuffer(co, o, e.x.sig.results[i])
 	}
 	return res, nil
+}
+
+// bufLock is a buffer a run locks: for writing when it is donated.
+type bufLock struct {
+	st      *bufState
+	donated bool
+}
+
+// argIndex names the argument of a buffer passed twice for its error: the
+// second position at which st appears among inputs.
+func argIndex(inputs []*Buffer, st *bufState, fallback int) int {
+	seen := false
+	for i, b := range inputs {
+		if b.st == st {
+			if seen {
+				return i
+			}
+			seen = true
+		}
+	}
+	return fallback
 }
 
 // CgoEnabled reports whether this build of hofuse can load PJRT plugins;

@@ -419,6 +419,43 @@ func TestBuffers(t *testing.T) {
 	}
 }
 
+// TestBufferTwice: one buffer may be passed for two parameters, and is
+// then read by both; donated, it may not, and the error names the second
+// parameter.
+func TestBufferTwice(t *testing.T) {
+	c := pjrttest.Client(t)
+	e, err := c.Compile(`func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.add"(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  "func.return"(%0) : (tensor<2xf32>) -> ()
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, err := c.ToDevice(array(t, graph.Float32, []float64{1.5, -2}, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ab.Destroy()
+	out, err := e.RunBuffers([]*pjrt.Buffer{ab, ab}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := out[0].ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.(*graph.Array).Values(); fmt.Sprint(g) != "[3 -4]" {
+		t.Errorf("a + a = %v, want [3 -4]", g)
+	}
+	_, err = e.RunBuffers([]*pjrt.Buffer{ab, ab}, []bool{false, true})
+	if want := "pjrt: run: argument 1 (%b): a donated buffer may be passed only once"; err == nil || err.Error() != want {
+		t.Errorf("a donated buffer twice: got %v, want %s", err, want)
+	}
+	if _, err := ab.ToHost(); err != nil {
+		t.Errorf("the buffer after the refused run: %v", err)
+	}
+}
+
 func TestUseAfterClose(t *testing.T) {
 	path := pjrttest.PluginPath(t)
 	c, err := pjrt.Open(path)

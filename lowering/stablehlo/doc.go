@@ -33,7 +33,10 @@
 //     factors vary with the loop becomes dot_general (extra factors are
 //     multiplied into the operand whose axes cover theirs, so
 //     Σ_j A_ij B_jk g_j is dot_general(A, B*g), at precision HIGHEST so that
-//     GPUs do not compute f32 in TF32); any other reduction is one
+//     GPUs do not compute f32 in TF32), except a dot product in every batch
+//     position (batch dimensions and no free ones, BatchNorm's Σ_b x_bf·y_bf
+//     per feature), which is faster as a product and a reduce; any other
+//     reduction is one
 //     stablehlo.reduce whose region applies r's scalar op (r may be lifted:
 //     zip (+), nzip (zip max)), and a tuple accumulator whose lambda combines
 //     element by element, (fst a + fst b, snd a + snd b), becomes one
@@ -68,7 +71,13 @@
 // function per kernel and a main that calls them; XLA compiles it into one
 // executable. KernelModule writes a module whose main is one kernel: the
 // unfused baseline compiles one executable per kernel of fusion.Unfused and
-// keeps the temporaries between them as device buffers.
+// keeps the temporaries between them as device buffers. LowerLoop writes
+// the module of a program run in a loop: each parameter a result replaces
+// carries tf.aliasing_output (so PJRT updates a donated buffer in place),
+// and main may end with a finiteness check of chosen results, one i1 per
+// result: sums of x·0, which are 0 exactly when every element is finite,
+// compared with 0, in one read of x (see allFinite). FiniteCheckModule is
+// that check alone, for the per-kernel mode.
 //
 // # Errors
 //

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	shlo "github.com/gomlx/go-xla/pkg/stablehlo"
+	"github.com/gomlx/go-xla/pkg/types"
+	"github.com/gomlx/go-xla/pkg/types/dtypes"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
@@ -29,6 +31,28 @@ type Lowered struct {
 	Text    string // the module, StableHLO in MLIR's generic syntax
 	Params  []Leaf // main's parameters, in order
 	Results []Leaf // main's results, in order
+	// Finite lists the results (indices into Results) that LowerLoop's
+	// check covers; when it is not empty, main has one more result after
+	// Results, a tensor<Nxi1> whose element i is true when every element
+	// of result Finite[i] is finite.
+	Finite []int
+}
+
+// Loop says how LowerLoop writes main for a program run again and again,
+// some of whose results replace some of its parameters.
+type Loop struct {
+	// Aliases maps a parameter of main (an index into Params) to the
+	// result (an index into Results) that replaces it. Each pair becomes
+	// the attribute tf.aliasing_output on the parameter, which lets PJRT
+	// write the result into the parameter's buffer when the caller donates
+	// it (and copy it first when the caller does not). The two must have
+	// the same type.
+	Aliases map[int]int
+	// Finite lists results (indices into Results) to check on the device:
+	// main returns one more result, tensor<len(Finite)xi1>, true where
+	// every element of the result is finite. Integer and boolean results
+	// are finite by definition.
+	Finite []int
 }
 
 // Module returns StableHLO text for a whole kernel graph: one function per
@@ -56,6 +80,14 @@ func KernelModule(k *fusion.Kernel) (string, error) {
 // LowerGraph is Module with the calling convention: main's parameters are
 // the leaves of g.Inputs, its results the leaves of g.Result.
 func LowerGraph(g *fusion.Graph) (*Lowered, error) {
+	return LowerLoop(g, Loop{})
+}
+
+// LowerLoop is LowerGraph with main written for a loop: parameters
+// aliased to the results that replace them, and a finiteness check of
+// some results computed in the same module (so XLA may fuse it with the
+// kernels that write them), as loop says.
+func LowerLoop(g *fusion.Graph, loop Loop) (*Lowered, error) {
 	if g == nil || len(g.Kernels) == 0 {
 		return nil, fmt.Errorf("stablehlo: empty kernel graph")
 	}
@@ -70,25 +102,53 @@ func LowerGraph(g *fusion.Graph) (*Lowered, error) {
 		}
 		funcs = append(funcs, kf)
 	}
+	params := leavesOfAll(g.Inputs)
+	results := leaves(g.Result)
+	for p, r := range loop.Aliases {
+		if p < 0 || p >= len(params) || r < 0 || r >= len(results) {
+			return nil, fmt.Errorf("stablehlo: alias of parameter %d to result %d: main has %d parameters and %d results", p, r, len(params), len(results))
+		}
+		if !graph.Identical(params[p].Type, results[r].Type) {
+			return nil, fmt.Errorf("stablehlo: alias of parameter %d (%v) to result %d (%v): the types differ", p, params[p].Type, r, results[r].Type)
+		}
+	}
+	var check *kfunc
+	if len(loop.Finite) > 0 {
+		var ts []graph.Type
+		for _, r := range loop.Finite {
+			if r < 0 || r >= len(results) {
+				return nil, fmt.Errorf("stablehlo: finiteness check of result %d: main has %d results", r, len(results))
+			}
+			ts = append(ts, results[r].Type)
+		}
+		var err error
+		if check, err = finiteCheck(b, unique("finite_check", fnames), ts); err != nil {
+			return nil, err
+		}
+		funcs = append(funcs, check)
+	}
 
 	// main: parameters, one call per kernel, results.
 	low := &Lowered{}
 	var sb strings.Builder
 	vnames := map[string]bool{}
 	ssa := map[*graph.Input][]string{}
-	var params []string
-	for _, in := range g.Inputs {
-		for _, leaf := range leaves(in) {
-			name := unique(paramName(in.Name, leaf.Path), vnames)
-			ssa[in] = append(ssa[in], "%"+name)
-			t, err := tensorType(leaf.Type)
-			if err != nil {
-				return nil, err
-			}
-			params = append(params, fmt.Sprintf("%%%s: %s", name, t))
-			low.Params = append(low.Params, leaf)
+	var pdecls []string
+	for i, leaf := range params {
+		in := leaf.Buffer
+		name := unique(paramName(in.Name, leaf.Path), vnames)
+		ssa[in] = append(ssa[in], "%"+name)
+		t, err := tensorType(leaf.Type)
+		if err != nil {
+			return nil, err
 		}
+		decl := fmt.Sprintf("%%%s: %s", name, t)
+		if r, ok := loop.Aliases[i]; ok {
+			decl += fmt.Sprintf(" {tf.aliasing_output = %d : i32}", r)
+		}
+		pdecls = append(pdecls, decl)
 	}
+	low.Params = params
 	for i, k := range g.Kernels {
 		kf := funcs[i]
 		var args []string
@@ -116,7 +176,7 @@ func LowerGraph(g *fusion.Graph) (*Lowered, error) {
 	if res == nil {
 		return nil, fmt.Errorf("stablehlo: no kernel writes the result %s", g.Result.Name)
 	}
-	low.Results = leaves(g.Result)
+	low.Results = results
 	var rtypes []string
 	for _, leaf := range low.Results {
 		t, err := tensorType(leaf.Type)
@@ -124,6 +184,19 @@ func LowerGraph(g *fusion.Graph) (*Lowered, error) {
 			return nil, err
 		}
 		rtypes = append(rtypes, t)
+	}
+	if check != nil {
+		var args []string
+		for _, r := range loop.Finite {
+			args = append(args, res[r])
+		}
+		out := "%" + unique("finite", vnames)
+		ft := valueTypes(check.results)[0]
+		fmt.Fprintf(&sb, "    %s = \"func.call\"(%s) {callee = @%s} : (%s) -> %s loc(\"finite_check\")\n",
+			out, strings.Join(args, ", "), check.name, strings.Join(valueTypes(check.params), ", "), ft)
+		res = append(slices.Clone(res), out)
+		rtypes = append(rtypes, ft)
+		low.Finite = slices.Clone(loop.Finite)
 	}
 	fmt.Fprintf(&sb, "    \"func.return\"(%s) : (%s) -> ()\n", strings.Join(res, ", "), strings.Join(rtypes, ", "))
 
@@ -135,7 +208,7 @@ func LowerGraph(g *fusion.Graph) (*Lowered, error) {
 		}
 		text.WriteString("\n")
 	}
-	fmt.Fprintf(&text, "  func.func @main(%s) -> %s {\n", strings.Join(params, ", "), resultTypes(rtypes))
+	fmt.Fprintf(&text, "  func.func @main(%s) -> %s {\n", strings.Join(pdecls, ", "), resultTypes(rtypes))
 	text.WriteString(sb.String())
 	text.WriteString("  }\n}\n")
 	low.Text = text.String()
@@ -297,6 +370,153 @@ func sameShape(v *val, t graph.Type) bool {
 	return false
 }
 
+// leavesOfAll lists the leaves of every buffer of ins, in order.
+func leavesOfAll(ins []*graph.Input) []Leaf {
+	var out []Leaf
+	for _, in := range ins {
+		out = append(out, leaves(in)...)
+	}
+	return out
+}
+
+// finiteCheck builds the function name of b that takes values of the
+// types ts and returns tensor<len(ts)xi1>: element i is true when every
+// element of argument i is finite (always, for integers and booleans).
+func finiteCheck(b *shlo.Builder, name string, ts []graph.Type) (*kfunc, error) {
+	fn := b.NewFunction(name)
+	kf := &kfunc{name: name, fn: fn, comment: []string{"each argument is finite: sum(x*0) == 0"}}
+	fail := func(err error) (*kfunc, error) {
+		return nil, fmt.Errorf("stablehlo: finiteness check: %w", err)
+	}
+	var flags []*shlo.Value
+	for i, t := range ts {
+		at := graph.Materialized(t)
+		var dt graph.DType
+		var dims []int
+		switch at := at.(type) {
+		case *graph.ArrayType:
+			dt, dims = at.DType, at.Layout.Extents()
+		case *graph.ScalarType:
+			dt = at.DType
+		default:
+			return fail(fmt.Errorf("argument %d of type %v", i, t))
+		}
+		xdt, err := xlaDType(dt)
+		if err != nil {
+			return fail(err)
+		}
+		p, err := fn.NamedInput("r"+strconv.Itoa(i), shapeOf(xdt, dims))
+		if err != nil {
+			return fail(err)
+		}
+		kf.params = append(kf.params, p)
+		var ok *shlo.Value
+		if dt == graph.Float32 || dt == graph.Float64 {
+			if ok, err = allFinite(fn, p, xdt, dims); err != nil {
+				return fail(err)
+			}
+		} else if ok, err = fn.ConstantFromScalar(true); err != nil {
+			return fail(err)
+		}
+		if ok, err = shlo.Reshape(ok, shapeOf(dtypes.Bool, []int{1})); err != nil {
+			return fail(err)
+		}
+		flags = append(flags, ok)
+	}
+	out := flags[0]
+	if len(flags) > 1 {
+		var err error
+		if out, err = shlo.Concatenate(0, flags...); err != nil {
+			return fail(err)
+		}
+	}
+	kf.results = []*shlo.Value{out} // kfunc.write writes the return
+	return kf, nil
+}
+
+// allFinite returns a boolean scalar that is true when every element of
+// p, a float tensor of type xdt and extents dims, is finite: p·0 is ±0
+// for finite elements and NaN for a NaN or an infinity; its sums over
+// blocks of k elements (k the largest divisor of the size up to 32) and
+// the product of those sums are ±0 or NaN alike, compared with 0. (XLA
+// folds x·0 into 0 only for integers.)
+//
+// The two stages keep the check to one read of p on the XLA CPU plugin:
+// it rewrites any reduction of more than 32 elements into a reduce_window
+// that it does not fuse with its operand, so that a plain sum of p·0 (or
+// all(is_finite(p))) first writes the products (the predicates) out in
+// full and reads them again. The block sums are short reductions fused
+// with the product, and the product of the sums, a different operator, is
+// not merged into them. On the MLP 784-512-512-10 training step with Adam
+// (2 million carried values) the plain sum added about 2 ms to a step of
+// 4 ms at batch 32 and 14 ms at batch 256; the two stages add 0.6 and 1 ms.
+func allFinite(fn *shlo.Function, p *shlo.Value, xdt dtypes.DType, dims []int) (*shlo.Value, error) {
+	z, err := fn.ConstantFromScalar(float32(0))
+	if xdt == dtypes.Float64 {
+		z, err = fn.ConstantFromScalar(float64(0))
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	zs := z
+	if len(dims) > 0 {
+		if zs, err = shlo.BroadcastInDim(z, shapeOf(xdt, dims), nil); err != nil {
+			return nil, err
+		}
+	}
+	x, err := shlo.Multiply(p, zs)
+	if err != nil {
+		return nil, err
+	}
+	reduce := func(x *shlo.Value, op func(a, b *shlo.Value) (*shlo.Value, error), axes ...int) (*shlo.Value, error) {
+		region := fn.Closure()
+		s := shapeOf(xdt, nil)
+		lhs, err := region.Input(s)
+		if err != nil {
+			return nil, err
+		}
+		rhs, err := region.Input(s)
+		if err != nil {
+			return nil, err
+		}
+		r, err := op(lhs, rhs)
+		if err != nil {
+			return nil, err
+		}
+		if err := region.Return(r); err != nil {
+			return nil, err
+		}
+		return shlo.Reduce(x, z, region, axes...)
+	}
+	if n > 1 {
+		k := n
+		for d := min(n, 32); d > 1; d-- {
+			if n%d == 0 {
+				k = d
+				break
+			}
+		}
+		if x, err = shlo.Reshape(x, shapeOf(xdt, []int{n / k, k})); err != nil {
+			return nil, err
+		}
+		if x, err = reduce(x, shlo.Add, 1); err != nil {
+			return nil, err
+		}
+		if x, err = reduce(x, shlo.Multiply, 0); err != nil {
+			return nil, err
+		}
+	} else if len(dims) > 0 {
+		if x, err = shlo.Reshape(x, shapeOf(xdt, nil)); err != nil {
+			return nil, err
+		}
+	}
+	return shlo.Compare(x, z, types.CompareEQ, types.CompareFloat)
+}
+
 // leaves lists the arrays and scalars of buffer buf, depth first.
 func leaves(buf *graph.Input) []Leaf {
 	var out []Leaf
@@ -437,4 +657,26 @@ func oneLine(s string, max int) string {
 		s = string(r[:max]) + "…"
 	}
 	return s
+}
+
+// FiniteCheckModule returns a module whose main takes values of the types
+// ts and returns tensor<len(ts)xi1>: element i is true when every element
+// of argument i is finite (always, for integers and booleans). The
+// per-kernel mode of a loop runs it after the kernels.
+func FiniteCheckModule(ts []graph.Type) (string, error) {
+	if len(ts) == 0 {
+		return "", fmt.Errorf("stablehlo: finiteness check of nothing")
+	}
+	b := shlo.New("finite_check")
+	kf, err := finiteCheck(b, "main", ts)
+	if err != nil {
+		return "", err
+	}
+	var text strings.Builder
+	text.WriteString("module @finite_check {\n")
+	if err := kf.write(&text); err != nil {
+		return "", err
+	}
+	text.WriteString("}\n")
+	return text.String(), nil
 }

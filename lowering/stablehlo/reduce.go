@@ -25,7 +25,8 @@ func (l *lowerer) reducerOps(red graph.Node, e *env) []graph.Op {
 // innermost), with the reduction operator red.
 //
 // A sum of a product whose factors vary with the loop becomes a dot_general
-// (tryDot). Everything else becomes stablehlo.reduce, whose region applies
+// (tryDot), unless it is a dot product in every batch position
+// (batchedDotProduct). Everything else becomes stablehlo.reduce, whose region applies
 // the recognised scalar ops and whose initial values are their identities;
 // the leaves of a tuple accumulator that have the same extents share one
 // variadic reduce (so a sum and a sum of squares are one traversal), and
@@ -194,7 +195,8 @@ func (l *lowerer) reduceLeaves(n *graph.RNZ, red graph.Node, ops []graph.Op, com
 // are free. Further varying factors are multiplied into the operand whose
 // axes cover theirs (Σ_j A_ij B_jk g_j becomes dot_general(A, B*g)); factors
 // that do not vary with the loop stay outside the sum, as factors of the
-// result.
+// result. A dot_general with batch dimensions and no free ones is left to
+// the reduce (batchedDotProduct).
 func (l *lowerer) tryDot(n *graph.RNZ, v *val, level int) (*val, bool, error) {
 	var in, out []factor
 	for _, f := range v.factors {
@@ -232,6 +234,9 @@ func (l *lowerer) tryDot(n *graph.RNZ, v *val, level int) (*val, bool, error) {
 	}
 	rhs := rest[ri]
 	rest = slices.Delete(rest, ri, ri+1)
+	if batchedDotProduct(lhs, rhs, rest, level) {
+		return nil, false, nil
+	}
 	var err error
 	for _, f := range rest {
 		switch {
@@ -293,6 +298,43 @@ func (l *lowerer) tryDot(n *graph.RNZ, v *val, level int) (*val, bool, error) {
 	levels, axes := splitLabels(want)
 	res := &val{dt: v.dt, shape: v.shape, factors: append([]factor{{t: t, levels: levels, axes: axes}}, out...)}
 	return res, true, nil
+}
+
+// batchedDotProduct reports whether the dot_general of lhs and rhs (with
+// the factors rest multiplied into them, as tryDot does) over the loop at
+// level would have batch dimensions and no free ones: a dot product in
+// every batch position, such as BatchNorm's Σ_b x_bf·y_bf for each feature
+// f. The XLA CPU plugin runs such a dot_general after transposing both
+// operands (the batch dimension outermost), as one small dot per batch
+// position; an elementwise product and a reduce, which it fuses into one
+// pass over the operands, is faster: on the MLP 784-512-512-10 training
+// step (Adam, BatchNorm), whose BatchNorm backward passes have four such
+// sums, the executable took about 6% less time at batch 32 and 15 to 25%
+// less at batch 256 (minimum of 60 interleaved runs). So tryDot leaves
+// these to the reduce.
+func batchedDotProduct(lhs, rhs factor, rest []factor, level int) bool {
+	ll, rl := lhs.labels(), rhs.labels()
+	for _, f := range rest {
+		if !isSubset(f.labels(), rl) {
+			ll = union(ll, f.labels())
+		}
+	}
+	batch := false
+	for _, lab := range ll {
+		if lab == level {
+			continue
+		}
+		if !slices.Contains(rl, lab) {
+			return false // a free dimension of lhs
+		}
+		batch = true
+	}
+	for _, lab := range rl {
+		if lab != level && !slices.Contains(ll, lab) {
+			return false // a free dimension of rhs
+		}
+	}
+	return batch
 }
 
 // untranspose returns the tensor to read for t, which has rank dims, and

@@ -7,12 +7,35 @@
 //   - fused (the default): one executable for the whole graph, the module
 //     of stablehlo.Module. XLA inlines the kernel functions and fuses
 //     across them as it likes, so use it for graphs that fusion.Whole or the
-//     fusion passes made.
+//     fusion passes made. The kernels' intermediates never leave XLA's
+//     executable. When the plugin's compiler rejects the whole module
+//     (and the graph has several kernels), the graph is compiled as one
+//     executable per kernel instead, as in the other mode; Stats.Whole and
+//     Describe give the plugin's reason.
 //   - per kernel (Options.PerKernel): one executable per kernel, from
 //     stablehlo.KernelModule; the kernels run one after another, and their
 //     outputs stay on the device as PJRT buffers until the last kernel that
 //     reads them has run. With fusion.Unfused this is the layer-by-layer
 //     baseline: XLA cannot fuse across executables.
+//
+// # Loops: values that stay on the device
+//
+// CompileLoop (lowering.LoopBackend) compiles a graph whose result is a
+// tuple, some of whose elements replace some of its inputs on the next
+// run (a training step's parameters and optimizer state). The Loop it
+// returns keeps those carried values on the device as PJRT buffers: Bind
+// uploads them once, Run uploads only the other inputs and downloads only
+// the results not carried, and Value copies one carried value to the host
+// on demand. In fused mode the module aliases each carried parameter to
+// the result that replaces it (stablehlo.LowerLoop, tf.aliasing_output)
+// and Run donates the carried buffers, so XLA writes the new values into
+// the old ones' memory; a donation is final, so a run that fails loses the
+// carried values (Bind again). In per-kernel mode nothing is donated: the
+// carried results replace the old buffers, which are then freed. With
+// LoopSpec.CheckFinite, each run also computes on the device one flag per
+// floating-point carried value, true when every element is finite (in the
+// same module in fused mode, in an executable of its own per kernel), and
+// downloads the flags with the results.
 //
 // Lowering time (text generation) and compile time (PJRT's, per
 // executable) are recorded separately in Stats.

@@ -55,6 +55,10 @@ type Stats struct {
 	Compile     time.Duration // PJRT compile time, summed over the executables (as first compiled; cached programs cost nothing now)
 	CacheHits   int           // executables the client had compiled already
 	Fallbacks   []Fallback    // kernels the lowering rejected, replaced by their unfused form
+	// Whole is the plugin's error for the whole graph's module, when it
+	// rejected it in fused mode and the graph was compiled as one
+	// executable per kernel instead; "" otherwise.
+	Whole string
 }
 
 // Executable is a compiled kernel graph.
@@ -63,6 +67,10 @@ type Executable struct {
 	graph   *fusion.Graph
 	progs   []*program // one (fused) or one per kernel
 	stats   Stats
+	aliases map[int]int // a loop's: main's parameter -> the result that replaces it
+	// perKernel: one executable per kernel, as Options.PerKernel asks
+	// or because the plugin rejected the whole module (Stats.Whole)
+	perKernel bool
 
 	mu     sync.Mutex
 	closed bool
@@ -85,6 +93,15 @@ func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
 
 // CompileGraph is Compile returning the concrete type, with its Stats.
 func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
+	return b.compile(g, nil, nil)
+}
+
+// compile lowers g and compiles it: one executable, or one per kernel.
+// With loop (fused mode only), main is written for a loop: carried says,
+// for the leaf of the result at a path, which input it replaces (nil for
+// none) and whether its finiteness is checked; the aliases and checks are
+// filled in loop and recorded in the Executable.
+func (b *Backend) compile(g *fusion.Graph, loop *stablehlo.Loop, carried func(path []int) (*graph.Input, bool)) (*Executable, error) {
 	if g == nil || len(g.Kernels) == 0 {
 		return nil, errors.New("xla: empty kernel graph")
 	}
@@ -94,52 +111,123 @@ func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
 		return nil, err
 	}
 	x.graph, x.stats.Fallbacks = g, fbs
-	var lows []*stablehlo.Lowered
-	var names []string
-	start := time.Now()
-	if b.opt.PerKernel {
-		for _, k := range g.Kernels {
-			low, err := stablehlo.LowerKernel(k)
-			if err != nil {
-				return nil, err
-			}
-			lows, names = append(lows, low), append(names, k.Name)
+	if !b.opt.PerKernel {
+		err := b.compileWhole(x, loop, carried)
+		var ce compileError
+		if err == nil || len(g.Kernels) == 1 || !errors.As(err, &ce) {
+			return x, err
 		}
-	} else {
-		low, err := stablehlo.LowerGraph(g)
+		// The plugin rejected the whole module: one executable per
+		// kernel, which it may take one by one.
+		x.stats.Whole = err.Error()
+		x.aliases, x.progs = nil, nil
+	}
+	x.perKernel = true
+	start := time.Now()
+	var lows []*stablehlo.Lowered
+	for _, k := range g.Kernels {
+		low, err := stablehlo.LowerKernel(k)
 		if err != nil {
 			return nil, err
 		}
-		lows, names = append(lows, low), append(names, "")
+		lows = append(lows, low)
 	}
-	x.stats.Lower = time.Since(start)
+	x.stats.Lower += time.Since(start)
 	for i, low := range lows {
-		hits, _ := b.client.CacheStats()
-		exe, err := b.client.Compile(low.Text)
-		if err != nil {
-			if names[i] != "" {
-				return nil, fmt.Errorf("xla: kernel %s: %w", names[i], err)
+		if err := b.compileProgram(x, g.Kernels[i].Name, low); err != nil {
+			if x.stats.Whole != "" {
+				return nil, fmt.Errorf("%s; one executable per kernel instead: %w", x.stats.Whole, err)
 			}
-			return nil, fmt.Errorf("xla: %w", err)
+			return nil, err
 		}
-		if h, _ := b.client.CacheStats(); h > hits {
-			x.stats.CacheHits++
-		}
-		x.stats.Compile += exe.CompileTime()
-		x.progs = append(x.progs, &program{kernel: names[i], low: low, exe: exe})
 	}
 	x.stats.Executables = len(x.progs)
 	return x, nil
 }
 
+// compileError is an error of the plugin's compiler, as opposed to one of
+// the lowering; it reads as the error it wraps.
+type compileError struct{ err error }
+
+func (e compileError) Error() string { return e.err.Error() }
+func (e compileError) Unwrap() error { return e.err }
+
+// compileWhole lowers x's graph as one module (written for a loop, with
+// loop) and compiles it.
+func (b *Backend) compileWhole(x *Executable, loop *stablehlo.Loop, carried func(path []int) (*graph.Input, bool)) error {
+	g := x.graph
+	start := time.Now()
+	var spec stablehlo.Loop
+	if loop != nil {
+		var params []*graph.Input
+		for _, in := range g.Inputs {
+			for range leavesOf(in) {
+				params = append(params, in)
+			}
+		}
+		for j, path := range leavesOf(g.Result) {
+			in, check := carried(path)
+			if in == nil {
+				continue
+			}
+			if p := slices.Index(params, in); p >= 0 {
+				loop.Aliases[p] = j
+			}
+			if check {
+				loop.Finite = append(loop.Finite, j)
+			}
+		}
+		spec = *loop
+		x.aliases = loop.Aliases
+	}
+	low, err := stablehlo.LowerLoop(g, spec)
+	if err != nil {
+		return err
+	}
+	x.stats.Lower = time.Since(start)
+	if err := b.compileProgram(x, "", low); err != nil {
+		return err
+	}
+	x.stats.Executables = 1
+	return nil
+}
+
+// compileText compiles a module; tests replace it to play a plugin that
+// rejects a module.
+var compileText = (*pjrt.Client).Compile
+
+// compileProgram compiles low, the module of kernel (of the whole graph
+// when kernel is ""), and appends it to x's programs. A compile error is
+// a compileError and names the kernel.
+func (b *Backend) compileProgram(x *Executable, kernel string, low *stablehlo.Lowered) error {
+	hits, _ := b.client.CacheStats()
+	exe, err := compileText(b.client, low.Text)
+	if err != nil {
+		if kernel != "" {
+			return fmt.Errorf("xla: kernel %s: %w", kernel, compileError{err})
+		}
+		return fmt.Errorf("xla: %w", compileError{err})
+	}
+	if h, _ := b.client.CacheStats(); h > hits {
+		x.stats.CacheHits++
+	}
+	x.stats.Compile += exe.CompileTime()
+	x.progs = append(x.progs, &program{kernel: kernel, low: low, exe: exe})
+	return nil
+}
+
 // Stats reports what compiling cost.
 func (x *Executable) Stats() Stats { return x.stats }
 
-// Describe says how the graph was compiled: the executables, and each
-// kernel that fell back to its unfused form, with the reason.
+// Describe says how the graph was compiled: the executables, whether the
+// plugin rejected the whole module (and why), and each kernel that fell
+// back to its unfused form, with the reason.
 func (x *Executable) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d kernels, %d executables\n", x.backend.Name(), len(x.graph.Kernels), len(x.progs))
+	if x.stats.Whole != "" {
+		fmt.Fprintf(&b, "one executable per kernel: the plugin rejected the whole module: %s\n", x.stats.Whole)
+	}
 	for _, f := range x.stats.Fallbacks {
 		fmt.Fprintf(&b, "fallback: %v\n", f)
 	}
@@ -178,7 +266,7 @@ func (x *Executable) Run(inputs map[string]graph.Value) (graph.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !x.backend.opt.PerKernel {
+	if !x.perKernel {
 		return x.runFused(bound)
 	}
 	return x.runPerKernel(bound)

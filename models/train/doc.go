@@ -11,9 +11,28 @@
 //
 // Before a step the Trainer checks the labels (an out-of-range label is
 // an error naming its row and value, which the term itself cannot
-// raise); after it, every carried value (a NaN or an infinity is an error
-// naming the step number and the first parameter or state array that went
-// non-finite, and the step is not taken).
+// raise); after it, the loss and every carried value (a NaN or an
+// infinity is an error naming the step number and the first parameter or
+// state array that went non-finite, and the step is not counted).
+//
+// # PJRT: the values stay on the device
+//
+// On a back end that implements lowering.LoopBackend (lowering/xla, in
+// either mode), the Trainer compiles the step as a lowering.Loop: the
+// parameters, the optimizer's state and the running statistics are copied
+// to the device once, in New, and stay there. A step sends the batch, the
+// labels and the optimizer's scalars; the new carried values replace the
+// old ones on the device (in fused mode their buffers are donated to the
+// step, which XLA updates in place); only the loss and one finiteness flag
+// per carried value come back. The flags are computed on the device, in
+// the same executable as the step, so a parameter that went non-finite
+// while the loss stayed finite is still caught; the value a flag names is
+// copied to the host only then, to say which element. Because the old
+// buffers were donated, such a failed step has replaced the values all the
+// same (on the native back end the values from before the step are kept).
+// Options.HostRoundTrip runs the step as on any back end instead, copying
+// every carried value both ways on each step; the two compute the same
+// bits.
 //
 // After training, the same network built in inference mode (models.MLP
 // with Mode models.Inference, at any batch size) runs on what the Trainer
@@ -30,7 +49,9 @@
 // The carried values live in two sets of row-major arrays the Trainer
 // allocates once and uses in turn, so a step allocates nothing large in
 // steady state; Values returns the current set, valid until the next
-// Step. The initial values are read, never written.
+// Step. The initial values are read, never written. When the values live
+// on the device, Values (and InferenceBindings) copy them to the host,
+// into the first set, once per step at most.
 //
 // The package is apart from models because fusion's tests import models:
 // models cannot import fusion or lowering.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/models"
 )
@@ -18,6 +19,11 @@ type Options struct {
 	Unfused bool
 	// Fusion are the options given to fusion.Fuse.
 	Fusion fusion.Options
+	// HostRoundTrip runs the step on a lowering.LoopBackend (PJRT) as on
+	// any other back end: every carried value is copied to the device
+	// and back on each step. For comparison; by default the carried
+	// values stay on the device.
+	HostRoundTrip bool
 }
 
 // Kernels returns the kernel graph of the step s: fused by fusion.Fuse
@@ -44,20 +50,38 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 // are copied into the other (the executable's result storage is its own
 // and is reused by its next run), so a step allocates nothing of its own
 // in steady state. The initial values are read, never written.
+//
+// On a back end that can keep values where it runs them
+// (lowering.LoopBackend: PJRT), the step is compiled as a loop instead:
+// the carried values are copied to the device once, in New, and stay
+// there; each step sends the batch, the labels and the optimizer's
+// scalars, the new carried values replace the old ones on the device
+// (their buffers donated to the step, so XLA may update them in place),
+// and only the loss and one finiteness flag per carried value come back.
+// The host copies are made on demand, by Values and InferenceBindings.
 type Trainer struct {
 	step    *models.Step
-	exe     lowering.Executable
-	carried map[string]graph.Value     // the values the next step reads
-	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn
+	exe     lowering.Executable        // nil when loop runs the step
+	loop    lowering.Loop              // the step as a loop, on a LoopBackend
+	carried map[string]graph.Value     // the values the next step reads (with loop: their host copies, once fresh)
+	fresh   bool                       // with loop: carried holds the values on the device
+	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn (with loop: the first only)
 	binds   map[string]graph.Value     // the bindings, rebuilt in place
 	t       int                        // steps done
 }
 
 // New compiles the step s for be, as opt says, and starts from the
-// carried values init (see models.Step.InitialValues).
+// carried values init (see models.Step.InitialValues). On a
+// lowering.LoopBackend, New copies init to the device.
 func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph.Value) (*Trainer, error) {
-	tr := &Trainer{step: s, carried: make(map[string]graph.Value, len(s.Outputs))}
-	for i := range tr.bufs {
+	tr := &Trainer{step: s, carried: make(map[string]graph.Value, len(s.Outputs)), fresh: true}
+	lb, onDevice := be.(lowering.LoopBackend)
+	onDevice = onDevice && !opt.HostRoundTrip
+	sets := 2
+	if onDevice {
+		sets = 1 // the host copies of the values on the device
+	}
+	for i := range sets {
 		tr.bufs[i] = make(map[string]*graph.Array, len(s.Outputs))
 	}
 	for _, in := range s.Outputs {
@@ -70,7 +94,7 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 			return nil, fmt.Errorf("train: initial value of %s is %v, want an array of type %v", in.Name, describe(v), t)
 		}
 		tr.carried[in.Name] = v
-		for i := range tr.bufs {
+		for i := range sets {
 			a, err := graph.Zeros(t.DType, t.Layout.Extents()...)
 			if err != nil {
 				return nil, fmt.Errorf("train: %s: %w", in.Name, err)
@@ -81,6 +105,20 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 	g, err := Kernels(s, opt)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
+	}
+	if onDevice {
+		spec := lowering.LoopSpec{Carried: []string{""}, CheckFinite: true}
+		for _, in := range s.Outputs {
+			spec.Carried = append(spec.Carried, in.Name)
+		}
+		if tr.loop, err = lb.CompileLoop(g, spec); err != nil {
+			return nil, fmt.Errorf("train: compile on %s: %w", be.Name(), err)
+		}
+		if err := tr.loop.Bind(tr.carried); err != nil {
+			tr.loop.Close()
+			return nil, fmt.Errorf("train: %w", err)
+		}
+		return tr, nil
 	}
 	if tr.exe, err = be.Compile(g); err != nil {
 		return nil, fmt.Errorf("train: compile on %s: %w", be.Name(), err)
@@ -106,20 +144,61 @@ func (tr *Trainer) Steps() int { return tr.t }
 // values before the first), by input name. The map and its arrays are
 // the trainer's: they stay valid until the next Step, which reuses them;
 // copy what must outlive it.
-func (tr *Trainer) Values() map[string]graph.Value { return tr.carried }
+//
+// When the values live on the device (a lowering.LoopBackend), the first
+// call after a step copies every one of them to the host, into the
+// trainer's arrays; later calls before the next step return the same
+// map. When that copy fails (the plugin closed or the device failed),
+// Values returns nil; HostValues says why.
+func (tr *Trainer) Values() map[string]graph.Value {
+	v, err := tr.HostValues()
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// HostValues is Values with the error of the copy from the device.
+func (tr *Trainer) HostValues() (map[string]graph.Value, error) {
+	if tr.fresh {
+		return tr.carried, nil
+	}
+	for _, in := range tr.step.Outputs {
+		v, err := tr.loop.Value(in.Name)
+		if err != nil {
+			return nil, fmt.Errorf("train: after step %d: %w", tr.t, err)
+		}
+		dst := tr.bufs[0][in.Name]
+		a, ok := v.(*graph.Array)
+		if !ok {
+			return nil, fmt.Errorf("train: after step %d: internal error: %s is %s, not an array", tr.t, in.Name, graph.DescribeValue(v))
+		}
+		if err := copyInto(dst, a); err != nil {
+			return nil, fmt.Errorf("train: after step %d: internal error: %s: %w", tr.t, in.Name, err)
+		}
+		tr.carried[in.Name] = dst
+	}
+	tr.fresh = true
+	return tr.carried, nil
+}
 
 // InferenceBindings returns the values the inference model m reads, taken
 // from the trainer's carried values and copied, so that they outlive the
-// next Step. m is the trained network built again in inference mode
+// next Step. When the values live on the device, they are copied to the
+// host first, as by Values. m is the trained network built again in inference mode
 // (models.MLP with Mode models.Inference, at any batch size): its BatchNorm
 // layers read the running statistics "<bn>.mean" and "<bn>.var", which the
 // step carries beside the parameters. Binding the data input (m.Input) is
 // left to the caller. An input of m the trainer does not carry, or carries
 // with another type, is an error naming it.
 func (tr *Trainer) InferenceBindings(m *models.Model) (map[string]graph.Value, error) {
+	carried, err := tr.HostValues()
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]graph.Value, len(m.Params))
 	for _, p := range m.Params {
-		v, ok := tr.carried[p.Name]
+		v, ok := carried[p.Name]
 		if !ok {
 			return nil, fmt.Errorf("train: the inference model reads %s, which the training step does not carry; build the same network in inference mode", p.Name)
 		}
@@ -141,11 +220,21 @@ func (tr *Trainer) InferenceBindings(m *models.Model) (map[string]graph.Value, e
 // Step returns an error naming the step number and the first of them
 // (in Outputs order) that went non-finite, and keeps the values from
 // before the step.
+//
+// When the values live on the device (a lowering.LoopBackend), the step
+// copies only the loss and one finiteness flag per carried value to the
+// host, and the value the error names when one went non-finite. Its
+// buffers were donated to the step, so a step that fails that way has
+// replaced the values all the same: Values then returns the non-finite
+// ones, and Steps does not count the step.
 func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	s := tr.step
 	t := tr.t + 1
 	if err := s.CheckLabels(labels); err != nil {
 		return 0, fmt.Errorf("train: step %d: %w", t, err)
+	}
+	if tr.loop != nil {
+		return tr.loopStep(x, labels)
 	}
 	if tr.binds == nil {
 		b, err := s.Bindings(tr.carried, x, labels, t)
@@ -204,8 +293,70 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	return loss.V, nil
 }
 
-// Close releases the compiled step.
-func (tr *Trainer) Close() error { return tr.exe.Close() }
+// loopStep is Step on a LoopBackend.
+func (tr *Trainer) loopStep(x, labels graph.Value) (float64, error) {
+	s := tr.step
+	t := tr.t + 1
+	if tr.binds == nil {
+		tr.binds = make(map[string]graph.Value, 8)
+		if s.Classes != nil {
+			c, err := layers.ClassIndices(s.Classes.Type.(*graph.ArrayType).Layout[0].Extent)
+			if err != nil {
+				return 0, err
+			}
+			tr.binds[s.Classes.Name] = c
+		}
+	}
+	tr.binds[s.Model.Input.Name] = x
+	if s.Labels != nil {
+		tr.binds[s.Labels.Name] = labels
+	}
+	sc, err := s.Config.Optimizer.ScalarValues(t, s.Model.OutputType.DType)
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range sc {
+		tr.binds[k] = v
+	}
+	res, err := tr.loop.Run(tr.binds)
+	tr.fresh = false
+	if err != nil {
+		return 0, fmt.Errorf("train: step %d: %w", t, err)
+	}
+	if len(res.Results) != 1 {
+		return 0, fmt.Errorf("train: step %d: internal error: the step returned %d values besides the carried ones, want the loss", t, len(res.Results))
+	}
+	loss, ok := res.Results[0].(graph.ScalarValue)
+	if !ok {
+		return 0, fmt.Errorf("train: step %d: internal error: the loss is %T, not a scalar", t, res.Results[0])
+	}
+	if name := res.NonFinite; name != "" {
+		v, err := tr.loop.Value(name)
+		if err != nil {
+			return 0, fmt.Errorf("train: step %d: %s went non-finite; reading it: %w", t, name, err)
+		}
+		if a, ok := v.(*graph.Array); ok {
+			if j, f, bad := nonFinite(a); bad {
+				return 0, fmt.Errorf("train: step %d: %s went non-finite: element %d is %v", t, name, j, f)
+			}
+		}
+		return 0, fmt.Errorf("train: step %d: %s went non-finite", t, name)
+	}
+	if math.IsNaN(loss.V) || math.IsInf(loss.V, 0) {
+		return 0, fmt.Errorf("train: step %d: the loss went non-finite: %v", t, loss.V)
+	}
+	tr.t = t
+	return loss.V, nil
+}
+
+// Close releases the compiled step (and, on a LoopBackend, the values on
+// the device).
+func (tr *Trainer) Close() error {
+	if tr.loop != nil {
+		return tr.loop.Close()
+	}
+	return tr.exe.Close()
+}
 
 // copyInto copies src into dst, a row-major array of its type and extents.
 func copyInto(dst, src *graph.Array) error {
