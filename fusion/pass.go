@@ -71,6 +71,7 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	}
 	rep := &Report{KernelsBefore: len(before.Kernels), TemporariesBefore: len(before.Temporaries()), TemporaryBytesBefore: before.TemporaryBytes()}
 	e := newEngine(nil)
+	e.share = true
 	cur := term
 	for _, p := range pipeline {
 		start := time.Now()
@@ -79,6 +80,11 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 			if !disabled[r.Name()] {
 				e.rules = append(e.rules, r)
 			}
+		}
+		// Copies of one computation become one node before every pass, so
+		// that the rules count its consumers (see shareCommon).
+		if cur, err = shareCommon(cur); err != nil {
+			return nil, fmt.Errorf("pass %s: sharing common subterms: %w", p.name, err)
 		}
 		next, err := e.run(cur)
 		if err != nil {
@@ -93,6 +99,9 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	start := time.Now()
 	if cur, err = letsToDAG(cur); err != nil {
 		return nil, fmt.Errorf("pass kernels: %w", err)
+	}
+	if cur, err = shareCommon(cur); err != nil {
+		return nil, fmt.Errorf("pass kernels: sharing common subterms: %w", err)
 	}
 	g, err := Partition(cur, fusedCut(cur))
 	if err != nil {
