@@ -1,0 +1,108 @@
+package fusion
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/graph/graphtest"
+	"github.com/hofuse/hofuse/models"
+	"github.com/hofuse/hofuse/optim"
+)
+
+// dotsOver counts the kernels of g that compute a dot product (rnz (+) (*))
+// inside a traversal of the buffer named in.
+func dotsOver(g *Graph, in string) int {
+	n := 0
+	for _, k := range g.Kernels {
+		found := false
+		for m := range graph.All(k.Body) {
+			var args []graph.Node
+			var fn graph.Node
+			switch m := m.(type) {
+			case *graph.NZip:
+				fn, args = m.Fn, m.Args
+			case *graph.RNZ:
+				fn, args = m.Fn, m.Args
+			default:
+				continue
+			}
+			reads := false
+			for _, a := range args {
+				if i, ok := viewBase(a).(*graph.Input); ok && i.Name == in {
+					reads = true
+				}
+			}
+			if !reads || fn == nil {
+				continue
+			}
+			for d := range graph.All(fn) {
+				if z, ok := d.(*graph.RNZ); ok {
+					if op, ok := z.Fn.(*graph.OpRef); ok && op.Op == graph.Mul {
+						found = true
+					}
+				}
+			}
+		}
+		if found {
+			n++
+		}
+	}
+	return n
+}
+
+// The fused training step of an MLP 16-8-4 (BatchNorm, ReLU, batch 4, f32,
+// Adam) computes each matrix product of the forward pass once: one kernel
+// runs a dot product over the input x (the first dense layer) and one over
+// the ReLU's output (the second); the backward pass reads their buffers.
+// It has 25 kernels (37 before common subterms were shared, sibling
+// reductions merged and view-only kernels dropped):
+//
+//   - forward, 6: dense1, BatchNorm's mean, its variance, its
+//     normalisation, relu1, dense2;
+//   - loss gradient, dense2's input gradient, relu1's gradient: 3;
+//   - BatchNorm's backward, 6: one traversal for its four sums over the
+//     batch (the two parameter gradients and the two that feed the input
+//     gradient), the centred term, the sum over it, their combination, its
+//     broadcast over the rows, the input gradient;
+//   - dense1's weight and bias gradients, one traversal; dense2's, one: 2;
+//   - Adam, one per parameter: 6;
+//   - the running statistics: 1; the result tuple with the loss: 1.
+//
+// The step's value is graph.Eval's.
+func TestFuseTrainStepSharesAndMerges(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{16, 8, 4}, Batch: 4, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	require.NoError(t, err)
+	s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(1e-3)})
+	require.NoError(t, err)
+	res, err := Fuse(s.Term, Options{})
+	require.NoError(t, err)
+	g := res.Graph
+	assert.Equal(t, 1, dotsOver(g, "x"), "kernels computing a dot product over x:\n%s", g)
+	assert.Equal(t, 1, dotsOver(g, "t5_relu1"), "kernels computing a dot product over relu1's output:\n%s", g)
+	assert.Equal(t, 25, len(g.Kernels), "kernels:\n%s", g)
+	merged := 0
+	for _, k := range g.Kernels {
+		_, isView := k.Body.(graph.ViewNode)
+		assert.False(t, isView, "kernel %s only copies a view: %s", k.Name, graph.Print(k.Body))
+		if _, ok := k.Body.(*graph.RNZ); ok {
+			if tt, ok := k.Output.Type.(*graph.TupleType); ok {
+				merged += len(tt.Elems)
+			}
+		}
+	}
+	// BatchNorm's four sums and the two dense layers' pairs.
+	assert.Equal(t, 4+2+2, merged, "results of merged reductions:\n%s", g)
+
+	info, err := graph.Check(s.Term)
+	require.NoError(t, err)
+	in := graphtest.Inputs(rand.New(rand.NewPCG(5, 5)), info.Inputs)
+	want, err := graph.Eval(s.Term, in)
+	require.NoError(t, err)
+	got, err := g.Eval(in)
+	require.NoError(t, err)
+	graphtest.Compare(t, want, got, graph.ToleranceOf(want))
+}
