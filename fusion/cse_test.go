@@ -111,3 +111,26 @@ func TestShareCommonCases(t *testing.T) {
 	}
 	require.Equal(t, 3, calls, "r * 2 once, s * 2 once, and the product: %s", graph.Print(out))
 }
+
+// freshenLambda renames a function's parameters and the binders of the
+// subterms that read them, and keeps, shared, a closed subterm with
+// binders of its own: β-reduction then leaves one node for it.
+func TestFreshenLambdaKeepsClosedSubterms(t *testing.T) {
+	term := parse(t, `a : f64[4]; map (\p -> p * reduce (+) (map (\q -> q * 2) a) + rnz (+) (\q -> q * p) a) a`)
+	f := term.(*graph.NZip).Fn.(*graph.Lambda)
+	closed := f.Body.(*graph.Call).Args[0].(*graph.Call).Args[1] // reduce (+) (map (\q -> q * 2) a)
+	open := f.Body.(*graph.Call).Args[1].(*graph.RNZ)            // rnz (+) (\q -> q * p) a
+	g, err := freshenLambda(f)
+	require.NoError(t, err)
+	require.NotSame(t, f.Params[0], g.Params[0])
+	gclosed := g.Body.(*graph.Call).Args[0].(*graph.Call).Args[1]
+	gopen := g.Body.(*graph.Call).Args[1].(*graph.RNZ)
+	require.Same(t, closed, gclosed, "the closed sum is shared")
+	require.NotSame(t, open.Fn, gopen.Fn, "the lambda reading p is renamed")
+	require.NotSame(t, open.Fn.(*graph.Lambda).Params[0], gopen.Fn.(*graph.Lambda).Params[0])
+	require.Equal(t, graph.Print(f), graph.Print(g))
+	out, err := graph.NewNZip(g, term.(*graph.NZip).Args...)
+	require.NoError(t, err)
+	in := graphtest.Inputs(rand.New(rand.NewPCG(1, 1)), []*graph.Input{term.(*graph.NZip).Args[0].(*graph.Input)})
+	require.NoError(t, graph.Diff(must(graph.Eval(term, in)), must(graph.Eval(out, in)), exact))
+}

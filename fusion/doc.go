@@ -22,7 +22,9 @@
 //
 // Fuse runs a fixed list of passes; each runs an engine that applies its
 // rules until none applies (a normal form), and Options.Dump prints the
-// term after each. In order:
+// term after each. Before every pass, and after every sweep of its engine,
+// common subterms are shared (see below), so that the rules count the
+// consumers of a computation, not of one of its copies. In order:
 //
 //  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
@@ -34,10 +36,31 @@
 //     normalise (less flip-flip), which reduce the applications ncomp
 //     builds. Vertical fusion runs before horizontal because fusing
 //     pipelines decides which traversals remain to be put side by side.
-//  3. horizontal: product and fan-out, with beta, inline-let and eta, which
-//     reduce the functions product builds.
+//  3. horizontal: first, closed lets become shared nodes and sibling
+//     reductions merge (mergeSiblings: closed reductions anywhere in the
+//     term that traverse a common array, neither reading the other's
+//     result, become one reduction with a tuple result, as product does
+//     for the elements of one tuple; a dense layer's weight and bias
+//     gradients are then one traversal); then product and fan-out, with
+//     beta, inline-let and eta (η for products included), which reduce
+//     the functions product builds.
 //  4. kernels: lets whose values are closed become shared nodes (a DAG),
 //     and Partition cuts the term into kernels (see the policy below).
+//
+// # Common subterms
+//
+// shareCommon makes α-equivalent value subterms of the same type and with
+// the same free variables one node: C[e, e'] = C[e, e] in a pure language,
+// since a term's value depends on its free variables alone, and variables
+// are bound by identity. The gradient term refers to forward values
+// through copies (a dense layer's output once for BatchNorm's mean, once
+// for its variance, once per use in the backward pass); shared, a matrix
+// product has several consumers, the producer guard refuses to recompute
+// it, and kernel formation materialises it once. It is one walk of the
+// term, children first, hashing each node once with a hash blind to the
+// names of bound variables, and comparing nodes of equal hash for
+// α-equivalence; function terms are compared inside the values that hold
+// them but not shared on their own (a function has no type of its own).
 //
 // Inside the reduction operator of an rnz only beta, inline-let and eta
 // run: the operator keeps a shape the back ends lower as a reduction body
@@ -73,12 +96,19 @@
 //     that reads each element more than once, or inside an inner lambda,
 //     only when the producer is cheap (trivial arrays, at most 2
 //     arithmetic operations, no reduction).
+//   - these counts are of one computation, not of a copy: common subterms
+//     are shared before every pass and after every engine sweep, so a
+//     producer whose elements cost a reduction (a matrix product) and
+//     that several terms read is never fused into each of them, however
+//     the term spelled it.
 //   - kernel formation materialises, once, a closed computing term that
 //     several terms use, that is the array argument of a higher-order
 //     function (a producer fusion refused), or that lies inside a lambda
 //     (a loop-invariant value, such as a batch statistic, finished before
 //     the loop that reads it). A literal's value is never a kernel of its
-//     own: its context decides its type.
+//     own: its context decides its type. Nor is a view or a projection of
+//     a computation: the computation is the kernel, and its readers read
+//     the view of its buffer (a transposed weight gradient is no copy).
 //
 // # Termination
 //
@@ -91,15 +121,23 @@
 // engine still counts its steps, and past a limit it reports ErrRuleLoop
 // naming the rules it applied last instead of running on.
 //
+// Two walks run besides the rules. shareCommon, after every sweep,
+// increases no measure below: it keeps U(t) up to the names of bound
+// variables (so ν, Λ, N(t), V, H and A stay) and only merges nodes (so D,
+// L and F do not grow); the rules still decrease the measure at every
+// sweep. mergeSiblings runs once, before the horizontal engine, and
+// terminates on its own: it repeats one walk while a group of two or more
+// sibling reductions remains, and each merge removes at least one rnz node.
+//
 // Write U(t) for t with every let unfolded (let x = e in b read as
 // b[x := e]), ops, sections, id and partial nzips read as the lambdas they
 // stand for, and nzip, rnz, views and scalar calls as constants. U(t) is a
 // term of the simply typed λ-calculus with products, and value types
 // contain no function type (a lambda's parameters are values), so
-// reduction from U(t) — β, η, and β for products, fst (a, b) → a — is
-// strongly normalising (Tait) and confluent: ν(t), the length of the
-// longest such reduction from U(t), is finite, and U(t) has one normal
-// form N(t).
+// reduction from U(t) — β, η, β for products, fst (a, b) → a, and η for
+// products, (fst p, snd p) → p — is strongly normalising (Tait) and, the
+// calculus being typed, confluent: ν(t), the length of the longest such
+// reduction from U(t), is finite, and U(t) has one normal form N(t).
 //
 // The normalise pass decreases, lexicographically,
 //
@@ -127,7 +165,8 @@
 //     a lambda).
 //   - float-let: U and the lets' values are unchanged; the let, and the
 //     lets in its value, leave one array argument: D decreases.
-//   - eta: an η-step of U (ν decreases), or, for \a b -> a + b => (+),
+//   - eta: an η-step of U (ν decreases; (fst p, snd p) => p is η for
+//     products), or, for \a b -> a + b => (+),
 //     \a b -> zip f a b => zip f and \x -> x => id, the same U with one
 //     lambda fewer: ν, Λ and D stay, L decreases.
 //   - flip-flip: flips are constants, so ν stays; values only shrink, so Λ

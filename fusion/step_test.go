@@ -106,3 +106,45 @@ func TestFuseTrainStepSharesAndMerges(t *testing.T) {
 	require.NoError(t, err)
 	graphtest.Compare(t, want, got, graph.ToleranceOf(want))
 }
+
+// With two BatchNorm layers, the second dense layer's product is computed
+// once too. (β-reduction used to copy every closed subterm of the function
+// it applied, such as that product inside a gradient's function; the copy
+// had one consumer, vertical fusion fused the first ReLU and the product
+// into the second BatchNorm's statistics, and the step computed the product
+// twice.)
+func TestFuseTrainStepTwoBatchNorms(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{16, 8, 8, 4}, Batch: 4, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	require.NoError(t, err)
+	s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(1e-3)})
+	require.NoError(t, err)
+	res, err := Fuse(s.Term, Options{})
+	require.NoError(t, err)
+	g := res.Graph
+	assert.Equal(t, 1, dotsOver(g, "x"), "kernels computing a dot product over x:\n%s", g)
+	assert.Equal(t, 1, dotsOver(g, "t5_relu1"), "kernels computing a dot product over relu1's output:\n%s", g)
+	assert.Equal(t, 1, dotsOver(g, "t10_relu2"), "kernels computing a dot product over relu2's output:\n%s", g)
+	relus := 0
+	for _, k := range g.Kernels {
+		if graph.Print(k.Body) == "map (map (\\v -> max v 0)) t4_bn1" {
+			relus++
+		}
+	}
+	assert.Equal(t, 1, relus, "kernels:\n%s", g)
+	// As for one BatchNorm layer (see above), with a second ReLU-BatchNorm-
+	// dense block: 11 kernels of forward pass (the step's ReLUs read
+	// BatchNorm's output, which the backward pass reads too, so they are
+	// kernels of their own), the loss gradient, per block its dense
+	// layer's input gradient, the ReLU's gradient and BatchNorm's 6, the
+	// three dense layers' gradient pairs, 10 Adam updates, the running
+	// statistics of both layers (one traversal) and the result.
+	assert.Equal(t, 11+1+2*(1+1+6)+3+10+1+1, len(g.Kernels), "kernels:\n%s", g)
+	info, err := graph.Check(s.Term)
+	require.NoError(t, err)
+	in := graphtest.Inputs(rand.New(rand.NewPCG(6, 6)), info.Inputs)
+	want, err := graph.Eval(s.Term, in)
+	require.NoError(t, err)
+	got, err := g.Eval(in)
+	require.NoError(t, err)
+	graphtest.Compare(t, want, got, graph.ToleranceOf(want))
+}
