@@ -89,6 +89,9 @@
 //     why.
 //   - split-let handles a cheap map over costly arrays: the arrays are
 //     named (computed once) and the map is inlined into its uses.
+//   - nzip-nzip and rnz-nzip look at the producers among a consumer's
+//     arguments in order and fuse the first the policy allows: a refused
+//     one (a shared matrix product) does not hide a fusable one after it.
 //   - nzip-nzip and rnz-nzip fuse a producer with several consumers only
 //     when its function is short scalar code whose recomputation (extra
 //     operations × extent) costs no more than writing and reading the

@@ -149,3 +149,34 @@ func TestEtaTuple(t *testing.T) {
 		assert.Equal(t, want, graph.Print(out), src)
 	}
 }
+
+// A producer the policy refuses (a shared sum of rows, first) does not
+// hide a fusable one after it (a cheap map): nzip-nzip and rnz-nzip fuse
+// the second, and say why not the first when none can be fused.
+func TestVerticalFusesPastARefusedProducer(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`a : f64[4,3]; b : f64[4]; let s = map (\r -> reduce (+) r) a in (zip (\x y -> x * y) s (map (\v -> v + 1) b), map (\v -> v * 2) s)`,
+			`zip (\x v -> x * (v + 1)) (map (\r -> reduce (+) r) a) b`},
+		{`a : f64[4,3]; b : f64[4]; let s = map (\r -> reduce (+) r) a in (rnz (+) (\x y -> x * y) s (map (\v -> v + 1) b), map (\v -> v * 2) s)`,
+			`rnz (+) (\x v -> x * (v + 1)) (map (\r -> reduce (+) r) a) b`},
+	} {
+		term, err := letsToDAG(parse(t, c.src))
+		require.NoError(t, err)
+		ctx, err := newContext(term)
+		require.NoError(t, err)
+		consumer := term.(*graph.Tuple).Elems[0]
+		var rule Rule = NZipNZip{}
+		if _, ok := consumer.(*graph.RNZ); ok {
+			rule = RNZNZip{}
+		}
+		out, err := rule.Rewrite(ctx, consumer)
+		require.NoError(t, err, c.src)
+		assert.Equal(t, c.want, graph.Print(out), c.src)
+		after, err := replace(term, map[graph.Node]graph.Node{consumer: out})
+		require.NoError(t, err)
+		in := graphtest.Inputs(rand.New(rand.NewPCG(4, 4)), must(graph.Check(term)).Inputs)
+		require.NoError(t, graph.Diff(must(graph.Eval(term, in)), must(graph.Eval(after, in)), exact))
+	}
+	checkRefusal(t, NZipNZip{}, must(letsToDAG(parse(t, `a : f64[4,3]; let s = map (\r -> reduce (+) r) a in (zip (\x y -> x * y) s s, map (\v -> v * 2) s)`))),
+		"consumers")
+}
