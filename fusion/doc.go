@@ -22,9 +22,9 @@
 //
 // Fuse runs a fixed list of passes; each runs an engine that applies its
 // rules until none applies (a normal form), and Options.Dump prints the
-// term after each. Before every pass, and after every sweep of its engine,
-// common subterms are shared (see below), so that the rules count the
-// consumers of a computation, not of one of its copies. In order:
+// term after each. Before every pass common subterms are shared (see
+// below), so that the rules count the consumers of a computation, not of
+// one of its copies. In order:
 //
 //  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
@@ -100,10 +100,12 @@
 //     only when the producer is cheap (trivial arrays, at most 2
 //     arithmetic operations, no reduction).
 //   - these counts are of one computation, not of a copy: common subterms
-//     are shared before every pass and after every engine sweep, so a
-//     producer whose elements cost a reduction (a matrix product) and
-//     that several terms read is never fused into each of them, however
-//     the term spelled it.
+//     are shared before every pass, and the rules make no copies (β
+//     renames only the binders of the subterms that read the parameters
+//     it substitutes, and keeps closed subterms shared), so a producer
+//     whose elements cost a reduction (a matrix product) and that several
+//     terms read is not fused into each of them, however the term
+//     spelled it.
 //   - kernel formation materialises, once, a closed computing term that
 //     several terms use, that is the array argument of a higher-order
 //     function (a producer fusion refused), or that lies inside a lambda
@@ -124,13 +126,11 @@
 // engine still counts its steps, and past a limit it reports ErrRuleLoop
 // naming the rules it applied last instead of running on.
 //
-// Two walks run besides the rules. shareCommon, after every sweep,
-// increases no measure below: it keeps U(t) up to the names of bound
-// variables (so ν, Λ, N(t), V, H and A stay) and only merges nodes (so D,
-// L and F do not grow); the rules still decrease the measure at every
-// sweep. mergeSiblings runs once, before the horizontal engine, and
-// terminates on its own: it repeats one walk while a group of two or more
-// sibling reductions remains, and each merge removes at least one rnz node.
+// Two walks run between the engines, outside their descent. shareCommon,
+// before every pass, is one walk of the term. mergeSiblings, before the
+// horizontal engine, repeats one walk while a group of two or more sibling
+// reductions remains, and each merge removes at least one rnz node, so it
+// stops.
 //
 // Write U(t) for t with every let unfolded (let x = e in b read as
 // b[x := e]), ops, sections, id and partial nzips read as the lambdas they

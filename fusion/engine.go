@@ -32,9 +32,6 @@ type engine struct {
 	// refused.
 	repair  func(graph.Node) (graph.Node, error)
 	seenRef map[string]bool
-	// share, when set, makes copies of one computation one node after
-	// every sweep (shareCommon), so that the rules count its consumers.
-	share bool
 }
 
 func newEngine(rules []Rule) *engine {
@@ -103,11 +100,6 @@ func (e *engine) run(term graph.Node) (graph.Node, error) {
 		}
 		if term, err = replace(term, sub); err != nil {
 			return nil, err
-		}
-		if e.share {
-			if term, err = shareCommon(term); err != nil {
-				return nil, err
-			}
 		}
 	}
 }

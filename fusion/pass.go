@@ -73,7 +73,6 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	}
 	rep := &Report{KernelsBefore: len(before.Kernels), TemporariesBefore: len(before.Temporaries()), TemporaryBytesBefore: before.TemporaryBytes()}
 	e := newEngine(nil)
-	e.share = true
 	cur := term
 	for _, p := range pipeline {
 		start := time.Now()
