@@ -37,11 +37,13 @@
 //     builds. Vertical fusion runs before horizontal because fusing
 //     pipelines decides which traversals remain to be put side by side.
 //  3. horizontal: first, closed lets become shared nodes and sibling
-//     reductions merge (mergeSiblings: closed reductions anywhere in the
-//     term that traverse a common array, neither reading the other's
-//     result, become one reduction with a tuple result, as product does
-//     for the elements of one tuple; a dense layer's weight and bias
-//     gradients are then one traversal); then product and fan-out, with
+//     traversals merge (mergeSiblings: closed reductions anywhere in the
+//     term that traverse a common array, and closed maps of vectors of one
+//     extent, neither reading the other's result, become one traversal
+//     with a tuple result, as product does for the elements of one tuple;
+//     a dense layer's weight and bias gradients are then one traversal,
+//     and so are the updates of the vector parameters); then product and
+//     fan-out, with
 //     beta, inline-let and eta (η for products included), which reduce
 //     the functions product builds.
 //  4. kernels: lets whose values are closed become shared nodes (a DAG),
@@ -129,8 +131,8 @@
 // Two walks run between the engines, outside their descent. shareCommon,
 // before every pass, is one walk of the term. mergeSiblings, before the
 // horizontal engine, repeats one walk while a group of two or more sibling
-// reductions remains, and each merge removes at least one rnz node, so it
-// stops.
+// traversals remains, and each merge removes at least one nzip or rnz
+// node, so it stops.
 //
 // Write U(t) for t with every let unfolded (let x = e in b read as
 // b[x := e]), ops, sections, id and partial nzips read as the lambdas they

@@ -180,3 +180,31 @@ func TestVerticalFusesPastARefusedProducer(t *testing.T) {
 	checkRefusal(t, NZipNZip{}, must(letsToDAG(parse(t, `a : f64[4,3]; let s = map (\r -> reduce (+) r) a in (zip (\x y -> x * y) s s, map (\v -> v * 2) s)`))),
 		"consumers")
 }
+
+// Maps of vectors of one extent merge into one loop, whatever arrays they
+// read (two parameter updates); a map of rows (a matrix update) does not,
+// nor does a map that reads the other's result.
+func TestMergeSiblingMaps(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		nzips int // distinct applied nzip nodes after
+	}{
+		{`p : f64[4]; g : f64[4]; q : f64[4]; h : f64[4]; (1, zip (\a b -> a - b) p g, zip (\a b -> a - 2 * b) q h)`, 1},
+		{`p : f64[4]; g : f64[4]; W : f64[4,3]; G : f64[4,3]; (1, zip (\a b -> a - b) p g, zip (zip (\a b -> a - b)) W G)`, 2},
+		{`p : f64[4]; g : f64[4]; (1, let u = zip (\a b -> a - b) p g in (u, map (\a -> a * 2) u))`, 2},
+	} {
+		prog, err := graph.Parse(c.src)
+		require.NoError(t, err, c.src)
+		out, err := mergeSiblings(prog.Body)
+		require.NoError(t, err, c.src)
+		n := 0
+		for m := range graph.All(out) {
+			if z, ok := m.(*graph.NZip); ok && !graph.IsFunc(z) {
+				n++
+			}
+		}
+		assert.Equal(t, c.nzips, n, "%s\nbecame %s", c.src, graph.Print(out))
+		in := graphtest.Inputs(rand.New(rand.NewPCG(3, 3)), prog.Inputs)
+		require.NoError(t, graph.Diff(must(graph.Eval(prog.Body, in)), must(graph.Eval(out, in)), exact), c.src)
+	}
+}
