@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
@@ -110,11 +111,10 @@ func betaReduce(f *graph.Lambda, args []graph.Node) (graph.Node, error) {
 	if len(args) != len(f.Params) {
 		return nil, fmt.Errorf("function of %d parameters applied to %d arguments", len(f.Params), len(args))
 	}
-	body, err := graph.Freshen(f)
+	fl, err := freshenLambda(f)
 	if err != nil {
 		return nil, err
 	}
-	fl := body.(*graph.Lambda)
 	sub := map[*graph.Var]graph.Node{}
 	type binding struct {
 		v   *graph.Var
@@ -144,6 +144,83 @@ func betaReduce(f *graph.Lambda, args []graph.Node) (graph.Node, error) {
 		out = keepSource(f, l)
 	}
 	return out, nil
+}
+
+// freshenLambda returns a copy of f with new parameters, and new binders
+// in the subterms that read them: graph.Freshen, except that a subterm in
+// which no renamed variable is free is kept, shared with f, not copied. A
+// closed subterm (a layer's matrix product that a gradient's function
+// reads) thus stays one node however often the function is applied, and
+// the fusion rules, which count a producer's consumers by node, see every
+// consumer; a copy would look like a producer of one consumer, fusable
+// into it, and the product would be computed twice.
+func freshenLambda(f *graph.Lambda) (*graph.Lambda, error) {
+	var fv graph.FreeVarCache
+	var rw func(n graph.Node, ren map[*graph.Var]graph.Node) (graph.Node, error)
+	rw = func(n graph.Node, ren map[*graph.Var]graph.Node) (graph.Node, error) {
+		if _, isBinder := n.(*graph.Lambda); !isBinder {
+			if _, isLet := n.(*graph.Let); !isLet && !slices.ContainsFunc(fv.Of(n), func(v *graph.Var) bool { _, ok := ren[v]; return ok }) {
+				return n, nil
+			}
+		}
+		switch n := n.(type) {
+		case *graph.Var:
+			return ren[n], nil
+		case *graph.Lambda:
+			if !slices.ContainsFunc(fv.Of(n), func(v *graph.Var) bool { _, ok := ren[v]; return ok }) && n != graph.Node(f) {
+				return n, nil
+			}
+			inner := maps.Clone(ren)
+			params := make([]*graph.Var, len(n.Params))
+			for i, p := range n.Params {
+				params[i] = graph.NewVar(p.Name)
+				inner[p] = params[i]
+			}
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			l, err := graph.NewLambda(params, body)
+			if err != nil {
+				return nil, err
+			}
+			return keepSource(n, l), nil
+		case *graph.Let:
+			if !slices.ContainsFunc(fv.Of(n), func(v *graph.Var) bool { _, ok := ren[v]; return ok }) {
+				return n, nil
+			}
+			val, err := rw(n.Value, ren)
+			if err != nil {
+				return nil, err
+			}
+			inner := maps.Clone(ren)
+			v := graph.NewVar(n.Var.Name)
+			inner[n.Var] = v
+			body, err := rw(n.Body, inner)
+			if err != nil {
+				return nil, err
+			}
+			l, err := graph.NewLet(v, val, body)
+			if err != nil {
+				return nil, err
+			}
+			return keepSource(n, l), nil
+		}
+		kids := graph.Children(n)
+		for i, c := range kids {
+			r, err := rw(c, ren)
+			if err != nil {
+				return nil, err
+			}
+			kids[i] = r
+		}
+		return graph.WithChildren(n, kids)
+	}
+	out, err := rw(f, map[*graph.Var]graph.Node{})
+	if err != nil {
+		return nil, err
+	}
+	return out.(*graph.Lambda), nil
 }
 
 // trivial reports whether n costs nothing to repeat: a variable, input or

@@ -26,7 +26,9 @@
 //
 // Fuse runs a fixed list of passes; each runs an engine that applies its
 // rules until none applies (a normal form), and Options.Dump prints the
-// term after each. In order:
+// term after each. Before every pass common subterms are shared (see
+// below), so that the rules count the consumers of a computation, not of
+// one of its copies. In order:
 //
 //  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
@@ -50,13 +52,37 @@
 //     materialised (a contraction's operands), and before horizontal
 //     fusion, which would put a weight gradient side by side with its
 //     bias gradient (both traverse X and dY) and hide the contraction.
-//  4. horizontal: product and fan-out, with beta, inline-let and eta, which
-//     reduce the functions product builds.
+//  4. horizontal: first, closed lets become shared nodes and sibling
+//     traversals merge (mergeSiblings: closed reductions anywhere in the
+//     term that traverse a common array, and closed maps of vectors of one
+//     extent, neither reading the other's result, become one traversal
+//     with a tuple result, as product does for the elements of one tuple;
+//     a dense layer's bias gradient and BatchNorm's backward sums are then
+//     one traversal each, and so are the updates of the vector
+//     parameters; a weight gradient, in GEMM form after contract, is a map
+//     of rank 2 and is not merged); then product and fan-out, with beta,
+//     inline-let and eta (η for products included), which reduce the
+//     functions product builds.
 //  5. kernels: lets whose values are closed become shared nodes (a DAG),
 //     and Partition cuts the term into kernels (see the policy below). A
 //     view of a kernel's result (flip 0 of a computed matrix, the operand
 //     of a weight gradient) is read in place by the kernels that use it,
 //     like a view of an input, not copied by a kernel of its own.
+//
+// # Common subterms
+//
+// shareCommon makes α-equivalent value subterms of the same type and with
+// the same free variables one node: C[e, e'] = C[e, e] in a pure language,
+// since a term's value depends on its free variables alone, and variables
+// are bound by identity. The gradient term refers to forward values
+// through copies (a dense layer's output once for BatchNorm's mean, once
+// for its variance, once per use in the backward pass); shared, a matrix
+// product has several consumers, the producer guard refuses to recompute
+// it, and kernel formation materialises it once. It is one walk of the
+// term, children first, hashing each node once with a hash blind to the
+// names of bound variables, and comparing nodes of equal hash for
+// α-equivalence; function terms are compared inside the values that hold
+// them but not shared on their own (a function has no type of its own).
 //
 // Inside the reduction operator of an rnz only beta, inline-let and eta
 // run: the operator keeps a shape the back ends lower as a reduction body
@@ -87,6 +113,9 @@
 //     why.
 //   - split-let handles a cheap map over costly arrays: the arrays are
 //     named (computed once) and the map is inlined into its uses.
+//   - nzip-nzip and rnz-nzip look at the producers among a consumer's
+//     arguments in order and fuse the first the policy allows: a refused
+//     one (a shared matrix product) does not hide a fusable one after it.
 //   - nzip-nzip and rnz-nzip fuse a producer with several consumers only
 //     when its function is short scalar code whose recomputation (extra
 //     operations × extent) costs no more than writing and reading the
@@ -98,12 +127,21 @@
 //     rows of reductions, a dense layer) into a reduction: there it would
 //     run one dot product at a time; materialised, it runs as a GEMM. A
 //     map consumer still takes it, as the GEMM's epilogue.
+//   - these counts are of one computation, not of a copy: common subterms
+//     are shared before every pass, and the rules make no copies (β
+//     renames only the binders of the subterms that read the parameters
+//     it substitutes, and keeps closed subterms shared), so a producer
+//     whose elements cost a reduction (a matrix product) and that several
+//     terms read is not fused into each of them, however the term
+//     spelled it.
 //   - kernel formation materialises, once, a closed computing term that
 //     several terms use, that is the array argument of a higher-order
 //     function (a producer fusion refused), or that lies inside a lambda
 //     (a loop-invariant value, such as a batch statistic, finished before
 //     the loop that reads it). A literal's value is never a kernel of its
-//     own: its context decides its type.
+//     own: its context decides its type. Nor is a view or a projection of
+//     a computation: the computation is the kernel, and its readers read
+//     the view of its buffer (a transposed weight gradient is no copy).
 //
 // # Termination
 //
@@ -116,15 +154,21 @@
 // engine still counts its steps, and past a limit it reports ErrRuleLoop
 // naming the rules it applied last instead of running on.
 //
+// Two walks run between the engines, outside their descent. shareCommon,
+// before every pass, is one walk of the term. mergeSiblings, before the
+// horizontal engine, repeats one walk while a group of two or more sibling
+// traversals remains, and each merge removes at least one nzip or rnz
+// node, so it stops.
+//
 // Write U(t) for t with every let unfolded (let x = e in b read as
 // b[x := e]), ops, sections, id and partial nzips read as the lambdas they
 // stand for, and nzip, rnz, views and scalar calls as constants. U(t) is a
 // term of the simply typed λ-calculus with products, and value types
 // contain no function type (a lambda's parameters are values), so
-// reduction from U(t) — β, η, and β for products, fst (a, b) → a — is
-// strongly normalising (Tait) and confluent: ν(t), the length of the
-// longest such reduction from U(t), is finite, and U(t) has one normal
-// form N(t).
+// reduction from U(t) — β, η, β for products, fst (a, b) → a, and η for
+// products, (fst p, snd p) → p — is strongly normalising (Tait) and, the
+// calculus being typed, confluent: ν(t), the length of the longest such
+// reduction from U(t), is finite, and U(t) has one normal form N(t).
 //
 // The normalise pass decreases, lexicographically,
 //
@@ -152,7 +196,8 @@
 //     a lambda).
 //   - float-let: U and the lets' values are unchanged; the let, and the
 //     lets in its value, leave one array argument: D decreases.
-//   - eta: an η-step of U (ν decreases), or, for \a b -> a + b => (+),
+//   - eta: an η-step of U (ν decreases; (fst p, snd p) => p is η for
+//     products), or, for \a b -> a + b => (+),
 //     \a b -> zip f a b => zip f and \x -> x => id, the same U with one
 //     lambda fewer: ν, Λ and D stay, L decreases.
 //   - flip-flip: flips are constants, so ν stays; values only shrink, so Λ

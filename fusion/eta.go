@@ -10,6 +10,10 @@ import "github.com/hofuse/hofuse/graph"
 //	\a b -> a + b              =  (+)    (any scalar op, operands in order)
 //	\a b -> zip f a b          =  zip f  (f not mentioning a, b)
 //	\x -> x                    =  id
+//	(fst p, snd p, .., proj n p) =  p      (p a tuple of n+1 components)
+//
+// The last is η for products: it undoes the tuple of projections that a
+// product of reductions leaves when the reductions were a whole tuple.
 type Eta struct{}
 
 // Name implements Rule.
@@ -17,6 +21,9 @@ func (Eta) Name() string { return "eta" }
 
 // Rewrite implements Rule.
 func (Eta) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
+	if t, ok := n.(*graph.Tuple); ok {
+		return etaTuple(c, t)
+	}
 	l, ok := n.(*graph.Lambda)
 	if !ok {
 		return nil, ErrNoMatch
@@ -65,4 +72,22 @@ func (Eta) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		}
 	}
 	return fn, nil
+}
+
+// etaTuple rewrites (proj 0 p, .., proj n p) to p when p has n+1
+// components.
+func etaTuple(c *Context, t *graph.Tuple) (graph.Node, error) {
+	var p graph.Node
+	for i, e := range t.Elems {
+		pr, ok := e.(*graph.Proj)
+		if !ok || pr.Index != i || (p != nil && pr.X != p) {
+			return nil, ErrNoMatch
+		}
+		p = pr.X
+	}
+	tt, ok := c.TypeOf(p).(*graph.TupleType)
+	if !ok || len(tt.Elems) != len(t.Elems) {
+		return nil, ErrNoMatch
+	}
+	return p, nil
 }

@@ -178,8 +178,19 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 		p.names[in.Name] = true
 	}
 	g := &Graph{Inputs: info.Inputs}
+	// A cut at a view or projection of a computation is a cut at the
+	// computation: the kernel writes the computation's result, and the
+	// terms that read the view read it from that buffer, through the view.
+	// A kernel whose whole body is a view of a buffer would only copy it.
+	kernelAt := map[graph.Node]bool{}
+	for n := range graph.All(term) {
+		if n == term || !p.computes(n) || !cut(n) {
+			continue
+		}
+		kernelAt[viewBase(n)] = true
+	}
 	for n := range graph.All(term) { // children first: kernels come out in dependency order
-		if n != term && !(p.computes(n) && cut(n)) {
+		if n != term && !kernelAt[n] {
 			continue
 		}
 		k, err := p.kernel(n, len(g.Kernels)+1)
@@ -190,6 +201,21 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 	}
 	g.Result = g.Kernels[len(g.Kernels)-1].Output
 	return g, nil
+}
+
+// viewBase returns the operand under the views and projections that n
+// applies: the term whose buffer a view of it reads.
+func viewBase(n graph.Node) graph.Node {
+	for {
+		switch m := n.(type) {
+		case graph.ViewNode:
+			n = m.Operand()
+		case *graph.Proj:
+			n = m.X
+		default:
+			return n
+		}
+	}
 }
 
 // readsInput reports whether n reads an input or a buffer.

@@ -20,12 +20,8 @@ func (r NZipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok || graph.IsFunc(z) {
 		return nil, ErrNoMatch
 	}
-	i := producerIndex(z.Args)
-	if i < 0 {
-		return nil, ErrNoMatch
-	}
-	p := z.Args[i].(*graph.NZip)
-	if err := guardProducer(r, c, n, z.Fn, i, p); err != nil {
+	i, p, err := fusableProducer(r, c, n, z.Fn, z.Args, nil)
+	if err != nil {
 		return nil, err
 	}
 	fn, err := ncomp(i, len(z.Args), z.Fn, len(p.Args), p.Fn)

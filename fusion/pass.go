@@ -33,6 +33,8 @@ type Result struct {
 type pass struct {
 	name  string
 	rules []Rule
+	// prepare, when set, rewrites the term once before the engine runs.
+	prepare func(graph.Node) (graph.Node, error)
 }
 
 // The pipeline. Order matters:
@@ -44,10 +46,10 @@ type pass struct {
 //     applications that they reduce;
 //   - kernel formation last, on the final term.
 var pipeline = []pass{
-	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}},
-	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}},
-	{"contract", contractRules},
-	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}},
+	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}, nil},
+	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}, nil},
+	{"contract", contractRules, nil},
+	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}, mergeSiblings},
 }
 
 // Fuse runs the pass pipeline on term — normalise, vertical fusion,
@@ -81,6 +83,16 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 				e.rules = append(e.rules, r)
 			}
 		}
+		// Copies of one computation become one node before every pass, so
+		// that the rules count its consumers (see shareCommon).
+		if cur, err = shareCommon(cur); err != nil {
+			return nil, fmt.Errorf("pass %s: sharing common subterms: %w", p.name, err)
+		}
+		if p.prepare != nil {
+			if cur, err = p.prepare(cur); err != nil {
+				return nil, fmt.Errorf("pass %s: %w", p.name, err)
+			}
+		}
 		next, err := e.run(cur)
 		if err != nil {
 			return nil, fmt.Errorf("pass %s: %w", p.name, err)
@@ -94,6 +106,9 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	start := time.Now()
 	if cur, err = letsToDAG(cur); err != nil {
 		return nil, fmt.Errorf("pass kernels: %w", err)
+	}
+	if cur, err = shareCommon(cur); err != nil {
+		return nil, fmt.Errorf("pass kernels: sharing common subterms: %w", err)
 	}
 	g, err := Partition(cur, fusedCut(cur))
 	if err != nil {

@@ -24,15 +24,13 @@ func (r RNZNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok {
 		return nil, ErrNoMatch
 	}
-	i := producerIndex(z.Args)
-	if i < 0 {
-		return nil, ErrNoMatch
-	}
-	p := z.Args[i].(*graph.NZip)
-	if rowsOfReductions(p) {
-		return nil, refuse(r, n, "the producer %s is a matrix product (each element a row of reductions); fused into a reduction it would run one dot product at a time, so it is materialised", graph.Abbrev(p, 40))
-	}
-	if err := guardProducer(r, c, n, z.Fn, i, p); err != nil {
+	i, p, err := fusableProducer(r, c, n, z.Fn, z.Args, func(p *graph.NZip) error {
+		if rowsOfReductions(p) {
+			return refuse(r, n, "the producer %s is a matrix product (each element a row of reductions); fused into a reduction it would run one dot product at a time, so it is materialised", graph.Abbrev(p, 40))
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	fn, err := ncomp(i, len(z.Args), z.Fn, len(p.Args), p.Fn)

@@ -6,15 +6,38 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// producerIndex returns the index of the first argument of args that is a
-// fully applied nzip, or -1.
-func producerIndex(args []graph.Node) int {
+// fusableProducer returns the first argument of args that is a fully
+// applied nzip the policy lets the consumer n (applying fn) fuse, and its
+// index. A producer the policy refuses does not hide the ones after it (a
+// shared matrix product first, a cheap broadcast of a statistic third).
+// It returns ErrNoMatch when no argument is an nzip, and the first
+// producer's refusal when the policy refuses them all. A rule with a side
+// condition of its own passes it as also (nil for none), checked first.
+func fusableProducer(rule Rule, c *Context, n, fn graph.Node, args []graph.Node, also func(*graph.NZip) error) (int, *graph.NZip, error) {
+	var first error
 	for i, a := range args {
-		if z, ok := a.(*graph.NZip); ok && !graph.IsFunc(z) {
-			return i
+		z, ok := a.(*graph.NZip)
+		if !ok || graph.IsFunc(z) {
+			continue
+		}
+		var err error
+		if also != nil {
+			err = also(z)
+		}
+		if err == nil {
+			err = guardProducer(rule, c, n, fn, i, z)
+		}
+		if err == nil {
+			return i, z, nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return -1
+	if first == nil {
+		first = ErrNoMatch
+	}
+	return -1, nil, first
 }
 
 // guardProducer checks the fusion policy for composing the producer nzip p,
