@@ -84,16 +84,16 @@ func (p *BatchNormParams) Params() []*graph.Input {
 //     for 1000 + N(0,1) it is off by a factor of up to 19 at batch 2, and
 //     for 1e4 + 0.05 N(0,1) by 6e4 (layers/testdata/bn_stats.json). With
 //     the shift, the sums are of deviations of the order of the spread, and
-//     since k is an element of the batch, a² = (mean - k)² is at most
-//     batch · var: the cancellation in S2/batch - a² loses at most a
+//     since k is an element of the batch, a² = (k - mean)² is at most
+//     Σ (x - mean)² = batch · var: the cancellation in S2/batch - a² loses at most a
 //     factor batch of the precision, and in practice nothing (k is one
 //     standard deviation from the mean, typically). Against numpy's f64
 //     variance the f32 variance is within 1e-6 relative on such data
 //     (batchnorm_stats_test.go), better than the f32 two-pass formula on
 //     1e4 + 0.05 N(0,1), 2% off because its f32 mean is off by ulps of
-//     the running sum.
-//     The output subtracts the small a from the exact difference v - k
-//     rather than the rounded mean from v, so it keeps those digits too.
+//     the running sum. The output subtracts the small a from the exact
+//     difference v - k rather than the rounded mean from v, so it keeps
+//     those digits too.
 //   - Differentiable as written. k is read under stopgrad: the statistics
 //     do not depend on the shift (d/dk of k + S1/batch and of
 //     S2/batch - a² is 0), so it is a constant to autodiff, which then
@@ -111,8 +111,8 @@ func (p *BatchNormParams) Params() []*graph.Input {
 // input included, which multiplied the cost by about 2·batch+1 per stacked
 // layer.
 //
-// s is the biased variance (divided by batch, not batch-1), which is what
-// PyTorch, Keras and ONNX normalise with in training. A batch of 1 is
+// The variance is the biased one (divided by batch, not batch-1), which is
+// what PyTorch, Keras and ONNX normalise with in training. A batch of 1 is
 // refused in training mode, as PyTorch refuses it: its variance is 0 and
 // the output would be shift alone.
 //
