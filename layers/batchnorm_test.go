@@ -160,7 +160,7 @@ func TestBatchNormTrainingShares(t *testing.T) {
 	}
 	want := `let t1 = first 0 x in ` +
 		`let t = rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q))) (\r -> zip (\v k -> let d = v - stopgrad k in (d, d * d)) r t1) x in ` +
-		`map (\r -> nzip (\v k t2 g b -> let a = fst t2 / 3 in (v - stopgrad k - a) * rsqrt (snd t2 / 3 - a * a + 1e-05) * g + b) r t1 t bn1.scale bn1.shift) x`
+		`map (\r -> nzip (\v k s1 s2 g b -> let a = s1 / 3 in (v - stopgrad k - a) * rsqrt (s2 / 3 - a * a + 1e-05) * g + b) r t1 (fst t) (snd t) bn1.scale bn1.shift) x`
 	if got := graph.Print(y); got != want {
 		t.Errorf("Print:\n got %s\nwant %s", got, want)
 	}
