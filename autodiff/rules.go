@@ -108,6 +108,9 @@ var scalarRules = map[graph.Op]scalarRule{
 	graph.Eq: noFlow, graph.Ne: noFlow,
 	graph.And: noFlow, graph.Or: noFlow, graph.Not: noFlow,
 	graph.ToI32: noFlow,
+	// stopgrad is a constant to differentiation by definition (JAX's
+	// stop_gradient): nothing flows through it, whatever its operand.
+	graph.StopGrad: noFlow,
 }
 
 func noFlow(y *graph.Call, c graph.Node, _ func(int) graph.DType) []graph.Node {

@@ -48,10 +48,15 @@
 //     Xᵀ·dY, an rnz of outer products over the batch — into the matrix
 //     product's normal form, maps over the result's axes around one scalar
 //     dot product, which the back ends run as a GEMM (see Contract for the
-//     criterion). It runs after vertical fusion, which decides what is
-//     materialised (a contraction's operands), and before horizontal
-//     fusion, which would put a weight gradient side by side with its
-//     bias gradient (both traverse X and dY) and hide the contraction.
+//     criterion). It runs twice: before vertical fusion, so that a
+//     contraction a consumer would absorb (a dense layer's input gradient
+//     dY·Wᵀ, read by the ReLU's gradient) is already a matrix product,
+//     which vertical fusion keeps whole and gives the consumer as its
+//     epilogue, rather than a sum of scaled rows inside each row of the
+//     consumer; and after it, for the contractions vertical fusion
+//     exposes. Both runs come before horizontal fusion, which would put a
+//     weight gradient side by side with its bias gradient (both traverse
+//     X and dY) and hide the contraction.
 //  4. horizontal: first, closed lets become shared nodes and sibling
 //     traversals merge (mergeSiblings: closed reductions anywhere in the
 //     term that traverse a common array, and closed maps of vectors of one

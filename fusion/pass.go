@@ -40,6 +40,9 @@ type pass struct {
 // The pipeline. Order matters:
 //   - normalise first, so that the vertical rules see lambdas applied and
 //     single-use lets inlined, and reduction operators in η-normal form;
+//   - contract before vertical fusion, so that a contraction a consumer
+//     absorbs is a matrix product with an epilogue, and again after it,
+//     for the contractions fusion exposes;
 //   - vertical fusion before horizontal, because fusing pipelines decides
 //     which traversals remain to be put side by side;
 //   - β, inline-let and η run in every pass, since the fusion rules build
@@ -47,6 +50,7 @@ type pass struct {
 //   - kernel formation last, on the final term.
 var pipeline = []pass{
 	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}, nil},
+	{"contract", contractRules, nil},
 	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}, nil},
 	{"contract", contractRules, nil},
 	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}, mergeSiblings},

@@ -131,7 +131,7 @@ const maxInnerOps = 2
 
 func arithmetic(op graph.Op) bool {
 	switch op {
-	case graph.Add, graph.Sub, graph.Mul, graph.Div, graph.Neg, graph.Min, graph.Max, graph.Abs, graph.Select,
+	case graph.Add, graph.Sub, graph.Mul, graph.Div, graph.Neg, graph.Min, graph.Max, graph.Abs, graph.Select, graph.StopGrad,
 		graph.Lt, graph.Le, graph.Gt, graph.Ge, graph.Eq, graph.Ne:
 		return true
 	}

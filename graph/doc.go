@@ -26,6 +26,10 @@
 // Name and Params are how the notation writes it. SubdivView, FlattenView
 // and FlipView are the three the notation started with.
 //
+// FirstView (first d) reads element 0 of axis d: it drops the axis and
+// keeps the offset, so first 0 X is the first row of X. It shows part of
+// its operand and has no inverse.
+//
 // The term that applies a view is a ViewNode: *Subdiv, *Flatten and *Flip
 // for those three (their structs and constructors stay), *ViewOp for every
 // other. NewView builds the right one; AsView takes one apart. Every pass
@@ -141,6 +145,11 @@
 //
 // Bool. The logical ops work on bool; select picks its second operand
 // where the condition holds, else its third.
+//
+// stopgrad x is x, in every type; it exists for differentiation, which
+// treats it as a constant (JAX's stop_gradient): a term that reads a value
+// only for its numerics, as BatchNorm's shift reads a row of the batch,
+// marks it so.
 //
 // # Services the rules and back ends share
 //

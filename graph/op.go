@@ -41,6 +41,7 @@ const (
 	ToF32        // f32 a: conversion to float32
 	ToF64        // f64 a: conversion to float64
 	ToI32        // i32 a: conversion to int32, rounding toward zero
+	StopGrad     // stopgrad a: a itself, a constant to differentiation
 	numOps
 )
 
@@ -106,6 +107,7 @@ var ops = [numOps]opInfo{
 	ToF32:    {name: "f32", arity: 1, kind: convert, result: Float32},
 	ToF64:    {name: "f64", arity: 1, kind: convert, result: Float64},
 	ToI32:    {name: "i32", arity: 1, kind: convert, result: Int32},
+	StopGrad: {name: "stopgrad", arity: 1, kind: arith},
 }
 
 func b2f(b bool) float64 {

@@ -163,6 +163,9 @@ func (op Op) Unary(dt DType) func(x float64) float64 {
 	if !op.valid() || ops[op].arity != 1 {
 		return nil
 	}
+	if op == StopGrad {
+		return func(x float64) float64 { return x }
+	}
 	switch ops[op].kind {
 	case logic:
 		return func(x float64) float64 { return b2f(x == 0) }

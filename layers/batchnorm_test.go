@@ -148,41 +148,51 @@ func TestBatchNormTraining(t *testing.T) {
 	}
 }
 
-// TestBatchNormTrainingShares checks that the batch mean is one node, used
-// by both the variance and the normalisation, and that the printer binds
-// it once.
+// TestBatchNormTrainingShares checks the training-mode term: the batch is
+// traversed by one reduction, whose tuple of sums is bound once and read by
+// the normalisation, and the shift is one view of the input's first row,
+// read by both.
 func TestBatchNormTrainingShares(t *testing.T) {
 	x := input(t, graph.Float64, 3, 5)
 	y, _, err := layers.BatchNorm("bn1", x, 5, graph.Float64, layers.BatchNormOptions{Training: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `let m = map (/3) (reduce (zip (+)) x) in ` +
-		`let s = map (/3) (rnz (zip (+)) (\r -> zip (\v m1 -> (v - m1) * (v - m1)) r m) x) in ` +
-		`map (\r -> nzip (\v m1 s1 g b -> (v - m1) * rsqrt (s1 + 1e-05) * g + b) r m s bn1.scale bn1.shift) x`
+	want := `let t1 = first 0 x in ` +
+		`let t = rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q))) (\r -> zip (\v k -> let d = v - stopgrad k in (d, d * d)) r t1) x in ` +
+		`map (\r -> nzip (\v k s1 s2 g b -> let a = s1 / 3 in (v - stopgrad k - a) * rsqrt (s2 / 3 - a * a + 1e-05) * g + b) r t1 (fst t) (snd t) bn1.scale bn1.shift) x`
 	if got := graph.Print(y); got != want {
 		t.Errorf("Print:\n got %s\nwant %s", got, want)
 	}
 	assertSources(t, y, "bn1")
-	// The mean is bound once, and its variable has two users: the
-	// variance's zip and the normalisation's nzip.
-	mean, ok := y.(*graph.Let)
+	sums, ok := y.(*graph.Let)
 	if !ok {
-		t.Fatalf("training-mode BatchNorm is %T, want a let of the mean", y)
+		t.Fatalf("training-mode BatchNorm is %T, want a let of the sums", y)
 	}
-	users := 0
+	if _, ok := sums.Value.(*graph.RNZ); !ok {
+		t.Errorf("the sums are %T, want one rnz", sums.Value)
+	}
+	// One traversal of x by a reduction, and the shift, one node, read by
+	// it and by the normalisation.
+	reductions, shiftUsers := 0, 0
 	for n := range graph.All(y) {
+		if r, ok := n.(*graph.RNZ); ok && len(r.Args) == 1 && r.Args[0] == x {
+			reductions++
+		}
 		for _, c := range graph.Children(n) {
-			if c == mean.Var {
-				users++
+			if v, ok := c.(*graph.ViewOp); ok && v.V == (graph.FirstView{Axis: 0}) && v.X == x {
+				shiftUsers++
 			}
 		}
 	}
-	if users != 2 {
-		t.Errorf("the batch mean has %d users, want 2 (variance and normalisation)", users)
+	if reductions != 1 {
+		t.Errorf("%d reductions traverse x, want 1", reductions)
+	}
+	if shiftUsers != 2 {
+		t.Errorf("the shift first 0 x has %d users, want 2 (the sums and the normalisation)", shiftUsers)
 	}
 
-	// A computed input is bound once too, since the layer reads it thrice.
+	// A computed input is bound once, since the layer reads it thrice.
 	h, err := layers.ReLU("relu0", x)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +201,7 @@ func TestBatchNormTrainingShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := graph.Print(y); !strings.HasPrefix(got, `let h = map (\r -> map (\v -> max v 0) r) x in let m = map (/3) (reduce (zip (+)) h) in`) {
+	if got := graph.Print(y); !strings.HasPrefix(got, `let h = map (\r -> map (\v -> max v 0) r) x in let t = rnz `) {
 		t.Errorf("Print: %s", got)
 	}
 }

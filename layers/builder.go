@@ -181,6 +181,15 @@ func (b *Builder) Flip(axis1, axis2 int, x graph.Node) graph.Node {
 	return tag(b, n, err)
 }
 
+// View returns the view v of x (first 0 x, subdiv 1 4 x, …).
+func (b *Builder) View(v graph.View, x graph.Node) graph.Node {
+	if b.err != nil {
+		return nil
+	}
+	n, err := graph.NewView(v, x)
+	return tag(b, n, err)
+}
+
 // MapRank returns f mapped over every element of x, an array of the given
 // rank: map (\v -> f v) x for rank 1, map (\r -> map (\v -> f v) r) x for
 // rank 2, and so on. f builds the scalar body from the element variable v.

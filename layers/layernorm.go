@@ -34,7 +34,12 @@ func (p *LayerNormParams) Params() []*graph.Input { return []*graph.Input{p.Scal
 //
 // The row statistics depend on the row, so they are bound with let inside
 // the lambda rather than shared as nodes; k, the reciprocal standard
-// deviation, is computed once per row. Training and inference compute
+// deviation, is computed once per row. The variance is the centred
+// two-pass one, not BatchNorm's shifted one-traversal sums: both passes
+// read the one row while it is in cache, inside the kernel that computes
+// the row (a dense layer's), and a shift would have to be the row's first
+// element read from a materialised input (first 1 x), which would cut the
+// layer off its producer's kernel for no saving in memory traffic. Training and inference compute
 // the same thing; there are no running statistics. The variance is the
 // biased one in PyTorch, Keras and ONNX alike; scale and shift are
 // PyTorch's weight and bias, Keras's gamma and beta, ONNX's Scale and B.

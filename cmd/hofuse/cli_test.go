@@ -461,7 +461,7 @@ func TestMemoryLimits(t *testing.T) {
 		{[]string{"demo", "--sizes", "64,32,10", "--batches", "4", "--runs", "2", "--max-memory", "40KiB", "--no-reference", "--threads", "1"},
 			"hofuse demo: fused, batch 4: native: kernel k1_dense1_relu1 with the buffers before it needs 50728 bytes, past the memory limit of 40960 bytes; raise --max-memory\n"},
 		{[]string{"bench", "train", "--sizes", "64,32,10", "--batches", "4", "--steps", "2", "--max-memory", "40KiB", "--threads", "1"},
-			"hofuse bench: native fused batch 4: train: compile on native: native: kernel k3_bn1 with the buffers before it needs 73016 bytes, past the memory limit of 40960 bytes; raise --max-memory\n"},
+			"hofuse bench: native fused batch 4: train: compile on native: native: kernel k2_bn1 with the buffers before it needs 54328 bytes, past the memory limit of 40960 bytes; raise --max-memory\n"},
 	} {
 		code, _, errs := hofuse(c.args...)
 		assert.Equal(t, 1, code, "%q", c.args)

@@ -128,7 +128,7 @@ func TestFuseCommand(t *testing.T) {
 
 	code, out, errs = hofuse("fuse", "mlp", "--mode", "training", "--sizes", "8,6,4", "--batch", "4")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "kernels: 8 before fusion, 5 after\n")
+	assert.Contains(t, out, "kernels: 5 before fusion, 4 after\n")
 
 	code, _, errs = hofuse("fuse", "mlp", "--disable-rule", "nope")
 	assert.Equal(t, 2, code)

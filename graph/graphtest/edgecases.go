@@ -69,6 +69,9 @@ func EdgeCases() []EdgeCase {
 			EdgeCase{Name: d + "/relu-then-add", Program: "x : " + arr(8) + "; y : " + arr(8) + `; zip (\v w -> max v 0 + w) x y`,
 				Inputs:    map[string][]float64{"x": relu, "y": {negz, negz, negz, negz, negz, negz, negz, negz}},
 				WantDType: dt, WantExtents: []int{8}, Want: reluWant},
+			// stopgrad is its operand, special values and signs included.
+			EdgeCase{Name: d + "/stopgrad", Program: "x : " + arr(8) + `; map (\v -> stopgrad v) x`,
+				Inputs: map[string][]float64{"x": relu}, WantDType: dt, WantExtents: []int{8}, Want: relu},
 			EdgeCase{Name: d + "/min-literal", Program: "x : " + arr(5) + `; map (\v -> min v 0) x`,
 				Inputs: map[string][]float64{"x": {0, negz, nan, 3, -inf}}, WantDType: dt, WantExtents: []int{5},
 				Want: []float64{0, negz, nan, 0, -inf}},
@@ -162,6 +165,8 @@ func EdgeCases() []EdgeCase {
 			minI32, 5, -maxI32),
 		i32("abs-wraps", "a : i32[3]; map abs a", map[string][]float64{"a": {minI32, -5, maxI32}},
 			minI32, 5, maxI32),
+		i32("stopgrad", "a : i32[3]; map stopgrad a", map[string][]float64{"a": {minI32, -5, maxI32}},
+			minI32, -5, maxI32),
 		i32("div", "a : i32[9]; b : i32[9]; zip (/) a b",
 			map[string][]float64{"a": {7, -7, 7, -7, 5, 0, minI32, minI32, maxI32}, "b": {2, 2, -2, -2, 0, 0, -1, 1, -1}},
 			3, -3, -3, 3, -1, -1, minI32, minI32, -maxI32),

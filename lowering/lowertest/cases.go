@@ -211,6 +211,12 @@ func Cases() []Case {
 				+ max x y - min x (-y) + select (x > y) x (-y) - neg y) a b) A B`},
 		{Name: "compare_logic", Src: `v : %[1]s[9]; w : %[1]s[9];
 			zip (\x y -> select (and (x > 0) (not (y <= 0))) x (select (or (x == y) (x != 0)) (y * 2) 0)) v w`},
+		// The first-element view (a row, a column, a row of a flipped or
+		// nested array) and stopgrad, which is its operand.
+		{Name: "first_view", Src: `A : %[1]s[5,7]; B : %[1]s[3,4,4];
+			(zip (\a c -> stopgrad a * 2 + c) (first 0 A) (first 1 (flip 0 A)),
+			 map (\m -> zip (+) (first 0 m) (first 1 m)) (flip 1 (subdiv 1 4 (flatten 1 B))),
+			 map (\r -> zip (\v k -> v - stopgrad k) r (first 0 A)) A)`},
 		{Name: "convert", Src: `v : %[1]s[8];
 			map (\x -> f64 (i32 (x * 10)) + f64 x * 0.5) v`},
 		{Name: "convert_f32", Src: `v : %[1]s[8];

@@ -245,6 +245,9 @@ func mkCall(op graph.Op, dt graph.DType, args []*cval) sfn {
 	switch len(args) {
 	case 1:
 		a := args[0].fn
+		if op == graph.StopGrad {
+			return a
+		}
 		if op == graph.Neg && dt == graph.Float64 {
 			return func(fr *frame) float64 { return -a(fr) }
 		}

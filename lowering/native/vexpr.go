@@ -446,6 +446,9 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 		}
 		return b.constReg(dt, v), nil
 	}
+	if op == graph.StopGrad {
+		return regs[0], nil // the value itself
+	}
 	r := b.newReg(dt)
 	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}
 	switch len(regs) {

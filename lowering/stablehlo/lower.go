@@ -419,7 +419,12 @@ func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 		}
 		return tr, err
 	}
-	if out.IsRowMajor() {
+	if fv, ok := n.View().(graph.FirstView); ok {
+		// first d: the slice [0, 1) of axis d, then a reshape that drops
+		// it. The only view that shows part of its operand; no reshape or
+		// transpose reads it off the layout.
+		t, err = l.first(x.dt, t, levels, x.shape, fv.Axis, shape)
+	} else if out.IsRowMajor() {
 		if !slices.Equal(shape, x.shape) {
 			t, err = l.reshape(x.dt, t, levels, shape)
 		}
@@ -445,6 +450,23 @@ func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 		return nil, l.wrap(n, err)
 	}
 	return &val{dt: x.dt, shape: shape, factors: []factor{{t: t, levels: levels, axes: seq(len(shape))}}}, nil
+}
+
+// first slices element 0 of axis (a logical axis of the operand of
+// extents in, after its loop levels) and reshapes the result to out, the
+// extents without that axis.
+func (l *lowerer) first(dt graph.DType, t *shlo.Value, levels, in []int, axis int, out []int) (*shlo.Value, error) {
+	limits := make([]int, 0, len(levels)+len(in))
+	for _, lv := range levels {
+		limits = append(limits, l.extents[lv])
+	}
+	limits = append(limits, in...)
+	limits[len(levels)+axis] = 1
+	sl, err := shlo.Slice(t, make([]int, len(limits)), limits, nil)
+	if err != nil {
+		return nil, err
+	}
+	return l.reshape(dt, sl, levels, out)
 }
 
 // axisPermutation returns perm with out[i] == in[perm[i]], when out is in

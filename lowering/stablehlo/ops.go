@@ -66,6 +66,9 @@ var scalarOps = map[graph.Op]opInfo{
 
 // call lowers op applied to args, elementwise over their loop levels.
 func (l *lowerer) call(n graph.Node, op graph.Op, args []*val) (*val, error) {
+	if op == graph.StopGrad && len(args) == 1 && args[0].tuple == nil {
+		return args[0], nil // the value itself; it matters only to differentiation
+	}
 	info, ok := scalarOps[op]
 	if !ok {
 		return nil, l.unsupported(n, "scalar op %v has no StableHLO translation", op)
