@@ -183,12 +183,10 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 			z[k] = T(math.Tanh(float64(v)))
 		}
 	case graph.Logistic:
+		// Not through expChunk: e**-x overflows where the logistic is
+		// still a subnormal, 1/(1+e**-x) needs a wider range.
 		for k, v := range x {
-			z[k] = -v
-		}
-		expChunk(z, z)
-		for k, e := range z {
-			z[k] = T(1 / (1 + float64(e)))
+			z[k] = T(1 / (1 + graph.ExpFloat64(-float64(v))))
 		}
 	case graph.Erf:
 		for k, v := range x {
