@@ -4,6 +4,11 @@
 //
 //   - DotF32, DotF64: Σ x[i]·y[i], any increments.
 //   - AxpyF32, AxpyF64: y[i] += alpha·x[i], any increments.
+//   - ExpF32, ExpF64: z[i] = e**x[i], computed in float64 with a Taylor
+//     polynomial after reduction by ln 2 (vmath.go; AVX2 loops generated
+//     by gen_vmath.go): within 2 ulp of math.Exp in float64, and in
+//     float32 the rounded float64 exp but for 1-ulp differences in about
+//     one argument in 2.5 million (vmath_test.go sweeps them).
 //   - GemmF32, GemmF64: C = A·B or C += A·B on row-major views with leading
 //     dimensions, B optionally transposed, on one or several goroutines,
 //     with an epilogue hook.
