@@ -189,6 +189,12 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 			z[k] = T(1 / (1 + graph.ExpFloat64(-float64(v))))
 		}
 	case graph.Erf:
+		if z32, ok := any(z).([]float32); ok {
+			// The float32 rounding of math.Erf, through the vector loop
+			// (kernels.ErfF32).
+			kernels.ErfF32(z32, any(x).([]float32))
+			return
+		}
 		for k, v := range x {
 			z[k] = T(math.Erf(float64(v)))
 		}
@@ -213,21 +219,13 @@ func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
 	x, y = x[:len(z)], y[:len(z)]
 	switch op {
 	case graph.Add:
-		for k := range z {
-			z[k] = x[k] + y[k]
-		}
+		kernels.Arith(kernels.Add, z, x, y)
 	case graph.Sub:
-		for k := range z {
-			z[k] = x[k] - y[k]
-		}
+		kernels.Arith(kernels.Sub, z, x, y)
 	case graph.Mul:
-		for k := range z {
-			z[k] = x[k] * y[k]
-		}
+		kernels.Arith(kernels.Mul, z, x, y)
 	case graph.Div:
-		for k := range z {
-			z[k] = x[k] / y[k]
-		}
+		kernels.Arith(kernels.Div, z, x, y)
 	case graph.Max:
 		for k := range z {
 			z[k] = max(x[k], y[k])

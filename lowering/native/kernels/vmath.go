@@ -89,3 +89,81 @@ func ExpF32(z, x []float32) {
 		z[i] = float32(expPoly(float64(x[i]), expLo32, expHi32, 9))
 	}
 }
+
+// ErfF32 sets z[i] = erf x[i] for i < len(z); x must be at least as long
+// as z, and may be z itself. With AVX2 it is computed in float64 as
+// y·P(y²), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in float32),
+// P the Taylor series of erf(y)/y to degree 64, and rounded once to
+// float32: the float32 rounding of math.Erf but for 1-ulp differences in
+// rare arguments (vmath_test.go sweeps them). NaN gives NaN and ±0 gives
+// ±0. Without AVX2, and for the last len(z) mod 4 elements, it rounds
+// math.Erf.
+func ErfF32(z, x []float32) {
+	x = x[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) >= 4 {
+		i = len(z) &^ 3
+		erfF32AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = float32(math.Erf(float64(x[i])))
+	}
+}
+
+// ArithOp is an elementwise arithmetic operation of Arith.
+type ArithOp int
+
+// The operations of Arith.
+const (
+	Add ArithOp = iota
+	Sub
+	Mul
+	Div
+)
+
+// Arith sets z[i] = x[i] op y[i] for i < len(z), correctly rounded as Go's
+// float32 and float64 arithmetic (the same IEEE 754 operations, with AVX2
+// on two vectors at a time). x and y must be at least as long as z; any
+// of them may be the same slice.
+func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) > 0 {
+		switch z := any(z).(type) {
+		case []float32:
+			x, y := any(x).([]float32), any(y).([]float32)
+			if i = len(z) &^ 15; i > 0 {
+				arithF32[op](i, &x[0], &y[0], &z[0])
+			}
+		case []float64:
+			x, y := any(x).([]float64), any(y).([]float64)
+			if i = len(z) &^ 7; i > 0 {
+				arithF64[op](i, &x[0], &y[0], &z[0])
+			}
+		}
+	}
+	z, x, y = z[i:], x[i:], y[i:]
+	switch op {
+	case Add:
+		for k := range z {
+			z[k] = x[k] + y[k]
+		}
+	case Sub:
+		for k := range z {
+			z[k] = x[k] - y[k]
+		}
+	case Mul:
+		for k := range z {
+			z[k] = x[k] * y[k]
+		}
+	case Div:
+		for k := range z {
+			z[k] = x[k] / y[k]
+		}
+	}
+}
+
+var (
+	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2}
+	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2}
+)

@@ -9,3 +9,32 @@ func expF64AVX2(n int, x, z *float64)
 
 //go:noescape
 func expF32AVX2(n int, x, z *float32)
+
+//go:noescape
+func erfF32AVX2(n int, x, z *float32)
+
+// The arithmetic loops, for n a multiple of two vectors.
+
+//go:noescape
+func arithAddF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithSubF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithMulF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithDivF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithAddF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithSubF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithMulF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithDivF64AVX2(n int, x, y, z *float64)

@@ -6,3 +6,13 @@ package kernels
 
 func expF64AVX2(n int, x, z *float64) { panic(noAsm) }
 func expF32AVX2(n int, x, z *float32) { panic(noAsm) }
+func erfF32AVX2(n int, x, z *float32) { panic(noAsm) }
+
+func arithAddF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithSubF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithMulF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithDivF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithAddF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithSubF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithMulF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithDivF64AVX2(n int, x, y, z *float64) { panic(noAsm) }

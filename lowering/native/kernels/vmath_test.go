@@ -158,3 +158,86 @@ func TestExpF32Accuracy(t *testing.T) {
 		t.Errorf("ExpF32: %v ulp from the scalar exp at x = %v, want at most 1", worst, at)
 	}
 }
+
+// TestErfF32Accuracy sweeps float32 arguments (every 211th bit pattern
+// over the whole line, both signs, and the edge cases) and checks ErfF32
+// against the scalar semantics (math.Erf rounded to float32): at most 1
+// ulp apart, and exact for ±0, ±Inf (±1) and NaN.
+func TestErfF32Accuracy(t *testing.T) {
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		1, -1, 3.9, 3.92, 4, -4, 4.01, 100, -100, math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 0x1p-126}
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	z := make([]float32, len(xs))
+	ErfF32(z, xs)
+	worst, at, off := 0.0, float32(0), 0
+	for i, x := range xs {
+		want := float32(math.Erf(float64(x)))
+		u := ulps32(z[i], want)
+		if u > worst {
+			worst, at = u, x
+		}
+		if u > 0 {
+			off++
+		}
+		if want == 0 && math.Signbit(float64(want)) != math.Signbit(float64(z[i])) {
+			t.Errorf("erf(%v) = %v, want %v", x, z[i], want)
+		}
+	}
+	t.Logf("max error %v ulp (at x = %v), %d of %d arguments not equal to the rounded float64 erf", worst, at, off, len(xs))
+	if worst > 1 {
+		t.Errorf("ErfF32: %v ulp from math.Erf at x = %v, want at most 1", worst, at)
+	}
+	// Every count of elements, so that the six-vector loop, the
+	// one-vector loop and the scalar tail all run.
+	for n := range 60 {
+		in := make([]float32, n)
+		for i := range in {
+			in[i] = float32(i)*0.137 - 3
+		}
+		got := make([]float32, n)
+		ErfF32(got, in)
+		for i, x := range in {
+			if want := float32(math.Erf(float64(x))); ulps32(got[i], want) > 1 {
+				t.Errorf("n=%d: erf(%v) = %v, want %v", n, x, got[i], want)
+			}
+		}
+	}
+}
+
+// TestArith checks Arith bit for bit against Go's scalar arithmetic, for
+// every length up to 40 (vector loop and tail), on values that include
+// NaN, ±Inf, ±0 and subnormals, and in place (z the same slice as x).
+func TestArith(t *testing.T) {
+	vals := []float64{1.5, -2.25, math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324, 1e-40, 3, 1e308, 7.1, -0.3}
+	for n := range 41 {
+		x64, y64 := make([]float64, n), make([]float64, n)
+		x32, y32 := make([]float32, n), make([]float32, n)
+		for i := range n {
+			x64[i], y64[i] = vals[i%len(vals)], vals[(i*5+3)%len(vals)]
+			x32[i], y32[i] = float32(x64[i]), float32(y64[i])
+		}
+		for op, f := range []func(a, b float64) float64{
+			func(a, b float64) float64 { return a + b }, func(a, b float64) float64 { return a - b },
+			func(a, b float64) float64 { return a * b }, func(a, b float64) float64 { return a / b },
+		} {
+			z64 := make([]float64, n)
+			Arith(ArithOp(op), z64, x64, y64)
+			z32 := append([]float32(nil), x32...)
+			Arith(ArithOp(op), z32, z32, y32)
+			for i := range n {
+				if w := f(x64[i], y64[i]); math.Float64bits(w) != math.Float64bits(z64[i]) && !(w != w && z64[i] != z64[i]) {
+					t.Errorf("n=%d op %d: %v, %v: got %v, want %v", n, op, x64[i], y64[i], z64[i], w)
+				}
+				w32 := float32(f(float64(x32[i]), float64(y32[i])))
+				if math.Float32bits(w32) != math.Float32bits(z32[i]) && !(w32 != w32 && z32[i] != z32[i]) {
+					t.Errorf("n=%d op %d: float32 %v, %v: got %v, want %v", n, op, x32[i], y32[i], z32[i], w32)
+				}
+			}
+		}
+	}
+}
