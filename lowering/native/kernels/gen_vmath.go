@@ -25,9 +25,9 @@ func p(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 const (
 	erfClamp  = 4
 	erfDegree = 64
-	shifter = 0x1.8p52
-	ln2Hi   = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
-	ln2Lo   = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
+	shifter   = 0x1.8p52
+	ln2Hi     = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
+	ln2Lo     = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
 )
 
 // consts lays out the table: each constant four times (one ymm).
@@ -204,7 +204,7 @@ func erfLoop(name string) {
 		p("\tVMAXPD Y%d, Y14, Y%d", v, v)
 		p("\tVMINPD Y%d, Y15, Y%d", v, v)
 		p("\tVMULPD Y%d, Y%d, Y%d", v, v, nv+v) // s = y²
-		p("\tVMOVUPD %s, Y%d", c(top), v)     // y is read again below
+		p("\tVMOVUPD %s, Y%d", c(top), v)       // y is read again below
 	}
 	for k := erfDegree - 1; k >= 0; k-- {
 		for v := 0; v < nv; v++ {
