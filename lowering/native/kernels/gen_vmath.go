@@ -23,16 +23,29 @@ func p(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 
 // Mirrors of the constants in vmath.go.
 const (
-	erfClamp  = 4
-	erfDegree = 64
-	shifter   = 0x1.8p52
-	ln2Hi     = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
-	ln2Lo     = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
+	shifter32   = 0x1.8p23
+	ln2Hi32     = 0.693359375
+	ln2Lo32     = -2.12194440e-4
+	expLo32     = -104
+	expHi32     = 89
+	exp32Degree = 7
+	erfClamp    = 4
+	erfDegree   = 64
+	shifter     = 0x1.8p52
+	ln2Hi       = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
+	ln2Lo       = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
 )
 
 // consts lays out the table: each constant four times (one ymm).
 var consts []float64
 var offs = map[string]int{}
+
+// cst32 adds a float32 constant, eight times (one ymm), as two float64
+// slots of the table's layout.
+func cst32(name string, v float64) {
+	b := uint64(math.Float32bits(float32(v)))
+	cst(name, math.Float64frombits(b|b<<32))
+}
 
 func cst(name string, v float64) {
 	offs[name] = len(consts) * 32
@@ -48,8 +61,6 @@ func main() {
 	cst("half", 0.5)
 	cst("lo64", -746)
 	cst("hi64", 710)
-	cst("lo32", -110)
-	cst("hi32", 90)
 	for k := 0; k <= 13; k++ {
 		f := 1.0
 		for j := 2; j <= k; j++ {
@@ -58,6 +69,21 @@ func main() {
 		cst(fmt.Sprintf("c%d", k), 1/f)
 	}
 
+	cst32("s_log2e", math.Log2E)
+	cst32("s_shifter", shifter32)
+	cst32("s_bias", shifter32+127)
+	cst32("s_ln2hi", ln2Hi32)
+	cst32("s_ln2lo", ln2Lo32)
+	cst32("s_half", 0.5)
+	cst32("s_lo", expLo32)
+	cst32("s_hi", expHi32)
+	f := 1.0
+	for k := 0; k <= exp32Degree; k++ {
+		if k > 1 {
+			f *= float64(k)
+		}
+		cst32(fmt.Sprintf("s_c%d", k), 1/f)
+	}
 	cst("erfLo", -erfClamp)
 	cst("erfHi", erfClamp)
 	for k, v := range erfCoefs() {
@@ -78,7 +104,7 @@ func main() {
 	p("GLOBL vmathc<>(SB), RODATA|NOPTR, $%d", len(consts)*32)
 
 	expLoop("expF64AVX2", 8, 13)
-	expLoop("expF32AVX2", 4, 9)
+	exp32Loop("expF32AVX2")
 	erfLoop("erfF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
@@ -102,9 +128,6 @@ func c(name string) string {
 // n a multiple of 4, with the Taylor polynomial of the given degree.
 func expLoop(name string, elem, degree int) {
 	lo, hi := "lo64", "hi64"
-	if elem == 4 {
-		lo, hi = "lo32", "hi32"
-	}
 	p("")
 	p("// func %s(n int, x, z *float%d)", name, elem*8)
 	p("// n must be a multiple of 4.")
@@ -269,6 +292,57 @@ func arithLoop(name, instr string, elem int) {
 	p("\tVMOVUPS Y1, 32(DI)")
 	p("\tADDQ $64, SI")
 	p("\tADDQ $64, DX")
+	p("\tADDQ $64, DI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// exp32Loop writes func name(n int, x, z *float32): z[i] = e**x[i] for n
+// elements, n a multiple of 16, in float32 arithmetic, eight lanes per
+// vector, two vectors at a time, by the algorithm of expPoly32.
+func exp32Loop(name string) {
+	p("")
+	p("// func %s(n int, x, z *float32)", name)
+	p("// n must be a multiple of 16.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ z+16(FP), DI")
+	p("\tVMOVUPS %s, Y13", c("s_lo"))
+	p("\tVMOVUPS %s, Y14", c("s_hi"))
+	p("\tVMOVUPS %s, Y15", c("s_log2e"))
+	p("\tSHRQ $4, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := 0; v < 2; v++ {
+		x, k, n, q, a, b := v*6, v*6+1, v*6+2, v*6+3, v*6+4, v*6+5
+		p("\tVMOVUPS %d(SI), Y%d", 32*v, x)
+		p("\tVMAXPS Y%d, Y13, Y%d", x, x)
+		p("\tVMINPS Y%d, Y14, Y%d", x, x)
+		p("\tVMOVAPS Y15, Y%d", k)
+		p("\tVFMADD213PS %s, Y%d, Y%d", c("s_shifter"), x, k)
+		p("\tVSUBPS %s, Y%d, Y%d", c("s_shifter"), k, n)
+		p("\tVFNMADD231PS %s, Y%d, Y%d", c("s_ln2hi"), n, x)
+		p("\tVFNMADD231PS %s, Y%d, Y%d", c("s_ln2lo"), n, x)
+		p("\tVMOVUPS %s, Y%d", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
+		for d := exp32Degree - 1; d >= 0; d-- {
+			p("\tVFMADD213PS %s, Y%d, Y%d", c(fmt.Sprintf("s_c%d", d)), x, q)
+		}
+		p("\tVMULPS %s, Y%d, Y%d", c("s_half"), n, a)
+		p("\tVROUNDPS $1, Y%d, Y%d", a, a)
+		p("\tVSUBPS Y%d, Y%d, Y%d", a, n, b)
+		p("\tVADDPS %s, Y%d, Y%d", c("s_bias"), a, a)
+		p("\tVADDPS %s, Y%d, Y%d", c("s_bias"), b, b)
+		p("\tVPSLLD $23, Y%d, Y%d", a, a)
+		p("\tVPSLLD $23, Y%d, Y%d", b, b)
+		p("\tVMULPS Y%d, Y%d, Y%d", a, q, q)
+		p("\tVMULPS Y%d, Y%d, Y%d", b, q, q)
+		p("\tVMOVUPS Y%d, %d(DI)", q, 32*v)
+	}
+	p("\tADDQ $64, SI")
 	p("\tADDQ $64, DI")
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)

@@ -29,9 +29,7 @@ var expCoef = func() (c [14]float64) {
 // degree, and the result scaled by 2**n as 2**floor(n/2) · 2**(n -
 // floor(n/2)), two normal powers of two, so that a subnormal result is
 // rounded once. With degree 13 it is within 2 ulp of amd64's math.Exp
-// (which is itself within 1 ulp of e**x; measured in vmath_test.go); with degree 9 it is within about 1e-11
-// relative, so that rounding it to float32 gives the correctly rounded
-// float32 e**x but in rare halfway cases.
+// (which is itself within 1 ulp of e**x; measured in vmath_test.go).
 func expPoly(x, lo, hi float64, degree int) float64 {
 	if x != x {
 		return x
@@ -53,7 +51,7 @@ func expPoly(x, lo, hi float64, degree int) float64 {
 // in float64 and float32 respectively.
 const (
 	expLo64, expHi64 = -746, 710
-	expLo32, expHi32 = -110, 90
+	expLo32, expHi32 = -104, 89
 )
 
 // ExpF64 sets z[i] = e**x[i] for i < len(z); x must be at least as long
@@ -73,20 +71,67 @@ func ExpF64(z, x []float64) {
 	}
 }
 
-// ExpF32 sets z[i] = e**x[i] for i < len(z), computed in float64 and
-// rounded once to float32; x must be at least as long as z, and may be z
-// itself. The result is the float32 rounding of e**x within a relative
-// error of about 1e-11 before the rounding, so it differs from the
-// correctly rounded float32 by at most 1 ulp, and rarely.
+// Constants of expPoly32, mirrored in gen_vmath.go.
+const (
+	expShifter32 = 0x1.8p23       // x + 1.5·2**23 rounds x to an integer in the low bits
+	expLn2Hi32   = 0.693359375    // ln 2 to 9 bits, so n·expLn2Hi32 is exact
+	expLn2Lo32   = -2.12194440e-4 // ln 2 - expLn2Hi32
+	exp32Degree  = 7
+)
+
+// expCoef32 holds 1/k! for k = 0..exp32Degree in float32.
+var expCoef32 = func() (c [exp32Degree + 1]float32) {
+	for k := range c {
+		c[k] = float32(expCoef[k])
+	}
+	return c
+}()
+
+// fma32 is a·b + c in float32 through float64: the product is exact, the
+// sum is rounded twice (to float64, then float32), which can differ from
+// the vector FMA's single rounding by an ulp in rare cases.
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// expPoly32 is e**x in float32 arithmetic by the algorithm of the vector
+// loop: x clamped to [expLo32, expHi32] (NaN passes), n = round(x/ln 2),
+// r = x - n·ln 2 in two steps, e**r by its Taylor polynomial of degree 7,
+// scaled by 2**floor(n/2) · 2**(n - floor(n/2)), two normal powers of two,
+// so that a subnormal result is rounded once.
+func expPoly32(x float32) float32 {
+	if x != x {
+		return x
+	}
+	x = min(max(x, expLo32), expHi32)
+	n := fma32(x, math.Log2E, expShifter32) - expShifter32
+	r := fma32(-n, expLn2Hi32, x)
+	r = fma32(-n, expLn2Lo32, r)
+	q := expCoef32[exp32Degree]
+	for k := exp32Degree - 1; k >= 0; k-- {
+		q = fma32(q, r, expCoef32[k])
+	}
+	n1 := float32(math.Floor(float64(n) * 0.5))
+	n2 := n - n1
+	return q * math.Float32frombits(uint32(int32(n1)+127)<<23) * math.Float32frombits(uint32(int32(n2)+127)<<23)
+}
+
+// ExpF32 sets z[i] = e**x[i] for i < len(z), in float32 arithmetic (eight
+// lanes per AVX2 vector); x must be at least as long as z, and may be z
+// itself. It is within 1 ulp of e**x computed in float64 and rounded to
+// float32 (the scalar semantics' exp; equal to it for 99.8% of the
+// arguments); ±Inf, NaN, ±0, overflow to +Inf
+// and underflow through the subnormals to 0 are as math.Exp defines them
+// (vmath_test.go sweeps the arguments).
 func ExpF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
-	if hasAVX2 && len(z) >= 4 {
-		i = len(z) &^ 3
+	if hasAVX2 && len(z) >= 16 {
+		i = len(z) &^ 15
 		expF32AVX2(i, &x[0], &z[0])
 	}
 	for ; i < len(z); i++ {
-		z[i] = float32(expPoly(float64(x[i]), expLo32, expHi32, 9))
+		z[i] = expPoly32(x[i])
 	}
 }
 

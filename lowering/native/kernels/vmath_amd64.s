@@ -36,339 +36,395 @@ DATA vmathc<>+224(SB)/8, $0x4086300000000000
 DATA vmathc<>+232(SB)/8, $0x4086300000000000
 DATA vmathc<>+240(SB)/8, $0x4086300000000000
 DATA vmathc<>+248(SB)/8, $0x4086300000000000
-DATA vmathc<>+256(SB)/8, $0xc05b800000000000
-DATA vmathc<>+264(SB)/8, $0xc05b800000000000
-DATA vmathc<>+272(SB)/8, $0xc05b800000000000
-DATA vmathc<>+280(SB)/8, $0xc05b800000000000
-DATA vmathc<>+288(SB)/8, $0x4056800000000000
-DATA vmathc<>+296(SB)/8, $0x4056800000000000
-DATA vmathc<>+304(SB)/8, $0x4056800000000000
-DATA vmathc<>+312(SB)/8, $0x4056800000000000
-DATA vmathc<>+320(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+328(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+336(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+344(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+352(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+360(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+368(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+376(SB)/8, $0x3ff0000000000000
-DATA vmathc<>+384(SB)/8, $0x3fe0000000000000
-DATA vmathc<>+392(SB)/8, $0x3fe0000000000000
-DATA vmathc<>+400(SB)/8, $0x3fe0000000000000
-DATA vmathc<>+408(SB)/8, $0x3fe0000000000000
-DATA vmathc<>+416(SB)/8, $0x3fc5555555555555
-DATA vmathc<>+424(SB)/8, $0x3fc5555555555555
-DATA vmathc<>+432(SB)/8, $0x3fc5555555555555
-DATA vmathc<>+440(SB)/8, $0x3fc5555555555555
-DATA vmathc<>+448(SB)/8, $0x3fa5555555555555
-DATA vmathc<>+456(SB)/8, $0x3fa5555555555555
-DATA vmathc<>+464(SB)/8, $0x3fa5555555555555
-DATA vmathc<>+472(SB)/8, $0x3fa5555555555555
-DATA vmathc<>+480(SB)/8, $0x3f81111111111111
-DATA vmathc<>+488(SB)/8, $0x3f81111111111111
-DATA vmathc<>+496(SB)/8, $0x3f81111111111111
-DATA vmathc<>+504(SB)/8, $0x3f81111111111111
-DATA vmathc<>+512(SB)/8, $0x3f56c16c16c16c17
-DATA vmathc<>+520(SB)/8, $0x3f56c16c16c16c17
-DATA vmathc<>+528(SB)/8, $0x3f56c16c16c16c17
-DATA vmathc<>+536(SB)/8, $0x3f56c16c16c16c17
-DATA vmathc<>+544(SB)/8, $0x3f2a01a01a01a01a
-DATA vmathc<>+552(SB)/8, $0x3f2a01a01a01a01a
-DATA vmathc<>+560(SB)/8, $0x3f2a01a01a01a01a
-DATA vmathc<>+568(SB)/8, $0x3f2a01a01a01a01a
-DATA vmathc<>+576(SB)/8, $0x3efa01a01a01a01a
-DATA vmathc<>+584(SB)/8, $0x3efa01a01a01a01a
-DATA vmathc<>+592(SB)/8, $0x3efa01a01a01a01a
-DATA vmathc<>+600(SB)/8, $0x3efa01a01a01a01a
-DATA vmathc<>+608(SB)/8, $0x3ec71de3a556c734
-DATA vmathc<>+616(SB)/8, $0x3ec71de3a556c734
-DATA vmathc<>+624(SB)/8, $0x3ec71de3a556c734
-DATA vmathc<>+632(SB)/8, $0x3ec71de3a556c734
-DATA vmathc<>+640(SB)/8, $0x3e927e4fb7789f5c
-DATA vmathc<>+648(SB)/8, $0x3e927e4fb7789f5c
-DATA vmathc<>+656(SB)/8, $0x3e927e4fb7789f5c
-DATA vmathc<>+664(SB)/8, $0x3e927e4fb7789f5c
-DATA vmathc<>+672(SB)/8, $0x3e5ae64567f544e4
-DATA vmathc<>+680(SB)/8, $0x3e5ae64567f544e4
-DATA vmathc<>+688(SB)/8, $0x3e5ae64567f544e4
-DATA vmathc<>+696(SB)/8, $0x3e5ae64567f544e4
-DATA vmathc<>+704(SB)/8, $0x3e21eed8eff8d898
-DATA vmathc<>+712(SB)/8, $0x3e21eed8eff8d898
-DATA vmathc<>+720(SB)/8, $0x3e21eed8eff8d898
-DATA vmathc<>+728(SB)/8, $0x3e21eed8eff8d898
-DATA vmathc<>+736(SB)/8, $0x3de6124613a86d09
-DATA vmathc<>+744(SB)/8, $0x3de6124613a86d09
-DATA vmathc<>+752(SB)/8, $0x3de6124613a86d09
-DATA vmathc<>+760(SB)/8, $0x3de6124613a86d09
-DATA vmathc<>+768(SB)/8, $0xc010000000000000
-DATA vmathc<>+776(SB)/8, $0xc010000000000000
-DATA vmathc<>+784(SB)/8, $0xc010000000000000
-DATA vmathc<>+792(SB)/8, $0xc010000000000000
-DATA vmathc<>+800(SB)/8, $0x4010000000000000
-DATA vmathc<>+808(SB)/8, $0x4010000000000000
-DATA vmathc<>+816(SB)/8, $0x4010000000000000
-DATA vmathc<>+824(SB)/8, $0x4010000000000000
-DATA vmathc<>+832(SB)/8, $0x3ff20dd750429b6d
-DATA vmathc<>+840(SB)/8, $0x3ff20dd750429b6d
-DATA vmathc<>+848(SB)/8, $0x3ff20dd750429b6d
-DATA vmathc<>+856(SB)/8, $0x3ff20dd750429b6d
-DATA vmathc<>+864(SB)/8, $0xbfd812746b0379e7
-DATA vmathc<>+872(SB)/8, $0xbfd812746b0379e7
-DATA vmathc<>+880(SB)/8, $0xbfd812746b0379e7
-DATA vmathc<>+888(SB)/8, $0xbfd812746b0379e7
-DATA vmathc<>+896(SB)/8, $0x3fbce2f21a042be2
-DATA vmathc<>+904(SB)/8, $0x3fbce2f21a042be2
-DATA vmathc<>+912(SB)/8, $0x3fbce2f21a042be2
-DATA vmathc<>+920(SB)/8, $0x3fbce2f21a042be2
-DATA vmathc<>+928(SB)/8, $0xbf9b82ce31288b51
-DATA vmathc<>+936(SB)/8, $0xbf9b82ce31288b51
-DATA vmathc<>+944(SB)/8, $0xbf9b82ce31288b51
-DATA vmathc<>+952(SB)/8, $0xbf9b82ce31288b51
-DATA vmathc<>+960(SB)/8, $0x3f7565bcd0e6a53f
-DATA vmathc<>+968(SB)/8, $0x3f7565bcd0e6a53f
-DATA vmathc<>+976(SB)/8, $0x3f7565bcd0e6a53f
-DATA vmathc<>+984(SB)/8, $0x3f7565bcd0e6a53f
-DATA vmathc<>+992(SB)/8, $0xbf4c02db40040b86
-DATA vmathc<>+1000(SB)/8, $0xbf4c02db40040b86
-DATA vmathc<>+1008(SB)/8, $0xbf4c02db40040b86
-DATA vmathc<>+1016(SB)/8, $0xbf4c02db40040b86
-DATA vmathc<>+1024(SB)/8, $0x3f1f9a326f9b89b7
-DATA vmathc<>+1032(SB)/8, $0x3f1f9a326f9b89b7
-DATA vmathc<>+1040(SB)/8, $0x3f1f9a326f9b89b7
-DATA vmathc<>+1048(SB)/8, $0x3f1f9a326f9b89b7
-DATA vmathc<>+1056(SB)/8, $0xbeef4d25c3e0c2ec
-DATA vmathc<>+1064(SB)/8, $0xbeef4d25c3e0c2ec
-DATA vmathc<>+1072(SB)/8, $0xbeef4d25c3e0c2ec
-DATA vmathc<>+1080(SB)/8, $0xbeef4d25c3e0c2ec
-DATA vmathc<>+1088(SB)/8, $0x3ebb9e6c9dc651a3
-DATA vmathc<>+1096(SB)/8, $0x3ebb9e6c9dc651a3
-DATA vmathc<>+1104(SB)/8, $0x3ebb9e6c9dc651a3
-DATA vmathc<>+1112(SB)/8, $0x3ebb9e6c9dc651a3
-DATA vmathc<>+1120(SB)/8, $0xbe85f742ec43e71a
-DATA vmathc<>+1128(SB)/8, $0xbe85f742ec43e71a
-DATA vmathc<>+1136(SB)/8, $0xbe85f742ec43e71a
-DATA vmathc<>+1144(SB)/8, $0xbe85f742ec43e71a
-DATA vmathc<>+1152(SB)/8, $0x3e4fcc5720624c1b
-DATA vmathc<>+1160(SB)/8, $0x3e4fcc5720624c1b
-DATA vmathc<>+1168(SB)/8, $0x3e4fcc5720624c1b
-DATA vmathc<>+1176(SB)/8, $0x3e4fcc5720624c1b
-DATA vmathc<>+1184(SB)/8, $0xbe151d7181c5d36d
-DATA vmathc<>+1192(SB)/8, $0xbe151d7181c5d36d
-DATA vmathc<>+1200(SB)/8, $0xbe151d7181c5d36d
-DATA vmathc<>+1208(SB)/8, $0xbe151d7181c5d36d
-DATA vmathc<>+1216(SB)/8, $0x3dd9e6ad5e55a72f
-DATA vmathc<>+1224(SB)/8, $0x3dd9e6ad5e55a72f
-DATA vmathc<>+1232(SB)/8, $0x3dd9e6ad5e55a72f
-DATA vmathc<>+1240(SB)/8, $0x3dd9e6ad5e55a72f
-DATA vmathc<>+1248(SB)/8, $0xbd9d8453cb0c46e9
-DATA vmathc<>+1256(SB)/8, $0xbd9d8453cb0c46e9
-DATA vmathc<>+1264(SB)/8, $0xbd9d8453cb0c46e9
-DATA vmathc<>+1272(SB)/8, $0xbd9d8453cb0c46e9
-DATA vmathc<>+1280(SB)/8, $0x3d5f683ae4a97007
-DATA vmathc<>+1288(SB)/8, $0x3d5f683ae4a97007
-DATA vmathc<>+1296(SB)/8, $0x3d5f683ae4a97007
-DATA vmathc<>+1304(SB)/8, $0x3d5f683ae4a97007
-DATA vmathc<>+1312(SB)/8, $0xbd1f56f071a885ce
-DATA vmathc<>+1320(SB)/8, $0xbd1f56f071a885ce
-DATA vmathc<>+1328(SB)/8, $0xbd1f56f071a885ce
-DATA vmathc<>+1336(SB)/8, $0xbd1f56f071a885ce
-DATA vmathc<>+1344(SB)/8, $0x3cdd70b3537f4765
-DATA vmathc<>+1352(SB)/8, $0x3cdd70b3537f4765
-DATA vmathc<>+1360(SB)/8, $0x3cdd70b3537f4765
-DATA vmathc<>+1368(SB)/8, $0x3cdd70b3537f4765
-DATA vmathc<>+1376(SB)/8, $0xbc9a2007af3447f6
-DATA vmathc<>+1384(SB)/8, $0xbc9a2007af3447f6
-DATA vmathc<>+1392(SB)/8, $0xbc9a2007af3447f6
-DATA vmathc<>+1400(SB)/8, $0xbc9a2007af3447f6
-DATA vmathc<>+1408(SB)/8, $0x3c55f7919bc67b8c
-DATA vmathc<>+1416(SB)/8, $0x3c55f7919bc67b8c
-DATA vmathc<>+1424(SB)/8, $0x3c55f7919bc67b8c
-DATA vmathc<>+1432(SB)/8, $0x3c55f7919bc67b8c
-DATA vmathc<>+1440(SB)/8, $0xbc118cc8a061c479
-DATA vmathc<>+1448(SB)/8, $0xbc118cc8a061c479
-DATA vmathc<>+1456(SB)/8, $0xbc118cc8a061c479
-DATA vmathc<>+1464(SB)/8, $0xbc118cc8a061c479
-DATA vmathc<>+1472(SB)/8, $0x3bcab5cc31489f29
-DATA vmathc<>+1480(SB)/8, $0x3bcab5cc31489f29
-DATA vmathc<>+1488(SB)/8, $0x3bcab5cc31489f29
-DATA vmathc<>+1496(SB)/8, $0x3bcab5cc31489f29
-DATA vmathc<>+1504(SB)/8, $0xbb83676fc48c133c
-DATA vmathc<>+1512(SB)/8, $0xbb83676fc48c133c
-DATA vmathc<>+1520(SB)/8, $0xbb83676fc48c133c
-DATA vmathc<>+1528(SB)/8, $0xbb83676fc48c133c
-DATA vmathc<>+1536(SB)/8, $0x3b3af83c2fb19fa5
-DATA vmathc<>+1544(SB)/8, $0x3b3af83c2fb19fa5
-DATA vmathc<>+1552(SB)/8, $0x3b3af83c2fb19fa5
-DATA vmathc<>+1560(SB)/8, $0x3b3af83c2fb19fa5
-DATA vmathc<>+1568(SB)/8, $0xbaf1f690c2b2753a
-DATA vmathc<>+1576(SB)/8, $0xbaf1f690c2b2753a
-DATA vmathc<>+1584(SB)/8, $0xbaf1f690c2b2753a
-DATA vmathc<>+1592(SB)/8, $0xbaf1f690c2b2753a
-DATA vmathc<>+1600(SB)/8, $0x3aa6f928977a0027
-DATA vmathc<>+1608(SB)/8, $0x3aa6f928977a0027
-DATA vmathc<>+1616(SB)/8, $0x3aa6f928977a0027
-DATA vmathc<>+1624(SB)/8, $0x3aa6f928977a0027
-DATA vmathc<>+1632(SB)/8, $0xba5c40abff27ce64
-DATA vmathc<>+1640(SB)/8, $0xba5c40abff27ce64
-DATA vmathc<>+1648(SB)/8, $0xba5c40abff27ce64
-DATA vmathc<>+1656(SB)/8, $0xba5c40abff27ce64
-DATA vmathc<>+1664(SB)/8, $0x3a10baeaddb047b0
-DATA vmathc<>+1672(SB)/8, $0x3a10baeaddb047b0
-DATA vmathc<>+1680(SB)/8, $0x3a10baeaddb047b0
-DATA vmathc<>+1688(SB)/8, $0x3a10baeaddb047b0
-DATA vmathc<>+1696(SB)/8, $0xb9c31b7776e54126
-DATA vmathc<>+1704(SB)/8, $0xb9c31b7776e54126
-DATA vmathc<>+1712(SB)/8, $0xb9c31b7776e54126
-DATA vmathc<>+1720(SB)/8, $0xb9c31b7776e54126
-DATA vmathc<>+1728(SB)/8, $0x397512193be51298
-DATA vmathc<>+1736(SB)/8, $0x397512193be51298
-DATA vmathc<>+1744(SB)/8, $0x397512193be51298
-DATA vmathc<>+1752(SB)/8, $0x397512193be51298
-DATA vmathc<>+1760(SB)/8, $0xb9267657a57148a3
-DATA vmathc<>+1768(SB)/8, $0xb9267657a57148a3
-DATA vmathc<>+1776(SB)/8, $0xb9267657a57148a3
-DATA vmathc<>+1784(SB)/8, $0xb9267657a57148a3
-DATA vmathc<>+1792(SB)/8, $0x38d72c97f9dd3b8d
-DATA vmathc<>+1800(SB)/8, $0x38d72c97f9dd3b8d
-DATA vmathc<>+1808(SB)/8, $0x38d72c97f9dd3b8d
-DATA vmathc<>+1816(SB)/8, $0x38d72c97f9dd3b8d
-DATA vmathc<>+1824(SB)/8, $0xb887298e545013ac
-DATA vmathc<>+1832(SB)/8, $0xb887298e545013ac
-DATA vmathc<>+1840(SB)/8, $0xb887298e545013ac
-DATA vmathc<>+1848(SB)/8, $0xb887298e545013ac
-DATA vmathc<>+1856(SB)/8, $0x3836731bac4d9ce9
-DATA vmathc<>+1864(SB)/8, $0x3836731bac4d9ce9
-DATA vmathc<>+1872(SB)/8, $0x3836731bac4d9ce9
-DATA vmathc<>+1880(SB)/8, $0x3836731bac4d9ce9
-DATA vmathc<>+1888(SB)/8, $0xb7e51e98b3b1916a
-DATA vmathc<>+1896(SB)/8, $0xb7e51e98b3b1916a
-DATA vmathc<>+1904(SB)/8, $0xb7e51e98b3b1916a
-DATA vmathc<>+1912(SB)/8, $0xb7e51e98b3b1916a
-DATA vmathc<>+1920(SB)/8, $0x37934d111e701527
-DATA vmathc<>+1928(SB)/8, $0x37934d111e701527
-DATA vmathc<>+1936(SB)/8, $0x37934d111e701527
-DATA vmathc<>+1944(SB)/8, $0x37934d111e701527
-DATA vmathc<>+1952(SB)/8, $0xb741264ac150f150
-DATA vmathc<>+1960(SB)/8, $0xb741264ac150f150
-DATA vmathc<>+1968(SB)/8, $0xb741264ac150f150
-DATA vmathc<>+1976(SB)/8, $0xb741264ac150f150
-DATA vmathc<>+1984(SB)/8, $0x36eda7210371d95b
-DATA vmathc<>+1992(SB)/8, $0x36eda7210371d95b
-DATA vmathc<>+2000(SB)/8, $0x36eda7210371d95b
-DATA vmathc<>+2008(SB)/8, $0x36eda7210371d95b
-DATA vmathc<>+2016(SB)/8, $0xb698f639dd720314
-DATA vmathc<>+2024(SB)/8, $0xb698f639dd720314
-DATA vmathc<>+2032(SB)/8, $0xb698f639dd720314
-DATA vmathc<>+2040(SB)/8, $0xb698f639dd720314
-DATA vmathc<>+2048(SB)/8, $0x364479786e3e5e91
-DATA vmathc<>+2056(SB)/8, $0x364479786e3e5e91
-DATA vmathc<>+2064(SB)/8, $0x364479786e3e5e91
-DATA vmathc<>+2072(SB)/8, $0x364479786e3e5e91
-DATA vmathc<>+2080(SB)/8, $0xb5f05fd0bbdfc958
-DATA vmathc<>+2088(SB)/8, $0xb5f05fd0bbdfc958
-DATA vmathc<>+2096(SB)/8, $0xb5f05fd0bbdfc958
-DATA vmathc<>+2104(SB)/8, $0xb5f05fd0bbdfc958
-DATA vmathc<>+2112(SB)/8, $0x35998d4d5028c0d5
-DATA vmathc<>+2120(SB)/8, $0x35998d4d5028c0d5
-DATA vmathc<>+2128(SB)/8, $0x35998d4d5028c0d5
-DATA vmathc<>+2136(SB)/8, $0x35998d4d5028c0d5
-DATA vmathc<>+2144(SB)/8, $0xb5437662752cf546
-DATA vmathc<>+2152(SB)/8, $0xb5437662752cf546
-DATA vmathc<>+2160(SB)/8, $0xb5437662752cf546
-DATA vmathc<>+2168(SB)/8, $0xb5437662752cf546
-DATA vmathc<>+2176(SB)/8, $0x34ecf590a2e0f10c
-DATA vmathc<>+2184(SB)/8, $0x34ecf590a2e0f10c
-DATA vmathc<>+2192(SB)/8, $0x34ecf590a2e0f10c
-DATA vmathc<>+2200(SB)/8, $0x34ecf590a2e0f10c
-DATA vmathc<>+2208(SB)/8, $0xb4950e3e0ce7b514
-DATA vmathc<>+2216(SB)/8, $0xb4950e3e0ce7b514
-DATA vmathc<>+2224(SB)/8, $0xb4950e3e0ce7b514
-DATA vmathc<>+2232(SB)/8, $0xb4950e3e0ce7b514
-DATA vmathc<>+2240(SB)/8, $0x343df02a3457d652
-DATA vmathc<>+2248(SB)/8, $0x343df02a3457d652
-DATA vmathc<>+2256(SB)/8, $0x343df02a3457d652
-DATA vmathc<>+2264(SB)/8, $0x343df02a3457d652
-DATA vmathc<>+2272(SB)/8, $0xb3e4d24a7d0ce3d3
-DATA vmathc<>+2280(SB)/8, $0xb3e4d24a7d0ce3d3
-DATA vmathc<>+2288(SB)/8, $0xb3e4d24a7d0ce3d3
-DATA vmathc<>+2296(SB)/8, $0xb3e4d24a7d0ce3d3
-DATA vmathc<>+2304(SB)/8, $0x338c5892686a9775
-DATA vmathc<>+2312(SB)/8, $0x338c5892686a9775
-DATA vmathc<>+2320(SB)/8, $0x338c5892686a9775
-DATA vmathc<>+2328(SB)/8, $0x338c5892686a9775
-DATA vmathc<>+2336(SB)/8, $0xb332e4a191adbb5a
-DATA vmathc<>+2344(SB)/8, $0xb332e4a191adbb5a
-DATA vmathc<>+2352(SB)/8, $0xb332e4a191adbb5a
-DATA vmathc<>+2360(SB)/8, $0xb332e4a191adbb5a
-DATA vmathc<>+2368(SB)/8, $0x32d8abe02df5572e
-DATA vmathc<>+2376(SB)/8, $0x32d8abe02df5572e
-DATA vmathc<>+2384(SB)/8, $0x32d8abe02df5572e
-DATA vmathc<>+2392(SB)/8, $0x32d8abe02df5572e
-DATA vmathc<>+2400(SB)/8, $0xb27f92a784dac4f4
-DATA vmathc<>+2408(SB)/8, $0xb27f92a784dac4f4
-DATA vmathc<>+2416(SB)/8, $0xb27f92a784dac4f4
-DATA vmathc<>+2424(SB)/8, $0xb27f92a784dac4f4
-DATA vmathc<>+2432(SB)/8, $0x3223ce771495cfcf
-DATA vmathc<>+2440(SB)/8, $0x3223ce771495cfcf
-DATA vmathc<>+2448(SB)/8, $0x3223ce771495cfcf
-DATA vmathc<>+2456(SB)/8, $0x3223ce771495cfcf
-DATA vmathc<>+2464(SB)/8, $0xb1c85f626e9d8b7b
-DATA vmathc<>+2472(SB)/8, $0xb1c85f626e9d8b7b
-DATA vmathc<>+2480(SB)/8, $0xb1c85f626e9d8b7b
-DATA vmathc<>+2488(SB)/8, $0xb1c85f626e9d8b7b
-DATA vmathc<>+2496(SB)/8, $0x316d6cf89f0e1a3d
-DATA vmathc<>+2504(SB)/8, $0x316d6cf89f0e1a3d
-DATA vmathc<>+2512(SB)/8, $0x316d6cf89f0e1a3d
-DATA vmathc<>+2520(SB)/8, $0x316d6cf89f0e1a3d
-DATA vmathc<>+2528(SB)/8, $0xb1116f321d52f9a7
-DATA vmathc<>+2536(SB)/8, $0xb1116f321d52f9a7
-DATA vmathc<>+2544(SB)/8, $0xb1116f321d52f9a7
-DATA vmathc<>+2552(SB)/8, $0xb1116f321d52f9a7
-DATA vmathc<>+2560(SB)/8, $0x30b448a78f48ca14
-DATA vmathc<>+2568(SB)/8, $0x30b448a78f48ca14
-DATA vmathc<>+2576(SB)/8, $0x30b448a78f48ca14
-DATA vmathc<>+2584(SB)/8, $0x30b448a78f48ca14
-DATA vmathc<>+2592(SB)/8, $0xb0572d7d814cc22d
-DATA vmathc<>+2600(SB)/8, $0xb0572d7d814cc22d
-DATA vmathc<>+2608(SB)/8, $0xb0572d7d814cc22d
-DATA vmathc<>+2616(SB)/8, $0xb0572d7d814cc22d
-DATA vmathc<>+2624(SB)/8, $0x2ffa051c97a0eeb3
-DATA vmathc<>+2632(SB)/8, $0x2ffa051c97a0eeb3
-DATA vmathc<>+2640(SB)/8, $0x2ffa051c97a0eeb3
-DATA vmathc<>+2648(SB)/8, $0x2ffa051c97a0eeb3
-DATA vmathc<>+2656(SB)/8, $0xaf9cb5122654fec3
-DATA vmathc<>+2664(SB)/8, $0xaf9cb5122654fec3
-DATA vmathc<>+2672(SB)/8, $0xaf9cb5122654fec3
-DATA vmathc<>+2680(SB)/8, $0xaf9cb5122654fec3
-DATA vmathc<>+2688(SB)/8, $0x2f3f22b2e21fac92
-DATA vmathc<>+2696(SB)/8, $0x2f3f22b2e21fac92
-DATA vmathc<>+2704(SB)/8, $0x2f3f22b2e21fac92
-DATA vmathc<>+2712(SB)/8, $0x2f3f22b2e21fac92
-DATA vmathc<>+2720(SB)/8, $0xaee09a6f11cbaf7c
-DATA vmathc<>+2728(SB)/8, $0xaee09a6f11cbaf7c
-DATA vmathc<>+2736(SB)/8, $0xaee09a6f11cbaf7c
-DATA vmathc<>+2744(SB)/8, $0xaee09a6f11cbaf7c
-DATA vmathc<>+2752(SB)/8, $0x2e816adb7ae6e18f
-DATA vmathc<>+2760(SB)/8, $0x2e816adb7ae6e18f
-DATA vmathc<>+2768(SB)/8, $0x2e816adb7ae6e18f
-DATA vmathc<>+2776(SB)/8, $0x2e816adb7ae6e18f
-DATA vmathc<>+2784(SB)/8, $0xae21fa13f825209f
-DATA vmathc<>+2792(SB)/8, $0xae21fa13f825209f
-DATA vmathc<>+2800(SB)/8, $0xae21fa13f825209f
-DATA vmathc<>+2808(SB)/8, $0xae21fa13f825209f
-DATA vmathc<>+2816(SB)/8, $0x2dc242860bf90d62
-DATA vmathc<>+2824(SB)/8, $0x2dc242860bf90d62
-DATA vmathc<>+2832(SB)/8, $0x2dc242860bf90d62
-DATA vmathc<>+2840(SB)/8, $0x2dc242860bf90d62
-DATA vmathc<>+2848(SB)/8, $0xad6241f07b0fbd02
-DATA vmathc<>+2856(SB)/8, $0xad6241f07b0fbd02
-DATA vmathc<>+2864(SB)/8, $0xad6241f07b0fbd02
-DATA vmathc<>+2872(SB)/8, $0xad6241f07b0fbd02
-DATA vmathc<>+2880(SB)/8, $0x2d01f979a6cc057d
-DATA vmathc<>+2888(SB)/8, $0x2d01f979a6cc057d
-DATA vmathc<>+2896(SB)/8, $0x2d01f979a6cc057d
-DATA vmathc<>+2904(SB)/8, $0x2d01f979a6cc057d
-GLOBL vmathc<>(SB), RODATA|NOPTR, $2912
+DATA vmathc<>+256(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+264(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+272(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+280(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+288(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+296(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+304(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+312(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+320(SB)/8, $0x3fe0000000000000
+DATA vmathc<>+328(SB)/8, $0x3fe0000000000000
+DATA vmathc<>+336(SB)/8, $0x3fe0000000000000
+DATA vmathc<>+344(SB)/8, $0x3fe0000000000000
+DATA vmathc<>+352(SB)/8, $0x3fc5555555555555
+DATA vmathc<>+360(SB)/8, $0x3fc5555555555555
+DATA vmathc<>+368(SB)/8, $0x3fc5555555555555
+DATA vmathc<>+376(SB)/8, $0x3fc5555555555555
+DATA vmathc<>+384(SB)/8, $0x3fa5555555555555
+DATA vmathc<>+392(SB)/8, $0x3fa5555555555555
+DATA vmathc<>+400(SB)/8, $0x3fa5555555555555
+DATA vmathc<>+408(SB)/8, $0x3fa5555555555555
+DATA vmathc<>+416(SB)/8, $0x3f81111111111111
+DATA vmathc<>+424(SB)/8, $0x3f81111111111111
+DATA vmathc<>+432(SB)/8, $0x3f81111111111111
+DATA vmathc<>+440(SB)/8, $0x3f81111111111111
+DATA vmathc<>+448(SB)/8, $0x3f56c16c16c16c17
+DATA vmathc<>+456(SB)/8, $0x3f56c16c16c16c17
+DATA vmathc<>+464(SB)/8, $0x3f56c16c16c16c17
+DATA vmathc<>+472(SB)/8, $0x3f56c16c16c16c17
+DATA vmathc<>+480(SB)/8, $0x3f2a01a01a01a01a
+DATA vmathc<>+488(SB)/8, $0x3f2a01a01a01a01a
+DATA vmathc<>+496(SB)/8, $0x3f2a01a01a01a01a
+DATA vmathc<>+504(SB)/8, $0x3f2a01a01a01a01a
+DATA vmathc<>+512(SB)/8, $0x3efa01a01a01a01a
+DATA vmathc<>+520(SB)/8, $0x3efa01a01a01a01a
+DATA vmathc<>+528(SB)/8, $0x3efa01a01a01a01a
+DATA vmathc<>+536(SB)/8, $0x3efa01a01a01a01a
+DATA vmathc<>+544(SB)/8, $0x3ec71de3a556c734
+DATA vmathc<>+552(SB)/8, $0x3ec71de3a556c734
+DATA vmathc<>+560(SB)/8, $0x3ec71de3a556c734
+DATA vmathc<>+568(SB)/8, $0x3ec71de3a556c734
+DATA vmathc<>+576(SB)/8, $0x3e927e4fb7789f5c
+DATA vmathc<>+584(SB)/8, $0x3e927e4fb7789f5c
+DATA vmathc<>+592(SB)/8, $0x3e927e4fb7789f5c
+DATA vmathc<>+600(SB)/8, $0x3e927e4fb7789f5c
+DATA vmathc<>+608(SB)/8, $0x3e5ae64567f544e4
+DATA vmathc<>+616(SB)/8, $0x3e5ae64567f544e4
+DATA vmathc<>+624(SB)/8, $0x3e5ae64567f544e4
+DATA vmathc<>+632(SB)/8, $0x3e5ae64567f544e4
+DATA vmathc<>+640(SB)/8, $0x3e21eed8eff8d898
+DATA vmathc<>+648(SB)/8, $0x3e21eed8eff8d898
+DATA vmathc<>+656(SB)/8, $0x3e21eed8eff8d898
+DATA vmathc<>+664(SB)/8, $0x3e21eed8eff8d898
+DATA vmathc<>+672(SB)/8, $0x3de6124613a86d09
+DATA vmathc<>+680(SB)/8, $0x3de6124613a86d09
+DATA vmathc<>+688(SB)/8, $0x3de6124613a86d09
+DATA vmathc<>+696(SB)/8, $0x3de6124613a86d09
+DATA vmathc<>+704(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA vmathc<>+712(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA vmathc<>+720(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA vmathc<>+728(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA vmathc<>+736(SB)/8, $0x4b4000004b400000
+DATA vmathc<>+744(SB)/8, $0x4b4000004b400000
+DATA vmathc<>+752(SB)/8, $0x4b4000004b400000
+DATA vmathc<>+760(SB)/8, $0x4b4000004b400000
+DATA vmathc<>+768(SB)/8, $0x4b40007f4b40007f
+DATA vmathc<>+776(SB)/8, $0x4b40007f4b40007f
+DATA vmathc<>+784(SB)/8, $0x4b40007f4b40007f
+DATA vmathc<>+792(SB)/8, $0x4b40007f4b40007f
+DATA vmathc<>+800(SB)/8, $0x3f3180003f318000
+DATA vmathc<>+808(SB)/8, $0x3f3180003f318000
+DATA vmathc<>+816(SB)/8, $0x3f3180003f318000
+DATA vmathc<>+824(SB)/8, $0x3f3180003f318000
+DATA vmathc<>+832(SB)/8, $0xb95e8083b95e8083
+DATA vmathc<>+840(SB)/8, $0xb95e8083b95e8083
+DATA vmathc<>+848(SB)/8, $0xb95e8083b95e8083
+DATA vmathc<>+856(SB)/8, $0xb95e8083b95e8083
+DATA vmathc<>+864(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+872(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+880(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+888(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+896(SB)/8, $0xc2d00000c2d00000
+DATA vmathc<>+904(SB)/8, $0xc2d00000c2d00000
+DATA vmathc<>+912(SB)/8, $0xc2d00000c2d00000
+DATA vmathc<>+920(SB)/8, $0xc2d00000c2d00000
+DATA vmathc<>+928(SB)/8, $0x42b2000042b20000
+DATA vmathc<>+936(SB)/8, $0x42b2000042b20000
+DATA vmathc<>+944(SB)/8, $0x42b2000042b20000
+DATA vmathc<>+952(SB)/8, $0x42b2000042b20000
+DATA vmathc<>+960(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+968(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+976(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+984(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+992(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+1000(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+1008(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+1016(SB)/8, $0x3f8000003f800000
+DATA vmathc<>+1024(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+1032(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+1040(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+1048(SB)/8, $0x3f0000003f000000
+DATA vmathc<>+1056(SB)/8, $0x3e2aaaab3e2aaaab
+DATA vmathc<>+1064(SB)/8, $0x3e2aaaab3e2aaaab
+DATA vmathc<>+1072(SB)/8, $0x3e2aaaab3e2aaaab
+DATA vmathc<>+1080(SB)/8, $0x3e2aaaab3e2aaaab
+DATA vmathc<>+1088(SB)/8, $0x3d2aaaab3d2aaaab
+DATA vmathc<>+1096(SB)/8, $0x3d2aaaab3d2aaaab
+DATA vmathc<>+1104(SB)/8, $0x3d2aaaab3d2aaaab
+DATA vmathc<>+1112(SB)/8, $0x3d2aaaab3d2aaaab
+DATA vmathc<>+1120(SB)/8, $0x3c0888893c088889
+DATA vmathc<>+1128(SB)/8, $0x3c0888893c088889
+DATA vmathc<>+1136(SB)/8, $0x3c0888893c088889
+DATA vmathc<>+1144(SB)/8, $0x3c0888893c088889
+DATA vmathc<>+1152(SB)/8, $0x3ab60b613ab60b61
+DATA vmathc<>+1160(SB)/8, $0x3ab60b613ab60b61
+DATA vmathc<>+1168(SB)/8, $0x3ab60b613ab60b61
+DATA vmathc<>+1176(SB)/8, $0x3ab60b613ab60b61
+DATA vmathc<>+1184(SB)/8, $0x39500d0139500d01
+DATA vmathc<>+1192(SB)/8, $0x39500d0139500d01
+DATA vmathc<>+1200(SB)/8, $0x39500d0139500d01
+DATA vmathc<>+1208(SB)/8, $0x39500d0139500d01
+DATA vmathc<>+1216(SB)/8, $0xc010000000000000
+DATA vmathc<>+1224(SB)/8, $0xc010000000000000
+DATA vmathc<>+1232(SB)/8, $0xc010000000000000
+DATA vmathc<>+1240(SB)/8, $0xc010000000000000
+DATA vmathc<>+1248(SB)/8, $0x4010000000000000
+DATA vmathc<>+1256(SB)/8, $0x4010000000000000
+DATA vmathc<>+1264(SB)/8, $0x4010000000000000
+DATA vmathc<>+1272(SB)/8, $0x4010000000000000
+DATA vmathc<>+1280(SB)/8, $0x3ff20dd750429b6d
+DATA vmathc<>+1288(SB)/8, $0x3ff20dd750429b6d
+DATA vmathc<>+1296(SB)/8, $0x3ff20dd750429b6d
+DATA vmathc<>+1304(SB)/8, $0x3ff20dd750429b6d
+DATA vmathc<>+1312(SB)/8, $0xbfd812746b0379e7
+DATA vmathc<>+1320(SB)/8, $0xbfd812746b0379e7
+DATA vmathc<>+1328(SB)/8, $0xbfd812746b0379e7
+DATA vmathc<>+1336(SB)/8, $0xbfd812746b0379e7
+DATA vmathc<>+1344(SB)/8, $0x3fbce2f21a042be2
+DATA vmathc<>+1352(SB)/8, $0x3fbce2f21a042be2
+DATA vmathc<>+1360(SB)/8, $0x3fbce2f21a042be2
+DATA vmathc<>+1368(SB)/8, $0x3fbce2f21a042be2
+DATA vmathc<>+1376(SB)/8, $0xbf9b82ce31288b51
+DATA vmathc<>+1384(SB)/8, $0xbf9b82ce31288b51
+DATA vmathc<>+1392(SB)/8, $0xbf9b82ce31288b51
+DATA vmathc<>+1400(SB)/8, $0xbf9b82ce31288b51
+DATA vmathc<>+1408(SB)/8, $0x3f7565bcd0e6a53f
+DATA vmathc<>+1416(SB)/8, $0x3f7565bcd0e6a53f
+DATA vmathc<>+1424(SB)/8, $0x3f7565bcd0e6a53f
+DATA vmathc<>+1432(SB)/8, $0x3f7565bcd0e6a53f
+DATA vmathc<>+1440(SB)/8, $0xbf4c02db40040b86
+DATA vmathc<>+1448(SB)/8, $0xbf4c02db40040b86
+DATA vmathc<>+1456(SB)/8, $0xbf4c02db40040b86
+DATA vmathc<>+1464(SB)/8, $0xbf4c02db40040b86
+DATA vmathc<>+1472(SB)/8, $0x3f1f9a326f9b89b7
+DATA vmathc<>+1480(SB)/8, $0x3f1f9a326f9b89b7
+DATA vmathc<>+1488(SB)/8, $0x3f1f9a326f9b89b7
+DATA vmathc<>+1496(SB)/8, $0x3f1f9a326f9b89b7
+DATA vmathc<>+1504(SB)/8, $0xbeef4d25c3e0c2ec
+DATA vmathc<>+1512(SB)/8, $0xbeef4d25c3e0c2ec
+DATA vmathc<>+1520(SB)/8, $0xbeef4d25c3e0c2ec
+DATA vmathc<>+1528(SB)/8, $0xbeef4d25c3e0c2ec
+DATA vmathc<>+1536(SB)/8, $0x3ebb9e6c9dc651a3
+DATA vmathc<>+1544(SB)/8, $0x3ebb9e6c9dc651a3
+DATA vmathc<>+1552(SB)/8, $0x3ebb9e6c9dc651a3
+DATA vmathc<>+1560(SB)/8, $0x3ebb9e6c9dc651a3
+DATA vmathc<>+1568(SB)/8, $0xbe85f742ec43e71a
+DATA vmathc<>+1576(SB)/8, $0xbe85f742ec43e71a
+DATA vmathc<>+1584(SB)/8, $0xbe85f742ec43e71a
+DATA vmathc<>+1592(SB)/8, $0xbe85f742ec43e71a
+DATA vmathc<>+1600(SB)/8, $0x3e4fcc5720624c1b
+DATA vmathc<>+1608(SB)/8, $0x3e4fcc5720624c1b
+DATA vmathc<>+1616(SB)/8, $0x3e4fcc5720624c1b
+DATA vmathc<>+1624(SB)/8, $0x3e4fcc5720624c1b
+DATA vmathc<>+1632(SB)/8, $0xbe151d7181c5d36d
+DATA vmathc<>+1640(SB)/8, $0xbe151d7181c5d36d
+DATA vmathc<>+1648(SB)/8, $0xbe151d7181c5d36d
+DATA vmathc<>+1656(SB)/8, $0xbe151d7181c5d36d
+DATA vmathc<>+1664(SB)/8, $0x3dd9e6ad5e55a72f
+DATA vmathc<>+1672(SB)/8, $0x3dd9e6ad5e55a72f
+DATA vmathc<>+1680(SB)/8, $0x3dd9e6ad5e55a72f
+DATA vmathc<>+1688(SB)/8, $0x3dd9e6ad5e55a72f
+DATA vmathc<>+1696(SB)/8, $0xbd9d8453cb0c46e9
+DATA vmathc<>+1704(SB)/8, $0xbd9d8453cb0c46e9
+DATA vmathc<>+1712(SB)/8, $0xbd9d8453cb0c46e9
+DATA vmathc<>+1720(SB)/8, $0xbd9d8453cb0c46e9
+DATA vmathc<>+1728(SB)/8, $0x3d5f683ae4a97007
+DATA vmathc<>+1736(SB)/8, $0x3d5f683ae4a97007
+DATA vmathc<>+1744(SB)/8, $0x3d5f683ae4a97007
+DATA vmathc<>+1752(SB)/8, $0x3d5f683ae4a97007
+DATA vmathc<>+1760(SB)/8, $0xbd1f56f071a885ce
+DATA vmathc<>+1768(SB)/8, $0xbd1f56f071a885ce
+DATA vmathc<>+1776(SB)/8, $0xbd1f56f071a885ce
+DATA vmathc<>+1784(SB)/8, $0xbd1f56f071a885ce
+DATA vmathc<>+1792(SB)/8, $0x3cdd70b3537f4765
+DATA vmathc<>+1800(SB)/8, $0x3cdd70b3537f4765
+DATA vmathc<>+1808(SB)/8, $0x3cdd70b3537f4765
+DATA vmathc<>+1816(SB)/8, $0x3cdd70b3537f4765
+DATA vmathc<>+1824(SB)/8, $0xbc9a2007af3447f6
+DATA vmathc<>+1832(SB)/8, $0xbc9a2007af3447f6
+DATA vmathc<>+1840(SB)/8, $0xbc9a2007af3447f6
+DATA vmathc<>+1848(SB)/8, $0xbc9a2007af3447f6
+DATA vmathc<>+1856(SB)/8, $0x3c55f7919bc67b8c
+DATA vmathc<>+1864(SB)/8, $0x3c55f7919bc67b8c
+DATA vmathc<>+1872(SB)/8, $0x3c55f7919bc67b8c
+DATA vmathc<>+1880(SB)/8, $0x3c55f7919bc67b8c
+DATA vmathc<>+1888(SB)/8, $0xbc118cc8a061c479
+DATA vmathc<>+1896(SB)/8, $0xbc118cc8a061c479
+DATA vmathc<>+1904(SB)/8, $0xbc118cc8a061c479
+DATA vmathc<>+1912(SB)/8, $0xbc118cc8a061c479
+DATA vmathc<>+1920(SB)/8, $0x3bcab5cc31489f29
+DATA vmathc<>+1928(SB)/8, $0x3bcab5cc31489f29
+DATA vmathc<>+1936(SB)/8, $0x3bcab5cc31489f29
+DATA vmathc<>+1944(SB)/8, $0x3bcab5cc31489f29
+DATA vmathc<>+1952(SB)/8, $0xbb83676fc48c133c
+DATA vmathc<>+1960(SB)/8, $0xbb83676fc48c133c
+DATA vmathc<>+1968(SB)/8, $0xbb83676fc48c133c
+DATA vmathc<>+1976(SB)/8, $0xbb83676fc48c133c
+DATA vmathc<>+1984(SB)/8, $0x3b3af83c2fb19fa5
+DATA vmathc<>+1992(SB)/8, $0x3b3af83c2fb19fa5
+DATA vmathc<>+2000(SB)/8, $0x3b3af83c2fb19fa5
+DATA vmathc<>+2008(SB)/8, $0x3b3af83c2fb19fa5
+DATA vmathc<>+2016(SB)/8, $0xbaf1f690c2b2753a
+DATA vmathc<>+2024(SB)/8, $0xbaf1f690c2b2753a
+DATA vmathc<>+2032(SB)/8, $0xbaf1f690c2b2753a
+DATA vmathc<>+2040(SB)/8, $0xbaf1f690c2b2753a
+DATA vmathc<>+2048(SB)/8, $0x3aa6f928977a0027
+DATA vmathc<>+2056(SB)/8, $0x3aa6f928977a0027
+DATA vmathc<>+2064(SB)/8, $0x3aa6f928977a0027
+DATA vmathc<>+2072(SB)/8, $0x3aa6f928977a0027
+DATA vmathc<>+2080(SB)/8, $0xba5c40abff27ce64
+DATA vmathc<>+2088(SB)/8, $0xba5c40abff27ce64
+DATA vmathc<>+2096(SB)/8, $0xba5c40abff27ce64
+DATA vmathc<>+2104(SB)/8, $0xba5c40abff27ce64
+DATA vmathc<>+2112(SB)/8, $0x3a10baeaddb047b0
+DATA vmathc<>+2120(SB)/8, $0x3a10baeaddb047b0
+DATA vmathc<>+2128(SB)/8, $0x3a10baeaddb047b0
+DATA vmathc<>+2136(SB)/8, $0x3a10baeaddb047b0
+DATA vmathc<>+2144(SB)/8, $0xb9c31b7776e54126
+DATA vmathc<>+2152(SB)/8, $0xb9c31b7776e54126
+DATA vmathc<>+2160(SB)/8, $0xb9c31b7776e54126
+DATA vmathc<>+2168(SB)/8, $0xb9c31b7776e54126
+DATA vmathc<>+2176(SB)/8, $0x397512193be51298
+DATA vmathc<>+2184(SB)/8, $0x397512193be51298
+DATA vmathc<>+2192(SB)/8, $0x397512193be51298
+DATA vmathc<>+2200(SB)/8, $0x397512193be51298
+DATA vmathc<>+2208(SB)/8, $0xb9267657a57148a3
+DATA vmathc<>+2216(SB)/8, $0xb9267657a57148a3
+DATA vmathc<>+2224(SB)/8, $0xb9267657a57148a3
+DATA vmathc<>+2232(SB)/8, $0xb9267657a57148a3
+DATA vmathc<>+2240(SB)/8, $0x38d72c97f9dd3b8d
+DATA vmathc<>+2248(SB)/8, $0x38d72c97f9dd3b8d
+DATA vmathc<>+2256(SB)/8, $0x38d72c97f9dd3b8d
+DATA vmathc<>+2264(SB)/8, $0x38d72c97f9dd3b8d
+DATA vmathc<>+2272(SB)/8, $0xb887298e545013ac
+DATA vmathc<>+2280(SB)/8, $0xb887298e545013ac
+DATA vmathc<>+2288(SB)/8, $0xb887298e545013ac
+DATA vmathc<>+2296(SB)/8, $0xb887298e545013ac
+DATA vmathc<>+2304(SB)/8, $0x3836731bac4d9ce9
+DATA vmathc<>+2312(SB)/8, $0x3836731bac4d9ce9
+DATA vmathc<>+2320(SB)/8, $0x3836731bac4d9ce9
+DATA vmathc<>+2328(SB)/8, $0x3836731bac4d9ce9
+DATA vmathc<>+2336(SB)/8, $0xb7e51e98b3b1916a
+DATA vmathc<>+2344(SB)/8, $0xb7e51e98b3b1916a
+DATA vmathc<>+2352(SB)/8, $0xb7e51e98b3b1916a
+DATA vmathc<>+2360(SB)/8, $0xb7e51e98b3b1916a
+DATA vmathc<>+2368(SB)/8, $0x37934d111e701527
+DATA vmathc<>+2376(SB)/8, $0x37934d111e701527
+DATA vmathc<>+2384(SB)/8, $0x37934d111e701527
+DATA vmathc<>+2392(SB)/8, $0x37934d111e701527
+DATA vmathc<>+2400(SB)/8, $0xb741264ac150f150
+DATA vmathc<>+2408(SB)/8, $0xb741264ac150f150
+DATA vmathc<>+2416(SB)/8, $0xb741264ac150f150
+DATA vmathc<>+2424(SB)/8, $0xb741264ac150f150
+DATA vmathc<>+2432(SB)/8, $0x36eda7210371d95b
+DATA vmathc<>+2440(SB)/8, $0x36eda7210371d95b
+DATA vmathc<>+2448(SB)/8, $0x36eda7210371d95b
+DATA vmathc<>+2456(SB)/8, $0x36eda7210371d95b
+DATA vmathc<>+2464(SB)/8, $0xb698f639dd720314
+DATA vmathc<>+2472(SB)/8, $0xb698f639dd720314
+DATA vmathc<>+2480(SB)/8, $0xb698f639dd720314
+DATA vmathc<>+2488(SB)/8, $0xb698f639dd720314
+DATA vmathc<>+2496(SB)/8, $0x364479786e3e5e91
+DATA vmathc<>+2504(SB)/8, $0x364479786e3e5e91
+DATA vmathc<>+2512(SB)/8, $0x364479786e3e5e91
+DATA vmathc<>+2520(SB)/8, $0x364479786e3e5e91
+DATA vmathc<>+2528(SB)/8, $0xb5f05fd0bbdfc958
+DATA vmathc<>+2536(SB)/8, $0xb5f05fd0bbdfc958
+DATA vmathc<>+2544(SB)/8, $0xb5f05fd0bbdfc958
+DATA vmathc<>+2552(SB)/8, $0xb5f05fd0bbdfc958
+DATA vmathc<>+2560(SB)/8, $0x35998d4d5028c0d5
+DATA vmathc<>+2568(SB)/8, $0x35998d4d5028c0d5
+DATA vmathc<>+2576(SB)/8, $0x35998d4d5028c0d5
+DATA vmathc<>+2584(SB)/8, $0x35998d4d5028c0d5
+DATA vmathc<>+2592(SB)/8, $0xb5437662752cf546
+DATA vmathc<>+2600(SB)/8, $0xb5437662752cf546
+DATA vmathc<>+2608(SB)/8, $0xb5437662752cf546
+DATA vmathc<>+2616(SB)/8, $0xb5437662752cf546
+DATA vmathc<>+2624(SB)/8, $0x34ecf590a2e0f10c
+DATA vmathc<>+2632(SB)/8, $0x34ecf590a2e0f10c
+DATA vmathc<>+2640(SB)/8, $0x34ecf590a2e0f10c
+DATA vmathc<>+2648(SB)/8, $0x34ecf590a2e0f10c
+DATA vmathc<>+2656(SB)/8, $0xb4950e3e0ce7b514
+DATA vmathc<>+2664(SB)/8, $0xb4950e3e0ce7b514
+DATA vmathc<>+2672(SB)/8, $0xb4950e3e0ce7b514
+DATA vmathc<>+2680(SB)/8, $0xb4950e3e0ce7b514
+DATA vmathc<>+2688(SB)/8, $0x343df02a3457d652
+DATA vmathc<>+2696(SB)/8, $0x343df02a3457d652
+DATA vmathc<>+2704(SB)/8, $0x343df02a3457d652
+DATA vmathc<>+2712(SB)/8, $0x343df02a3457d652
+DATA vmathc<>+2720(SB)/8, $0xb3e4d24a7d0ce3d3
+DATA vmathc<>+2728(SB)/8, $0xb3e4d24a7d0ce3d3
+DATA vmathc<>+2736(SB)/8, $0xb3e4d24a7d0ce3d3
+DATA vmathc<>+2744(SB)/8, $0xb3e4d24a7d0ce3d3
+DATA vmathc<>+2752(SB)/8, $0x338c5892686a9775
+DATA vmathc<>+2760(SB)/8, $0x338c5892686a9775
+DATA vmathc<>+2768(SB)/8, $0x338c5892686a9775
+DATA vmathc<>+2776(SB)/8, $0x338c5892686a9775
+DATA vmathc<>+2784(SB)/8, $0xb332e4a191adbb5a
+DATA vmathc<>+2792(SB)/8, $0xb332e4a191adbb5a
+DATA vmathc<>+2800(SB)/8, $0xb332e4a191adbb5a
+DATA vmathc<>+2808(SB)/8, $0xb332e4a191adbb5a
+DATA vmathc<>+2816(SB)/8, $0x32d8abe02df5572e
+DATA vmathc<>+2824(SB)/8, $0x32d8abe02df5572e
+DATA vmathc<>+2832(SB)/8, $0x32d8abe02df5572e
+DATA vmathc<>+2840(SB)/8, $0x32d8abe02df5572e
+DATA vmathc<>+2848(SB)/8, $0xb27f92a784dac4f4
+DATA vmathc<>+2856(SB)/8, $0xb27f92a784dac4f4
+DATA vmathc<>+2864(SB)/8, $0xb27f92a784dac4f4
+DATA vmathc<>+2872(SB)/8, $0xb27f92a784dac4f4
+DATA vmathc<>+2880(SB)/8, $0x3223ce771495cfcf
+DATA vmathc<>+2888(SB)/8, $0x3223ce771495cfcf
+DATA vmathc<>+2896(SB)/8, $0x3223ce771495cfcf
+DATA vmathc<>+2904(SB)/8, $0x3223ce771495cfcf
+DATA vmathc<>+2912(SB)/8, $0xb1c85f626e9d8b7b
+DATA vmathc<>+2920(SB)/8, $0xb1c85f626e9d8b7b
+DATA vmathc<>+2928(SB)/8, $0xb1c85f626e9d8b7b
+DATA vmathc<>+2936(SB)/8, $0xb1c85f626e9d8b7b
+DATA vmathc<>+2944(SB)/8, $0x316d6cf89f0e1a3d
+DATA vmathc<>+2952(SB)/8, $0x316d6cf89f0e1a3d
+DATA vmathc<>+2960(SB)/8, $0x316d6cf89f0e1a3d
+DATA vmathc<>+2968(SB)/8, $0x316d6cf89f0e1a3d
+DATA vmathc<>+2976(SB)/8, $0xb1116f321d52f9a7
+DATA vmathc<>+2984(SB)/8, $0xb1116f321d52f9a7
+DATA vmathc<>+2992(SB)/8, $0xb1116f321d52f9a7
+DATA vmathc<>+3000(SB)/8, $0xb1116f321d52f9a7
+DATA vmathc<>+3008(SB)/8, $0x30b448a78f48ca14
+DATA vmathc<>+3016(SB)/8, $0x30b448a78f48ca14
+DATA vmathc<>+3024(SB)/8, $0x30b448a78f48ca14
+DATA vmathc<>+3032(SB)/8, $0x30b448a78f48ca14
+DATA vmathc<>+3040(SB)/8, $0xb0572d7d814cc22d
+DATA vmathc<>+3048(SB)/8, $0xb0572d7d814cc22d
+DATA vmathc<>+3056(SB)/8, $0xb0572d7d814cc22d
+DATA vmathc<>+3064(SB)/8, $0xb0572d7d814cc22d
+DATA vmathc<>+3072(SB)/8, $0x2ffa051c97a0eeb3
+DATA vmathc<>+3080(SB)/8, $0x2ffa051c97a0eeb3
+DATA vmathc<>+3088(SB)/8, $0x2ffa051c97a0eeb3
+DATA vmathc<>+3096(SB)/8, $0x2ffa051c97a0eeb3
+DATA vmathc<>+3104(SB)/8, $0xaf9cb5122654fec3
+DATA vmathc<>+3112(SB)/8, $0xaf9cb5122654fec3
+DATA vmathc<>+3120(SB)/8, $0xaf9cb5122654fec3
+DATA vmathc<>+3128(SB)/8, $0xaf9cb5122654fec3
+DATA vmathc<>+3136(SB)/8, $0x2f3f22b2e21fac92
+DATA vmathc<>+3144(SB)/8, $0x2f3f22b2e21fac92
+DATA vmathc<>+3152(SB)/8, $0x2f3f22b2e21fac92
+DATA vmathc<>+3160(SB)/8, $0x2f3f22b2e21fac92
+DATA vmathc<>+3168(SB)/8, $0xaee09a6f11cbaf7c
+DATA vmathc<>+3176(SB)/8, $0xaee09a6f11cbaf7c
+DATA vmathc<>+3184(SB)/8, $0xaee09a6f11cbaf7c
+DATA vmathc<>+3192(SB)/8, $0xaee09a6f11cbaf7c
+DATA vmathc<>+3200(SB)/8, $0x2e816adb7ae6e18f
+DATA vmathc<>+3208(SB)/8, $0x2e816adb7ae6e18f
+DATA vmathc<>+3216(SB)/8, $0x2e816adb7ae6e18f
+DATA vmathc<>+3224(SB)/8, $0x2e816adb7ae6e18f
+DATA vmathc<>+3232(SB)/8, $0xae21fa13f825209f
+DATA vmathc<>+3240(SB)/8, $0xae21fa13f825209f
+DATA vmathc<>+3248(SB)/8, $0xae21fa13f825209f
+DATA vmathc<>+3256(SB)/8, $0xae21fa13f825209f
+DATA vmathc<>+3264(SB)/8, $0x2dc242860bf90d62
+DATA vmathc<>+3272(SB)/8, $0x2dc242860bf90d62
+DATA vmathc<>+3280(SB)/8, $0x2dc242860bf90d62
+DATA vmathc<>+3288(SB)/8, $0x2dc242860bf90d62
+DATA vmathc<>+3296(SB)/8, $0xad6241f07b0fbd02
+DATA vmathc<>+3304(SB)/8, $0xad6241f07b0fbd02
+DATA vmathc<>+3312(SB)/8, $0xad6241f07b0fbd02
+DATA vmathc<>+3320(SB)/8, $0xad6241f07b0fbd02
+DATA vmathc<>+3328(SB)/8, $0x2d01f979a6cc057d
+DATA vmathc<>+3336(SB)/8, $0x2d01f979a6cc057d
+DATA vmathc<>+3344(SB)/8, $0x2d01f979a6cc057d
+DATA vmathc<>+3352(SB)/8, $0x2d01f979a6cc057d
+GLOBL vmathc<>(SB), RODATA|NOPTR, $3360
 
 // func expF64AVX2(n int, x, z *float64)
 // n must be a multiple of 4.
@@ -390,9 +446,7 @@ expF64AVX2_loop:
 	VSUBPD vmathc<>+32(SB), Y1, Y2
 	VFNMADD231PD vmathc<>+96(SB), Y2, Y0
 	VFNMADD231PD vmathc<>+128(SB), Y2, Y0
-	VMOVUPD vmathc<>+736(SB), Y3
-	VFMADD213PD vmathc<>+704(SB), Y0, Y3
-	VFMADD213PD vmathc<>+672(SB), Y0, Y3
+	VMOVUPD vmathc<>+672(SB), Y3
 	VFMADD213PD vmathc<>+640(SB), Y0, Y3
 	VFMADD213PD vmathc<>+608(SB), Y0, Y3
 	VFMADD213PD vmathc<>+576(SB), Y0, Y3
@@ -404,6 +458,8 @@ expF64AVX2_loop:
 	VFMADD213PD vmathc<>+384(SB), Y0, Y3
 	VFMADD213PD vmathc<>+352(SB), Y0, Y3
 	VFMADD213PD vmathc<>+320(SB), Y0, Y3
+	VFMADD213PD vmathc<>+288(SB), Y0, Y3
+	VFMADD213PD vmathc<>+256(SB), Y0, Y3
 	VMULPD vmathc<>+160(SB), Y2, Y4
 	VROUNDPD $1, Y4, Y4
 	VSUBPD Y4, Y2, Y5
@@ -423,48 +479,71 @@ expF64AVX2_done:
 	RET
 
 // func expF32AVX2(n int, x, z *float32)
-// n must be a multiple of 4.
+// n must be a multiple of 16.
 TEXT ·expF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ z+16(FP), DI
-	VMOVUPD vmathc<>+256(SB), Y13
-	VMOVUPD vmathc<>+288(SB), Y14
-	VMOVUPD vmathc<>+0(SB), Y15
-	SHRQ $2, CX
+	VMOVUPS vmathc<>+896(SB), Y13
+	VMOVUPS vmathc<>+928(SB), Y14
+	VMOVUPS vmathc<>+704(SB), Y15
+	SHRQ $4, CX
 	JZ expF32AVX2_done
 expF32AVX2_loop:
-	VCVTPS2PD (SI), Y0
-	VMAXPD Y0, Y13, Y0
-	VMINPD Y0, Y14, Y0
-	VMOVAPD Y15, Y1
-	VFMADD213PD vmathc<>+32(SB), Y0, Y1
-	VSUBPD vmathc<>+32(SB), Y1, Y2
-	VFNMADD231PD vmathc<>+96(SB), Y2, Y0
-	VFNMADD231PD vmathc<>+128(SB), Y2, Y0
-	VMOVUPD vmathc<>+608(SB), Y3
-	VFMADD213PD vmathc<>+576(SB), Y0, Y3
-	VFMADD213PD vmathc<>+544(SB), Y0, Y3
-	VFMADD213PD vmathc<>+512(SB), Y0, Y3
-	VFMADD213PD vmathc<>+480(SB), Y0, Y3
-	VFMADD213PD vmathc<>+448(SB), Y0, Y3
-	VFMADD213PD vmathc<>+416(SB), Y0, Y3
-	VFMADD213PD vmathc<>+384(SB), Y0, Y3
-	VFMADD213PD vmathc<>+352(SB), Y0, Y3
-	VFMADD213PD vmathc<>+320(SB), Y0, Y3
-	VMULPD vmathc<>+160(SB), Y2, Y4
-	VROUNDPD $1, Y4, Y4
-	VSUBPD Y4, Y2, Y5
-	VADDPD vmathc<>+64(SB), Y4, Y4
-	VADDPD vmathc<>+64(SB), Y5, Y5
-	VPSLLQ $52, Y4, Y4
-	VPSLLQ $52, Y5, Y5
-	VMULPD Y4, Y3, Y3
-	VMULPD Y5, Y3, Y3
-	VCVTPD2PSY Y3, X3
-	VMOVUPS X3, (DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
+	VMOVUPS 0(SI), Y0
+	VMAXPS Y0, Y13, Y0
+	VMINPS Y0, Y14, Y0
+	VMOVAPS Y15, Y1
+	VFMADD213PS vmathc<>+736(SB), Y0, Y1
+	VSUBPS vmathc<>+736(SB), Y1, Y2
+	VFNMADD231PS vmathc<>+800(SB), Y2, Y0
+	VFNMADD231PS vmathc<>+832(SB), Y2, Y0
+	VMOVUPS vmathc<>+1184(SB), Y3
+	VFMADD213PS vmathc<>+1152(SB), Y0, Y3
+	VFMADD213PS vmathc<>+1120(SB), Y0, Y3
+	VFMADD213PS vmathc<>+1088(SB), Y0, Y3
+	VFMADD213PS vmathc<>+1056(SB), Y0, Y3
+	VFMADD213PS vmathc<>+1024(SB), Y0, Y3
+	VFMADD213PS vmathc<>+992(SB), Y0, Y3
+	VFMADD213PS vmathc<>+960(SB), Y0, Y3
+	VMULPS vmathc<>+864(SB), Y2, Y4
+	VROUNDPS $1, Y4, Y4
+	VSUBPS Y4, Y2, Y5
+	VADDPS vmathc<>+768(SB), Y4, Y4
+	VADDPS vmathc<>+768(SB), Y5, Y5
+	VPSLLD $23, Y4, Y4
+	VPSLLD $23, Y5, Y5
+	VMULPS Y4, Y3, Y3
+	VMULPS Y5, Y3, Y3
+	VMOVUPS Y3, 0(DI)
+	VMOVUPS 32(SI), Y6
+	VMAXPS Y6, Y13, Y6
+	VMINPS Y6, Y14, Y6
+	VMOVAPS Y15, Y7
+	VFMADD213PS vmathc<>+736(SB), Y6, Y7
+	VSUBPS vmathc<>+736(SB), Y7, Y8
+	VFNMADD231PS vmathc<>+800(SB), Y8, Y6
+	VFNMADD231PS vmathc<>+832(SB), Y8, Y6
+	VMOVUPS vmathc<>+1184(SB), Y9
+	VFMADD213PS vmathc<>+1152(SB), Y6, Y9
+	VFMADD213PS vmathc<>+1120(SB), Y6, Y9
+	VFMADD213PS vmathc<>+1088(SB), Y6, Y9
+	VFMADD213PS vmathc<>+1056(SB), Y6, Y9
+	VFMADD213PS vmathc<>+1024(SB), Y6, Y9
+	VFMADD213PS vmathc<>+992(SB), Y6, Y9
+	VFMADD213PS vmathc<>+960(SB), Y6, Y9
+	VMULPS vmathc<>+864(SB), Y8, Y10
+	VROUNDPS $1, Y10, Y10
+	VSUBPS Y10, Y8, Y11
+	VADDPS vmathc<>+768(SB), Y10, Y10
+	VADDPS vmathc<>+768(SB), Y11, Y11
+	VPSLLD $23, Y10, Y10
+	VPSLLD $23, Y11, Y11
+	VMULPS Y10, Y9, Y9
+	VMULPS Y11, Y9, Y9
+	VMOVUPS Y9, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
 	DECQ CX
 	JNZ expF32AVX2_loop
 expF32AVX2_done:
@@ -477,8 +556,8 @@ TEXT ·erfF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ z+16(FP), DI
-	VMOVUPD vmathc<>+768(SB), Y14
-	VMOVUPD vmathc<>+800(SB), Y15
+	VMOVUPD vmathc<>+1216(SB), Y14
+	VMOVUPD vmathc<>+1248(SB), Y15
 erfF32AVX2_wide:
 	CMPQ CX, $24
 	JLT erfF32AVX2_narrow
@@ -486,32 +565,116 @@ erfF32AVX2_wide:
 	VMAXPD Y0, Y14, Y0
 	VMINPD Y0, Y15, Y0
 	VMULPD Y0, Y0, Y6
-	VMOVUPD vmathc<>+2880(SB), Y0
+	VMOVUPD vmathc<>+3328(SB), Y0
 	VCVTPS2PD 16(SI), Y1
 	VMAXPD Y1, Y14, Y1
 	VMINPD Y1, Y15, Y1
 	VMULPD Y1, Y1, Y7
-	VMOVUPD vmathc<>+2880(SB), Y1
+	VMOVUPD vmathc<>+3328(SB), Y1
 	VCVTPS2PD 32(SI), Y2
 	VMAXPD Y2, Y14, Y2
 	VMINPD Y2, Y15, Y2
 	VMULPD Y2, Y2, Y8
-	VMOVUPD vmathc<>+2880(SB), Y2
+	VMOVUPD vmathc<>+3328(SB), Y2
 	VCVTPS2PD 48(SI), Y3
 	VMAXPD Y3, Y14, Y3
 	VMINPD Y3, Y15, Y3
 	VMULPD Y3, Y3, Y9
-	VMOVUPD vmathc<>+2880(SB), Y3
+	VMOVUPD vmathc<>+3328(SB), Y3
 	VCVTPS2PD 64(SI), Y4
 	VMAXPD Y4, Y14, Y4
 	VMINPD Y4, Y15, Y4
 	VMULPD Y4, Y4, Y10
-	VMOVUPD vmathc<>+2880(SB), Y4
+	VMOVUPD vmathc<>+3328(SB), Y4
 	VCVTPS2PD 80(SI), Y5
 	VMAXPD Y5, Y14, Y5
 	VMINPD Y5, Y15, Y5
 	VMULPD Y5, Y5, Y11
-	VMOVUPD vmathc<>+2880(SB), Y5
+	VMOVUPD vmathc<>+3328(SB), Y5
+	VFMADD213PD vmathc<>+3296(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3296(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3296(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3296(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3296(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3296(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3264(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3264(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3264(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3264(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3264(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3264(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3232(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3232(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3232(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3232(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3232(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3232(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3200(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3200(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3200(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3200(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3200(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3200(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3168(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3168(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3168(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3168(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3168(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3168(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3136(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3136(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3136(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3136(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3136(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3136(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3104(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3104(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3104(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3104(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3104(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3104(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3072(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3072(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3072(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3072(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3072(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3072(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3040(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3040(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3040(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3040(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3040(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3040(SB), Y11, Y5
+	VFMADD213PD vmathc<>+3008(SB), Y6, Y0
+	VFMADD213PD vmathc<>+3008(SB), Y7, Y1
+	VFMADD213PD vmathc<>+3008(SB), Y8, Y2
+	VFMADD213PD vmathc<>+3008(SB), Y9, Y3
+	VFMADD213PD vmathc<>+3008(SB), Y10, Y4
+	VFMADD213PD vmathc<>+3008(SB), Y11, Y5
+	VFMADD213PD vmathc<>+2976(SB), Y6, Y0
+	VFMADD213PD vmathc<>+2976(SB), Y7, Y1
+	VFMADD213PD vmathc<>+2976(SB), Y8, Y2
+	VFMADD213PD vmathc<>+2976(SB), Y9, Y3
+	VFMADD213PD vmathc<>+2976(SB), Y10, Y4
+	VFMADD213PD vmathc<>+2976(SB), Y11, Y5
+	VFMADD213PD vmathc<>+2944(SB), Y6, Y0
+	VFMADD213PD vmathc<>+2944(SB), Y7, Y1
+	VFMADD213PD vmathc<>+2944(SB), Y8, Y2
+	VFMADD213PD vmathc<>+2944(SB), Y9, Y3
+	VFMADD213PD vmathc<>+2944(SB), Y10, Y4
+	VFMADD213PD vmathc<>+2944(SB), Y11, Y5
+	VFMADD213PD vmathc<>+2912(SB), Y6, Y0
+	VFMADD213PD vmathc<>+2912(SB), Y7, Y1
+	VFMADD213PD vmathc<>+2912(SB), Y8, Y2
+	VFMADD213PD vmathc<>+2912(SB), Y9, Y3
+	VFMADD213PD vmathc<>+2912(SB), Y10, Y4
+	VFMADD213PD vmathc<>+2912(SB), Y11, Y5
+	VFMADD213PD vmathc<>+2880(SB), Y6, Y0
+	VFMADD213PD vmathc<>+2880(SB), Y7, Y1
+	VFMADD213PD vmathc<>+2880(SB), Y8, Y2
+	VFMADD213PD vmathc<>+2880(SB), Y9, Y3
+	VFMADD213PD vmathc<>+2880(SB), Y10, Y4
+	VFMADD213PD vmathc<>+2880(SB), Y11, Y5
 	VFMADD213PD vmathc<>+2848(SB), Y6, Y0
 	VFMADD213PD vmathc<>+2848(SB), Y7, Y1
 	VFMADD213PD vmathc<>+2848(SB), Y8, Y2
@@ -812,90 +975,6 @@ erfF32AVX2_wide:
 	VFMADD213PD vmathc<>+1280(SB), Y9, Y3
 	VFMADD213PD vmathc<>+1280(SB), Y10, Y4
 	VFMADD213PD vmathc<>+1280(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1248(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1248(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1248(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1248(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1248(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1248(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1216(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1216(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1216(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1216(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1216(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1216(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1184(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1184(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1184(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1184(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1184(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1184(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1152(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1152(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1152(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1152(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1152(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1152(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1120(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1120(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1120(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1120(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1120(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1120(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1088(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1088(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1088(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1088(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1088(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1088(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1056(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1056(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1056(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1056(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1056(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1056(SB), Y11, Y5
-	VFMADD213PD vmathc<>+1024(SB), Y6, Y0
-	VFMADD213PD vmathc<>+1024(SB), Y7, Y1
-	VFMADD213PD vmathc<>+1024(SB), Y8, Y2
-	VFMADD213PD vmathc<>+1024(SB), Y9, Y3
-	VFMADD213PD vmathc<>+1024(SB), Y10, Y4
-	VFMADD213PD vmathc<>+1024(SB), Y11, Y5
-	VFMADD213PD vmathc<>+992(SB), Y6, Y0
-	VFMADD213PD vmathc<>+992(SB), Y7, Y1
-	VFMADD213PD vmathc<>+992(SB), Y8, Y2
-	VFMADD213PD vmathc<>+992(SB), Y9, Y3
-	VFMADD213PD vmathc<>+992(SB), Y10, Y4
-	VFMADD213PD vmathc<>+992(SB), Y11, Y5
-	VFMADD213PD vmathc<>+960(SB), Y6, Y0
-	VFMADD213PD vmathc<>+960(SB), Y7, Y1
-	VFMADD213PD vmathc<>+960(SB), Y8, Y2
-	VFMADD213PD vmathc<>+960(SB), Y9, Y3
-	VFMADD213PD vmathc<>+960(SB), Y10, Y4
-	VFMADD213PD vmathc<>+960(SB), Y11, Y5
-	VFMADD213PD vmathc<>+928(SB), Y6, Y0
-	VFMADD213PD vmathc<>+928(SB), Y7, Y1
-	VFMADD213PD vmathc<>+928(SB), Y8, Y2
-	VFMADD213PD vmathc<>+928(SB), Y9, Y3
-	VFMADD213PD vmathc<>+928(SB), Y10, Y4
-	VFMADD213PD vmathc<>+928(SB), Y11, Y5
-	VFMADD213PD vmathc<>+896(SB), Y6, Y0
-	VFMADD213PD vmathc<>+896(SB), Y7, Y1
-	VFMADD213PD vmathc<>+896(SB), Y8, Y2
-	VFMADD213PD vmathc<>+896(SB), Y9, Y3
-	VFMADD213PD vmathc<>+896(SB), Y10, Y4
-	VFMADD213PD vmathc<>+896(SB), Y11, Y5
-	VFMADD213PD vmathc<>+864(SB), Y6, Y0
-	VFMADD213PD vmathc<>+864(SB), Y7, Y1
-	VFMADD213PD vmathc<>+864(SB), Y8, Y2
-	VFMADD213PD vmathc<>+864(SB), Y9, Y3
-	VFMADD213PD vmathc<>+864(SB), Y10, Y4
-	VFMADD213PD vmathc<>+864(SB), Y11, Y5
-	VFMADD213PD vmathc<>+832(SB), Y6, Y0
-	VFMADD213PD vmathc<>+832(SB), Y7, Y1
-	VFMADD213PD vmathc<>+832(SB), Y8, Y2
-	VFMADD213PD vmathc<>+832(SB), Y9, Y3
-	VFMADD213PD vmathc<>+832(SB), Y10, Y4
-	VFMADD213PD vmathc<>+832(SB), Y11, Y5
 	VCVTPS2PD 0(SI), Y6
 	VMAXPD Y6, Y14, Y6
 	VMINPD Y6, Y15, Y6
@@ -943,7 +1022,21 @@ erfF32AVX2_narrow:
 	VMAXPD Y0, Y14, Y0
 	VMINPD Y0, Y15, Y0
 	VMULPD Y0, Y0, Y1
-	VMOVUPD vmathc<>+2880(SB), Y2
+	VMOVUPD vmathc<>+3328(SB), Y2
+	VFMADD213PD vmathc<>+3296(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3264(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3232(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3200(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3168(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3136(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3104(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3072(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3040(SB), Y1, Y2
+	VFMADD213PD vmathc<>+3008(SB), Y1, Y2
+	VFMADD213PD vmathc<>+2976(SB), Y1, Y2
+	VFMADD213PD vmathc<>+2944(SB), Y1, Y2
+	VFMADD213PD vmathc<>+2912(SB), Y1, Y2
+	VFMADD213PD vmathc<>+2880(SB), Y1, Y2
 	VFMADD213PD vmathc<>+2848(SB), Y1, Y2
 	VFMADD213PD vmathc<>+2816(SB), Y1, Y2
 	VFMADD213PD vmathc<>+2784(SB), Y1, Y2
@@ -994,20 +1087,6 @@ erfF32AVX2_narrow:
 	VFMADD213PD vmathc<>+1344(SB), Y1, Y2
 	VFMADD213PD vmathc<>+1312(SB), Y1, Y2
 	VFMADD213PD vmathc<>+1280(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1248(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1216(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1184(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1152(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1120(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1088(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1056(SB), Y1, Y2
-	VFMADD213PD vmathc<>+1024(SB), Y1, Y2
-	VFMADD213PD vmathc<>+992(SB), Y1, Y2
-	VFMADD213PD vmathc<>+960(SB), Y1, Y2
-	VFMADD213PD vmathc<>+928(SB), Y1, Y2
-	VFMADD213PD vmathc<>+896(SB), Y1, Y2
-	VFMADD213PD vmathc<>+864(SB), Y1, Y2
-	VFMADD213PD vmathc<>+832(SB), Y1, Y2
 	VMULPD Y0, Y2, Y2
 	VCVTPD2PSY Y2, X2
 	VMOVUPS X2, (DI)
