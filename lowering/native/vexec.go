@@ -376,6 +376,10 @@ func storeF[D float32 | float64, T float32 | float64](d []D, off, st int, res []
 		d = d[off : off+len(res)]
 		switch acc {
 		case graph.OpInvalid:
+			if dd, ok := any(d).([]T); ok {
+				copy(dd, res) // same type: a memmove
+				return
+			}
 			for k, v := range res {
 				d[k] = D(v)
 			}
@@ -509,6 +513,9 @@ func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType)
 			}
 		}
 	case graph.Max:
+		if r32, ok := any(res).([]float32); ok {
+			return max(acc, T(kernels.MaxF32(r32)))
+		}
 		return max(acc, max8(res))
 	case graph.Min:
 		for _, v := range res {

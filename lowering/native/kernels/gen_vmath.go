@@ -106,6 +106,7 @@ func main() {
 	expLoop("expF64AVX2", 8, 13)
 	exp32Loop("expF32AVX2")
 	erfLoop("erfF32AVX2")
+	maxLoop("maxF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8)
@@ -347,6 +348,57 @@ func exp32Loop(name string) {
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// maxLoop writes func name(n int, x *float32) (m float32, nan, posZero
+// bool): m is the maximum of x[:n] by VMAXPS (n a multiple of 32), which
+// is graph's max but for NaN and the sign of zero, so the loop also says
+// whether any element was NaN and whether any was +0.
+func maxLoop(name string) {
+	p("")
+	p("// func %s(n int, x *float32) (m float32, nan, posZero bool)", name)
+	p("// n must be a multiple of 32 and at least 32.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-22", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tVMOVUPS (SI), Y0")
+	p("\tVMOVUPS Y0, Y1")
+	p("\tVMOVUPS Y0, Y2")
+	p("\tVMOVUPS Y0, Y3")
+	p("\tVXORPS Y4, Y4, Y4") // NaN lanes
+	p("\tVXORPS Y5, Y5, Y5") // +0 lanes
+	p("\tVXORPS Y15, Y15, Y15")
+	p("\tSHRQ $5, CX")
+	p("%s_loop:", name)
+	for v := 0; v < 4; v++ {
+		p("\tVMOVUPS %d(SI), Y%d", 32*v, 8+v)
+		p("\tVMAXPS Y%d, Y%d, Y%d", 8+v, v, v)
+		p("\tVCMPPS $3, Y%d, Y%d, Y12", 8+v, 8+v) // unordered: NaN
+		p("\tVORPS Y12, Y4, Y4")
+		p("\tVPCMPEQD Y%d, Y15, Y12", 8+v) // bits of +0
+		p("\tVORPS Y12, Y5, Y5")
+	}
+	p("\tADDQ $128, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("\tVMAXPS Y1, Y0, Y0")
+	p("\tVMAXPS Y3, Y2, Y2")
+	p("\tVMAXPS Y2, Y0, Y0")
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVMOVSS X0, m+16(FP)")
+	p("\tVMOVMSKPS Y4, AX")
+	p("\tTESTL AX, AX")
+	p("\tSETNE nan+20(FP)")
+	p("\tVMOVMSKPS Y5, AX")
+	p("\tTESTL AX, AX")
+	p("\tSETNE posZero+21(FP)")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

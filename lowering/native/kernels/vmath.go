@@ -212,3 +212,25 @@ var (
 	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2}
 	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2}
 )
+
+// MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:
+// NaN when any element is NaN, and +0 over -0 whatever their order.
+func MaxF32(x []float32) float32 {
+	m := float32(math.Inf(-1))
+	i := 0
+	if hasAVX2 && len(x) >= 32 {
+		i = len(x) &^ 31
+		v, nan, posZero := maxF32AVX2(i, &x[0])
+		switch {
+		case nan:
+			return float32(math.NaN())
+		case v == 0 && posZero:
+			v = 0
+		}
+		m = v
+	}
+	for _, v := range x[i:] {
+		m = max(m, v)
+	}
+	return m
+}

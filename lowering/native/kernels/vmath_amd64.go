@@ -38,3 +38,9 @@ func arithMulF64AVX2(n int, x, y, z *float64)
 
 //go:noescape
 func arithDivF64AVX2(n int, x, y, z *float64)
+
+// maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
+// at least 32, and whether any element was NaN and any +0.
+//
+//go:noescape
+func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)

@@ -16,3 +16,5 @@ func arithAddF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithSubF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithMulF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithDivF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+
+func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool) { panic(noAsm) }

@@ -249,3 +249,57 @@ func TestArith(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxF32 checks MaxF32 against the left-to-right maximum by Go's max
+// (graph's max: NaN wins, +0 beats -0), bit for bit, for every length up
+// to 100 and NaN, ±0, ±Inf placed anywhere.
+func TestMaxF32(t *testing.T) {
+	negz := float32(math.Copysign(0, -1))
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for n := range 101 {
+		for _, c := range []struct {
+			name string
+			set  func(x []float32, i int)
+		}{
+			{"plain", func(x []float32, i int) {}},
+			{"nan", func(x []float32, i int) { x[i] = nan }},
+			{"zeros", func(x []float32, i int) {
+				for k := range x {
+					x[k] = negz
+				}
+				x[i] = 0
+			}},
+			{"negzeros", func(x []float32, i int) {
+				for k := range x {
+					x[k] = -float32(k)
+				}
+				x[0], x[i] = negz, negz
+			}},
+			{"inf", func(x []float32, i int) { x[i] = inf }},
+			{"neginf", func(x []float32, i int) {
+				for k := range x {
+					x[k] = -inf
+				}
+			}},
+		} {
+			for _, i := range []int{0, n / 2, n - 1} {
+				if n == 0 && c.name != "plain" {
+					continue
+				}
+				x := make([]float32, n)
+				for k := range x {
+					x[k] = float32(math.Sin(float64(k*7+3))) * 100
+				}
+				c.set(x, i)
+				want := float32(math.Inf(-1))
+				for _, v := range x {
+					want = max(want, v)
+				}
+				got := MaxF32(x)
+				if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+					t.Errorf("n=%d %s at %d: MaxF32 = %v, want %v", n, c.name, i, got, want)
+				}
+			}
+		}
+	}
+}
