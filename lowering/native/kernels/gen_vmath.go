@@ -104,7 +104,8 @@ func main() {
 	p("GLOBL vmathc<>(SB), RODATA|NOPTR, $%d", len(consts)*32)
 
 	expLoop("expF64AVX2", 8, 13)
-	exp32Loop("expF32AVX2")
+	exp32Loop("expF32AVX2", "Y", 32, "")
+	exp32Loop("expF32AVX512", "Z", 64, ".BCST")
 	erfLoop("erfF32AVX2")
 	maxLoop("maxF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
@@ -302,49 +303,70 @@ func arithLoop(name, instr string, elem int) {
 }
 
 // exp32Loop writes func name(n int, x, z *float32): z[i] = e**x[i] for n
-// elements, n a multiple of 16, in float32 arithmetic, eight lanes per
-// vector, two vectors at a time, by the algorithm of expPoly32.
-func exp32Loop(name string) {
+// elements, n a multiple of two vectors, in float32 arithmetic, two
+// vectors at a time, by the algorithm of expPoly32: reg is "Y" (AVX2) or
+// "Z" (AVX-512, whose memory operands broadcast one constant, bcst).
+func exp32Loop(name, reg string, vbytes int, bcst string) {
+	round := "VROUNDPS $1"
+	if reg == "Z" {
+		round = "VRNDSCALEPS $1"
+	}
+	ld := func(k string) string { return c(k) } // full-width table rows
+	if reg == "Z" {
+		ld = func(k string) string { return c(k) }
+	}
 	p("")
 	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of 16.")
+	p("// n must be a multiple of %d.", 2*vbytes/4)
 	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
 	p("\tMOVQ z+16(FP), DI")
-	p("\tVMOVUPS %s, Y13", c("s_lo"))
-	p("\tVMOVUPS %s, Y14", c("s_hi"))
-	p("\tVMOVUPS %s, Y15", c("s_log2e"))
-	p("\tSHRQ $4, CX")
+	if reg == "Z" {
+		p("\tVBROADCASTSS %s, Z13", c("s_lo"))
+		p("\tVBROADCASTSS %s, Z14", c("s_hi"))
+		p("\tVBROADCASTSS %s, Z15", c("s_log2e"))
+	} else {
+		p("\tVMOVUPS %s, Y13", c("s_lo"))
+		p("\tVMOVUPS %s, Y14", c("s_hi"))
+		p("\tVMOVUPS %s, Y15", c("s_log2e"))
+	}
+	shift := map[int]int{32: 4, 64: 5}[vbytes]
+	p("\tSHRQ $%d, CX", shift)
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
 	for v := 0; v < 2; v++ {
-		x, k, n, q, a, b := v*6, v*6+1, v*6+2, v*6+3, v*6+4, v*6+5
-		p("\tVMOVUPS %d(SI), Y%d", 32*v, x)
-		p("\tVMAXPS Y%d, Y13, Y%d", x, x)
-		p("\tVMINPS Y%d, Y14, Y%d", x, x)
-		p("\tVMOVAPS Y15, Y%d", k)
-		p("\tVFMADD213PS %s, Y%d, Y%d", c("s_shifter"), x, k)
-		p("\tVSUBPS %s, Y%d, Y%d", c("s_shifter"), k, n)
-		p("\tVFNMADD231PS %s, Y%d, Y%d", c("s_ln2hi"), n, x)
-		p("\tVFNMADD231PS %s, Y%d, Y%d", c("s_ln2lo"), n, x)
-		p("\tVMOVUPS %s, Y%d", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
-		for d := exp32Degree - 1; d >= 0; d-- {
-			p("\tVFMADD213PS %s, Y%d, Y%d", c(fmt.Sprintf("s_c%d", d)), x, q)
+		r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*6+i) }
+		x, k, n, q, a, b := r(0), r(1), r(2), r(3), r(4), r(5)
+		p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
+		p("\tVMAXPS %s, %s13, %s", x, reg, x)
+		p("\tVMINPS %s, %s14, %s", x, reg, x)
+		p("\tVMOVAPS %s15, %s", reg, k)
+		p("\tVFMADD213PS%s %s, %s, %s", bcst, ld("s_shifter"), x, k)
+		p("\tVSUBPS%s %s, %s, %s", bcst, ld("s_shifter"), k, n)
+		p("\tVFNMADD231PS%s %s, %s, %s", bcst, ld("s_ln2hi"), n, x)
+		p("\tVFNMADD231PS%s %s, %s, %s", bcst, ld("s_ln2lo"), n, x)
+		if reg == "Z" {
+			p("\tVBROADCASTSS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
+		} else {
+			p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
 		}
-		p("\tVMULPS %s, Y%d, Y%d", c("s_half"), n, a)
-		p("\tVROUNDPS $1, Y%d, Y%d", a, a)
-		p("\tVSUBPS Y%d, Y%d, Y%d", a, n, b)
-		p("\tVADDPS %s, Y%d, Y%d", c("s_bias"), a, a)
-		p("\tVADDPS %s, Y%d, Y%d", c("s_bias"), b, b)
-		p("\tVPSLLD $23, Y%d, Y%d", a, a)
-		p("\tVPSLLD $23, Y%d, Y%d", b, b)
-		p("\tVMULPS Y%d, Y%d, Y%d", a, q, q)
-		p("\tVMULPS Y%d, Y%d, Y%d", b, q, q)
-		p("\tVMOVUPS Y%d, %d(DI)", q, 32*v)
+		for d := exp32Degree - 1; d >= 0; d-- {
+			p("\tVFMADD213PS%s %s, %s, %s", bcst, ld(fmt.Sprintf("s_c%d", d)), x, q)
+		}
+		p("\tVMULPS%s %s, %s, %s", bcst, ld("s_half"), n, a)
+		p("\t%s, %s, %s", round, a, a)
+		p("\tVSUBPS %s, %s, %s", a, n, b)
+		p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), a, a)
+		p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), b, b)
+		p("\tVPSLLD $23, %s, %s", a, a)
+		p("\tVPSLLD $23, %s, %s", b, b)
+		p("\tVMULPS %s, %s, %s", a, q, q)
+		p("\tVMULPS %s, %s, %s", b, q, q)
+		p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
 	}
-	p("\tADDQ $64, SI")
-	p("\tADDQ $64, DI")
+	p("\tADDQ $%d, SI", 2*vbytes)
+	p("\tADDQ $%d, DI", 2*vbytes)
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)

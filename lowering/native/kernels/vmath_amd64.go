@@ -44,3 +44,6 @@ func arithDivF64AVX2(n int, x, y, z *float64)
 //
 //go:noescape
 func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)
+
+//go:noescape
+func expF32AVX512(n int, x, z *float32)
