@@ -106,7 +106,8 @@ func main() {
 	expLoop("expF64AVX2", 8, 13)
 	exp32Loop("expF32AVX2", "Y", 32, "")
 	exp32Loop("expF32AVX512", "Z", 64, ".BCST")
-	erfLoop("erfF32AVX2")
+	erfLoop("erfF32AVX2", "Y", "X", 4, "", "VCVTPD2PSY")
+	erfLoop("erfF32AVX512", "Z", "Y", 8, ".BCST", "VCVTPD2PS")
 	maxLoop("maxF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
@@ -206,65 +207,77 @@ func erfCoefs() []float64 {
 }
 
 // erfLoop writes func name(n int, x, z *float32): z[i] = erf x[i] for n
-// elements, n a multiple of 4, in float64: y = x clamped to [-4, 4] (NaN
+// elements, n a multiple of lanes (float64 lanes per vector register reg), in float64: y = x clamped to [-4, 4] (NaN
 // passes), y·P(y²). Six vectors at a time keep six Horner chains in
 // flight; a loop of one vector does the rest.
-func erfLoop(name string) {
+func erfLoop(name, reg, half string, lanes int, bcst, cvt string) {
 	const nv = 6
 	top := fmt.Sprintf("e%d", erfDegree)
 	p("")
 	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of 4.")
+	p("// n must be a multiple of %d.", lanes)
 	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
 	p("\tMOVQ z+16(FP), DI")
-	p("\tVMOVUPD %s, Y14", c("erfLo"))
-	p("\tVMOVUPD %s, Y15", c("erfHi"))
+	if reg == "Z" {
+		p("\tVBROADCASTSD %s, Z14", c("erfLo"))
+		p("\tVBROADCASTSD %s, Z15", c("erfHi"))
+	} else {
+		p("\tVMOVUPD %s, Y14", c("erfLo"))
+		p("\tVMOVUPD %s, Y15", c("erfHi"))
+	}
+	ldTop := func(r string) {
+		if reg == "Z" {
+			p("\tVBROADCASTSD %s, %s", c(top), r)
+		} else {
+			p("\tVMOVUPD %s, %s", c(top), r)
+		}
+	}
 	p("%s_wide:", name)
-	p("\tCMPQ CX, $%d", 4*nv)
+	p("\tCMPQ CX, $%d", lanes*nv)
 	p("\tJLT %s_narrow", name)
 	for v := 0; v < nv; v++ {
-		p("\tVCVTPS2PD %d(SI), Y%d", 16*v, v)
-		p("\tVMAXPD Y%d, Y14, Y%d", v, v)
-		p("\tVMINPD Y%d, Y15, Y%d", v, v)
-		p("\tVMULPD Y%d, Y%d, Y%d", v, v, nv+v) // s = y²
-		p("\tVMOVUPD %s, Y%d", c(top), v)       // y is read again below
+		p("\tVCVTPS2PD %d(SI), %s%d", 4*lanes*v, reg, v)
+		p("\tVMAXPD %s%d, %s14, %s%d", reg, v, reg, reg, v)
+		p("\tVMINPD %s%d, %s15, %s%d", reg, v, reg, reg, v)
+		p("\tVMULPD %s%d, %s%d, %s%d", reg, v, reg, v, reg, nv+v) // s = y²
+		ldTop(fmt.Sprintf("%s%d", reg, v))                        // y is read again below
 	}
 	for k := erfDegree - 1; k >= 0; k-- {
 		for v := 0; v < nv; v++ {
-			p("\tVFMADD213PD %s, Y%d, Y%d", c(fmt.Sprintf("e%d", k)), nv+v, v)
+			p("\tVFMADD213PD%s %s, %s%d, %s%d", bcst, c(fmt.Sprintf("e%d", k)), reg, nv+v, reg, v)
 		}
 	}
 	for v := 0; v < nv; v++ {
-		p("\tVCVTPS2PD %d(SI), Y%d", 16*v, nv+v)
-		p("\tVMAXPD Y%d, Y14, Y%d", nv+v, nv+v)
-		p("\tVMINPD Y%d, Y15, Y%d", nv+v, nv+v)
-		p("\tVMULPD Y%d, Y%d, Y%d", nv+v, v, v)
-		p("\tVCVTPD2PSY Y%d, X%d", v, v)
-		p("\tVMOVUPS X%d, %d(DI)", v, 16*v)
+		p("\tVCVTPS2PD %d(SI), %s%d", 4*lanes*v, reg, nv+v)
+		p("\tVMAXPD %s%d, %s14, %s%d", reg, nv+v, reg, reg, nv+v)
+		p("\tVMINPD %s%d, %s15, %s%d", reg, nv+v, reg, reg, nv+v)
+		p("\tVMULPD %s%d, %s%d, %s%d", reg, nv+v, reg, v, reg, v)
+		p("\t%s %s%d, %s%d", cvt, reg, v, half, v)
+		p("\tVMOVUPS %s%d, %d(DI)", half, v, 4*lanes*v)
 	}
-	p("\tADDQ $%d, SI", 16*nv)
-	p("\tADDQ $%d, DI", 16*nv)
-	p("\tSUBQ $%d, CX", 4*nv)
+	p("\tADDQ $%d, SI", 4*lanes*nv)
+	p("\tADDQ $%d, DI", 4*lanes*nv)
+	p("\tSUBQ $%d, CX", lanes*nv)
 	p("\tJMP %s_wide", name)
 	p("%s_narrow:", name)
-	p("\tCMPQ CX, $4")
+	p("\tCMPQ CX, $%d", lanes)
 	p("\tJLT %s_done", name)
-	p("\tVCVTPS2PD (SI), Y0")
-	p("\tVMAXPD Y0, Y14, Y0")
-	p("\tVMINPD Y0, Y15, Y0")
-	p("\tVMULPD Y0, Y0, Y1")
-	p("\tVMOVUPD %s, Y2", c(top))
+	p("\tVCVTPS2PD (SI), %s0", reg)
+	p("\tVMAXPD %s0, %s14, %s0", reg, reg, reg)
+	p("\tVMINPD %s0, %s15, %s0", reg, reg, reg)
+	p("\tVMULPD %s0, %s0, %s1", reg, reg, reg)
+	ldTop(reg + "2")
 	for k := erfDegree - 1; k >= 0; k-- {
-		p("\tVFMADD213PD %s, Y1, Y2", c(fmt.Sprintf("e%d", k)))
+		p("\tVFMADD213PD%s %s, %s1, %s2", bcst, c(fmt.Sprintf("e%d", k)), reg, reg)
 	}
-	p("\tVMULPD Y0, Y2, Y2")
-	p("\tVCVTPD2PSY Y2, X2")
-	p("\tVMOVUPS X2, (DI)")
-	p("\tADDQ $16, SI")
-	p("\tADDQ $16, DI")
-	p("\tSUBQ $4, CX")
+	p("\tVMULPD %s0, %s2, %s2", reg, reg, reg)
+	p("\t%s %s2, %s2", cvt, reg, half)
+	p("\tVMOVUPS %s2, (DI)", half)
+	p("\tADDQ $%d, SI", 4*lanes)
+	p("\tADDQ $%d, DI", 4*lanes)
+	p("\tSUBQ $%d, CX", lanes)
 	p("\tJMP %s_narrow", name)
 	p("%s_done:", name)
 	p("\tVZEROUPPER")

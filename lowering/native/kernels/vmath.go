@@ -140,17 +140,20 @@ func ExpF32(z, x []float32) {
 }
 
 // ErfF32 sets z[i] = erf x[i] for i < len(z); x must be at least as long
-// as z, and may be z itself. With AVX2 it is computed in float64 as
+// as z, and may be z itself. With AVX2 or AVX-512 (bit-identical) it is computed in float64 as
 // y·P(y²), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in float32),
 // P the Taylor series of erf(y)/y to degree 64, and rounded once to
 // float32: the float32 rounding of math.Erf but for 1-ulp differences in
 // rare arguments (vmath_test.go sweeps them). NaN gives NaN and ±0 gives
-// ±0. Without AVX2, and for the last len(z) mod 4 elements, it rounds
-// math.Erf.
+// ±0. Without AVX2, and for the last few elements, it rounds math.Erf.
 func ErfF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
-	if hasAVX2 && len(z) >= 4 {
+	switch {
+	case hasAVX512 && len(z) >= 8:
+		i = len(z) &^ 7
+		erfF32AVX512(i, &x[0], &z[0])
+	case hasAVX2 && len(z) >= 4:
 		i = len(z) &^ 3
 		erfF32AVX2(i, &x[0], &z[0])
 	}

@@ -47,3 +47,6 @@ func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)
 
 //go:noescape
 func expF32AVX512(n int, x, z *float32)
+
+//go:noescape
+func erfF32AVX512(n int, x, z *float32)
