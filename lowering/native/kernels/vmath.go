@@ -1,0 +1,243 @@
+package kernels
+
+import "math"
+
+//go:generate go run gen_vmath.go
+
+// Constants of expPoly, mirrored in gen_vmath.go.
+const (
+	expShifter = 0x1.8p52                   // x + 1.5·2**52 rounds x to an integer in the low bits
+	expLn2Hi   = 6.93147180369123816490e-01 // ln 2 rounded to 32 bits, so n·ln2Hi is exact
+	expLn2Lo   = 1.90821492927058770002e-10 // ln 2 - expLn2Hi
+)
+
+// expCoef holds 1/k! for k = 0..13, the Taylor coefficients of e**r.
+var expCoef = func() (c [14]float64) {
+	f := 1.0
+	for k := range c {
+		if k > 1 {
+			f *= float64(k)
+		}
+		c[k] = 1 / f
+	}
+	return c
+}()
+
+// expPoly is e**x in float64 by the algorithm of the vector loops: x is
+// clamped to [lo, hi] (NaN passes), n = round(x/ln 2), r = x - n·ln 2 in
+// two steps (|r| ≤ ln2/2), e**r by its Taylor polynomial of the given
+// degree, and the result scaled by 2**n as 2**floor(n/2) · 2**(n -
+// floor(n/2)), two normal powers of two, so that a subnormal result is
+// rounded once. With degree 13 it is within 2 ulp of amd64's math.Exp
+// (which is itself within 1 ulp of e**x; measured in vmath_test.go).
+func expPoly(x, lo, hi float64, degree int) float64 {
+	if x != x {
+		return x
+	}
+	x = min(max(x, lo), hi)
+	n := math.FMA(x, math.Log2E, expShifter) - expShifter
+	r := math.FMA(-n, expLn2Hi, x)
+	r = math.FMA(-n, expLn2Lo, r)
+	q := expCoef[degree]
+	for k := degree - 1; k >= 0; k-- {
+		q = math.FMA(q, r, expCoef[k])
+	}
+	n1 := math.Floor(n * 0.5)
+	n2 := n - n1
+	return q * math.Float64frombits(uint64(int64(n1)+1023)<<52) * math.Float64frombits(uint64(int64(n2)+1023)<<52)
+}
+
+// Clamps of the argument: below lo the result is 0 and above hi +Inf,
+// in float64 and float32 respectively.
+const (
+	expLo64, expHi64 = -746, 710
+	expLo32, expHi32 = -104, 89
+)
+
+// ExpF64 sets z[i] = e**x[i] for i < len(z); x must be at least as long
+// as z, and may be z itself. The result is within 2 ulp of math.Exp; ±Inf,
+// NaN, ±0, overflow to +Inf and underflow through the subnormals to 0
+// are as math.Exp defines them (but for x in (709.44, 709.78], where this
+// is finite and amd64's math.Exp is +Inf).
+func ExpF64(z, x []float64) {
+	x = x[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) >= 4 {
+		i = len(z) &^ 3
+		expF64AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = expPoly(x[i], expLo64, expHi64, 13)
+	}
+}
+
+// Constants of expPoly32, mirrored in gen_vmath.go.
+const (
+	expShifter32 = 0x1.8p23       // x + 1.5·2**23 rounds x to an integer in the low bits
+	expLn2Hi32   = 0.693359375    // ln 2 to 9 bits, so n·expLn2Hi32 is exact
+	expLn2Lo32   = -2.12194440e-4 // ln 2 - expLn2Hi32
+	exp32Degree  = 7
+)
+
+// expCoef32 holds 1/k! for k = 0..exp32Degree in float32.
+var expCoef32 = func() (c [exp32Degree + 1]float32) {
+	for k := range c {
+		c[k] = float32(expCoef[k])
+	}
+	return c
+}()
+
+// fma32 is a·b + c in float32 through float64: the product is exact, the
+// sum is rounded twice (to float64, then float32), which can differ from
+// the vector FMA's single rounding by an ulp in rare cases.
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// expPoly32 is e**x in float32 arithmetic by the algorithm of the vector
+// loop: x clamped to [expLo32, expHi32] (NaN passes), n = round(x/ln 2),
+// r = x - n·ln 2 in two steps, e**r by its Taylor polynomial of degree 7,
+// scaled by 2**floor(n/2) · 2**(n - floor(n/2)), two normal powers of two,
+// so that a subnormal result is rounded once.
+func expPoly32(x float32) float32 {
+	if x != x {
+		return x
+	}
+	x = min(max(x, expLo32), expHi32)
+	n := fma32(x, math.Log2E, expShifter32) - expShifter32
+	r := fma32(-n, expLn2Hi32, x)
+	r = fma32(-n, expLn2Lo32, r)
+	q := expCoef32[exp32Degree]
+	for k := exp32Degree - 1; k >= 0; k-- {
+		q = fma32(q, r, expCoef32[k])
+	}
+	n1 := float32(math.Floor(float64(n) * 0.5))
+	n2 := n - n1
+	return q * math.Float32frombits(uint32(int32(n1)+127)<<23) * math.Float32frombits(uint32(int32(n2)+127)<<23)
+}
+
+// ExpF32 sets z[i] = e**x[i] for i < len(z), in float32 arithmetic
+// (eight lanes per AVX2 vector, sixteen per AVX-512 one, bit-identical);
+// x must be at least as long as z, and may be z itself. It is within 1
+// ulp of e**x computed in float64 and rounded to float32 (the scalar
+// semantics' exp; equal to it for 99.8% of the arguments); ±Inf, NaN,
+// ±0, overflow to +Inf and underflow through the subnormals to 0 are as
+// math.Exp defines them (vmath_test.go sweeps the arguments).
+func ExpF32(z, x []float32) {
+	x = x[:len(z)]
+	i := 0
+	switch {
+	case hasAVX512 && len(z) >= 32:
+		i = len(z) &^ 31
+		expF32AVX512(i, &x[0], &z[0])
+	case hasAVX2 && len(z) >= 16:
+		i = len(z) &^ 15
+		expF32AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = expPoly32(x[i])
+	}
+}
+
+// ErfF32 sets z[i] = erf x[i] for i < len(z); x must be at least as long
+// as z, and may be z itself. With AVX2 or AVX-512 (bit-identical) it is computed in float64 as
+// y·P(y²), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in float32),
+// P the Taylor series of erf(y)/y to degree 64, and rounded once to
+// float32: the float32 rounding of math.Erf but for 1-ulp differences in
+// rare arguments (vmath_test.go sweeps them). NaN gives NaN and ±0 gives
+// ±0. Without AVX2, and for the last few elements, it rounds math.Erf.
+func ErfF32(z, x []float32) {
+	x = x[:len(z)]
+	i := 0
+	switch {
+	case hasAVX512 && len(z) >= 8:
+		i = len(z) &^ 7
+		erfF32AVX512(i, &x[0], &z[0])
+	case hasAVX2 && len(z) >= 4:
+		i = len(z) &^ 3
+		erfF32AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = float32(math.Erf(float64(x[i])))
+	}
+}
+
+// ArithOp is an elementwise arithmetic operation of Arith.
+type ArithOp int
+
+// The operations of Arith.
+const (
+	Add ArithOp = iota
+	Sub
+	Mul
+	Div
+)
+
+// Arith sets z[i] = x[i] op y[i] for i < len(z), correctly rounded as Go's
+// float32 and float64 arithmetic (the same IEEE 754 operations, with AVX2
+// on two vectors at a time). x and y must be at least as long as z; any
+// of them may be the same slice.
+func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) > 0 {
+		switch z := any(z).(type) {
+		case []float32:
+			x, y := any(x).([]float32), any(y).([]float32)
+			if i = len(z) &^ 15; i > 0 {
+				arithF32[op](i, &x[0], &y[0], &z[0])
+			}
+		case []float64:
+			x, y := any(x).([]float64), any(y).([]float64)
+			if i = len(z) &^ 7; i > 0 {
+				arithF64[op](i, &x[0], &y[0], &z[0])
+			}
+		}
+	}
+	z, x, y = z[i:], x[i:], y[i:]
+	switch op {
+	case Add:
+		for k := range z {
+			z[k] = x[k] + y[k]
+		}
+	case Sub:
+		for k := range z {
+			z[k] = x[k] - y[k]
+		}
+	case Mul:
+		for k := range z {
+			z[k] = x[k] * y[k]
+		}
+	case Div:
+		for k := range z {
+			z[k] = x[k] / y[k]
+		}
+	}
+}
+
+var (
+	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2}
+	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2}
+)
+
+// MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:
+// NaN when any element is NaN, and +0 over -0 whatever their order.
+func MaxF32(x []float32) float32 {
+	m := float32(math.Inf(-1))
+	i := 0
+	if hasAVX2 && len(x) >= 32 {
+		i = len(x) &^ 31
+		v, nan, posZero := maxF32AVX2(i, &x[0])
+		switch {
+		case nan:
+			return float32(math.NaN())
+		case v == 0 && posZero:
+			v = 0
+		}
+		m = v
+	}
+	for _, v := range x[i:] {
+		m = max(m, v)
+	}
+	return m
+}

@@ -1,0 +1,52 @@
+//go:build amd64 && !purego
+
+package kernels
+
+// The exp loops in vmath_amd64.s, for n a multiple of 4.
+
+//go:noescape
+func expF64AVX2(n int, x, z *float64)
+
+//go:noescape
+func expF32AVX2(n int, x, z *float32)
+
+//go:noescape
+func erfF32AVX2(n int, x, z *float32)
+
+// The arithmetic loops, for n a multiple of two vectors.
+
+//go:noescape
+func arithAddF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithSubF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithMulF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithDivF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithAddF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithSubF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithMulF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithDivF64AVX2(n int, x, y, z *float64)
+
+// maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
+// at least 32, and whether any element was NaN and any +0.
+//
+//go:noescape
+func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)
+
+//go:noescape
+func expF32AVX512(n int, x, z *float32)
+
+//go:noescape
+func erfF32AVX512(n int, x, z *float32)

@@ -1,0 +1,22 @@
+//go:build !amd64 || purego
+
+package kernels
+
+// Stand-ins for the loops of vmath_amd64.s, never called: hasAVX2 is false.
+
+func expF64AVX2(n int, x, z *float64) { panic(noAsm) }
+func expF32AVX2(n int, x, z *float32) { panic(noAsm) }
+func erfF32AVX2(n int, x, z *float32) { panic(noAsm) }
+
+func arithAddF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithSubF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithMulF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithDivF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithAddF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithSubF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithMulF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithDivF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+
+func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool) { panic(noAsm) }
+func expF32AVX512(n int, x, z *float32)                           { panic(noAsm) }
+func erfF32AVX512(n int, x, z *float32)                           { panic(noAsm) }

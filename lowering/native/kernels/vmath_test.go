@@ -1,0 +1,325 @@
+package kernels
+
+import (
+	"math"
+	"testing"
+)
+
+// ulps64 is the distance between a and b in units in the last place: the
+// number of float64 values between them (0 when equal, NaN and NaN
+// included).
+func ulps64(a, b float64) float64 {
+	if a != a || b != b {
+		if a != a && b != b {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Abs(float64(ordered64(a) - ordered64(b)))
+}
+
+func ordered64(a float64) int64 {
+	b := int64(math.Float64bits(a))
+	if b < 0 {
+		b = math.MinInt64 - b
+	}
+	return b
+}
+
+func ulps32(a, b float32) float64 {
+	if a != a || b != b {
+		if a != a && b != b {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	o := func(a float32) int64 {
+		b := int64(int32(math.Float32bits(a)))
+		if b < 0 {
+			b = math.MinInt32 - b
+		}
+		return b
+	}
+	return math.Abs(float64(o(a) - o(b)))
+}
+
+// expRef is e**x in float64 as the scalar semantics define it
+// (graph.ExpFloat64): math.Exp, with e**(x/2) squared near overflow where
+// amd64's math.Exp gives up early.
+func expRef(x float64) float64 {
+	if x > 709 {
+		e := math.Exp(x / 2)
+		return e * e
+	}
+	return math.Exp(x)
+}
+
+func expEdges64() []float64 {
+	return []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
+		709.78, 709.782712893384, 709.7827128933841, 709.79, 710, 711, 1e300,
+		-708.39, -708.4, -720, -745.1332191019411, -745.1332191019412, -745.2, -746, -1e300,
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 0x1p-1022, -0x1p-1022,
+		1e-300, -1e-300, 0x1p-30, math.Ln2 / 2, -math.Ln2 / 2, math.Ln2, 88.72283935546875}
+}
+
+func expEdges32() []float32 {
+	return []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		88.72283, 88.72284, 88.7229, 89, 100, math.MaxFloat32, -87.33654, -87.34, -100, -103.27893, -103.97207, -103.972084, -104, -150, -math.MaxFloat32,
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 0x1p-126, -0x1p-126, 1e-30, 0.34657359, -0.34657359}
+}
+
+// TestExpF64Accuracy sweeps float64 arguments densely over the range where
+// e**x is neither 0 nor +Inf, plus the edge cases, and checks ExpF64
+// against the scalar semantics' exp: at most 2 ulp apart (the two
+// results are computed differently; each is within about 1 ulp of the
+// true value), and the portable loop bit-identical to the vector loop.
+func TestExpF64Accuracy(t *testing.T) {
+	xs := expEdges64()
+	const n = 1 << 20
+	for i := range n {
+		xs = append(xs, -746+float64(i)*(746+710)/n+float64(i%7)*1e-9)
+	}
+	for i := range n / 4 { // small magnitudes, where r = x
+		xs = append(xs, (float64(i)-n/8)*1e-6)
+	}
+	z := make([]float64, len(xs))
+	ExpF64(z, xs)
+	worst, at := 0.0, 0.0
+	for i, x := range xs {
+		want := expRef(x)
+		u := ulps64(z[i], want)
+		if x > 709 {
+			// The reference squares e**(x/2) here, which doubles its
+			// own error: allow for it.
+			u = max(u-2, 0)
+		}
+		if u > worst {
+			worst, at = u, x
+		}
+		if p := expPoly(x, expLo64, expHi64, 13); math.Float64bits(p) != math.Float64bits(z[i]) && !(p != p && z[i] != z[i]) {
+			t.Fatalf("exp(%v): vector loop %v, portable %v", x, z[i], p)
+		}
+	}
+	t.Logf("max error %v ulp (at x = %v) over %d arguments", worst, at, len(xs))
+	if worst > 2 {
+		t.Errorf("ExpF64: %v ulp from the scalar exp at x = %v, want at most 2", worst, at)
+	}
+	for _, c := range []struct{ x, want float64 }{
+		{math.Inf(1), math.Inf(1)}, {math.Inf(-1), 0}, {0, 1}, {math.Copysign(0, -1), 1},
+		{710, math.Inf(1)}, {-746, 0}, {709.78, 1.7928227943945155e308}, {-745, 5e-324},
+	} {
+		got := []float64{0, 0, 0, 0, 0}
+		ExpF64(got, []float64{c.x, c.x, c.x, c.x, c.x}) // vector loop and tail
+		for _, g := range got {
+			if ulps64(g, c.want) > 1 || math.Signbit(g) {
+				t.Errorf("ExpF64(%v) = %v, want %v", c.x, g, c.want)
+			}
+		}
+	}
+	got := make([]float64, 5)
+	ExpF64(got, []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()})
+	for _, g := range got {
+		if g == g {
+			t.Errorf("ExpF64(NaN) = %v, want NaN", g)
+		}
+	}
+}
+
+// TestExpF32Accuracy sweeps float32 arguments (every 211th bit pattern
+// over the whole line, both signs, and the edge cases) and checks the
+// vector loops (AVX-512 and AVX2 bit-identical) and the portable one (expPoly32, which runs the tail and
+// machines without AVX2) against the scalar semantics (e**x in float64,
+// rounded to float32): at most 1 ulp apart, exact where the answer is
+// 0, 1 or +Inf, NaN for NaN.
+func TestExpF32Accuracy(t *testing.T) {
+	xs := expEdges32()
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	z := make([]float32, len(xs))
+	ExpF32(z, xs)
+	if n := len(xs) &^ 31; hasAVX512 && n > 0 {
+		// ExpF32 ran the AVX-512 loop: the AVX2 one must agree bit for bit.
+		z2 := make([]float32, n)
+		expF32AVX2(n, &xs[0], &z2[0])
+		for i := range z2 {
+			if math.Float32bits(z2[i]) != math.Float32bits(z[i]) {
+				t.Fatalf("exp(%v): AVX-512 loop %v, AVX2 loop %v", xs[i], z[i], z2[i])
+			}
+		}
+	}
+	for _, impl := range []string{"vector", "portable"} {
+		worst, at, off := 0.0, float32(0), 0
+		for i, x := range xs {
+			got := z[i]
+			if impl == "portable" {
+				got = expPoly32(x)
+			}
+			want := float32(expRef(float64(x)))
+			u := ulps32(got, want)
+			if u > worst {
+				worst, at = u, x
+			}
+			if u > 0 {
+				off++
+			}
+			if (want == 0 || want == 1 || math.IsInf(float64(want), 1)) && got != want {
+				t.Errorf("%s exp(%v) = %v, want %v", impl, x, got, want)
+			}
+		}
+		t.Logf("%s: max error %v ulp (at x = %v), %d of %d arguments not equal to the rounded float64 exp", impl, worst, at, off, len(xs))
+		if worst > 1 {
+			t.Errorf("%s exp: %v ulp from the scalar exp at x = %v, want at most 1", impl, worst, at)
+		}
+	}
+}
+
+// TestErfF32Accuracy sweeps float32 arguments (every 211th bit pattern
+// over the whole line, both signs, and the edge cases) and checks ErfF32
+// against the scalar semantics (math.Erf rounded to float32): at most 1
+// ulp apart, and exact for ±0, ±Inf (±1) and NaN.
+func TestErfF32Accuracy(t *testing.T) {
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		1, -1, 3.9, 3.92, 4, -4, 4.01, 100, -100, math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 0x1p-126}
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	z := make([]float32, len(xs))
+	ErfF32(z, xs)
+	if n := len(xs) &^ 7; hasAVX512 && n > 0 {
+		// ErfF32 ran the AVX-512 loop: the AVX2 one must agree bit for bit.
+		z2 := make([]float32, n)
+		erfF32AVX2(n, &xs[0], &z2[0])
+		for i := range z2 {
+			if math.Float32bits(z2[i]) != math.Float32bits(z[i]) && !(z[i] != z[i] && z2[i] != z2[i]) {
+				t.Fatalf("erf(%v): AVX-512 loop %v, AVX2 loop %v", xs[i], z[i], z2[i])
+			}
+		}
+	}
+	worst, at, off := 0.0, float32(0), 0
+	for i, x := range xs {
+		want := float32(math.Erf(float64(x)))
+		u := ulps32(z[i], want)
+		if u > worst {
+			worst, at = u, x
+		}
+		if u > 0 {
+			off++
+		}
+		if want == 0 && math.Signbit(float64(want)) != math.Signbit(float64(z[i])) {
+			t.Errorf("erf(%v) = %v, want %v", x, z[i], want)
+		}
+	}
+	t.Logf("max error %v ulp (at x = %v), %d of %d arguments not equal to the rounded float64 erf", worst, at, off, len(xs))
+	if worst > 1 {
+		t.Errorf("ErfF32: %v ulp from math.Erf at x = %v, want at most 1", worst, at)
+	}
+	// Every count of elements, so that the six-vector loop, the
+	// one-vector loop and the scalar tail all run.
+	for n := range 60 {
+		in := make([]float32, n)
+		for i := range in {
+			in[i] = float32(i)*0.137 - 3
+		}
+		got := make([]float32, n)
+		ErfF32(got, in)
+		for i, x := range in {
+			if want := float32(math.Erf(float64(x))); ulps32(got[i], want) > 1 {
+				t.Errorf("n=%d: erf(%v) = %v, want %v", n, x, got[i], want)
+			}
+		}
+	}
+}
+
+// TestArith checks Arith bit for bit against Go's scalar arithmetic, for
+// every length up to 40 (vector loop and tail), on values that include
+// NaN, ±Inf, ±0 and subnormals, and in place (z the same slice as x).
+func TestArith(t *testing.T) {
+	vals := []float64{1.5, -2.25, math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324, 1e-40, 3, 1e308, 7.1, -0.3}
+	for n := range 41 {
+		x64, y64 := make([]float64, n), make([]float64, n)
+		x32, y32 := make([]float32, n), make([]float32, n)
+		for i := range n {
+			x64[i], y64[i] = vals[i%len(vals)], vals[(i*5+3)%len(vals)]
+			x32[i], y32[i] = float32(x64[i]), float32(y64[i])
+		}
+		for op, f := range []func(a, b float64) float64{
+			func(a, b float64) float64 { return a + b }, func(a, b float64) float64 { return a - b },
+			func(a, b float64) float64 { return a * b }, func(a, b float64) float64 { return a / b },
+		} {
+			z64 := make([]float64, n)
+			Arith(ArithOp(op), z64, x64, y64)
+			z32 := append([]float32(nil), x32...)
+			Arith(ArithOp(op), z32, z32, y32)
+			for i := range n {
+				if w := f(x64[i], y64[i]); math.Float64bits(w) != math.Float64bits(z64[i]) && !(w != w && z64[i] != z64[i]) {
+					t.Errorf("n=%d op %d: %v, %v: got %v, want %v", n, op, x64[i], y64[i], z64[i], w)
+				}
+				w32 := float32(f(float64(x32[i]), float64(y32[i])))
+				if math.Float32bits(w32) != math.Float32bits(z32[i]) && !(w32 != w32 && z32[i] != z32[i]) {
+					t.Errorf("n=%d op %d: float32 %v, %v: got %v, want %v", n, op, x32[i], y32[i], z32[i], w32)
+				}
+			}
+		}
+	}
+}
+
+// TestMaxF32 checks MaxF32 against the left-to-right maximum by Go's max
+// (graph's max: NaN wins, +0 beats -0), bit for bit, for every length up
+// to 100 and NaN, ±0, ±Inf placed anywhere.
+func TestMaxF32(t *testing.T) {
+	negz := float32(math.Copysign(0, -1))
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for n := range 101 {
+		for _, c := range []struct {
+			name string
+			set  func(x []float32, i int)
+		}{
+			{"plain", func(x []float32, i int) {}},
+			{"nan", func(x []float32, i int) { x[i] = nan }},
+			{"zeros", func(x []float32, i int) {
+				for k := range x {
+					x[k] = negz
+				}
+				x[i] = 0
+			}},
+			{"negzeros", func(x []float32, i int) {
+				for k := range x {
+					x[k] = -float32(k)
+				}
+				x[0], x[i] = negz, negz
+			}},
+			{"inf", func(x []float32, i int) { x[i] = inf }},
+			{"neginf", func(x []float32, i int) {
+				for k := range x {
+					x[k] = -inf
+				}
+			}},
+		} {
+			for _, i := range []int{0, n / 2, n - 1} {
+				if n == 0 && c.name != "plain" {
+					continue
+				}
+				x := make([]float32, n)
+				for k := range x {
+					x[k] = float32(math.Sin(float64(k*7+3))) * 100
+				}
+				c.set(x, i)
+				want := float32(math.Inf(-1))
+				for _, v := range x {
+					want = max(want, v)
+				}
+				got := MaxF32(x)
+				if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+					t.Errorf("n=%d %s at %d: MaxF32 = %v, want %v", n, c.name, i, got, want)
+				}
+			}
+		}
+	}
+}
