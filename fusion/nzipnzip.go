@@ -9,6 +9,12 @@ import "github.com/hofuse/hofuse/graph"
 // Side conditions: see guardProducer — a shared producer is fused only when
 // recomputing it is cheaper than materialising it, and an array-valued
 // element only when the consumer reads it once, outside inner lambdas.
+// A matrix product (a producer whose elements are rows of reductions) is
+// fused only into a consumer with one result: the back ends run it as a
+// GEMM whose epilogue writes one array, and a consumer with a tuple of
+// results (an optimizer's update of a weight and its moments, reading the
+// weight gradient) would leave the product running one dot product at a
+// time; materialised, it runs as a GEMM and the consumer reads it.
 type NZipNZip struct{}
 
 // Name implements Rule.
@@ -20,7 +26,12 @@ func (r NZipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok || graph.IsFunc(z) {
 		return nil, ErrNoMatch
 	}
-	i, p, err := fusableProducer(r, c, n, z.Fn, z.Args, nil)
+	i, p, err := fusableProducer(r, c, n, z.Fn, z.Args, func(p *graph.NZip) error {
+		if _, tuple := c.TypeOf(n).(*graph.TupleType); tuple && rowsOfReductions(p) {
+			return refuse(r, n, "the producer %s is a matrix product and the consumer has a tuple of results; a matrix product runs as a GEMM with one result, so it is materialised", graph.Abbrev(p, 40))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func dotsOver(g *Graph, in string) int {
 // Adam) computes each matrix product of the forward pass once: one kernel
 // runs a dot product over the rows of the input x (the first dense layer)
 // and one over the ReLU's output (the second); the backward pass reads
-// their buffers. It has 17 kernels (37 before common subterms were shared,
+// their buffers. It has 19 kernels (37 before common subterms were shared,
 // sibling traversals merged, contractions brought to the matrix product's
 // form, BatchNorm's statistics made one traversal and view-only kernels
 // dropped):
@@ -73,9 +73,10 @@ func dotsOver(g *Graph, in string) int {
 //     batch (the two parameter gradients and the two that feed the input
 //     gradient), a tuple of two of those sums (a copy of two vectors), the
 //     input gradient;
-//   - per dense layer, its weight gradient (Xᵀ·dY, a matrix product) with
-//     Adam's update of the weight as its epilogue, and its bias gradient,
-//     a sum over the batch: 2 × 2;
+//   - per dense layer, its weight gradient (Xᵀ·dY, a matrix product, run
+//     as a GEMM: Adam's update, with its tuple of results, is not its
+//     epilogue), Adam's update of the weight, and its bias gradient, a sum
+//     over the batch: 2 × 3;
 //   - Adam for dense2's bias (4 elements), and for the vectors of 8
 //     (dense1's bias, BatchNorm's scale and shift) with the running
 //     statistics: 2;
@@ -92,7 +93,7 @@ func TestFuseTrainStepSharesAndMerges(t *testing.T) {
 	g := res.Graph
 	assert.Equal(t, 1, dotsOver(g, "x"), "kernels computing a dot product over x:\n%s", g)
 	assert.Equal(t, 1, dotsOver(g, "t4_relu1"), "kernels computing a dot product over relu1's output:\n%s", g)
-	assert.Equal(t, 5+1+1+3+2*2+2+1, len(g.Kernels), "kernels:\n%s", g)
+	assert.Equal(t, 5+1+1+3+2*3+2+1, len(g.Kernels), "kernels:\n%s", g)
 	merged := 0
 	for _, k := range g.Kernels {
 		_, isView := k.Body.(graph.ViewNode)
@@ -145,11 +146,11 @@ func TestFuseTrainStepTwoBatchNorms(t *testing.T) {
 	// read BatchNorm's output, which the backward pass reads too, so they
 	// are kernels of their own), the loss gradient, per block its dense
 	// layer's input gradient with the ReLU's gradient as epilogue and
-	// BatchNorm's 3, the three dense layers' weight gradients with Adam's
-	// update as epilogue and their bias gradients (3 × 2), Adam for
+	// BatchNorm's 3, the three dense layers' weight gradients, Adam's
+	// updates of their weights and their bias gradients (3 × 3), Adam for
 	// dense3's bias and for the vectors of 8 with both layers' running
 	// statistics (2), and the result.
-	assert.Equal(t, 9+1+2*(1+3)+3*2+2+1, len(g.Kernels), "kernels:\n%s", g)
+	assert.Equal(t, 9+1+2*(1+3)+3*3+2+1, len(g.Kernels), "kernels:\n%s", g)
 	info, err := graph.Check(s.Term)
 	require.NoError(t, err)
 	in := graphtest.Inputs(rand.New(rand.NewPCG(6, 6)), info.Inputs)

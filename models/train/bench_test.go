@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/optim"
@@ -53,6 +54,51 @@ func BenchmarkStepPJRT(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.SetBytes(int64(4 * batch * 784))
+				for b.Loop() {
+					if _, err := tr.Step(x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStepNative times one Trainer.Step of the same MLP on the native
+// back end, fused and unfused, at batch 32 and 256.
+func BenchmarkStepNative(b *testing.B) {
+	for _, batch := range []int{32, 256} {
+		m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: batch, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		init, err := s.InitialValues(m.RandomParams(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := m.RandomInput(1)
+		y, err := graph.Zeros(graph.Int32, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range batch {
+			y.Set(float64(i%10), i)
+		}
+		for _, mode := range []string{"fused", "unfused"} {
+			b.Run(fmt.Sprintf("batch=%d/mode=%s", batch, mode), func(b *testing.B) {
+				tr, err := New(s, native.New(native.Options{}), Options{Unfused: mode == "unfused"}, init)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tr.Close()
+				if _, err := tr.Step(x, y); err != nil { // warm up
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := tr.Step(x, y); err != nil {
 						b.Fatal(err)
