@@ -181,10 +181,21 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 	// A cut at a view or projection of a computation is a cut at the
 	// computation: the kernel writes the computation's result, and the
 	// terms that read the view read it from that buffer, through the view.
-	// A kernel whose whole body is a view of a buffer would only copy it.
+	// A kernel whose whole body is a view of a buffer would only copy it;
+	// so would one whose body is a tuple of views and projections (two of
+	// the sums of one tuple reduction, read together): each computation
+	// under it is cut instead, and the tuple is built where it is read.
 	kernelAt := map[graph.Node]bool{}
 	for n := range graph.All(term) {
 		if n == term || !p.computes(n) || !cut(n) {
+			continue
+		}
+		if t, ok := n.(*graph.Tuple); ok && onlyViews(t) {
+			for _, e := range t.Elems {
+				if p.computes(e) {
+					kernelAt[viewBase(e)] = true
+				}
+			}
 			continue
 		}
 		kernelAt[viewBase(n)] = true
@@ -201,6 +212,17 @@ func Partition(term graph.Node, cut func(graph.Node) bool) (*Graph, error) {
 	}
 	g.Result = g.Kernels[len(g.Kernels)-1].Output
 	return g, nil
+}
+
+// onlyViews reports whether every element of t is a view or a projection
+// of another term.
+func onlyViews(t *graph.Tuple) bool {
+	for _, e := range t.Elems {
+		if viewBase(e) == e {
+			return false
+		}
+	}
+	return true
 }
 
 // viewBase returns the operand under the views and projections that n
