@@ -68,22 +68,7 @@ func runEval(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	verbose()
 	set := flagsSet(fs)
-	switch *backend {
-	case "interp":
-		err = rejectFlags(set, "needs --backend native or pjrt; the interpreter runs the program as written", "unfused", "threads")
-	case "native":
-	case "pjrt":
-		err = rejectFlags(set, "sets the native executor's goroutines, which --backend pjrt does not use", "threads")
-	default:
-		err = usagef("--backend: %q is not interp, native or pjrt", *backend)
-	}
-	if err == nil && *backend != "pjrt" {
-		err = rejectFlags(set, "only --backend pjrt loads a plugin", "plugin")
-	}
-	if err == nil {
-		err = rf.check()
-	}
-	if err != nil {
+	if err := checkBackendFlags(set, *backend, "the program as written", &rf); err != nil {
 		return err
 	}
 	var src, name string
@@ -220,4 +205,28 @@ func randomValue(r *rand.Rand, limit int64, t graph.Type) (graph.Value, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("no random values of type %v", t)
+}
+
+// checkBackendFlags checks the flags that go with --backend interp, native
+// or pjrt in eval and run: --unfused and --threads need a back end, not
+// the interpreter (which runs what, as the message says), --threads is
+// native's, --plugin is PJRT's; then the run flags themselves.
+func checkBackendFlags(set map[string]bool, backend, what string, rf *runFlags) error {
+	var err error
+	switch backend {
+	case "interp":
+		err = rejectFlags(set, "needs --backend native or pjrt; the interpreter runs "+what, "unfused", "threads")
+	case "native":
+	case "pjrt":
+		err = rejectFlags(set, "sets the native executor's goroutines, which --backend pjrt does not use", "threads")
+	default:
+		err = usagef("--backend: %q is not interp, native or pjrt", backend)
+	}
+	if err == nil && backend != "pjrt" {
+		err = rejectFlags(set, "only --backend pjrt loads a plugin", "plugin")
+	}
+	if err == nil {
+		err = rf.check()
+	}
+	return err
 }

@@ -342,22 +342,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	verbose()
 	set := flagsSet(fs)
-	switch *backend {
-	case "interp":
-		err = rejectFlags(set, "needs --backend native or pjrt; the interpreter runs the model as imported", "unfused", "threads")
-	case "native":
-	case "pjrt":
-		err = rejectFlags(set, "sets the native executor's goroutines, which --backend pjrt does not use", "threads")
-	default:
-		err = usagef("--backend: %q is not interp, native or pjrt", *backend)
-	}
-	if err == nil && *backend != "pjrt" {
-		err = rejectFlags(set, "only --backend pjrt loads a plugin", "plugin")
-	}
-	if err == nil {
-		err = rf.check()
-	}
-	if err != nil {
+	if err := checkBackendFlags(set, *backend, "the model as imported", &rf); err != nil {
 		return err
 	}
 	if len(pos) != 1 {

@@ -12,6 +12,34 @@ import (
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
+// benchStep builds the training step the benchmarks time: the MLP
+// 784-512-512-10 (BatchNorm training, ReLU, softmax cross-entropy, Adam,
+// f32) at the given batch, with its initial values, a random batch and
+// labels cycling through the ten classes.
+func benchStep(b *testing.B, batch int) (*models.Step, map[string]graph.Value, graph.Value, graph.Value) {
+	b.Helper()
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: batch, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	init, err := s.InitialValues(m.RandomParams(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := graph.Zeros(graph.Int32, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range batch {
+		y.Set(float64(i%10), i)
+	}
+	return s, init, m.RandomInput(1), y
+}
+
 // BenchmarkStepPJRT times one Trainer.Step of the MLP 784-512-512-10
 // (BatchNorm training, ReLU, softmax cross-entropy, Adam, f32) on PJRT,
 // fused, at batch 32 and 256: "device" keeps the parameters and the
@@ -22,26 +50,7 @@ import (
 func BenchmarkStepPJRT(b *testing.B) {
 	c := pjrttest.Client(b)
 	for _, batch := range []int{32, 256} {
-		m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: batch, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		init, err := s.InitialValues(m.RandomParams(1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		x := m.RandomInput(1)
-		y, err := graph.Zeros(graph.Int32, batch)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range batch {
-			y.Set(float64(i%10), i)
-		}
+		s, init, x, y := benchStep(b, batch)
 		for _, mode := range []string{"device", "host"} {
 			b.Run(fmt.Sprintf("batch=%d/mode=%s", batch, mode), func(b *testing.B) {
 				tr, err := New(s, xla.New(c, xla.Options{}), Options{HostRoundTrip: mode == "host"}, init)
@@ -68,26 +77,7 @@ func BenchmarkStepPJRT(b *testing.B) {
 // back end, fused and unfused, at batch 32 and 256.
 func BenchmarkStepNative(b *testing.B) {
 	for _, batch := range []int{32, 256} {
-		m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: batch, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		init, err := s.InitialValues(m.RandomParams(1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		x := m.RandomInput(1)
-		y, err := graph.Zeros(graph.Int32, batch)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range batch {
-			y.Set(float64(i%10), i)
-		}
+		s, init, x, y := benchStep(b, batch)
 		for _, mode := range []string{"fused", "unfused"} {
 			b.Run(fmt.Sprintf("batch=%d/mode=%s", batch, mode), func(b *testing.B) {
 				tr, err := New(s, native.New(native.Options{}), Options{Unfused: mode == "unfused"}, init)
