@@ -337,3 +337,21 @@ func (a *Array) CopyTo(l Layout) (*Array, error) {
 func (a *Array) String() string {
 	return fmt.Sprintf("%v%v%s", a.dtype, a.Extents(), formatValues(a))
 }
+
+// CopyValue returns a copy of v that shares no storage with it: arrays are
+// copied (row-major), tuples element by element; scalars are values
+// already. Use it to keep a result out of storage an executable reuses on
+// its next run.
+func CopyValue(v Value) Value {
+	switch v := v.(type) {
+	case *Array:
+		return v.Copy()
+	case TupleValue:
+		out := make(TupleValue, len(v))
+		for i, e := range v {
+			out[i] = CopyValue(e)
+		}
+		return out
+	}
+	return v
+}

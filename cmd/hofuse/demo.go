@@ -415,7 +415,7 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	if err != nil {
 		return nil, row, err
 	}
-	out = copyValue(out)
+	out = graph.CopyValue(out)
 	if runs <= 0 {
 		// About half a second of runs, at least 20.
 		t := time.Now()
@@ -439,20 +439,6 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	return out, row, nil
 }
 
-// copyValue copies arrays out of storage an executable reuses.
-func copyValue(v graph.Value) graph.Value {
-	switch v := v.(type) {
-	case *graph.Array:
-		return v.Copy()
-	case graph.TupleValue:
-		out := make(graph.TupleValue, len(v))
-		for i, x := range v {
-			out[i] = copyValue(x)
-		}
-		return out
-	}
-	return v
-}
 
 func bytes(n int) string {
 	switch {

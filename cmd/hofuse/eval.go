@@ -178,7 +178,7 @@ func evalOnBackend(backend, plugin string, unfused bool, rf *runFlags, body grap
 	if err != nil {
 		return nil, fmt.Errorf("%s: run: %w", be.Name(), err)
 	}
-	return copyValue(out), nil // the executable reuses its storage
+	return graph.CopyValue(out), nil // the executable reuses its storage
 }
 
 // randomValue draws a value of type t; an array past limit bytes (0: the

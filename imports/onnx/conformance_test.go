@@ -270,22 +270,9 @@ func backendRun(b lowering.Backend, m *imports.Model, bind map[string]graph.Valu
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	return copyValue(v), nil
+	return graph.CopyValue(v), nil
 }
 
-func copyValue(v graph.Value) graph.Value {
-	switch v := v.(type) {
-	case *graph.Array:
-		return v.Copy()
-	case graph.TupleValue:
-		out := make(graph.TupleValue, len(v))
-		for i, e := range v {
-			out[i] = copyValue(e)
-		}
-		return out
-	}
-	return v
-}
 
 // confResult is the outcome of one case.
 type confResult struct {

@@ -112,7 +112,7 @@ func runOn(b lowering.Backend, m *imports.Model, bind map[string]graph.Value, un
 	if err != nil {
 		return nil, nil, fmt.Errorf("run: %w", err)
 	}
-	return copyValue(v), g, nil
+	return graph.CopyValue(v), g, nil
 }
 
 // TestKerasDigits imports the digits classifiers TensorFlow froze (a Keras
@@ -237,17 +237,3 @@ func argmax(v []float32, shape []int) []int {
 	return out
 }
 
-// copyValue copies v out of storage an executable reuses.
-func copyValue(v graph.Value) graph.Value {
-	switch v := v.(type) {
-	case *graph.Array:
-		return v.Copy()
-	case graph.TupleValue:
-		out := make(graph.TupleValue, len(v))
-		for i, e := range v {
-			out[i] = copyValue(e)
-		}
-		return out
-	}
-	return v
-}
