@@ -439,7 +439,6 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	return out, row, nil
 }
 
-
 func bytes(n int) string {
 	switch {
 	case n >= 1<<20:

@@ -273,7 +273,6 @@ func backendRun(b lowering.Backend, m *imports.Model, bind map[string]graph.Valu
 	return graph.CopyValue(v), nil
 }
 
-
 // confResult is the outcome of one case.
 type confResult struct {
 	name, op string

@@ -236,4 +236,3 @@ func argmax(v []float32, shape []int) []int {
 	}
 	return out
 }
-
