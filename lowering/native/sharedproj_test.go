@@ -1,0 +1,64 @@
+package native_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native"
+)
+
+// A tuple of projections of one node (fst t, snd t, proj 2 t of the same
+// tuple-valued map, as fusion leaves a BatchNorm's backward pass) computes
+// the map once per row of the reduction around it, not once per
+// projection, and the results are graph.Eval's.
+func TestSharedProjectionsComputedOnce(t *testing.T) {
+	const f = `(nzip (\a b -> (a + b, a * b, exp a)) r B)`
+	prog, err := graph.Parse(`A : f32[6, 5]; B : f32[5];
+rnz (\x y -> (zip (+) (fst x) (fst y), zip (+) (snd x) (snd y), zip (+) (proj 2 x) (proj 2 y), zip (+) (proj 3 x) (proj 3 y)))
+    (\r -> (proj 2 ` + f + `, fst ` + f + `, snd ` + f + `, r)) A`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The parser builds three copies of the map; fusion leaves one node.
+	tup := prog.Body.(*graph.RNZ).Fn.(*graph.Lambda).Body.(*graph.Tuple)
+	shared := tup.Elems[0].(*graph.Proj).X
+	tup.Elems[1].(*graph.Proj).X = shared
+	tup.Elems[2].(*graph.Proj).X = shared
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// The reduction compiles its body twice (the first row, then the
+	// others); each copy computes the map once, not once per projection.
+	if got := strings.Count(p.Describe(), "materialise"); got != 2 {
+		t.Errorf("the shared map is materialised %d times, want twice:\n%s", got, p.Describe())
+	}
+	a, _ := graph.Zeros(graph.Float32, 6, 5)
+	b, _ := graph.Zeros(graph.Float32, 5)
+	for i := range 6 {
+		for j := range 5 {
+			a.Set(math.Sin(float64(5*i+j)), i, j)
+			b.Set(math.Cos(float64(7*i+j)), j)
+		}
+	}
+	in := map[string]graph.Value{"A": a, "B": b}
+	want, err := graph.Eval(prog.Body, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := graph.Diff(want, got, graph.Tolerance(graph.Float32)); diff != nil {
+		t.Errorf("differs from graph.Eval: %v", diff)
+	}
+}
