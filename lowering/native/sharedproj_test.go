@@ -62,3 +62,42 @@ rnz (\x y -> (zip (+) (fst x) (fst y), zip (+) (snd x) (snd y), zip (+) (proj 2 
 		t.Errorf("differs from graph.Eval: %v", diff)
 	}
 }
+
+// A vector loop computes an op on the same operands once: the two
+// elements of the tuple repeat a*a + b and its rsqrt, and the loop has
+// four ops (a*a, + b, rsqrt, * 2), not seven; the results are
+// graph.Eval's.
+func TestVectorLoopComputesRepeatedOpsOnce(t *testing.T) {
+	src := `A : f32[40]; B : f32[40];
+nzip (\a b -> (rsqrt (a * a + b), rsqrt (a * a + b) * 2)) A B`
+	p, err := planOf(t, src, native.Options{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if d := p.Describe(); !strings.Contains(d, "vector loop [40]: 2 loads, 4 ops") {
+		t.Errorf("plan lacks a vector loop of 4 ops:\n%s", d)
+	}
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := graph.Zeros(graph.Float32, 40)
+	b, _ := graph.Zeros(graph.Float32, 40)
+	for i := range 40 {
+		a.Set(math.Sin(float64(i)), i)
+		b.Set(1+math.Cos(float64(3*i))*0.5, i)
+	}
+	in := map[string]graph.Value{"A": a, "B": b}
+	want, err := graph.Eval(prog.Body, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := graph.Diff(want, got, graph.Tolerance(graph.Float32)); diff != nil {
+		t.Errorf("differs from graph.Eval: %v", diff)
+	}
+}

@@ -126,6 +126,7 @@ type vbuilder struct {
 	loads  map[*cval]int
 	consts map[[2]float64]int
 	bcasts map[int]int // scalar register -> vector register
+	ops    map[vopKey]int
 	vbound []*cval
 	// subst replaces terms by loop elements: in a GEMM epilogue the dot
 	// products become a load of the product's row.
@@ -138,7 +139,14 @@ type vbuilder struct {
 
 func newVBuilder(c *compiler, loop *vloop) *vbuilder {
 	return &vbuilder{c: c, loop: loop, loads: map[*cval]int{}, consts: map[[2]float64]int{},
-		bcasts: map[int]int{}, has: map[graph.Node]bool{}, hoist: c.loopDepth > 0 && loop.n > 0}
+		bcasts: map[int]int{}, ops: map[vopKey]int{}, has: map[graph.Node]bool{}, hoist: c.loopDepth > 0 && loop.n > 0}
+}
+
+// A vopKey is an op on registers, for computing each op once.
+type vopKey struct {
+	op graph.Op
+	n  int
+	r  [3]int
 }
 
 func (b *vbuilder) newReg(dt graph.DType) int {
@@ -449,7 +457,16 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 	if op == graph.StopGrad {
 		return regs[0], nil // the value itself
 	}
+	// Registers are written once, so an op on the same registers is the
+	// same value: computed once (a term repeated in a tuple's elements,
+	// as in BatchNorm's backward pass, rsqrt of the variance three times).
+	key := vopKey{op: op, n: len(regs)}
+	copy(key.r[:], regs)
+	if r, ok := b.ops[key]; ok {
+		return r, nil
+	}
 	r := b.newReg(dt)
+	b.ops[key] = r
 	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}
 	switch len(regs) {
 	case 1:
