@@ -671,13 +671,13 @@ func (b *vbuilder) bindingOutputs(v *cval, k int) ([]int, error) {
 	if v.kind != cvTuple {
 		return nil, fmt.Errorf("%v is used as a tuple of %d scalars", v.kind, k)
 	}
-	if len(v.elems) != k {
-		// A nested tuple: its leaves are the k results, but not its
-		// elements.
-		return nil, notVectorisable("the loop body returns a tuple of %d elements, not a flat tuple of %d scalars", len(v.elems), k)
+	// A nested tuple: its leaves, depth first, are the k results.
+	leaves := v.leaves()
+	if len(leaves) != k {
+		return nil, notVectorisable("the loop body returns a tuple of %d scalars, not %d", len(leaves), k)
 	}
 	var out []int
-	for _, e := range v.elems {
+	for _, e := range leaves {
 		r, err := b.binding(e)
 		if err != nil {
 			return nil, err
@@ -696,8 +696,28 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 	switch n := n.(type) {
 	case *graph.Tuple:
 		if len(n.Elems) != k {
-			// A nested tuple: the vector program stores flat tuples only.
-			return nil, notVectorisable("the loop body builds a tuple of %d elements, not a flat tuple of %d scalars", len(n.Elems), k)
+			// A nested tuple: its elements' results, in order, are the
+			// k results (the leaves, depth first, as the destination's).
+			var out []int
+			for _, e := range n.Elems {
+				t, err := b.c.typeOf(e, env)
+				if err != nil {
+					return nil, err
+				}
+				m := scalarLeaves(t)
+				if m == 0 || len(out)+m > k {
+					return nil, notVectorisable("the loop body builds a tuple of %d elements, not a tuple of %d scalars", len(n.Elems), k)
+				}
+				rs, err := b.outputs(e, env, m)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, rs...)
+			}
+			if len(out) != k {
+				return nil, notVectorisable("the loop body builds a tuple of %d elements, not a tuple of %d scalars", len(n.Elems), k)
+			}
+			return out, nil
 		}
 		out := make([]int, k)
 		for i, e := range n.Elems {
@@ -737,6 +757,30 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 		return nil, fmt.Errorf("%s is a scalar, not a tuple of %d scalars", graph.Abbrev(n, 40), k)
 	}
 	return nil, notVectorisable("%s does not build a flat tuple of %d scalars element by element", graph.Abbrev(n, 40), k)
+}
+
+// scalarLeaves is the number of scalars in a value of type t, a scalar
+// or a tuple of them, nested or not; 0 for a type with an array in it or
+// a tuple of one scalar (which outputs would take for the scalar).
+func scalarLeaves(t graph.Type) int {
+	switch t := t.(type) {
+	case *graph.ScalarType:
+		return 1
+	case *graph.TupleType:
+		n := 0
+		for _, e := range t.Elems {
+			m := scalarLeaves(e)
+			if m == 0 {
+				return 0
+			}
+			n += m
+		}
+		if n < 2 {
+			return 0
+		}
+		return n
+	}
+	return 0
 }
 
 // finish picks the program's class, places its registers among the
