@@ -101,3 +101,43 @@ nzip (\a b -> (rsqrt (a * a + b), rsqrt (a * a + b) * 2)) A B`
 		t.Errorf("differs from graph.Eval: %v", diff)
 	}
 }
+
+// A scalar broadcast into a vector register row by row is filled again
+// whenever its value changes, a zero's sign included: 1/(x·s) over rows
+// of ones with s = 2, 0, -0, 0, -0, 3 is 0.5, +Inf, -Inf, +Inf, -Inf, 1/3.
+func TestBroadcastRefilledPerRow(t *testing.T) {
+	p, err := planOf(t, `A : f32[6, 40]; c : f32[6]; zip (\r s -> map (\x -> 1 / (x * s)) r) A c`, native.Options{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	a, _ := graph.Zeros(graph.Float32, 6, 40)
+	for i := range 6 {
+		for j := range 40 {
+			a.Set(1, i, j)
+		}
+	}
+	c, _ := graph.Zeros(graph.Float32, 6)
+	s := []float64{2, 0, math.Copysign(0, -1), 0, math.Copysign(0, -1), 3}
+	for i, v := range s {
+		c.Set(v, i)
+	}
+	want := []float32{0.5, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.Inf(-1)), 1.0 / 3}
+	for run := range 2 {
+		got, err := p.Run(map[string]graph.Value{"A": a, "c": c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got.(*graph.Array)
+		for i := range 6 {
+			for _, j := range []int{0, 39} {
+				if v := float32(g.At(i, j)); math.Float32bits(v) != math.Float32bits(want[i]) {
+					t.Errorf("run %d: element (%d, %d) = %v, want %v", run+1, i, j, v, want[i])
+				}
+			}
+		}
+	}
+	if d := p.Describe(); !strings.Contains(d, "vector loop [40]") {
+		t.Errorf("no vector loop over the rows' elements:\n%s", d)
+	}
+}

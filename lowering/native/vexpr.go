@@ -3,6 +3,7 @@ package native
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -861,11 +862,17 @@ func (p *vprog) prologue(fr *frame) {
 		case vkSetF:
 			fr.flts[in.freg] = in.fn(fr)
 		case vkBcast:
+			// Only this instruction writes its register, all of it at
+			// once, and registers start as zeros: when the first
+			// element holds the value already (bit for bit), so do the
+			// others, and a loop run row by row fills it once.
 			v := in.fn(fr)
 			if p.f32 {
-				fill(fr.v32[in.dst], float32(v))
-			} else {
-				fill(fr.v64[in.dst], v)
+				if r, x := fr.v32[in.dst], float32(v); math.Float32bits(r[0]) != math.Float32bits(x) {
+					fill(r, x)
+				}
+			} else if r := fr.v64[in.dst]; math.Float64bits(r[0]) != math.Float64bits(v) {
+				fill(r, v)
 			}
 		}
 	}
