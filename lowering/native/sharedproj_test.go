@@ -141,3 +141,51 @@ func TestBroadcastRefilledPerRow(t *testing.T) {
 		t.Errorf("no vector loop over the rows' elements:\n%s", d)
 	}
 }
+
+// A let-bound scalar computed from ready buffers alone is hoisted out of
+// the loop over the rows, and so are the terms that use it: with
+// s = v / 6 and r = rsqrt (s + 1), per column, the row loop is one load
+// and one multiply, and the results are graph.Eval's.
+func TestLetBoundValuesHoisted(t *testing.T) {
+	src := `A : f32[6, 40]; v : f32[40];
+map (\row -> zip (\x w -> let s = w / 6 in let r = rsqrt (s + 1) in x * r) row v) A`
+	p, err := planOf(t, src, native.Options{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	d := p.Describe()
+	for _, w := range []string{
+		"hoisted per-element vector [40] out of the loops: 1 loads, 1 ops",
+		"hoisted per-element vector [40] out of the loops: 1 loads, 2 ops",
+		"vector loop [40]: 2 loads, 1 ops",
+	} {
+		if !strings.Contains(d, w) {
+			t.Errorf("plan lacks %q:\n%s", w, d)
+		}
+	}
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := graph.Zeros(graph.Float32, 6, 40)
+	v, _ := graph.Zeros(graph.Float32, 40)
+	for j := range 40 {
+		v.Set(float64(j)+0.5, j)
+		for i := range 6 {
+			a.Set(math.Sin(float64(40*i+j)), i, j)
+		}
+	}
+	in := map[string]graph.Value{"A": a, "v": v}
+	want, err := graph.Eval(prog.Body, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := graph.Diff(want, got, graph.Tolerance(graph.Float32)); diff != nil {
+		t.Errorf("differs from graph.Eval: %v", diff)
+	}
+}

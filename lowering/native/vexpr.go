@@ -359,31 +359,41 @@ func (b *vbuilder) expr(n graph.Node, env *cenv) (int, error) {
 // batch norm, computed once instead of once per row. Only subterms worth
 // a load are hoisted: two ops or more, or one costly op.
 func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
+	leaf, ok, err := b.hoistedView(n, env)
+	if !ok || err != nil {
+		return 0, false, err
+	}
+	return b.load(leaf), true, nil
+}
+
+// hoistedView is hoisted's buffer, as a view the loop reads element by
+// element; it reports false where hoisted would.
+func (b *vbuilder) hoistedView(n graph.Node, env *cenv) (*cval, bool, error) {
 	call, ok := n.(*graph.Call)
 	if !ok || b.containsSubst(n) || !worthHoisting(call) {
-		return 0, false, nil
+		return nil, false, nil
 	}
 	for _, v := range b.c.free.Of(n) {
 		x := env.lookup(v)
 		if x == nil || x.kind != cvView || len(x.layout) != 0 || x.vary == nil || x.vary.loop != b.loop ||
 			x.vary.base != 0 || !b.c.ready[[2]int{int(x.dt), x.buf}] {
-			return 0, false, nil
+			return nil, false, nil
 		}
 	}
 	t, err := b.c.typeOf(n, env)
 	if err != nil {
-		return 0, false, err
+		return nil, false, err
 	}
 	st, ok := t.(*graph.ScalarType)
 	if !ok {
-		return 0, false, nil
+		return nil, false, nil
 	}
 	dt := concrete(st.DType)
 	hb := newVBuilder(b.c, b.loop)
 	hb.hoist = false
 	r, err := hb.expr(n, env)
 	if err != nil {
-		return 0, false, err
+		return nil, false, err
 	}
 	p := hb.finish([]int{r}, []graph.DType{dt})
 	buf := b.c.b.alloc(dt, b.loop.n, false)
@@ -403,7 +413,10 @@ func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
 		}
 	})
 	leaf := &cval{kind: cvView, dt: dt, buf: buf, reg: 0, vary: &vsource{loop: b.loop, base: 0, stride: 1}}
-	return b.load(leaf), true, nil
+	// Computed before the loops, like the kernel's inputs: a term
+	// hoisted later may read it.
+	b.c.ready[[2]int{int(dt), buf}] = true
+	return leaf, true, nil
 }
 
 // worthHoisting reports whether a call has two ops or more, or a costly
@@ -508,6 +521,20 @@ func (b *vbuilder) elem(n graph.Node, env *cenv) (int, error) {
 // the prologue fills.
 func (b *vbuilder) bindScalar(n graph.Node, env *cenv) (*cval, error) {
 	if b.varies(n, env) {
+		// A value computed from ready buffers alone is hoisted, and the
+		// variable names the hoisted buffer, so that the terms that use
+		// it can be hoisted too (BatchNorm's backward pass: the mean,
+		// the variance and its rsqrt, per feature, out of the loop over
+		// the batch rows).
+		if b.hoist {
+			leaf, ok, err := b.hoistedView(n, env)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return leaf, nil
+			}
+		}
 		r, err := b.expr(n, env)
 		if err != nil {
 			return nil, err
