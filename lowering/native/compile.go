@@ -382,8 +382,37 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 		return seq(setup, body), nil
 	case *graph.Tuple:
 		if dst.kind == cvTuple && len(dst.elems) == len(n.Elems) {
+			// Projections of one term (fst t, snd t, ... of the same
+			// node) compute the term once, into scratch, and copy
+			// each its element.
+			shared := sharedProjections(n)
+			computed := map[graph.Node]*cval{}
 			var parts []code
 			for i, e := range n.Elems {
+				if p, ok := e.(*graph.Proj); ok && shared[p.X] {
+					x := computed[p.X]
+					if x == nil {
+						var setup code
+						var err error
+						if x, setup, err = c.value(p.X, env); err != nil {
+							return nil, err
+						}
+						if x.kind != cvTuple {
+							return nil, fmt.Errorf("projection %d of a non-tuple", p.Index)
+						}
+						computed[p.X] = x
+						parts = append(parts, setup)
+					}
+					if p.Index >= len(x.elems) {
+						return nil, fmt.Errorf("projection %d of a tuple of %d", p.Index, len(x.elems))
+					}
+					cp, err := c.copyInto(x.elems[p.Index], dst.elems[i])
+					if err != nil {
+						return nil, err
+					}
+					parts = append(parts, cp)
+					continue
+				}
 				p, err := c.into(e, env, dst.elems[i])
 				if err != nil {
 					return nil, err
@@ -418,6 +447,31 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 		return nil, err
 	}
 	return seq(setup, cp), nil
+}
+
+// sharedProjections returns the terms, other than tuples written out,
+// that more than one element of t projects (the same node, as fusion
+// leaves fst t and snd t of a tuple-valued map).
+func sharedProjections(t *graph.Tuple) map[graph.Node]bool {
+	var out map[graph.Node]bool
+	seen := map[graph.Node]bool{}
+	for _, e := range t.Elems {
+		p, ok := e.(*graph.Proj)
+		if !ok {
+			continue
+		}
+		if _, ok := p.X.(*graph.Tuple); ok {
+			continue
+		}
+		if seen[p.X] {
+			if out == nil {
+				out = map[graph.Node]bool{}
+			}
+			out[p.X] = true
+		}
+		seen[p.X] = true
+	}
+	return out
 }
 
 // invertLayout returns the destination that the operand of the view n must

@@ -171,10 +171,18 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 			z[k] = T(math.Log(float64(v)))
 		}
 	case graph.Sqrt:
+		if z, ok := any(z).([]float32); ok {
+			kernels.SqrtF32(z, any(x).([]float32)) // the same rounding, in SIMD
+			return
+		}
 		for k, v := range x {
 			z[k] = T(math.Sqrt(float64(v)))
 		}
 	case graph.Rsqrt:
+		if z, ok := any(z).([]float32); ok {
+			kernels.RsqrtF32(z, any(x).([]float32))
+			return
+		}
 		for k, v := range x {
 			z[k] = T(1 / math.Sqrt(float64(v)))
 		}

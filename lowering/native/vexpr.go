@@ -3,6 +3,7 @@ package native
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -126,6 +127,7 @@ type vbuilder struct {
 	loads  map[*cval]int
 	consts map[[2]float64]int
 	bcasts map[int]int // scalar register -> vector register
+	ops    map[vopKey]int
 	vbound []*cval
 	// subst replaces terms by loop elements: in a GEMM epilogue the dot
 	// products become a load of the product's row.
@@ -138,7 +140,14 @@ type vbuilder struct {
 
 func newVBuilder(c *compiler, loop *vloop) *vbuilder {
 	return &vbuilder{c: c, loop: loop, loads: map[*cval]int{}, consts: map[[2]float64]int{},
-		bcasts: map[int]int{}, has: map[graph.Node]bool{}, hoist: c.loopDepth > 0 && loop.n > 0}
+		bcasts: map[int]int{}, ops: map[vopKey]int{}, has: map[graph.Node]bool{}, hoist: c.loopDepth > 0 && loop.n > 0}
+}
+
+// A vopKey is an op on registers, for computing each op once.
+type vopKey struct {
+	op graph.Op
+	n  int
+	r  [3]int
 }
 
 func (b *vbuilder) newReg(dt graph.DType) int {
@@ -350,31 +359,41 @@ func (b *vbuilder) expr(n graph.Node, env *cenv) (int, error) {
 // batch norm, computed once instead of once per row. Only subterms worth
 // a load are hoisted: two ops or more, or one costly op.
 func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
+	leaf, ok, err := b.hoistedView(n, env)
+	if !ok || err != nil {
+		return 0, false, err
+	}
+	return b.load(leaf), true, nil
+}
+
+// hoistedView is hoisted's buffer, as a view the loop reads element by
+// element; it reports false where hoisted would.
+func (b *vbuilder) hoistedView(n graph.Node, env *cenv) (*cval, bool, error) {
 	call, ok := n.(*graph.Call)
 	if !ok || b.containsSubst(n) || !worthHoisting(call) {
-		return 0, false, nil
+		return nil, false, nil
 	}
 	for _, v := range b.c.free.Of(n) {
 		x := env.lookup(v)
 		if x == nil || x.kind != cvView || len(x.layout) != 0 || x.vary == nil || x.vary.loop != b.loop ||
 			x.vary.base != 0 || !b.c.ready[[2]int{int(x.dt), x.buf}] {
-			return 0, false, nil
+			return nil, false, nil
 		}
 	}
 	t, err := b.c.typeOf(n, env)
 	if err != nil {
-		return 0, false, err
+		return nil, false, err
 	}
 	st, ok := t.(*graph.ScalarType)
 	if !ok {
-		return 0, false, nil
+		return nil, false, nil
 	}
 	dt := concrete(st.DType)
 	hb := newVBuilder(b.c, b.loop)
 	hb.hoist = false
 	r, err := hb.expr(n, env)
 	if err != nil {
-		return 0, false, err
+		return nil, false, err
 	}
 	p := hb.finish([]int{r}, []graph.DType{dt})
 	buf := b.c.b.alloc(dt, b.loop.n, false)
@@ -394,7 +413,10 @@ func (b *vbuilder) hoisted(n graph.Node, env *cenv) (int, bool, error) {
 		}
 	})
 	leaf := &cval{kind: cvView, dt: dt, buf: buf, reg: 0, vary: &vsource{loop: b.loop, base: 0, stride: 1}}
-	return b.load(leaf), true, nil
+	// Computed before the loops, like the kernel's inputs: a term
+	// hoisted later may read it.
+	b.c.ready[[2]int{int(dt), buf}] = true
+	return leaf, true, nil
 }
 
 // worthHoisting reports whether a call has two ops or more, or a costly
@@ -449,7 +471,16 @@ func (b *vbuilder) op(op graph.Op, regs []int) (int, error) {
 	if op == graph.StopGrad {
 		return regs[0], nil // the value itself
 	}
+	// Registers are written once, so an op on the same registers is the
+	// same value: computed once (a term repeated in a tuple's elements,
+	// as in BatchNorm's backward pass, rsqrt of the variance three times).
+	key := vopKey{op: op, n: len(regs)}
+	copy(key.r[:], regs)
+	if r, ok := b.ops[key]; ok {
+		return r, nil
+	}
 	r := b.newReg(dt)
+	b.ops[key] = r
 	in := vinstr{op: op, dt: dt, dst: r, a: regs[0]}
 	switch len(regs) {
 	case 1:
@@ -490,6 +521,20 @@ func (b *vbuilder) elem(n graph.Node, env *cenv) (int, error) {
 // the prologue fills.
 func (b *vbuilder) bindScalar(n graph.Node, env *cenv) (*cval, error) {
 	if b.varies(n, env) {
+		// A value computed from ready buffers alone is hoisted, and the
+		// variable names the hoisted buffer, so that the terms that use
+		// it can be hoisted too (BatchNorm's backward pass: the mean,
+		// the variance and its rsqrt, per feature, out of the loop over
+		// the batch rows).
+		if b.hoist {
+			leaf, ok, err := b.hoistedView(n, env)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return leaf, nil
+			}
+		}
 		r, err := b.expr(n, env)
 		if err != nil {
 			return nil, err
@@ -654,13 +699,13 @@ func (b *vbuilder) bindingOutputs(v *cval, k int) ([]int, error) {
 	if v.kind != cvTuple {
 		return nil, fmt.Errorf("%v is used as a tuple of %d scalars", v.kind, k)
 	}
-	if len(v.elems) != k {
-		// A nested tuple: its leaves are the k results, but not its
-		// elements.
-		return nil, notVectorisable("the loop body returns a tuple of %d elements, not a flat tuple of %d scalars", len(v.elems), k)
+	// A nested tuple: its leaves, depth first, are the k results.
+	leaves := v.leaves()
+	if len(leaves) != k {
+		return nil, notVectorisable("the loop body returns a tuple of %d scalars, not %d", len(leaves), k)
 	}
 	var out []int
-	for _, e := range v.elems {
+	for _, e := range leaves {
 		r, err := b.binding(e)
 		if err != nil {
 			return nil, err
@@ -679,8 +724,28 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 	switch n := n.(type) {
 	case *graph.Tuple:
 		if len(n.Elems) != k {
-			// A nested tuple: the vector program stores flat tuples only.
-			return nil, notVectorisable("the loop body builds a tuple of %d elements, not a flat tuple of %d scalars", len(n.Elems), k)
+			// A nested tuple: its elements' results, in order, are the
+			// k results (the leaves, depth first, as the destination's).
+			var out []int
+			for _, e := range n.Elems {
+				t, err := b.c.typeOf(e, env)
+				if err != nil {
+					return nil, err
+				}
+				m := scalarLeaves(t)
+				if m == 0 || len(out)+m > k {
+					return nil, notVectorisable("the loop body builds a tuple of %d elements, not a tuple of %d scalars", len(n.Elems), k)
+				}
+				rs, err := b.outputs(e, env, m)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, rs...)
+			}
+			if len(out) != k {
+				return nil, notVectorisable("the loop body builds a tuple of %d elements, not a tuple of %d scalars", len(n.Elems), k)
+			}
+			return out, nil
 		}
 		out := make([]int, k)
 		for i, e := range n.Elems {
@@ -720,6 +785,30 @@ func (b *vbuilder) outputs(n graph.Node, env *cenv, k int) ([]int, error) {
 		return nil, fmt.Errorf("%s is a scalar, not a tuple of %d scalars", graph.Abbrev(n, 40), k)
 	}
 	return nil, notVectorisable("%s does not build a flat tuple of %d scalars element by element", graph.Abbrev(n, 40), k)
+}
+
+// scalarLeaves is the number of scalars in a value of type t, a scalar
+// or a tuple of them, nested or not; 0 for a type with an array in it or
+// a tuple of one scalar (which outputs would take for the scalar).
+func scalarLeaves(t graph.Type) int {
+	switch t := t.(type) {
+	case *graph.ScalarType:
+		return 1
+	case *graph.TupleType:
+		n := 0
+		for _, e := range t.Elems {
+			m := scalarLeaves(e)
+			if m == 0 {
+				return 0
+			}
+			n += m
+		}
+		if n < 2 {
+			return 0
+		}
+		return n
+	}
+	return 0
 }
 
 // finish picks the program's class, places its registers among the
@@ -800,11 +889,17 @@ func (p *vprog) prologue(fr *frame) {
 		case vkSetF:
 			fr.flts[in.freg] = in.fn(fr)
 		case vkBcast:
+			// Only this instruction writes its register, all of it at
+			// once, and registers start as zeros: when the first
+			// element holds the value already (bit for bit), so do the
+			// others, and a loop run row by row fills it once.
 			v := in.fn(fr)
 			if p.f32 {
-				fill(fr.v32[in.dst], float32(v))
-			} else {
-				fill(fr.v64[in.dst], v)
+				if r, x := fr.v32[in.dst], float32(v); math.Float32bits(r[0]) != math.Float32bits(x) {
+					fill(r, x)
+				}
+			} else if r := fr.v64[in.dst]; math.Float64bits(r[0]) != math.Float64bits(v) {
+				fill(r, v)
 			}
 		}
 	}

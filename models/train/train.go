@@ -1,14 +1,17 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 	"github.com/hofuse/hofuse/models"
 )
 
@@ -45,11 +48,19 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 // extent is part of the model's type, so another batch size is another
 // model and another Trainer.
 //
-// The carried values live in two sets of row-major arrays the trainer
-// allocates once and uses in turn: a step reads one set and the results
-// are copied into the other (the executable's result storage is its own
-// and is reused by its next run), so a step allocates nothing of its own
-// in steady state. The initial values are read, never written.
+// The step is compiled twice and the two executables run in turn: a
+// step reads the carried values from the results of the other
+// executable's last run (an executable's result storage is its own and
+// is reused by its next run, so one executable could not read its own
+// results while writing the new ones), and the new values stay in the
+// result storage of the executable that computed them; nothing is
+// copied. A failed step leaves the other executable's results, the
+// values from before the step, untouched. A result that is not a
+// row-major array of its own (one that shares storage with an input, as
+// a value passed through unchanged may) is copied instead, into one of
+// two sets of row-major arrays the trainer allocates once and uses in
+// turn. A step allocates nothing of its own in steady state. The initial
+// values are read, never written.
 //
 // On a back end that can keep values where it runs them
 // (lowering.LoopBackend: PJRT), the step is compiled as a loop instead:
@@ -61,12 +72,13 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 // The host copies are made on demand, by Values and InferenceBindings.
 type Trainer struct {
 	step    *models.Step
-	exe     lowering.Executable        // nil when loop runs the step
+	exes    [2]lowering.Executable     // the step, run in turn (nil when loop runs the step)
 	loop    lowering.Loop              // the step as a loop, on a LoopBackend
 	carried map[string]graph.Value     // the values the next step reads (with loop: their host copies, once fresh)
 	fresh   bool                       // with loop: carried holds the values on the device
 	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn (with loop: the first only)
 	binds   map[string]graph.Value     // the bindings, rebuilt in place
+	next    []*graph.Array             // a step's new carried values, in Outputs order, until they are checked
 	t       int                        // steps done
 }
 
@@ -120,9 +132,15 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 		}
 		return tr, nil
 	}
-	if tr.exe, err = be.Compile(g); err != nil {
-		return nil, fmt.Errorf("train: compile on %s: %w", be.Name(), err)
+	for i := range tr.exes {
+		if tr.exes[i], err = be.Compile(g); err != nil {
+			if i > 0 {
+				tr.exes[0].Close()
+			}
+			return nil, fmt.Errorf("train: compile on %s: %w", be.Name(), err)
+		}
 	}
+	tr.next = make([]*graph.Array, len(s.Outputs))
 	return tr, nil
 }
 
@@ -142,8 +160,8 @@ func (tr *Trainer) Steps() int { return tr.t }
 
 // Values returns the carried values after the last step (the initial
 // values before the first), by input name. The map and its arrays are
-// the trainer's: they stay valid until the next Step, which reuses them;
-// copy what must outlive it.
+// the trainer's: they stay valid until the next Step, which may reuse
+// them; copy what must outlive it.
 //
 // When the values live on the device (a lowering.LoopBackend), the first
 // call after a step copies every one of them to the host, into the
@@ -258,7 +276,7 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 			tr.binds[k] = v
 		}
 	}
-	res, err := tr.exe.Run(tr.binds)
+	res, err := tr.exes[t%2].Run(tr.binds)
 	if err != nil {
 		return 0, fmt.Errorf("train: step %d: %w", t, err)
 	}
@@ -266,18 +284,24 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	if !ok || len(tup) != len(s.Outputs)+1 {
 		return 0, fmt.Errorf("train: step %d: internal error: the step returned %T, want a tuple of %d", t, res, len(s.Outputs)+1)
 	}
-	next := tr.bufs[t%2]
+	bufs := tr.bufs[t%2]
 	for i, in := range s.Outputs {
 		a, ok := tup[i+1].(*graph.Array)
 		if !ok {
 			return 0, fmt.Errorf("train: step %d: internal error: %s is %T, not an array", t, in.Name, tup[i+1])
 		}
-		if err := copyInto(next[in.Name], a); err != nil {
-			return 0, fmt.Errorf("train: step %d: internal error: %s: %w", t, in.Name, err)
+		if !a.Layout().IsRowMajor() || tr.sharesInput(a) {
+			if err := copyInto(bufs[in.Name], a); err != nil {
+				return 0, fmt.Errorf("train: step %d: internal error: %s: %w", t, in.Name, err)
+			}
+			a = bufs[in.Name]
+		} else if a.DType() != bufs[in.Name].DType() || !slices.Equal(a.Extents(), bufs[in.Name].Extents()) {
+			return 0, fmt.Errorf("train: step %d: internal error: %s: result of type %v, want %v", t, in.Name, a.Type(), bufs[in.Name].Type())
 		}
-		if j, v, bad := nonFinite(next[in.Name]); bad {
+		if j, v, bad := nonFinite(a); bad {
 			return 0, fmt.Errorf("train: step %d: %s went non-finite: element %d is %v", t, in.Name, j, v)
 		}
+		tr.next[i] = a
 	}
 	loss, ok := tup[0].(graph.ScalarValue)
 	if !ok {
@@ -286,11 +310,43 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 	if math.IsNaN(loss.V) || math.IsInf(loss.V, 0) {
 		return 0, fmt.Errorf("train: step %d: the loss went non-finite: %v", t, loss.V)
 	}
-	for name, a := range next {
-		tr.carried[name] = a
+	for i, in := range s.Outputs {
+		tr.carried[in.Name] = tr.next[i]
+		tr.next[i] = nil
 	}
 	tr.t = t
 	return loss.V, nil
+}
+
+// sharesInput says whether the storage of a overlaps that of an array
+// bound as an input of the step.
+func (tr *Trainer) sharesInput(a *graph.Array) bool {
+	lo, hi := span(a)
+	for _, v := range tr.binds {
+		if b, ok := v.(*graph.Array); ok {
+			if blo, bhi := span(b); blo < hi && lo < bhi {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// span returns the addresses of the first byte of a's backing storage and
+// of the byte past its end (0, 0 for an empty array or one of another
+// storage).
+func span(a *graph.Array) (uintptr, uintptr) {
+	var p unsafe.Pointer
+	n := 0
+	if s := a.Float32s(); s != nil {
+		p, n = unsafe.Pointer(unsafe.SliceData(s)), 4*cap(s)
+	} else if s := a.Float64s(); s != nil {
+		p, n = unsafe.Pointer(unsafe.SliceData(s)), 8*cap(s)
+	}
+	if p == nil || n == 0 {
+		return 0, 0
+	}
+	return uintptr(p), uintptr(p) + uintptr(n)
 }
 
 // loopStep is Step on a LoopBackend.
@@ -355,7 +411,7 @@ func (tr *Trainer) Close() error {
 	if tr.loop != nil {
 		return tr.loop.Close()
 	}
-	return tr.exe.Close()
+	return errors.Join(tr.exes[0].Close(), tr.exes[1].Close())
 }
 
 // copyInto copies src into dst, a row-major array of its type and extents.
@@ -388,22 +444,66 @@ func copyInto(dst, src *graph.Array) error {
 	return nil
 }
 
-// nonFinite returns the first element of a, a row-major f32 or f64
-// array, that is NaN or infinite.
+// nonFinite returns the first element of a, an f32 or f64 array, that is
+// NaN or infinite, by its row-major index. A row-major array is first
+// tested in SIMD chunks: Σ x·0 over a chunk is NaN exactly when one of its
+// elements is NaN or infinite, and only such a chunk is scanned element
+// by element.
 func nonFinite(a *graph.Array) (int, float64, bool) {
+	n := a.Size()
+	if !a.Layout().IsRowMajor() {
+		idx := make([]int, a.Rank())
+		ext := a.Extents()
+		for k := range n {
+			rem := k
+			for d := len(ext) - 1; d >= 0; d-- {
+				idx[d] = rem % ext[d]
+				rem /= ext[d]
+			}
+			if f := a.At(idx...); math.IsNaN(f) || math.IsInf(f, 0) {
+				return k, f, true
+			}
+		}
+		return 0, 0, false
+	}
+	off := a.Offset()
 	switch a.DType() {
 	case graph.Float32:
-		for i, v := range a.Float32s() {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return i, f, true
+		x := a.Float32s()[off : off+n]
+		for c := 0; c < n; c += finiteChunk {
+			xc := x[c:min(c+finiteChunk, n)]
+			if s := kernels.DotF32(len(xc), xc, 1, zeros32[:], 1); s == 0 {
+				continue
+			}
+			for i, v := range xc {
+				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					return c + i, f, true
+				}
 			}
 		}
 	case graph.Float64:
-		for i, v := range a.Float64s() {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return i, v, true
+		x := a.Float64s()[off : off+n]
+		for c := 0; c < n; c += finiteChunk {
+			xc := x[c:min(c+finiteChunk, n)]
+			if s := kernels.DotF64(len(xc), xc, 1, zeros64[:], 1); s == 0 {
+				continue
+			}
+			for i, v := range xc {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return c + i, v, true
+				}
 			}
 		}
 	}
 	return 0, 0, false
 }
+
+// finiteChunk is the length of the chunks nonFinite tests at once.
+const finiteChunk = 2048
+
+// zeros32 and zeros64 are the zeros nonFinite multiplies a chunk by; they
+// are never written.
+var (
+	zeros32 [finiteChunk]float32
+	zeros64 [finiteChunk]float64
+)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -573,6 +574,102 @@ func TestTrainStepDeviceResident(t *testing.T) {
 				dev.Close()
 				host.Close()
 			}
+		}
+	}
+}
+
+// nonFinite names the first NaN or infinite element by its row-major
+// index, in f32 past the first chunk it tests at once, in f64, and in a
+// view that is not row-major; the largest finite f32 is finite.
+func TestNonFinite(t *testing.T) {
+	a, err := graph.Zeros(graph.Float32, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Set(math.MaxFloat32, 7)
+	a.Set(-math.MaxFloat32, 8)
+	if j, v, bad := nonFinite(a); bad {
+		t.Errorf("finite f32: got element %d = %v", j, v)
+	}
+	a.Set(math.Inf(1), 4500)
+	a.Set(math.NaN(), 4097)
+	if j, v, bad := nonFinite(a); !bad || j != 4097 || !math.IsNaN(v) {
+		t.Errorf("f32: got %d, %v, %v, want 4097, NaN, true", j, v, bad)
+	}
+	b, err := graph.Zeros(graph.Float64, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Set(math.Inf(-1), 2, 1)
+	if j, v, bad := nonFinite(b); !bad || j != 9 || !math.IsInf(v, -1) {
+		t.Errorf("f64: got %d, %v, %v, want 9, -Inf, true", j, v, bad)
+	}
+	c, err := b.Flip(0, 1) // 4×3: element (1, 2) is b's (2, 1), row-major index 5
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, v, bad := nonFinite(c); !bad || j != 5 || !math.IsInf(v, -1) {
+		t.Errorf("flipped f64: got %d, %v, %v, want 5, -Inf, true", j, v, bad)
+	}
+}
+
+// On the native back end, a step that fails because a value went
+// non-finite leaves the values from before it: Values returns them bit
+// for bit, and the next step from them computes what a trainer that
+// never failed computes.
+func TestTrainStepNonFiniteKeepsValues(t *testing.T) {
+	x, y := toyBatch(t, graph.Float64)
+	nan := x.(*graph.Array).Copy()
+	nan.Set(math.NaN(), 2, 1)
+	s := tinyStep(t, models.NormBatch, optim.NewAdam(0.01))
+	init, err := s.InitialValues(s.Model.RandomParams(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := New(s, native.New(native.Options{}), Options{}, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ref, err := New(s, native.New(native.Options{}), Options{}, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for i := range 2 {
+		if _, err := tr.Step(x, y); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if _, err := ref.Step(x, y); err != nil {
+			t.Fatalf("reference, step %d: %v", i+1, err)
+		}
+	}
+	before := map[string]*graph.Array{}
+	for k, v := range tr.Values() {
+		before[k] = v.(*graph.Array).Copy()
+	}
+	for range 2 { // both executables fail once
+		if _, err := tr.Step(nan, y); err == nil {
+			t.Fatal("a NaN in x: no error")
+		}
+	}
+	after := tr.Values()
+	for k, want := range before {
+		if !slices.Equal(after[k].(*graph.Array).Float64s(), want.Float64s()) {
+			t.Errorf("after the failed steps, %s = %v, want %v", k, after[k], want)
+		}
+	}
+	for i := range 2 {
+		got, err := tr.Step(x, y)
+		if err != nil {
+			t.Fatalf("step %d after the failed ones: %v", i+3, err)
+		}
+		want, err := ref.Step(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("step %d after the failed ones: loss %v, want %v as without them", i+3, got, want)
 		}
 	}
 }

@@ -162,6 +162,36 @@ func ErfF32(z, x []float32) {
 	}
 }
 
+// SqrtF32 sets z[i] = √x[i] for i < len(z), computed in float64 and
+// rounded to float32 as float32(math.Sqrt(float64(x[i]))), bit for bit
+// (eight lanes at a time with AVX2); x must be at least as long as z, and
+// may be z itself.
+func SqrtF32(z, x []float32) {
+	x = x[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) >= 8 {
+		i = len(z) &^ 7
+		sqrtF32AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = float32(math.Sqrt(float64(x[i])))
+	}
+}
+
+// RsqrtF32 is SqrtF32 for 1/√x: float32(1/math.Sqrt(float64(x[i]))), bit
+// for bit.
+func RsqrtF32(z, x []float32) {
+	x = x[:len(z)]
+	i := 0
+	if hasAVX2 && len(z) >= 8 {
+		i = len(z) &^ 7
+		rsqrtF32AVX2(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i++ {
+		z[i] = float32(1 / math.Sqrt(float64(x[i])))
+	}
+}
+
 // ArithOp is an elementwise arithmetic operation of Arith.
 type ArithOp int
 

@@ -50,3 +50,11 @@ func expF32AVX512(n int, x, z *float32)
 
 //go:noescape
 func erfF32AVX512(n int, x, z *float32)
+
+// The square root loops, for n a multiple of 8.
+
+//go:noescape
+func sqrtF32AVX2(n int, x, z *float32)
+
+//go:noescape
+func rsqrtF32AVX2(n int, x, z *float32)

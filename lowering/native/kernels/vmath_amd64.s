@@ -424,7 +424,11 @@ DATA vmathc<>+3328(SB)/8, $0x2d01f979a6cc057d
 DATA vmathc<>+3336(SB)/8, $0x2d01f979a6cc057d
 DATA vmathc<>+3344(SB)/8, $0x2d01f979a6cc057d
 DATA vmathc<>+3352(SB)/8, $0x2d01f979a6cc057d
-GLOBL vmathc<>(SB), RODATA|NOPTR, $3360
+DATA vmathc<>+3360(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+3368(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+3376(SB)/8, $0x3ff0000000000000
+DATA vmathc<>+3384(SB)/8, $0x3ff0000000000000
+GLOBL vmathc<>(SB), RODATA|NOPTR, $3392
 
 // func expF64AVX2(n int, x, z *float64)
 // n must be a multiple of 4.
@@ -1975,5 +1979,59 @@ arithDivF64AVX2_loop:
 	DECQ CX
 	JNZ arithDivF64AVX2_loop
 arithDivF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func sqrtF32AVX2(n int, x, z *float32)
+// n must be a multiple of 8.
+TEXT ·sqrtF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ z+16(FP), DI
+	VMOVUPD vmathc<>+3360(SB), Y2
+	SHRQ $3, CX
+	JZ sqrtF32AVX2_done
+sqrtF32AVX2_loop:
+	VCVTPS2PD 0(SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VSQRTPD Y0, Y0
+	VSQRTPD Y1, Y1
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X0, 0(DI)
+	VMOVUPS X1, 16(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ sqrtF32AVX2_loop
+sqrtF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func rsqrtF32AVX2(n int, x, z *float32)
+// n must be a multiple of 8.
+TEXT ·rsqrtF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ z+16(FP), DI
+	VMOVUPD vmathc<>+3360(SB), Y2
+	SHRQ $3, CX
+	JZ rsqrtF32AVX2_done
+rsqrtF32AVX2_loop:
+	VCVTPS2PD 0(SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VSQRTPD Y0, Y0
+	VSQRTPD Y1, Y1
+	VDIVPD Y0, Y2, Y0
+	VDIVPD Y1, Y2, Y1
+	VCVTPD2PSY Y0, X0
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X0, 0(DI)
+	VMOVUPS X1, 16(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ rsqrtF32AVX2_loop
+rsqrtF32AVX2_done:
 	VZEROUPPER
 	RET

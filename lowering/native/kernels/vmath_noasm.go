@@ -20,3 +20,6 @@ func arithDivF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool) { panic(noAsm) }
 func expF32AVX512(n int, x, z *float32)                           { panic(noAsm) }
 func erfF32AVX512(n int, x, z *float32)                           { panic(noAsm) }
+
+func sqrtF32AVX2(n int, x, z *float32)  { panic(noAsm) }
+func rsqrtF32AVX2(n int, x, z *float32) { panic(noAsm) }

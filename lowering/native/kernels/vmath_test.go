@@ -323,3 +323,44 @@ func TestMaxF32(t *testing.T) {
 		}
 	}
 }
+
+// SqrtF32 and RsqrtF32 are float32(math.Sqrt(float64(x))) and
+// float32(1/math.Sqrt(float64(x))) bit for bit, over a sweep of float32
+// bit patterns (every sign and exponent, subnormals, ±0, ±Inf and NaN
+// among them), at a length that leaves a tail for the scalar loop.
+func TestSqrtRsqrtF32(t *testing.T) {
+	var x []float32
+	for e := uint32(0); e < 256; e++ {
+		for _, m := range []uint32{0, 1, 0x400000, 0x7fffff, 0x123457, 0x654321} {
+			for _, s := range []uint32{0, 1 << 31} {
+				x = append(x, math.Float32frombits(s|e<<23|m))
+			}
+		}
+	}
+	x = append(x, 2, 4, 0.25, 3)
+	if len(x)%8 == 0 {
+		x = append(x, 5)
+	}
+	z := make([]float32, len(x))
+	for _, tc := range []struct {
+		name string
+		fn   func(z, x []float32)
+		want func(float64) float64
+	}{
+		{"SqrtF32", SqrtF32, math.Sqrt},
+		{"RsqrtF32", RsqrtF32, func(v float64) float64 { return 1 / math.Sqrt(v) }},
+	} {
+		tc.fn(z, x)
+		for i, v := range x {
+			w := float32(tc.want(float64(v)))
+			if math.Float32bits(z[i]) != math.Float32bits(w) && !(z[i] != z[i] && w != w) {
+				t.Errorf("%s(%v) = %v, want %v", tc.name, v, z[i], w)
+			}
+		}
+	}
+	y := append([]float32(nil), x[:16]...) // in place
+	RsqrtF32(y, y)
+	if y[8] != float32(1/math.Sqrt(float64(x[8]))) {
+		t.Errorf("RsqrtF32 in place: %v, want %v", y[8], float32(1/math.Sqrt(float64(x[8]))))
+	}
+}
