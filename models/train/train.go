@@ -44,9 +44,9 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 
 // Trainer runs a training step on a back end, again and again, carrying the
 // parameters, the optimizer's state and the running statistics from one
-// step to the next. The step is compiled once, in NewTrainer: the batch
-// extent is part of the model's type, so another batch size is another
-// model and another Trainer.
+// step to the next. The step is compiled in New, for one batch size: the
+// batch extent is part of the model's type, so another batch size is
+// another model and another Trainer.
 //
 // The step is compiled twice and the two executables run in turn: a
 // step reads the carried values from the results of the other
