@@ -9,8 +9,11 @@ import (
 
 	"github.com/hofuse/hofuse/data"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/optim"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // digitsSplit returns the digits' 80/20 split: 1,438 training rows (22
@@ -202,7 +205,18 @@ func TestFitBadConfig(t *testing.T) {
 // two batch sizes: two epochs of 150 rows in batches of 64 (64, 64, 22,
 // then 64 again) give, step by step, the losses graph.Eval computes when
 // the step terms of both sizes are chained by hand on the same batches.
+// On PJRT the values move through the host and back to the device.
 func TestFitMovesValuesBetweenBatchSizes(t *testing.T) {
+	t.Run("native", func(t *testing.T) { checkMoves(t, nil) })
+	t.Run("pjrt", func(t *testing.T) {
+		client := pjrttest.Client(t)
+		for _, perKernel := range []bool{false, true} {
+			checkMoves(t, xla.New(client, xla.Options{PerKernel: perKernel}))
+		}
+	})
+}
+
+func checkMoves(t *testing.T, be lowering.Backend) {
 	d, err := data.Digits()
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +227,7 @@ func TestFitMovesValuesBetweenBatchSizes(t *testing.T) {
 	}
 	cfg := digitsConfig(2)
 	cfg.Model.Sizes = []int{64, 8, 10}
+	cfg.Backend = be
 	var got []float64
 	f, err := Fit(context.Background(), cfg, small, nil, Callbacks{Step: func(m StepMetrics) { got = append(got, m.Loss) }})
 	if err != nil {
