@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,6 +177,17 @@ func TestFitCancel(t *testing.T) {
 	if _, _, err := f.Evaluate(te); err != nil {
 		t.Fatalf("evaluating the network stopped early: %v", err)
 	}
+
+	// Cancelled before the first step: nothing was trained, and Evaluate
+	// says so.
+	f0, err := Fit(ctx, digitsConfig(1), tr, te, Callbacks{})
+	if err == nil || err.Error() != "train: fit: stopped in epoch 0 after 0 steps: context canceled" {
+		t.Fatalf("got error %v", err)
+	}
+	defer f0.Close()
+	if _, _, err := f0.Evaluate(te); err == nil || err.Error() != "train: the network has not been trained" {
+		t.Fatalf("got error %v", err)
+	}
 }
 
 // Bad configurations are refused before anything is compiled, naming the
@@ -285,5 +297,35 @@ func checkMoves(t *testing.T, be lowering.Backend) {
 		if math.Abs(got[i]-want[i]) > 1e-4*max(1, math.Abs(want[i])) {
 			t.Fatalf("step %d: loss %v, graph.Eval %v (all: %v, %v)", i+1, got[i], want[i], got, want)
 		}
+	}
+}
+
+// DropLast leaves out each epoch's last, smaller batch, and with
+// BatchNorm a last batch of one row is left out always: one trainer is
+// compiled, and each epoch has the full batches only.
+func TestFitDropLast(t *testing.T) {
+	d, err := data.Digits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rows     int
+		dropLast bool
+	}{{150, true}, {129, false}} {
+		set, err := d.Subset(seq(c.rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := digitsConfig(2)
+		cfg.DropLast = c.dropLast
+		var rows []int
+		f, err := Fit(context.Background(), cfg, set, nil, Callbacks{Step: func(m StepMetrics) { rows = append(rows, m.Rows) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.trainers) != 1 || len(rows) != 4 || f.Steps() != 4 || slices.ContainsFunc(rows, func(n int) bool { return n != 64 }) {
+			t.Errorf("%d rows, DropLast %v: %d trainers, steps of %v rows, want 1 trainer and 4 steps of 64", c.rows, c.dropLast, len(f.trainers), rows)
+		}
+		f.Close()
 	}
 }
