@@ -40,6 +40,25 @@
 // running statistics, copied, and the model is fused and compiled like any
 // other.
 //
+// # Fit, Evaluate, Predict
+//
+// Fit trains an MLP classifier (FitConfig: the models.MLPConfig, the
+// optimizer, the back end, epochs, batch size, seed) on a data.Dataset:
+// seeded shuffled batches per epoch, ctx checked before every step, a
+// callback after every step and every epoch (with the validation set's
+// loss and accuracy). It returns a Fitted, whose Evaluate and Predict run
+// the network rebuilt in inference mode on what was learned.
+//
+// Every plan is compiled once per batch size and cached: a Trainer for
+// the batch size and one for an epoch's last, smaller batch; an inference
+// plan per row count Evaluate or Predict is asked for. When the batch size
+// changes, the carried values and the step count (which Adam's bias
+// correction follows) are copied from the Trainer that holds them into the
+// other, on the host (on PJRT, from the device and back): twice per epoch,
+// one pass over the parameters and the optimizer's state each way.
+// FitConfig.DropLast leaves the last batch out instead; with BatchNorm a
+// last batch of one row always is.
+//
 // fusion.Fuse terminates quickly on the steps of the MLPs tested (each
 // norm, SGD and Adam, 20 to 80 ms for the 4-3-2 MLP), so Options.Fusion
 // disables no rule by default.
