@@ -11,6 +11,7 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 const (
@@ -123,5 +124,19 @@ func TestBenchFilePeerReal(t *testing.T) {
 		r := doc.Rows[i]
 		assert.Equal(t, "ort", r["peer"])
 		assert.Less(t, r["max_abs_diff"], 1e-5, "%v", r)
+	}
+}
+
+// --backend all times a model file on native and PJRT, every row checked
+// against the interpreter.
+func TestBenchFilePJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	doc := benchJSON(t, "bench", benchKeras, "--backend", "all", "--plugin", path, "--batches", "2", "--runs", "2")
+	require.Len(t, doc.Rows, 4)
+	for i, r := range doc.Rows {
+		assert.Equal(t, []string{"native", "pjrt"}[i/2], r["backend"], "row %d", i)
+		assert.Equal(t, []string{"fused", "unfused"}[i%2], r["mode"], "row %d", i)
+		assert.Equal(t, "interpreter", r["diff_against"])
+		assert.Less(t, r["max_abs_diff"], 1e-5)
 	}
 }
