@@ -140,3 +140,22 @@ func TestBenchFilePJRT(t *testing.T) {
 		assert.Less(t, r["max_abs_diff"], 1e-5)
 	}
 }
+
+// A workload without a row input (a model with several data inputs) is
+// checked against the interpreter on its whole batch: here a product whose
+// second output has 0.25 added to its last element.
+func TestBenchReferenceWholeBatch(t *testing.T) {
+	wl := matmulWorkload(5, graph.Float64)
+	w, err := wl.build(30, 1)
+	require.NoError(t, err)
+	w.RowInput = ""
+	ref, err := graph.Eval(w.Term, w.In)
+	require.NoError(t, err)
+	off := ref.(*graph.Array).Copy()
+	off.Set(off.At(29, 4)+0.25, 29, 4)
+	var rf runFlags
+	chk, diffs, err := checkBenchReference(&rf, wl, w, 1, []graph.Value{ref, off})
+	require.NoError(t, err)
+	assert.Equal(t, referenceCheck{Batch: 30, Rows: allRows(30), All: true}, chk)
+	assert.Equal(t, []float64{0, 0.25}, diffs)
+}
