@@ -14,6 +14,9 @@ from the repository's root. The case file says:
                {"kind": "layernorm_gelu_residual", "eps": 1e-5}:
                x + GELU(LayerNorm(x)) with ln.scale, ln.shift
                {"kind": "softmax"}: softmax over the last axis of x
+               {"kind": "onnx_file", "path": "/abs/model.onnx", "inputs":
+               ["input"], "output_name": "probabilities"}: the model file
+               itself, fed its data inputs (ort only)
     dtype      "float32" or "float64"
     batch      rows of the row input
     runs       timed runs (0: about half a second of runs, at least 20,

@@ -18,6 +18,10 @@ LayerNormalization, the activation (GELU written with Erf, as
 the creation of the InferenceSession (CPU provider, default options: all
 graph optimisations, a thread per core); each timed run is one
 session.run with the row input.
+
+With `hofuse bench FILE.onnx` (workload kind "onnx_file") the script builds
+nothing: it opens the file itself and feeds it the data inputs hofuse drew,
+by the model's input names, fetching the one output hofuse timed.
 """
 
 import math
@@ -113,8 +117,24 @@ def build(wl, w, x_name, dtype):
     return g, h
 
 
+def run_file(case, arrays):
+    """Times the model file the case names: its data inputs are the arrays,
+    fed by the model's own input names; its parameters are the file's."""
+    wl = case["workload"]
+    start = time.perf_counter()
+    sess = ort.InferenceSession(wl["path"], providers=["CPUExecutionProvider"])
+    compile_ms = (time.perf_counter() - start) * 1e3
+    feed = {name: arrays[name] for name in wl["inputs"]}
+    out = wl["output_name"]
+    times, res = time_runs(lambda: sess.run([out], feed)[0], case["runs"])
+    report(case, "onnxruntime", "session", times, compile_ms, res, ort.__version__)
+
+
 def main():
     case, arrays = load_case()
+    if case["workload"]["kind"] == "onnx_file":
+        run_file(case, arrays)
+        return
     dtype = np.dtype(case["dtype"])
     elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
     x_name = case["row_input"]

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/models"
@@ -40,7 +42,7 @@ var benchSubcommands = map[string]*command{
 func init() {
 	for name, c := range benchSubcommands {
 		c.run = func(args []string, stdout, stderr io.Writer) error {
-			return runBenchInfer(name, c, args, stdout, stderr)
+			return runBenchInfer(name, c, args, stdout, stderr, "")
 		}
 	}
 	benchSubcommands["train"] = benchTrainCommand
@@ -50,8 +52,55 @@ func init() {
 // benchNames lists the benchmarks for messages.
 const benchNames = "mlp, matmul, stack or train"
 
+// benchFileCommand is "hofuse bench FILE": the inference of an imported
+// model, timed like bench mlp's.
+var benchFileCommand = &command{
+	name:    "bench",
+	usage:   "FILE.onnx|FILE.pb [--output NAME] [--backend native|pjrt|all] [--batches 1,256] [--runs N] [--json] [--plot FILE.png] [--peers ort=PYTHON]",
+	summary: "time the inference of an imported model (its symbolic batch set by each of --batches; random data inputs from --seed; the file's parameters), fused and unfused, against ONNX Runtime on the .onnx file itself",
+}
+
+// rejectMLPFlags refuses, by name, the model flags of bench mlp among the
+// arguments of bench FILE, which are not its flags.
+func rejectMLPFlags(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "batch":
+			return usagef("--batch: bench times each batch size of --batches; pass --batches N")
+		case "sizes", "dtype", "norm", "mode", "activation":
+			return usagef("--%s: model flags describe the MLP of 'bench mlp'; a model file fixes its own sizes", name)
+		}
+	}
+	return nil
+}
+
+// modelArg is the index of the model file among bench's arguments: the
+// first one that is not a flag and ends in .onnx or .pb; -1 when none
+// does. No flag of bench takes a model file as its value.
+func modelArg(args []string) int {
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") && isModelFile(a) {
+			return i
+		}
+	}
+	return -1
+}
+
 func runBench(args []string, stdout, stderr io.Writer) error {
 	c := commands["bench"]
+	if i := modelArg(args); i >= 0 {
+		rest := slices.Delete(slices.Clone(args), i, i+1)
+		err := runBenchInfer("file", benchFileCommand, rest, stdout, stderr, args[i])
+		c.flags = benchFileCommand.flags
+		return err
+	}
 	if len(args) > 0 {
 		if sub, ok := benchSubcommands[args[0]]; ok {
 			err := sub.run(args[1:], stdout, stderr)
@@ -71,6 +120,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		for _, name := range []string{"mlp", "matmul", "stack", "train"} {
 			fmt.Fprintf(stderr, "  %-7s %s\n", name, benchSubcommands[name].summary)
 		}
+		fmt.Fprintf(stderr, "  %-7s %s\n", "FILE", "(a model file, .onnx or .pb) "+benchFileCommand.summary)
 	}
 	peers := fs.String("peers", "", "with help: say how to install the peers that --peers runs")
 	pos, err := parseFlags(fs, args)
@@ -84,7 +134,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case len(pos) == 0:
 		return usagef("name what to time: %s ('hofuse bench mlp')", benchNames)
 	case strings.ContainsAny(pos[0], "./"):
-		return usagef("%s: timing a model file is not supported yet; name a benchmark: %s", pos[0], benchNames)
+		return usagef("%s: want a model file ending in %s, or name a benchmark: %s", pos[0], modelFiles, benchNames)
 	}
 	return usagef("%q is not a benchmark; name one of %s", pos[0], benchNames)
 }
@@ -176,14 +226,23 @@ type benchInferReport struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
-func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Writer) (err error) {
+// runBenchInfer runs bench mlp, matmul or stack, or with name "file" the
+// bench of the model file path.
+func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Writer, path string) (err error) {
 	fs := newFlags(c, stderr)
 	var mf mlpFlags
 	var n *int
 	var dtype *string
 	var features, classes *int
 	defBatches := "256"
+	var outputs listFlag
 	switch name {
+	case "file":
+		if err := rejectMLPFlags(args); err != nil {
+			return err
+		}
+		defBatches = "1,256"
+		fs.Var(&outputs, "output", "time the output `NAME` alone (a model with several outputs needs one); nodes only other outputs need are pruned")
 	case "mlp":
 		mf.register(fs, 1)
 		mf.batchFlag = "batches"
@@ -201,7 +260,11 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		batches = fs.String("batches", defBatches, "comma-separated batch `sizes` (rows) to time")
 	}
 	runs := fs.Int("runs", 0, "timed runs per back end, mode and batch (0: enough for about half a second each, at least 20)")
-	seed := fs.Uint64("seed", 1, "seed for the weights and the inputs")
+	seedUsage := "seed for the weights and the inputs"
+	if name == "file" {
+		seedUsage = "seed for the data inputs (the parameters are the file's)"
+	}
+	seed := fs.Uint64("seed", 1, seedUsage)
 	var rf runFlags
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
@@ -263,7 +326,30 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 	var sizes []int
 	var works []benchWorkload
 	rep := benchInferReport{Benchmark: name, Rows: []benchInferRow{}, ReferenceChecks: []referenceCheck{}}
+	var dropped []droppedPeer // peers that do not time this benchmark
 	switch name {
+	case "file":
+		if sizes, err = parseBatches(*batches); err != nil {
+			return err
+		}
+		// Import every batch before opening a back end, so a model hofuse
+		// cannot import is said at once.
+		imported := map[int]*imports.Model{}
+		wl := modelWorkload(path, outputs, int64(rf.maxMemory), imported)
+		for _, b := range sizes {
+			if _, err := wl.build(b, *seed); err != nil {
+				return err
+			}
+		}
+		works = []benchWorkload{wl}
+		m := imported[sizes[0]]
+		rep.Model = fmt.Sprintf("%s (%s", path, m.Format)
+		if m.Opset > 0 {
+			rep.Model += fmt.Sprintf(", opset %d", m.Opset)
+		}
+		rep.Model += fmt.Sprintf("): %s, %s; output %s; batches %s", count(len(m.Coverage.Ops), "operator"),
+			count(paramElements(m), "parameter value"), m.Outputs[0].Name, benchBatches(sizes))
+		peerList, dropped = splitFilePeers(path, peerList)
 	case "mlp":
 		if sizes, err = parseBatches(*batches); err != nil {
 			return err
@@ -315,6 +401,9 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		return err
 	}
 	defer peerRunner.close()
+	for _, d := range dropped {
+		peerRunner.skip(d.peer, d.why)
+	}
 
 	machine := benchMachine{}
 	total := len(works) * len(sizes) * (2*len(names) + len(peerRunner.peers))
@@ -357,7 +446,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 					if unf {
 						g, b = unfused, bes[i].unfused
 					}
-					out, dr, err := timeGraph(b, g, w.In, batch, mode(unf), *runs)
+					out, dr, err := timeGraph(b, g, boundFor(g, w.In), batch, mode(unf), *runs)
 					if err != nil {
 						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, bname, mode(unf), batch, err)
 					}
@@ -432,15 +521,28 @@ func checkBenchReference(rf *runFlags, wl benchWorkload, w *benchWork, seed uint
 	rows := sampleRows(w.Batch, refSampleRows)
 	chk := referenceCheck{Batch: w.Batch, Rows: rows}
 	if w.Batch <= refWholeBatch {
-		rows = make([]int, w.Batch)
-		for i := range rows {
-			rows[i] = i
-		}
+		rows = allRows(w.Batch)
 		chk = referenceCheck{Batch: w.Batch, Rows: rows, All: true}
 	}
 	small, err := wl.build(len(rows), seed)
 	if err != nil {
 		return chk, nil, err
+	}
+	if w.RowInput == "" {
+		// No input whose rows alone the output's rows depend on: the
+		// whole batch is checked.
+		ref, err := rf.evalInterp(w.Term, w.In)
+		if err != nil {
+			return chk, nil, err
+		}
+		chk = referenceCheck{Batch: w.Batch, Rows: allRows(w.Batch), All: true}
+		diffs := make([]float64, len(outs))
+		for i, out := range outs {
+			if diffs[i], err = graph.MaxAbsDiff(ref, out); err != nil {
+				return chk, nil, err
+			}
+		}
+		return chk, diffs, nil
 	}
 	in := maps.Clone(w.In)
 	x, ok := w.In[w.RowInput].(*graph.Array)
@@ -469,6 +571,15 @@ func checkBenchReference(rf *runFlags, wl benchWorkload, w *benchWork, seed uint
 		}
 	}
 	return chk, diffs, nil
+}
+
+// allRows is 0, 1, ..., n-1.
+func allRows(n int) []int {
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
 }
 
 // bytesMoved is what g's kernels read and write: every kernel's inputs and
@@ -634,6 +745,92 @@ func mlpWorkload(mf mlpFlags) benchWorkload {
 			Peer: map[string]any{"kind": "mlp", "sizes": cfg.Sizes, "norm": cfg.Norm.String(), "activation": act,
 				"eps": eps, "leaky_relu_alpha": layers.DefaultLeakyReLUAlpha}}, nil
 	}}
+}
+
+// modelWorkload is the inference of the model file path, keeping outputs
+// (all when empty; bench times one): imported at each batch size (its
+// symbolic dimensions) once, into imported, with random data inputs from
+// the seed (at most limit bytes each; 0: no limit) and the file's
+// parameters. Its row input is the one data input when the batch is its
+// first axis and the output's, so a sample of rows is checked against the
+// interpreter; otherwise whole batches are.
+func modelWorkload(path string, outputs []string, limit int64, imported map[int]*imports.Model) benchWorkload {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return benchWorkload{name: name, build: func(batch int, seed uint64) (*benchWork, error) {
+		m := imported[batch]
+		if m == nil {
+			var err error
+			if m, err = importModel(path, imports.Options{Batch: batch, Outputs: outputs}); err != nil {
+				return nil, err
+			}
+			imported[batch] = m
+		}
+		if len(m.Outputs) != 1 {
+			names := make([]string, len(m.Outputs))
+			for i, o := range m.Outputs {
+				names[i] = o.Name
+			}
+			return nil, usagef("%s: the model has %d outputs (%s); bench times one: pass --output NAME", path, len(names), strings.Join(names, ", "))
+		}
+		out := m.Outputs[0]
+		at, ok := out.Type.(*graph.ArrayType)
+		if !ok {
+			return nil, fmt.Errorf("%s: output %s is %v, not an array; bench compares arrays", path, out.Name, out.Type)
+		}
+		data, err := modelData(m, seed, limit)
+		if err != nil {
+			return nil, err
+		}
+		in, err := m.Bindings(data)
+		if err != nil {
+			return nil, err
+		}
+		w := &benchWork{Name: name, Batch: batch, Term: m.Term, In: in, DType: at.DType}
+		if len(m.Inputs) == 1 {
+			x := m.Inputs[0].Name
+			ext := at.Layout.Extents()
+			if slices.ContainsFunc(m.Symbolic, func(s imports.SymbolicDim) bool { return s.Input == x && s.Axis == 0 }) &&
+				len(ext) > 0 && ext[0] == batch {
+				w.RowInput = x
+			}
+		}
+		inputs := make([]string, len(m.Inputs))
+		for i, x := range m.Inputs {
+			inputs[i] = x.Name
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		w.Peer = map[string]any{"kind": "onnx_file", "path": abs, "inputs": inputs, "output_name": out.Name}
+		return w, nil
+	}}
+}
+
+// droppedPeer is a peer of --peers that does not time a benchmark, and
+// why.
+type droppedPeer struct {
+	peer peerSpec
+	why  string
+}
+
+// splitFilePeers keeps the peers that time the model file path: ONNX
+// Runtime, on an .onnx file, which it runs itself. The others build their
+// programs from a workload's description, which a model file does not
+// have.
+func splitFilePeers(path string, peers []peerSpec) (keep []peerSpec, dropped []droppedPeer) {
+	onnxFile := strings.EqualFold(filepath.Ext(path), ".onnx")
+	for _, p := range peers {
+		switch {
+		case p.name == "ort" && onnxFile:
+			keep = append(keep, p)
+		case p.name == "ort":
+			dropped = append(dropped, droppedPeer{p, "runs .onnx files; a TensorFlow .pb has no ONNX Runtime peer"})
+		default:
+			dropped = append(dropped, droppedPeer{p, "builds the MLP, matmul and stack benchmarks from their description, not a model file; --peers ort runs an .onnx file"})
+		}
+	}
+	return keep, dropped
 }
 
 // matmulWorkload is A·B with A batch×n and B n×n.

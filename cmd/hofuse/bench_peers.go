@@ -201,7 +201,13 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 	defer os.RemoveAll(dir)
 	c := peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64"}[w.DType],
 		Batch: w.Batch, Runs: runs, RowInput: w.RowInput, Inputs: map[string]string{}}
+	// A model file's peer reads its parameters from the file: only its
+	// data inputs are written.
+	only, _ := w.Peer["inputs"].([]string)
 	for name, v := range w.In {
+		if only != nil && !slices.Contains(only, name) {
+			continue
+		}
 		a, ok := v.(*graph.Array)
 		if !ok {
 			return nil, fmt.Errorf("peers: input %s is not an array", name)

@@ -17,7 +17,7 @@ import (
 func TestBenchTrainFlags(t *testing.T) {
 	usageErr(t, "name what to time: mlp, matmul, stack or train ('hofuse bench mlp')", "bench")
 	usageErr(t, `"infer" is not a benchmark; name one of mlp, matmul, stack or train`, "bench", "infer")
-	usageErr(t, "model.onnx: timing a model file is not supported yet; name a benchmark: mlp, matmul, stack or train", "bench", "model.onnx")
+	usageErr(t, "model.txt: want a model file ending in .onnx (ONNX) or .pb (a frozen TensorFlow GraphDef), or name a benchmark: mlp, matmul, stack or train", "bench", "model.txt")
 	usageErr(t, `unexpected arguments ["extra"]`, "bench", "train", "extra")
 	usageErr(t, "--steps -1: must be at least 0 (0: about 3 s of steps)", "bench", "train", "--steps", "-1")
 	usageErr(t, "--warmup 0: with --steps 0 the warm-up's last step sets how many steps to time; pass --warmup 1 or more, or --steps N",

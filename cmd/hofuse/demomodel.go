@@ -65,14 +65,9 @@ func demoModel(path string, sizes []int, o demoModelOptions, rf *runFlags, stdou
 			}
 			text.WriteByte('\n')
 		}
-		r := rand.New(rand.NewPCG(o.seed, o.seed))
-		data := map[string]graph.Value{}
-		for _, in := range m.Inputs {
-			v, err := randomValue(r, int64(rf.maxMemory), in.Type)
-			if err != nil {
-				return fmt.Errorf("input %s: %w", in.Name, err)
-			}
-			data[in.Name] = v
+		data, err := modelData(m, o.seed, int64(rf.maxMemory))
+		if err != nil {
+			return err
 		}
 		bind, err := m.Bindings(data)
 		if err != nil {
@@ -136,4 +131,19 @@ func boundFor(g *fusion.Graph, bind map[string]graph.Value) map[string]graph.Val
 		}
 	}
 	return out
+}
+
+// modelData draws m's data inputs from seed, each within limit bytes
+// (0: no limit): the same seed gives the same values.
+func modelData(m *imports.Model, seed uint64, limit int64) (map[string]graph.Value, error) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	data := map[string]graph.Value{}
+	for _, in := range m.Inputs {
+		v, err := randomValue(r, limit, in.Type)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", in.Name, err)
+		}
+		data[in.Name] = v
+	}
+	return data, nil
 }

@@ -19,6 +19,7 @@ var helpCases = [][]string{
 	{"help"},
 	{"bench", "--help"},
 	{"bench", "matmul", "--help"},
+	{"bench", "model.onnx", "--help"},
 	{"bench", "mlp", "--help"},
 	{"bench", "stack", "--help"},
 	{"bench", "train", "--help"},
