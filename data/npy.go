@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -469,4 +470,62 @@ func fromArrays(xName string, x, y *npyArray, yName string, opts NPYOptions) (*D
 		return nil, err
 	}
 	return d.AsType(dt)
+}
+
+// ReadArray reads one NumPy .npy file as a value of the graph package: an
+// array, or a scalar for a 0-d array. float32 becomes f32, float64 f64,
+// the integer types i32 (a value past its range is an error naming the
+// element), bool bool; a Fortran-order array is reordered to row-major.
+// The file is checked as ReadNPY checks its files (header, shape against
+// the bytes that follow, at most maxBytes read and decoded; 0 means
+// graph.DefaultMemoryLimit) before it is decoded, so a malformed file is
+// an error naming the file and the byte offset, never a crash.
+func ReadArray(path string, maxBytes int64) (graph.Value, error) {
+	a, err := readNPYFile(path, NPYOptions{MaxBytes: maxBytes})
+	if err != nil {
+		return nil, err
+	}
+	var dt graph.DType
+	switch {
+	case a.f != nil && strings.HasSuffix(a.dtype, "f4"):
+		dt = graph.Float32
+	case a.f != nil:
+		dt = graph.Float64
+	case strings.HasSuffix(a.dtype, "b1"):
+		dt = graph.Bool
+	default:
+		dt = graph.Int32
+	}
+	n := len(a.f) + len(a.i)
+	at := func(k int) (float64, error) {
+		if a.f != nil {
+			return a.f[k], nil
+		}
+		x := a.i[k]
+		if x < math.MinInt32 || x > math.MaxInt32 || (x < 0 && strings.Contains(a.dtype, "u")) {
+			return 0, fmt.Errorf("data: %s: element %d is %d, past the range of i32", path, k, x)
+		}
+		return float64(x), nil
+	}
+	if len(a.shape) == 0 {
+		x, err := at(0)
+		if err != nil {
+			return nil, err
+		}
+		return graph.ScalarValue{DType: dt, V: x}, nil
+	}
+	out, err := graph.NewArray(dt, graph.RowMajor(a.shape...))
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	idx := make([]int, len(a.shape))
+	for k := range n {
+		x, err := at(k)
+		if err != nil {
+			return nil, err
+		}
+		out.Set(x, idx...)
+		next(idx, a.shape)
+	}
+	return out, nil
 }

@@ -338,3 +338,39 @@ func TestReadNPYErrors(t *testing.T) {
 		}
 	}
 }
+
+// ReadArray reads one .npy file as numpy wrote it (make_npy.py): x.npy,
+// float32 (5, 3) with x[i, j] = 10i + j; images.npy, uint8 (4, 2, 3) with
+// 6i + 3r + c, as i32; fortran.npy, float64 (2, 3) stored column-major
+// with 10i + j, reordered to row-major.
+func TestReadArray(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		dt      graph.DType
+		extents []int
+		want    func(idx []int) float64
+	}{
+		{"x.npy", graph.Float32, []int{5, 3}, func(i []int) float64 { return float64(10*i[0] + i[1]) }},
+		{"images.npy", graph.Int32, []int{4, 2, 3}, func(i []int) float64 { return float64(6*i[0] + 3*i[1] + i[2]) }},
+		{"fortran.npy", graph.Float64, []int{2, 3}, func(i []int) float64 { return float64(10*i[0] + i[1]) }},
+	} {
+		v, err := ReadArray("testdata/"+tc.file, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		a, ok := v.(*graph.Array)
+		if !ok || a.DType() != tc.dt || !slices.Equal(a.Extents(), tc.extents) {
+			t.Fatalf("%s: got %s, want %v%v", tc.file, graph.DescribeValue(v), tc.dt, tc.extents)
+		}
+		idx := make([]int, len(tc.extents))
+		for range len(a.Values()) {
+			if got, want := a.At(idx...), tc.want(idx); got != want {
+				t.Errorf("%s%v = %v, want %v", tc.file, idx, got, want)
+			}
+			next(idx, tc.extents)
+		}
+	}
+	if _, err := ReadArray("testdata/small.csv", 0); err == nil || err.Error() != `data: testdata/small.csv: byte offset 0: not a NumPy .npy array (no \x93NUMPY magic)` {
+		t.Errorf("a CSV file read as .npy: got %v", err)
+	}
+}

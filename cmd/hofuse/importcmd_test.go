@@ -193,13 +193,28 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", linearModel, "--input", "0=" + x, "--out", "nope=y.npy"}, 1, "hofuse run: " + linearModel + ": choosing outputs: no output named \"nope\"; the model's outputs are 3\n"},
 		{[]string{"run", "model.txt"}, 2, "hofuse run: model.txt: want a model file ending in .onnx (ONNX) or .pb (a frozen TensorFlow GraphDef)\n"},
 		{[]string{"run", linearModel, "--input", "0=" + x, "--backend", "interp", "--unfused"}, 2, "hofuse run: --unfused: needs --backend native or pjrt; the interpreter runs the model as imported\n"},
-		{[]string{"run", linearModel, "--input", "0=" + linearModel}, 1, "hofuse run: --input 0: " + linearModel + ": not a NumPy .npy file: npy: not a valid NumPy file format\n"},
+		{[]string{"run", linearModel, "--input", "0=" + linearModel}, 1, "hofuse run: --input 0: data: " + linearModel + ": byte offset 0: not a NumPy .npy array (no \\x93NUMPY magic)\n"},
 	} {
 		code, _, errs := hofuse(tc.args...)
 		assert.Equal(t, tc.code, code, "%q", tc.args)
 		first, _, _ := strings.Cut(errs, "\n")
 		assert.Equal(t, tc.want, first+"\n", "%q", tc.args)
 	}
+}
+
+// An .npy file whose header dict has its keys in another order than
+// numpy.save writes them (numpy itself reads it) is refused with an error
+// naming the file and the offset; npyio, reading it unchecked, panicked.
+func TestRunOddNpyHeader(t *testing.T) {
+	dict := "{'shape': (4, 10), 'fortran_order': False, 'descr': '<f4', }"
+	header := dict + strings.Repeat(" ", 64-(10+len(dict)+1)%64) + "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), 0)
+	b = append(append(b, header...), make([]byte, 4*40)...)
+	x := filepath.Join(t.TempDir(), "x.npy")
+	require.NoError(t, os.WriteFile(x, b, 0o644))
+	code, _, errs := hofuse("run", linearModel, "--input", "0="+x)
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(errs, "hofuse run: --input 0: data: "+x+": byte offset 10: malformed header"), errs)
 }
 
 func TestFuseModelFile(t *testing.T) {

@@ -1,16 +1,14 @@
 package onnx
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/hofuse/hofuse/data"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
 	"github.com/hofuse/hofuse/lowering"
@@ -20,52 +18,19 @@ import (
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
-// readNpyF32 reads a little-endian float32 or int64 .npy file of format
-// version 1 (what numpy.save writes for these fixtures) as float64 values
-// and its shape. It is a test reader, independent of the command line's.
+// readNpyF32 reads a float32 or integer .npy fixture (data.ReadArray) as
+// float64 values and its shape.
 func readNpyF32(t *testing.T, path string) ([]float64, []int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	v, err := data.ReadArray(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) < 10 || string(data[1:6]) != "NUMPY" || data[6] != 1 {
-		t.Fatalf("%s: not a version 1 .npy file", path)
+	a, ok := v.(*graph.Array)
+	if !ok {
+		t.Fatalf("%s: %s, want an array", path, graph.DescribeValue(v))
 	}
-	hlen := int(binary.LittleEndian.Uint16(data[8:10]))
-	header := string(data[10 : 10+hlen])
-	body := data[10+hlen:]
-	descr := between(header, "'descr': '", "'")
-	var shape []int
-	for _, f := range strings.Split(between(header, "'shape': (", ")"), ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				t.Fatalf("%s: shape %q", path, header)
-			}
-			shape = append(shape, n)
-		}
-	}
-	var vals []float64
-	switch descr {
-	case "<f4":
-		for i := 0; i+4 <= len(body); i += 4 {
-			vals = append(vals, float64(math.Float32frombits(binary.LittleEndian.Uint32(body[i:]))))
-		}
-	case "<i8":
-		for i := 0; i+8 <= len(body); i += 8 {
-			vals = append(vals, float64(int64(binary.LittleEndian.Uint64(body[i:]))))
-		}
-	default:
-		t.Fatalf("%s: dtype %s", path, descr)
-	}
-	return vals, shape
-}
-
-func between(s, a, b string) string {
-	_, rest, _ := strings.Cut(s, a)
-	v, _, _ := strings.Cut(rest, b)
-	return v
+	return a.Values(), a.Extents()
 }
 
 // TestExportedModels runs the models real exporters wrote (scikit-learn

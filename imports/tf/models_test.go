@@ -1,16 +1,14 @@
 package tf
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/hofuse/hofuse/data"
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
@@ -21,44 +19,19 @@ import (
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
-// readNpy reads a little-endian float32 .npy file of format version 1 (what
-// numpy.save writes for the fixtures): its values and extents.
+// readNpy reads a float32 .npy fixture (data.ReadArray): its values and
+// extents.
 func readNpy(t *testing.T, path string) ([]float32, []int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	v, err := data.ReadArray(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) < 10 || string(data[1:6]) != "NUMPY" || data[6] != 1 {
-		t.Fatalf("%s: not a version 1 .npy file", path)
+	a, ok := v.(*graph.Array)
+	if !ok || a.DType() != graph.Float32 {
+		t.Fatalf("%s: %s, want an f32 array", path, graph.DescribeValue(v))
 	}
-	hlen := int(binary.LittleEndian.Uint16(data[8:10]))
-	header, body := string(data[10:10+hlen]), data[10+hlen:]
-	if !strings.Contains(header, "'descr': '<f4'") || !strings.Contains(header, "'fortran_order': False") {
-		t.Fatalf("%s: header %q: want little-endian float32 in C order", path, header)
-	}
-	_, rest, _ := strings.Cut(header, "'shape': (")
-	dims, _, _ := strings.Cut(rest, ")")
-	var shape []int
-	n := 1
-	for _, f := range strings.Split(dims, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			d, err := strconv.Atoi(f)
-			if err != nil {
-				t.Fatalf("%s: shape in %q", path, header)
-			}
-			shape = append(shape, d)
-			n *= d
-		}
-	}
-	if len(body) != 4*n {
-		t.Fatalf("%s: %d bytes of data for shape %v", path, len(body), shape)
-	}
-	vals := make([]float32, n)
-	for i := range vals {
-		vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
-	}
-	return vals, shape
+	return a.Float32s(), a.Extents()
 }
 
 // backends returns the native back end and, when a PJRT plugin is found
