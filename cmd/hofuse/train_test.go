@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// trainJSON runs "train --json" with args and decodes its report.
+func trainJSON(t *testing.T, args ...string) trainReport {
+	t.Helper()
+	code, out, errs := hofuse(append([]string{"train", "--json"}, args...)...)
+	require.Equal(t, 0, code, "train %q: %s", args, errs)
+	assert.Empty(t, errs, "train --json draws no bar and says nothing on stderr")
+	var rep trainReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	return rep
+}
+
+// "hofuse train" on the digits: the loss falls, the test accuracy is far
+// past the 10% of untrained weights, the checkpoint it saves predicts
+// with the same accuracy, and the plot is a PNG.
+func TestTrainDigits(t *testing.T) {
+	dir := t.TempDir()
+	save, png := filepath.Join(dir, "m.safetensors"), filepath.Join(dir, "curves.png")
+	rep := trainJSON(t, "--epochs", "3", "--save", save, "--plot", png)
+	require.Len(t, rep.History, 3)
+	first, last := rep.History[0], rep.History[2]
+	assert.Less(t, last.TrainLoss, first.TrainLoss/2, "the loss falls")
+	assert.Greater(t, rep.TestAccuracy, 0.9, "random weights reach about 0.1")
+	assert.Equal(t, 3*23, rep.Steps, "23 steps an epoch: 22 batches of 64 and one of 30")
+	assert.Greater(t, rep.StepsPerSecond, 0.0)
+	assert.Equal(t, 1438, rep.TrainRows)
+	assert.Equal(t, 359, rep.TestRows)
+	require.NotNil(t, last.ValAccuracy)
+	assert.Equal(t, rep.TestAccuracy, *last.ValAccuracy, "without a validation part, the test rows validate")
+	assert.Equal(t, "MLP 64-128-128-10, f32, batchnorm, relu", rep.Model)
+	img, err := os.ReadFile(png)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(img), "\x89PNG\r\n\x1a\n"), "--plot writes a PNG")
+
+	code, out, errs := hofuse("predict", "--model", save, "--json")
+	require.Equal(t, 0, code, errs)
+	var pr predictReport
+	require.NoError(t, json.Unmarshal([]byte(out), &pr))
+	require.Len(t, pr.Predictions, 1797)
+	right := 0
+	for i, p := range pr.Predictions {
+		if int32(p) == pr.Labels[i] {
+			right++
+		}
+	}
+	assert.InDelta(t, float64(right)/1797, pr.Accuracy, 1e-12, "the accuracy counts the predictions printed")
+	assert.Greater(t, pr.Accuracy, 0.9)
+
+	// The text output: a line per row and the accuracy last.
+	code, out, errs = hofuse("predict", "--model", save)
+	require.Equal(t, 0, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.Len(t, lines, 2+1797+1)
+	assert.Regexp(t, `^accuracy \d+\.\d\d% \(\d+ of 1797 rows\), loss \d\.\d{4}$`, lines[len(lines)-1])
+}
+
+// Two epochs, saved, and two more resumed from the file alone give the
+// per-epoch losses of four epochs straight, exactly.
+func TestTrainResume(t *testing.T) {
+	straight := trainJSON(t, "--epochs", "4")
+	save := filepath.Join(t.TempDir(), "r.safetensors")
+	a := trainJSON(t, "--epochs", "2", "--save", save)
+	b := trainJSON(t, "--epochs", "2", "--resume", save)
+	got := append(a.History, b.History...)
+	require.Len(t, got, 4)
+	for i, e := range straight.History {
+		assert.Equal(t, e.Epoch, got[i].Epoch)
+		assert.Equal(t, e.TrainLoss, got[i].TrainLoss, "epoch %d", e.Epoch)
+		assert.Equal(t, *e.ValLoss, *got[i].ValLoss, "epoch %d", e.Epoch)
+	}
+	assert.Equal(t, straight.TestAccuracy, b.TestAccuracy)
+}
+
+// Bad input is refused before any training: one line naming the problem
+// and what to change, nothing on stdout, and no file written.
+func TestTrainBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	empty := write("empty.csv", "")
+	labels := write("labels.csv", "0.1,0.2,0\n0.3,0.4,1\n0.5,0.6,7\n0.7,0.8,1\n0.1,0.9,0\n")
+	ragged := write("ragged.csv", "0.1,0.2,0\n0.3,1\n")
+	missing := filepath.Join(dir, "nothere.csv")
+	save := filepath.Join(dir, "out.safetensors")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--data", missing}, 2, "--data " + missing + ": no such file; check the path, or pass --data digits for the built-in digits"},
+		{[]string{"--data", empty}, 1, "--data " + empty + ": the file is empty; want rows of features and a label"},
+		{[]string{"--data", ragged}, 1, ragged + ":2: 2 fields, want 3 as in the first line (a ragged row)"},
+		{[]string{"--data", labels, "--sizes", "2,8,3", "--batch", "2"}, 1,
+			"--data " + labels + ": row 3 has label 7, out of range for the model's 3 outputs; fix the labels, or pass --sizes with 8 as its last size"},
+		{[]string{"--sizes", "60,128,10"}, 1,
+			"--data digits: 64 features a row, the model's input takes 60; pass --sizes with 64 as its first size"},
+		{[]string{"--batch", "5000"}, 2, "--batch 5000: the training set has 1438 rows; pass --batch 1438 or less"},
+		{[]string{"--data", labels, "--batch", "8", "--split", "0.6,0.4"}, 2, "--batch 8: the training set has 3 rows; pass --batch 3 or less"},
+		{[]string{"--save", filepath.Join(dir, "no", "m.safetensors")}, 2,
+			"--save " + filepath.Join(dir, "no", "m.safetensors") + ": the folder " + filepath.Join(dir, "no") + " does not exist; create it or write elsewhere"},
+		{[]string{"--save", dir}, 2, "--save " + dir + ": want a file name ending in .safetensors"},
+		{[]string{"--save", filepath.Join(dir, "m.bin")}, 2, "--save " + filepath.Join(dir, "m.bin") + ": want a file name ending in .safetensors"},
+		{[]string{"--data", "mnist:" + missing}, 2, "--data mnist:" + missing + ": " + missing + " is not a folder; give the folder that holds MNIST's train-images-idx3-ubyte and its kin"},
+		{[]string{"--data", "x.parquet"}, 2, "--data x.parquet: want digits, a FILE.csv, FILE.csv.gz or FILE.npz, or mnist:DIR"},
+		{[]string{"--optimizer", "rmsprop"}, 2, `--optimizer: "rmsprop" is not sgd, momentum, adam or adamw`},
+		{[]string{"--lr", "-1"}, 2, "--lr -1: a learning rate must be positive"},
+		{[]string{"--epochs", "0"}, 2, "--epochs 0: train at least 1 epoch"},
+		{[]string{"--batch", "1"}, 2, "--batch 1: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm layernorm"},
+		{[]string{"--mode", "training"}, 2, "--mode: train builds the network for training and for inference itself; leave --mode out"},
+		{[]string{"--split", "0.5,0.4"}, 2, "--split 0.5,0.4: want 2 fractions (train, test) or 3 (train, validation, test) that sum to 1, as 0.8,0.2"},
+		{[]string{"--resume", missing}, 1, "--resume " + missing + ": checkpoint: open " + missing + ": no such file or directory"},
+	} {
+		code, out, errs := hofuse(append([]string{"train", "--save", save}, tc.args...)...)
+		if tc.args[0] == "--save" {
+			code, out, errs = hofuse(append([]string{"train"}, tc.args...)...)
+		}
+		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errs)
+		first, _, _ := strings.Cut(errs, "\n")
+		assert.Equal(t, "hofuse train: "+tc.want, first, "%q", tc.args)
+		assert.Empty(t, out, "%q: nothing trained", tc.args)
+		_, err := os.Stat(save)
+		assert.True(t, os.IsNotExist(err), "%q: no checkpoint written", tc.args)
+	}
+}
+
+// A checkpoint resumed or predicted on data it does not fit is refused,
+// naming the checkpoint's model; a file that is not a hofuse checkpoint
+// says what is missing.
+func TestPredictBadInput(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "m.safetensors")
+	trainJSON(t, "--epochs", "1", "--save", save)
+	small := filepath.Join(dir, "small.csv")
+	require.NoError(t, os.WriteFile(small, []byte("0.1,0.2,0\n0.3,0.4,1\n0.5,0.6,1\n0.7,0.8,0\n0.9,1,1\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"predict"}, 2, "hofuse predict: --model: name the network to predict with, a FILE.safetensors that 'hofuse train --save' wrote"},
+		{[]string{"predict", "--model", save, "--data", small}, 1,
+			"hofuse predict: --data " + small + ": 2 features a row, the model's input takes 64; the model (64-128-128-10) was trained on other data"},
+		{[]string{"train", "--resume", save, "--data", small, "--split", "0.6,0.4"}, 1,
+			"hofuse train: --data " + small + ": 2 features a row, the model's input takes 64; the checkpoint's model (64-128-128-10) was trained on other data"},
+		{[]string{"train", "--resume", save, "--sizes", "64,10"}, 2, "hofuse train: --sizes: comes from the checkpoint --resume reads; leave it out"},
+		{[]string{"predict", "--model", small}, 1, "hofuse predict: --model " + small + ": checkpoint: " + small + ": header length 3184658670939090480 is past the format's limit of 100000000 bytes; not a safetensors file, or a damaged one"},
+	} {
+		code, out, errs := hofuse(tc.args...)
+		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errs)
+		first, _, _ := strings.Cut(errs, "\n")
+		assert.Equal(t, tc.want, first, "%q", tc.args)
+		assert.Empty(t, out)
+	}
+}
