@@ -80,7 +80,9 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 	if ds.test != nil {
 		rows = ds.test // MNIST: its test half
 	}
-	hint := func(int, string) string { return "the model (" + describeSizes(mc.Sizes) + ") was trained on other data" }
+	hint := func(int, string) string {
+		return "the model (" + describeSizes(mc.Sizes) + ") was trained on other data"
+	}
 	if err := checkFits(rows, df.spec, mc.Sizes, hint); err != nil {
 		return err
 	}
