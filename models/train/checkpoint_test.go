@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -238,6 +239,13 @@ func TestCheckpointMismatch(t *testing.T) {
 			`no "hofuse.model" in the metadata, so the model is unknown; load it with LoadWeights and the model's configuration`},
 		{"missing tensor", func(tensors map[string]*graph.Array, _ map[string]string) { delete(tensors, "dense1.W.v") },
 			`no tensor "dense1.W.v" (want f32[64 32]); the file holds "bn1.mean", "bn1.scale", "bn1.scale.m", "bn1.scale.v", "bn1.shift", "bn1.shift.m", "bn1.shift.v", "bn1.var", and 11 more`},
+		{"wrong dtype", func(tensors map[string]*graph.Array, _ map[string]string) {
+			a, err := graph.FromFloat64(tensors["dense1.b"].Values(), 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tensors["dense1.b"] = a
+		}, `tensor "dense1.b" is f64[32] in the file, the model wants f32[32]`},
 		{"bad optimizer", func(_ map[string]*graph.Array, meta map[string]string) {
 			meta[MetaOptimizer] = `{"name":"adam","lr":-1}`
 		}, `metadata hofuse.optimizer: optim.adam: LR: -1, want a positive learning rate`},
@@ -261,6 +269,23 @@ func TestCheckpointMismatch(t *testing.T) {
 		_, err := LoadCheckpoint(p)
 		if err == nil || !strings.HasSuffix(err.Error(), p+": "+tc.want) {
 			t.Errorf("%s: %v\nwant …%s: %s", tc.name, err, p, tc.want)
+		}
+	}
+
+	// A file cut short in its header or in its data.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{100, len(b) - 4} {
+		p := filepath.Join(dir, "cut.safetensors")
+		if err := os.WriteFile(p, b[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadCheckpoint(p)
+		if err == nil || !strings.HasPrefix(err.Error(), "checkpoint: "+p+": ") ||
+			!(strings.Contains(err.Error(), "the file is cut short") || strings.Contains(err.Error(), "outside the")) {
+			t.Errorf("cut to %d bytes: %v", n, err)
 		}
 	}
 }
