@@ -81,7 +81,7 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.spec, "data", "digits", "the rows, a `SOURCE`: digits (scikit-learn's 8×8 digits, built in), FILE.csv or FILE.csv.gz (features and an integer label column), FILE.npz (arrays x and y, or another conventional pair), or mnist:DIR (MNIST's IDX files)")
+	fs.StringVar(&d.spec, "data", "digits", "where the rows come from, a `SOURCE`: digits (scikit-learn's 8×8 digits, built in), FILE.csv or FILE.csv.gz (features and an integer label column), FILE.npz (arrays x and y, or another conventional pair), or mnist:DIR (MNIST's IDX files)")
 	fs.IntVar(&d.labelCol, "label-column", -1, "the label `column` of a CSV file, counted from 0; negative counts from the end (-1: the last)")
 	fs.Float64Var(&d.scale, "scale", 1, "multiply the features of a CSV or .npz file by `factor` (1/255 for bytes)")
 }
@@ -282,13 +282,15 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	mf.sizes = ""
 	fs.Lookup("sizes").DefValue = ""
 	fs.Lookup("sizes").Usage = "layer `sizes`, input first, comma-separated (default: the data's features, 128, 128, the data's classes)"
+	fs.Lookup("batch").Usage = "the `size` of a training step's batch, in rows (an epoch's last batch may be smaller)"
+	fs.Lookup("mode").Usage = "not for train, which builds the network for training and for inference itself"
 	var df dataFlags
 	df.register(fs)
 	epochs := fs.Int("epochs", 20, "`passes` over the training rows (with --resume: more passes)")
 	optName := fs.String("optimizer", "adam", "sgd, momentum (SGD with momentum 0.9), adam or adamw")
-	lr := fs.Float64("lr", 0, "learning rate (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.005)")
-	seed := fs.Uint64("seed", 1, "seed of the initial weights and of every epoch's order of rows")
-	split := fs.String("split", "0.8,0.2", "fractions of the rows to train and test on (a third, in the middle, is a validation set); the rows are shuffled with a fixed seed first, so every --seed sees the same split. Not with mnist:DIR, which has its own test set")
+	lr := fs.Float64("lr", 0, "learning `rate` (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.005)")
+	seed := fs.Uint64("seed", 1, "`seed` of the initial weights and of every epoch's order of rows")
+	split := fs.String("split", "0.8,0.2", "`fractions` of the rows to train and test on (a third, in the middle, is a validation set); the rows are shuffled with a fixed seed first, so every --seed sees the same split. Not with mnist:DIR, which has its own test set")
 	backend := fs.String("backend", "native", "where to train: native (in-process Go) or pjrt (a PJRT plugin)")
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	var rf runFlags

@@ -167,3 +167,11 @@ func TestPredictBadInput(t *testing.T) {
 		assert.Empty(t, out)
 	}
 }
+
+// The demo's text ends with the commands that train and predict.
+func TestDemoMentionsTraining(t *testing.T) {
+	code, out, errs := hofuse("demo", "--sizes", "9,7,5,3", "--batches", "2", "--runs", "2", "--no-reference")
+	require.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasSuffix(out, demoTrainHint), "demo's output ends with:\n%s", out[max(0, len(out)-300):])
+	assert.Contains(t, demoTrainHint, "  hofuse train --save digits.safetensors")
+}
