@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sbinet/npyio/npz"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 )
 
 // trainJSON runs "train --json" with args and decodes its report.
@@ -174,4 +178,74 @@ func TestDemoMentionsTraining(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.True(t, strings.HasSuffix(out, demoTrainHint), "demo's output ends with:\n%s", out[max(0, len(out)-300):])
 	assert.Contains(t, demoTrainHint, "  hofuse train --save digits.safetensors")
+}
+
+// twoClassRows draws n rows of two features in [0, 1) with the label
+// 1 when the first is larger: a problem an MLP learns in a few epochs.
+func twoClassRows(n int) ([]float64, []int64) {
+	x := make([]float64, 2*n)
+	y := make([]int64, n)
+	s := uint64(12345)
+	for i := range x {
+		s = s*6364136223846793005 + 1442695040888963407
+		x[i] = float64(s>>11) / (1 << 53)
+	}
+	for i := range y {
+		if x[2*i] > x[2*i+1] {
+			y[i] = 1
+		}
+	}
+	return x, y
+}
+
+// train reads a CSV file, an .npz archive and MNIST's IDX files, each
+// with the sizes taken from the data; CSV and .npz learn a separable
+// problem, and mnist:DIR trains on its train half and tests on t10k.
+func TestTrainFormats(t *testing.T) {
+	dir := t.TempDir()
+	x, y := twoClassRows(400)
+	var csv strings.Builder
+	csv.WriteString("a,b,label\n")
+	for i := range y {
+		fmt.Fprintf(&csv, "%v,%v,%d\n", x[2*i], x[2*i+1], y[i])
+	}
+	csvPath := filepath.Join(dir, "rows.csv")
+	require.NoError(t, os.WriteFile(csvPath, []byte(csv.String()), 0o644))
+	npzPath := filepath.Join(dir, "rows.npz")
+	require.NoError(t, npz.Write(npzPath, map[string]any{"x": mat.NewDense(400, 2, x), "y": y}))
+	for _, p := range []string{csvPath, npzPath} {
+		rep := trainJSON(t, "--data", p, "--epochs", "8", "--batch", "16")
+		assert.Equal(t, "MLP 2-128-128-2, f32, batchnorm, relu", rep.Model, p)
+		assert.Equal(t, 320, rep.TrainRows, p)
+		assert.Greater(t, rep.TestAccuracy, 0.9, "%s: a separable problem; chance is 0.5", p)
+	}
+
+	// MNIST's layout: 2×2 images, 40 to train on and 20 to test.
+	mnist := filepath.Join(dir, "mnist")
+	require.NoError(t, os.Mkdir(mnist, 0o755))
+	idx := func(name string, magic uint32, dims []uint32, data []byte) {
+		var b []byte
+		b = binary.BigEndian.AppendUint32(b, magic)
+		for _, d := range dims {
+			b = binary.BigEndian.AppendUint32(b, d)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(mnist, name), append(b, data...), 0o644))
+	}
+	for _, set := range []struct {
+		name string
+		n    int
+	}{{"train", 40}, {"t10k", 20}} {
+		pix, labels := make([]byte, 4*set.n), make([]byte, set.n)
+		for i := range labels {
+			labels[i] = byte(i % 3)
+			pix[4*i+i%3] = 255 // the lit pixel says the class
+		}
+		idx(set.name+"-images-idx3-ubyte", 0x803, []uint32{uint32(set.n), 2, 2}, pix)
+		idx(set.name+"-labels-idx1-ubyte", 0x801, []uint32{uint32(set.n)}, labels)
+	}
+	rep := trainJSON(t, "--data", "mnist:"+mnist, "--epochs", "2", "--batch", "8")
+	assert.Equal(t, "MLP 4-128-128-10, f32, batchnorm, relu", rep.Model, "IDX labels are digits: 10 classes")
+	assert.Equal(t, 40, rep.TrainRows)
+	assert.Equal(t, 20, rep.TestRows)
+	assert.Equal(t, "MNIST in "+mnist, rep.Data)
 }
