@@ -478,6 +478,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	if ck != nil {
 		startSteps = ck.Steps
 	}
+	prevSteps, prevSeconds := startSteps, 0.0
 	start := time.Now()
 	net, err := train.Fit(ctx, cfg, trainSet, val, train.Callbacks{
 		Step: prog.step,
@@ -489,9 +490,12 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 			}
 			rep.History = append(rep.History, e)
 			if text {
+				// The epoch's own throughput: the first one's includes
+				// compiling the step.
 				fmt.Fprintf(stdout, "epoch %3d  loss %.4f  accuracy %6.2f%%  val loss %.4f  val accuracy %6.2f%%  %6.0f steps/s  %5.1f s\n",
-					e.Epoch, e.TrainLoss, 100*e.TrainAccuracy, m.ValLoss, 100*m.ValAccuracy, float64(m.Steps-startSteps)/e.Seconds, e.Seconds)
+					e.Epoch, e.TrainLoss, 100*e.TrainAccuracy, m.ValLoss, 100*m.ValAccuracy, float64(m.Steps-prevSteps)/(e.Seconds-prevSeconds), e.Seconds)
 			}
+			prevSteps, prevSeconds = m.Steps, e.Seconds
 		},
 	})
 	prog.finish()
@@ -528,7 +532,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	fmt.Fprintf(stdout, "test accuracy %.2f%%, test loss %.4f (%d rows); %d steps in %.1f s, %.0f steps/s\n",
 		100*rep.TestAccuracy, rep.TestLoss, rep.TestRows, rep.Steps, rep.Seconds, rep.StepsPerSecond)
 	if rep.Saved != "" {
-		fmt.Fprintf(stdout, "saved %s; predict with: hofuse predict --model %s --data %s; go on with: hofuse train --resume %s --data %s\n",
+		fmt.Fprintf(stdout, "saved %s\n  predict:  hofuse predict --model %s --data %s\n  continue: hofuse train --resume %s --data %s\n",
 			rep.Saved, rep.Saved, df.spec, rep.Saved, df.spec)
 	}
 	if *plotPath != "" {
