@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // trainJSON runs "train --json" with args and decodes its report.
@@ -248,4 +250,31 @@ func TestTrainFormats(t *testing.T) {
 	assert.Equal(t, 40, rep.TrainRows)
 	assert.Equal(t, 20, rep.TestRows)
 	assert.Equal(t, "MNIST in "+mnist, rep.Data)
+}
+
+// train --backend pjrt follows native's loss curve to f32 rounding, and
+// its checkpoint predicts the same classes on either back end.
+func TestTrainPJRT(t *testing.T) {
+	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
+	save := filepath.Join(t.TempDir(), "p.safetensors")
+	p := trainJSON(t, "--backend", "pjrt", "--plugin", path, "--epochs", "3", "--save", save)
+	n := trainJSON(t, "--epochs", "3")
+	require.Len(t, p.History, 3)
+	for i, e := range p.History {
+		assert.InEpsilon(t, n.History[i].TrainLoss, e.TrainLoss, 1e-2, "epoch %d", e.Epoch)
+	}
+	assert.InDelta(t, n.TestAccuracy, p.TestAccuracy, 0.02)
+	var preds [2]predictReport
+	for i, args := range [][]string{{"--backend", "pjrt", "--plugin", path}, nil} {
+		code, out, errs := hofuse(append([]string{"predict", "--json", "--model", save}, args...)...)
+		require.Equal(t, 0, code, errs)
+		require.NoError(t, json.Unmarshal([]byte(out), &preds[i]))
+	}
+	differ := 0
+	for i := range preds[0].Predictions {
+		if preds[0].Predictions[i] != preds[1].Predictions[i] {
+			differ++
+		}
+	}
+	assert.LessOrEqual(t, differ, 2, "rows classed differently by PJRT and native (a near tie may flip)")
 }
