@@ -11,8 +11,11 @@ import (
 
 	"github.com/hofuse/hofuse/checkpoint"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/optim"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // fitLosses runs Fit and returns every step's loss.
@@ -102,8 +105,21 @@ func slicesEqualBits(a, b []float32) bool {
 // resuming for 2 more take the same steps: the losses are equal bit for
 // bit. So are they when the run is stopped in the middle of an epoch and
 // resumed from there.
-func TestCheckpointResume(t *testing.T) {
-	_, straight, err := fitLosses(t, context.Background(), digitsConfig(4))
+func TestCheckpointResume(t *testing.T) { checkResume(t, nil) }
+
+// The same on PJRT, where the carried values live on the device: saved
+// from there and loaded back to it.
+func TestCheckpointResumePJRT(t *testing.T) {
+	checkResume(t, xla.New(pjrttest.Client(t), xla.Options{}))
+}
+
+func checkResume(t *testing.T, be lowering.Backend) {
+	config := func(epochs int) FitConfig {
+		c := digitsConfig(epochs)
+		c.Backend = be
+		return c
+	}
+	_, straight, err := fitLosses(t, context.Background(), config(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +137,7 @@ func TestCheckpointResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := c.FitConfig(epochs, nil)
+		cfg, err := c.FitConfig(epochs, be)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +152,7 @@ func TestCheckpointResume(t *testing.T) {
 		return losses
 	}
 
-	f, first, err := fitLosses(t, context.Background(), digitsConfig(2))
+	f, first, err := fitLosses(t, context.Background(), config(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +161,7 @@ func TestCheckpointResume(t *testing.T) {
 	// Stopped after 30 steps, in epoch 1: resumed for the rest of epoch 1
 	// and 2 more epochs.
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg := digitsConfig(4)
+	cfg := config(4)
 	tr, te := digitsSplit(t)
 	var part []float64
 	f, err = Fit(ctx, cfg, tr, te, Callbacks{Step: func(m StepMetrics) {
