@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "predict",
-		usage:   "--model FILE.safetensors [--data digits|FILE.csv|FILE.npz|mnist:DIR] [--backend native|pjrt] [--json]",
+		usage:   "--model FILE.safetensors [--data digits|FILE.csv|FILE.npz|mnist:DIR] [--test] [--backend native|pjrt] [--json]",
 		summary: "classify the rows of a data set with a network 'hofuse train' saved, and print its accuracy",
 		run:     runPredict,
 	})
@@ -41,6 +41,7 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
 	logits := fs.Bool("logits", false, "also print each row's logits")
+	testOnly := fs.Bool("test", false, "only the test rows of the split 'hofuse train' recorded in the checkpoint (--data must be the data it trained on): the accuracy is the one train reported")
 	asJSON := fs.Bool("json", false, "print one JSON object: the predictions, labels, accuracy and loss")
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
@@ -77,8 +78,26 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	rows := ds.rows
-	if ds.test != nil {
+	switch {
+	case ds.test != nil:
 		rows = ds.test // MNIST: its test half
+	case *testOnly:
+		split, ok := ck.Extra["hofuse.split"]
+		if !ok {
+			return usagef("--test: %s records no split (it was not saved by 'hofuse train'); leave --test out to predict every row", *model)
+		}
+		if trained := ck.Extra["hofuse.data"]; trained != df.spec {
+			return usagef("--test: %s was trained on --data %s, not %s; its test rows are those of the data it trained on", *model, trained, df.spec)
+		}
+		fractions, err := parseSplit(split)
+		if err != nil {
+			return fmt.Errorf("--model %s: the split it records: %w", *model, err)
+		}
+		parts, err := rows.Split(splitSeed, fractions...)
+		if err != nil {
+			return err
+		}
+		rows = parts[len(parts)-1]
 	}
 	hint := func(int, string) string {
 		return "the model (" + describeSizes(mc.Sizes) + ") was trained on other data"

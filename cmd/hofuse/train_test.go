@@ -278,3 +278,25 @@ func TestTrainPJRT(t *testing.T) {
 	}
 	assert.LessOrEqual(t, differ, 2, "rows classed differently by PJRT and native (a near tie may flip)")
 }
+
+// predict --test classifies the test rows of the split train recorded:
+// its accuracy and loss are train's test metrics.
+func TestPredictTestRows(t *testing.T) {
+	dir := t.TempDir()
+	save := filepath.Join(dir, "m.safetensors")
+	rep := trainJSON(t, "--epochs", "2", "--split", "0.7,0.1,0.2", "--save", save)
+	code, out, errs := hofuse("predict", "--json", "--test", "--model", save)
+	require.Equal(t, 0, code, errs)
+	var pr predictReport
+	require.NoError(t, json.Unmarshal([]byte(out), &pr))
+	assert.Equal(t, rep.TestRows, pr.Rows)
+	assert.Equal(t, rep.TestAccuracy, pr.Accuracy)
+	assert.InDelta(t, rep.TestLoss, pr.Loss, 1e-12)
+
+	small := filepath.Join(dir, "small.csv")
+	require.NoError(t, os.WriteFile(small, []byte("0.1,0.2,0\n0.3,0.4,1\n"), 0o644))
+	code, _, errs = hofuse("predict", "--test", "--model", save, "--data", small)
+	assert.Equal(t, 2, code)
+	first, _, _ := strings.Cut(errs, "\n")
+	assert.Equal(t, "hofuse predict: --test: "+save+" was trained on --data digits, not "+small+"; its test rows are those of the data it trained on", first)
+}
