@@ -226,7 +226,7 @@ func openBackend(name, plugin string, rf *runFlags) (lowering.Backend, func(), e
 
 // optimizerFor makes --optimizer with --lr (0: the optimizer's default).
 func optimizerFor(name string, lr float64) (optim.Optimizer, error) {
-	def := map[string]float64{"sgd": 0.1, "momentum": 0.01, "adam": 0.005, "adamw": 0.005}
+	def := map[string]float64{"sgd": 0.1, "momentum": 0.01, "adam": 0.001, "adamw": 0.001}
 	d, ok := def[name]
 	if !ok {
 		return nil, usagef("--optimizer: %q is not sgd, momentum, adam or adamw", name)
@@ -288,7 +288,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	df.register(fs)
 	epochs := fs.Int("epochs", 20, "`passes` over the training rows (with --resume: more passes)")
 	optName := fs.String("optimizer", "adam", "sgd, momentum (SGD with momentum 0.9), adam or adamw")
-	lr := fs.Float64("lr", 0, "learning `rate` (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.005)")
+	lr := fs.Float64("lr", 0, "learning `rate` (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.001, PyTorch's default for Adam)")
 	seed := fs.Uint64("seed", 1, "`seed` of the initial weights and of every epoch's order of rows")
 	split := fs.String("split", "0.8,0.2", "`fractions` of the rows to train and test on (a third, in the middle, is a validation set); the rows are shuffled with a fixed seed first, so every --seed sees the same split. Not with mnist:DIR, which has its own test set")
 	backend := fs.String("backend", "native", "where to train: native (in-process Go) or pjrt (a PJRT plugin)")

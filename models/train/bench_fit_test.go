@@ -17,12 +17,12 @@ import (
 )
 
 // digitsTargetConfig is what "hofuse train" trains by default: the MLP
-// 64-128-128-10 with BatchNorm and ReLU, Adam at 0.005, batch 64, 20
+// 64-128-128-10 with BatchNorm and ReLU, Adam at 0.001, batch 64, 20
 // epochs, on the digits' fixed 80/20 split (data.Split with seed 1).
 func digitsTargetConfig(seed uint64, be lowering.Backend) FitConfig {
 	return FitConfig{
 		Model:     models.MLPConfig{Sizes: []int{64, 128, 128, 10}, Norm: models.NormBatch},
-		Optimizer: optim.NewAdam(0.005),
+		Optimizer: optim.NewAdam(0.001),
 		Backend:   be,
 		Epochs:    20,
 		Batch:     64,
