@@ -142,22 +142,18 @@ func (d *dataFlags) load(dt graph.DType) (*dataSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, ds := range []*data.Dataset{set.rows, set.test} {
+	for _, p := range []**data.Dataset{&set.rows, &set.test} {
+		ds := *p
 		if ds == nil {
 			continue
 		}
 		if ds.Classes() == 0 {
 			return nil, fmt.Errorf("--data %s: %s holds float targets, not integer class labels; hofuse train trains classifiers", spec, ds.Name())
 		}
-		if ds.DType() != dt {
-			if set.rows, err = set.rows.AsType(dt); err != nil {
+		if ds.DType() != dt { // digits are f32 whatever --dtype says
+			if *p, err = ds.AsType(dt); err != nil {
 				return nil, err
 			}
-		}
-	}
-	if set.test != nil && set.test.DType() != dt {
-		if set.test, err = set.test.AsType(dt); err != nil {
-			return nil, err
 		}
 	}
 	return &set, nil
@@ -297,7 +293,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
 	save := fs.String("save", "", "save the trained network, its optimizer state and where training stood to `FILE.safetensors` (also when interrupted)")
-	resume := fs.String("resume", "", "continue the training a checkpoint `FILE` recorded, for --epochs more epochs (its model, optimizer, batch and seed)")
+	resume := fs.String("resume", "", "continue the training a checkpoint `FILE` recorded, for --epochs more epochs (its model, optimizer, batch, seed and split)")
 	plotPath := fs.String("plot", "", "draw the loss and accuracy curves, training and validation, to the PNG `file`")
 	asJSON := fs.Bool("json", false, "print one JSON object: the per-epoch history and the test metrics")
 	verbose := verboseFlag(fs)
@@ -358,6 +354,14 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		if cfg, err = ck.FitConfig(*epochs, nil); err != nil {
 			return fmt.Errorf("--resume %s: %w", *resume, err)
+		}
+		// The split the run trained on, unless --split says otherwise:
+		// the same rows in the same order continue the run exactly.
+		if rec, ok := ck.Extra["hofuse.split"]; ok && !set["split"] {
+			*split = rec
+			if fractions, err = parseSplit(rec); err != nil {
+				return fmt.Errorf("--resume %s: the split it records: %w", *resume, err)
+			}
 		}
 	} else {
 		sizesGiven := mf.sizes != ""

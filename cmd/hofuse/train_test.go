@@ -87,6 +87,13 @@ func TestTrainResume(t *testing.T) {
 		assert.Equal(t, *e.ValLoss, *got[i].ValLoss, "epoch %d", e.Epoch)
 	}
 	assert.Equal(t, straight.TestAccuracy, b.TestAccuracy)
+
+	// The split is the checkpoint's too.
+	v := trainJSON(t, "--epochs", "1", "--split", "0.7,0.1,0.2", "--save", save)
+	w := trainJSON(t, "--epochs", "1", "--resume", save)
+	assert.Equal(t, v.TrainRows, w.TrainRows)
+	assert.Equal(t, v.ValRows, w.ValRows)
+	assert.Equal(t, 180, w.ValRows)
 }
 
 // Bad input is refused before any training: one line naming the problem
