@@ -223,9 +223,15 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		return printJSON(stdout, rep)
 	}
 	writeDemoTable(&text, rep, *noRef)
+	text.WriteString(demoTrainHint)
 	_, err = io.WriteString(stdout, text.String())
 	return err
 }
+
+// demoTrainHint ends the demo's text: the next thing to try.
+const demoTrainHint = "\nnext, train a network on real data (scikit-learn's digits, built in; a few seconds):\n" +
+	"  hofuse train --save digits.safetensors --plot digits.png\n" +
+	"  hofuse predict --model digits.safetensors\n"
 
 // writeDemoTable writes the latency table, the speed-ups and the
 // differences of a demo report.

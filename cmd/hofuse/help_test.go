@@ -33,8 +33,10 @@ var helpCases = [][]string{
 	{"pjrt", "--help"},
 	{"pjrt", "install", "--help"},
 	{"pjrt", "path", "--help"},
+	{"predict", "--help"},
 	{"run", "--help"},
 	{"show", "--help"},
+	{"train", "--help"},
 }
 
 // TestHelpGolden compares each help text with its golden file in

@@ -59,6 +59,23 @@
 // FitConfig.DropLast leaves the last batch out instead; with BatchNorm a
 // last batch of one row always is.
 //
+// # Checkpoints
+//
+// Fitted.Save writes what was learned to a safetensors file (package
+// checkpoint): the parameters, the optimizer's state and the BatchNorm
+// running statistics, by the names the step carries them under
+// ("dense1.W", "dense1.W.m", "bn1.mean", …), and in the metadata, as
+// JSON, the model (MetaModel), the optimizer (MetaOptimizer) and where
+// training stood (MetaProgress: steps, epoch, batches of it done, seed,
+// batch size). LoadCheckpoint needs only the file: Checkpoint.Fitted
+// predicts with it, and Checkpoint.FitConfig continues its training,
+// taking the steps the run that saved it would have taken next (the same
+// order of rows, the same step count for Adam's bias correction), so the
+// loss curve goes on bit for bit. LoadWeights reads the parameters of a
+// model given its configuration from any safetensors file with hofuse's
+// names, such as one written by Python. A tensor missing, extra or of
+// another shape is an error naming it and both shapes.
+//
 // fusion.Fuse terminates quickly on the steps of the MLPs tested (each
 // norm, SGD and Adam, 20 to 80 ms for the 4-3-2 MLP), so Options.Fusion
 // disables no rule by default.

@@ -41,6 +41,16 @@ type FitConfig struct {
 	// DropLast leaves out each epoch's last batch when it is smaller than
 	// Batch. By default it is trained on: see Fit.
 	DropLast bool
+	// EvalTrain evaluates the training set too after each epoch, in
+	// inference mode, for EpochMetrics.TrainAccuracy (NaN otherwise).
+	EvalTrain bool
+	// Resume, when not nil, continues the training a checkpoint recorded:
+	// Fit starts from its carried values, its step count and its place
+	// in the data (epoch and batch), instead of from weights drawn with
+	// Seed, and runs Epochs more epochs. With the same Seed, Batch,
+	// DropLast and optimizer as the run that saved it, the steps are the
+	// ones that run would have taken next, bit for bit.
+	Resume *Checkpoint
 }
 
 // StepMetrics are what the per-step callback sees.
@@ -56,6 +66,9 @@ type EpochMetrics struct {
 	Epoch     int     // the epoch, from 0
 	Steps     int     // steps done so far
 	TrainLoss float64 // the mean of the epoch's step losses, weighted by rows
+	// TrainAccuracy is the training set's accuracy after the epoch, in
+	// inference mode, with FitConfig.EvalTrain; NaN without.
+	TrainAccuracy float64
 	// ValLoss and ValAccuracy are Evaluate's on the validation set, NaN
 	// when Fit was given none.
 	ValLoss, ValAccuracy float64
@@ -80,6 +93,13 @@ type Fitted struct {
 	infer    map[int]*plan    // the inference model, by row count
 	values   map[string]graph.Value
 	steps    int
+	// loaded are the carried values of a checkpoint not yet moved into a
+	// trainer: Fit's starting point on Resume, or the values an inference
+	// network loaded with Checkpoint.Fitted runs on.
+	loaded map[string]graph.Value
+	// epoch is the epoch under way (or next) and done the batches of it
+	// already trained on: where a checkpoint resumes.
+	epoch, done int
 }
 
 // plan is the inference model compiled for one row count.
@@ -103,6 +123,13 @@ type plan struct {
 // as reading the parameters three times with Adam, small beside an
 // epoch's steps. With BatchNorm a last batch of a single row is left out,
 // as its batch variance is undefined.
+//
+// With cfg.Resume, Fit starts where the checkpoint left off (see
+// FitConfig.Resume): at its epoch, after the batches of it already
+// trained on, with its carried values and step count; the epochs are
+// numbered on from the checkpoint's. The checkpoint's tensors must be
+// the ones the step carries, of the same types: a mismatch names the
+// tensor and both shapes.
 //
 // ctx is checked before every step: when it is done, Fit returns the
 // network as trained so far and an error wrapping ctx.Err() that says
@@ -160,7 +187,22 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	if be == nil {
 		be = native.New(native.Options{})
 	}
-	return &Fitted{cfg: cfg, be: be, classes: sizes[len(sizes)-1], trainers: map[int]*Trainer{}, infer: map[int]*plan{}}, nil
+	f := &Fitted{cfg: cfg, be: be, classes: sizes[len(sizes)-1], trainers: map[int]*Trainer{}, infer: map[int]*plan{}}
+	if c := cfg.Resume; c != nil {
+		if err := c.matchStep(cfg); err != nil {
+			return nil, fmt.Errorf("train: fit: resume: %w", err)
+		}
+		if c.Epoch < 0 || c.Done < 0 || c.Steps < 0 {
+			return nil, fmt.Errorf("train: fit: resume: %s records epoch %d, batch %d, step %d; want counts of at least 0", c.Path, c.Epoch, c.Done, c.Steps)
+		}
+		f.loaded, f.steps, f.epoch, f.done = copyValues(c.Values), c.Steps, c.Epoch, c.Done
+		if n := train.NumBatches(cfg.Batch, cfg.DropLast); f.done >= n {
+			// The checkpoint was saved with its last batch trained on
+			// but not the epoch's end: start with the next epoch.
+			f.epoch, f.done = f.epoch+1, 0
+		}
+	}
+	return f, nil
 }
 
 // checkSet says whether ds fits the model of cfg.
@@ -181,14 +223,21 @@ func checkSet(cfg FitConfig, ds *data.Dataset) error {
 func (f *Fitted) fit(ctx context.Context, train, val *data.Dataset, cb Callbacks) error {
 	cfg := f.cfg
 	bn := cfg.Model.Norm == models.NormBatch
-	for e := range cfg.Epochs {
+	first := f.epoch
+	for e := first; e < first+cfg.Epochs; e++ {
 		batches, err := train.Batches(cfg.Batch, data.BatchOptions{Seed: cfg.Seed, Epoch: e, DropLast: cfg.DropLast, Reuse: true})
 		if err != nil {
 			return fmt.Errorf("train: fit: %w", err)
 		}
-		sum, rows := 0.0, 0
+		sum, rows, skip := 0.0, 0, f.done
+		f.epoch = e
 		for b := range batches {
+			if skip > 0 { // trained on before the checkpoint
+				skip--
+				continue
+			}
 			if b.Size() == 1 && bn {
+				f.done++
 				continue
 			}
 			if err := ctx.Err(); err != nil {
@@ -203,6 +252,7 @@ func (f *Fitted) fit(ctx context.Context, train, val *data.Dataset, cb Callbacks
 				return fmt.Errorf("train: fit: epoch %d: %w", e, err)
 			}
 			f.steps++
+			f.done++
 			f.values = nil // the inference bindings are taken again
 			sum += loss * float64(b.Size())
 			rows += b.Size()
@@ -210,7 +260,13 @@ func (f *Fitted) fit(ctx context.Context, train, val *data.Dataset, cb Callbacks
 				cb.Step(StepMetrics{Step: f.steps, Epoch: e, Rows: b.Size(), Loss: loss})
 			}
 		}
-		em := EpochMetrics{Epoch: e, Steps: f.steps, TrainLoss: sum / float64(rows), ValLoss: math.NaN(), ValAccuracy: math.NaN()}
+		f.epoch, f.done = e+1, 0
+		em := EpochMetrics{Epoch: e, Steps: f.steps, TrainLoss: sum / float64(rows), TrainAccuracy: math.NaN(), ValLoss: math.NaN(), ValAccuracy: math.NaN()}
+		if cfg.EvalTrain {
+			if _, em.TrainAccuracy, err = f.Evaluate(train); err != nil {
+				return err
+			}
+		}
 		if val != nil {
 			if em.ValLoss, em.ValAccuracy, err = f.Evaluate(val); err != nil {
 				return err
@@ -230,7 +286,7 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 	if tr != nil && tr == f.current {
 		return tr, nil
 	}
-	var from map[string]graph.Value
+	from := f.loaded
 	if f.current != nil {
 		v, err := f.current.HostValues()
 		if err != nil {
@@ -266,7 +322,7 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 	} else if err := tr.load(from, f.steps); err != nil {
 		return nil, fmt.Errorf("train: fit: batch of %d rows: %w", n, err)
 	}
-	f.current = tr
+	f.current, f.loaded = tr, nil
 	f.values = nil
 	return tr, nil
 }
@@ -317,7 +373,7 @@ func (f *Fitted) Steps() int { return f.steps }
 // inference returns the inference model compiled for n rows and the
 // bindings of its parameters.
 func (f *Fitted) inference(n int) (*plan, error) {
-	if f.current == nil {
+	if f.current == nil && f.loaded == nil {
 		return nil, errors.New("train: the network has not been trained")
 	}
 	p := f.infer[n]
@@ -340,7 +396,15 @@ func (f *Fitted) inference(n int) (*plan, error) {
 		f.infer[n] = p
 	}
 	if f.values == nil {
-		v, err := f.current.InferenceBindings(p.m)
+		carried := f.loaded
+		if f.current != nil {
+			v, err := f.current.HostValues()
+			if err != nil {
+				return nil, err
+			}
+			carried = v
+		}
+		v, err := inferenceBindings(carried, p.m)
 		if err != nil {
 			return nil, err
 		}

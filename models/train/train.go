@@ -214,6 +214,11 @@ func (tr *Trainer) InferenceBindings(m *models.Model) (map[string]graph.Value, e
 	if err != nil {
 		return nil, err
 	}
+	return inferenceBindings(carried, m)
+}
+
+// inferenceBindings is InferenceBindings on the carried values carried.
+func inferenceBindings(carried map[string]graph.Value, m *models.Model) (map[string]graph.Value, error) {
 	out := make(map[string]graph.Value, len(m.Params))
 	for _, p := range m.Params {
 		v, ok := carried[p.Name]
