@@ -5,8 +5,10 @@ package pjrt
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	xp "github.com/gomlx/go-xla/pkg/pjrt"
 	"github.com/gomlx/go-xla/pkg/types/dtypes"
@@ -128,3 +130,20 @@ func (n *nativeClient) download(b nativeBuf, want TensorType) (graph.Value, erro
 	}
 	return h.value()
 }
+
+// shared makes a buffer of type t whose memory is host memory the caller
+// writes (PJRT_Client_CreateViewOfDeviceBuffer over aligned memory): on a
+// CPU plugin an input written there needs no upload. It returns the buffer
+// and its memory, valid until the buffer is freed.
+func (n *nativeClient) shared(t TensorType) (nativeBuf, []byte, error) {
+	b, flat, err := n.client.NewSharedBuffer(toXLA[t.DType], t.Dims)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := reflect.ValueOf(flat)
+	size := v.Len() * int(v.Type().Elem().Size())
+	return b, unsafe.Slice((*byte)(v.UnsafePointer()), size), nil
+}
+
+// readInto copies b, of type t, into dst (row-major bytes of t).
+func (n *nativeClient) readInto(b nativeBuf, dst []byte) error { return b.ToHost(dst) }
