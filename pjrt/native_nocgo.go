@@ -33,4 +33,4 @@ func (*nativeClient) download(nativeBuf, TensorType) (graph.Value, error) {
 	return nil, ErrNoCgo
 }
 func (*nativeClient) shared(TensorType) (nativeBuf, []byte, error) { return nil, nil, ErrNoCgo }
-func (*nativeClient) readInto(nativeBuf, []byte) error            { return ErrNoCgo }
+func (*nativeClient) readInto(nativeBuf, []byte) error             { return ErrNoCgo }
