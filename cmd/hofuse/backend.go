@@ -5,11 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/xla"
 )
 
 // byteSize is a flag value of bytes with an optional unit: 4GiB, 512MiB,
@@ -132,3 +136,65 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
+
+// transferSplit is where a PJRT row's run time goes: medians over the
+// timed runs of copying the data inputs to the device, executing, and
+// copying the result back. The parameters were copied once, before.
+type transferSplit struct {
+	TransferInMs  float64 `json:"transfer_in_ms"`
+	ExecuteMs     float64 `json:"execute_ms"`
+	TransferOutMs float64 `json:"transfer_out_ms"`
+}
+
+// splitter collects a session's timings run by run; nil for a back end
+// that has none.
+type splitter struct {
+	s             *xla.Session
+	in, exec, out []float64
+}
+
+// add records the timing of run i of n.
+func (sp *splitter) add(i, n int) {
+	if sp == nil {
+		return
+	}
+	if sp.in == nil {
+		sp.in, sp.exec, sp.out = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	t := sp.s.Timing()
+	sp.in[i], sp.exec[i], sp.out[i] = ms(t.In), ms(t.Execute), ms(t.Out)
+}
+
+func (sp *splitter) medians() *transferSplit {
+	if sp == nil || len(sp.in) == 0 {
+		return nil
+	}
+	med := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	return &transferSplit{TransferInMs: med(sp.in), ExecuteMs: med(sp.exec), TransferOutMs: med(sp.out)}
+}
+
+// bindParams returns how to run exe on in: a PJRT executable has the
+// inputs that are parameters (graph.Input.Param) bound once, on the
+// device, and each run copies the others; any other runs exe.Run(in).
+func bindParams(exe lowering.Executable, g *fusion.Graph, in map[string]graph.Value) (run func() (graph.Value, error), split *splitter, done func(), err error) {
+	x, ok := exe.(*xla.Executable)
+	if !ok {
+		return func() (graph.Value, error) { return exe.Run(in) }, nil, func() {}, nil
+	}
+	params, data := map[string]graph.Value{}, map[string]graph.Value{}
+	for _, i := range g.Inputs {
+		if i.Param {
+			params[i.Name] = in[i.Name]
+		} else {
+			data[i.Name] = in[i.Name]
+		}
+	}
+	s, err := x.BindSession(params)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return func() (graph.Value, error) { return s.Run(data) }, &splitter{s: s}, func() { s.Close() }, nil
+}
