@@ -54,6 +54,9 @@ func openNative(path string) (*nativeClient, coreInfo, error) {
 	if err != nil {
 		return nil, coreInfo{}, err
 	}
+	if major, minor := plugin.Version(); checkAPIVersion(path, major, minor) != nil {
+		return nil, coreInfo{}, &versionError{checkAPIVersion(path, major, minor)}
+	}
 	client, err := plugin.NewClient(xp.NamedValuesMap{"cpu_device_count": int64(1)})
 	if err != nil {
 		client, err = plugin.NewClient(nil)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -197,4 +198,29 @@ func bindParams(exe lowering.Executable, g *fusion.Graph, in map[string]graph.Va
 		return nil, nil, nil, err
 	}
 	return func() (graph.Value, error) { return s.Run(data) }, &splitter{s: s}, func() { s.Close() }, nil
+}
+
+// autoBackend is --backend auto on a loaded plugin: it compiles on PJRT,
+// and a program the plugin rejects on the native executor instead, with a
+// one-line notice.
+type autoBackend struct {
+	pjrt, native lowering.Backend
+	stderr       io.Writer
+}
+
+func (a *autoBackend) Name() string { return a.pjrt.Name() }
+
+func (a *autoBackend) Compile(g *fusion.Graph) (lowering.Executable, error) {
+	exe, err := a.pjrt.Compile(g)
+	if err == nil {
+		return exe, nil
+	}
+	fmt.Fprintf(a.stderr, "hofuse: PJRT cannot run this program (%s); using the native executor\n", firstLine(err))
+	return a.native.Compile(g)
+}
+
+// firstLine is the first line of err's message.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }

@@ -388,14 +388,21 @@ func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBacke
 		}
 		client, err := pjrt.Open(path)
 		if err != nil {
-			if name == "auto" && errors.Is(err, pjrt.ErrNoCgo) {
-				fmt.Fprintf(stderr, "hofuse demo: %v; using the native executor\n", err)
+			// With auto, a plugin that does not load (no cgo, another PJRT
+			// C API version, a library it needs missing) falls back too; a
+			// damaged file is an error, to be fixed, as above.
+			var damaged *pjrt.DamagedError
+			if name == "auto" && !errors.As(err, &damaged) {
+				fmt.Fprintf(stderr, "hofuse: PJRT unavailable (%s); using the native executor\n", firstLine(err))
 				return demoBackends{nativeBE, nativeBE}, func() {}, nil
 			}
 			return demoBackends{}, nil, err
 		}
-		return demoBackends{xla.New(client, xla.Options{}), xla.New(client, xla.Options{PerKernel: true})},
-			func() { client.Close() }, nil
+		be := demoBackends{xla.New(client, xla.Options{}), xla.New(client, xla.Options{PerKernel: true})}
+		if name == "auto" {
+			be = demoBackends{&autoBackend{pjrt: be.fused, native: nativeBE, stderr: stderr}, &autoBackend{pjrt: be.unfused, native: nativeBE, stderr: stderr}}
+		}
+		return be, func() { client.Close() }, nil
 	}
 	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
 }

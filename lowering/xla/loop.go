@@ -114,7 +114,7 @@ func (b *Backend) CompileLoopGraph(g *fusion.Graph, spec lowering.LoopSpec) (*Lo
 	}
 	x, err := b.compile(g, loop, l.elemLeaf)
 	if err != nil {
-		return nil, err
+		return nil, b.rejected(err)
 	}
 	l.x = x
 	if !x.perKernel {

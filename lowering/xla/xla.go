@@ -93,7 +93,20 @@ func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
 
 // CompileGraph is Compile returning the concrete type, with its Stats.
 func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
-	return b.compile(g, nil, nil)
+	x, err := b.compile(g, nil, nil)
+	return x, b.rejected(err)
+}
+
+// rejected adds to an error of the plugin's compiler the plugin and its
+// PJRT C API version, and the native back end as the way around it.
+func (b *Backend) rejected(err error) error {
+	var ce compileError
+	if err == nil || !errors.As(err, &ce) {
+		return err
+	}
+	major, minor := b.client.APIVersion()
+	return fmt.Errorf("%w\n(plugin %s, PJRT C API %d.%d); the native back end runs this program without PJRT: --backend native",
+		err, b.client.PluginPath(), major, minor)
 }
 
 // compile lowers g and compiles it: one executable, or one per kernel.
