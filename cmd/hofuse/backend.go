@@ -147,10 +147,10 @@ type transferSplit struct {
 	TransferOutMs float64 `json:"transfer_out_ms"`
 }
 
-// splitter collects a session's timings run by run; nil for a back end
-// that has none.
+// splitter collects a PJRT session's or loop's timings run by run; nil
+// for a back end that has none.
 type splitter struct {
-	s             *xla.Session
+	timing        func() xla.Timing
 	in, exec, out []float64
 }
 
@@ -160,10 +160,18 @@ func (sp *splitter) add(i, n int) {
 		return
 	}
 	if sp.in == nil {
-		sp.in, sp.exec, sp.out = make([]float64, n), make([]float64, n), make([]float64, n)
+		sp.in, sp.exec, sp.out = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	}
-	t := sp.s.Timing()
-	sp.in[i], sp.exec[i], sp.out[i] = ms(t.In), ms(t.Execute), ms(t.Out)
+	sp.record()
+}
+
+// record appends the last run's timing.
+func (sp *splitter) record() {
+	if sp == nil {
+		return
+	}
+	t := sp.timing()
+	sp.in, sp.exec, sp.out = append(sp.in, ms(t.In)), append(sp.exec, ms(t.Execute)), append(sp.out, ms(t.Out))
 }
 
 func (sp *splitter) medians() *transferSplit {
@@ -197,7 +205,7 @@ func bindParams(exe lowering.Executable, g *fusion.Graph, in map[string]graph.Va
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return func() (graph.Value, error) { return s.Run(data) }, &splitter{s: s}, func() { s.Close() }, nil
+	return func() (graph.Value, error) { return s.Run(data) }, &splitter{timing: s.Timing}, func() { s.Close() }, nil
 }
 
 // autoBackend is --backend auto on a loaded plugin: it compiles on PJRT,
