@@ -36,6 +36,11 @@ func xlaFlags() (flags string, added []string) {
 	if setFlags != nil { // Open set them: user holds them already
 		return user, setFlags
 	}
+	return mergeXLAFlags(user)
+}
+
+// mergeXLAFlags adds to the flags user the defaults it does not name.
+func mergeXLAFlags(user string) (flags string, added []string) {
 	for _, f := range DefaultXLAFlags {
 		name, _, _ := strings.Cut(f, "=")
 		if !strings.Contains(user, name+"=") && !strings.Contains(user, name+" ") && !strings.HasSuffix(user, name) {

@@ -7,14 +7,12 @@ import (
 )
 
 func TestXLAFlags(t *testing.T) {
-	t.Setenv(EnvXLAFlags, "")
-	flags, added := XLAFlags()
+	flags, added := mergeXLAFlags("")
 	if flags != strings.Join(DefaultXLAFlags, " ") || len(added) != len(DefaultXLAFlags) {
 		t.Errorf("no $XLA_FLAGS: got %q, added %q; want the defaults", flags, added)
 	}
 	// A flag the user sets wins; the other default is still added.
-	t.Setenv(EnvXLAFlags, "--xla_cpu_enable_fast_min_max=true --xla_dump_to=/tmp/x")
-	flags, added = XLAFlags()
+	flags, added = mergeXLAFlags("--xla_cpu_enable_fast_min_max=true --xla_dump_to=/tmp/x")
 	if want := "--xla_cpu_enable_fast_math=false --xla_cpu_enable_fast_min_max=true --xla_dump_to=/tmp/x"; flags != want {
 		t.Errorf("got %q, want %q", flags, want)
 	}
