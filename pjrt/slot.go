@@ -3,6 +3,8 @@ package pjrt
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -190,4 +192,100 @@ func rowMajorBytes(v graph.Value) (data []byte, ok bool) {
 		return asBytes(a.Float64s()[off : off+n]), true
 	}
 	return nil, false
+}
+
+// Call runs one executable again and again on device buffers, reading its
+// results straight into host values, with what a run needs on the Go side
+// (the lists of inputs and locks) kept from one run to the next: a
+// steady-state run allocates only what go-xla allocates to execute. A Call
+// is for one caller at a time.
+type Call struct {
+	e     *Executable
+	locks []bufLock
+	nbs   []nativeBuf
+	// Executed is when the last run's execution ended and its results
+	// began to be read.
+	Executed time.Time
+}
+
+// NewCall makes a Call of e.
+func (e *Executable) NewCall() *Call { return &Call{e: e} }
+
+// Run runs the program on inputs (checked as in RunBuffers; none donated)
+// and reads result i into out[i]: in place when out[i] is a row-major f32
+// or f64 array of the result's type (a caller's storage reused from run to
+// run), else into a new value stored in out[i]. The device results are
+// freed before Run returns.
+func (c *Call) Run(inputs []*Buffer, out []graph.Value) error {
+	e := c.e
+	if !e.valid() {
+		return errNotCompiled
+	}
+	params, results := e.x.sig.params, e.x.sig.results
+	if len(inputs) != len(params) {
+		return fmt.Errorf("pjrt: run: got %d inputs, the program takes %d", len(inputs), len(params))
+	}
+	if len(out) != len(results) {
+		return fmt.Errorf("pjrt: run: %d places for the program's %d results", len(out), len(results))
+	}
+	c.locks = c.locks[:0]
+	for i, b := range inputs {
+		if b == nil || b.st == nil {
+			return fmt.Errorf("pjrt: run: %s: nil buffer", e.argName(i))
+		}
+		if b.st.core != e.client.core {
+			return fmt.Errorf("pjrt: run: %s: buffer belongs to another plugin client", e.argName(i))
+		}
+		if err := e.checkArg(i, b.typ, "buffer"); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(c.locks, func(l bufLock) bool { return l.st == b.st }) {
+			c.locks = append(c.locks, bufLock{st: b.st})
+		}
+	}
+	// Read locks only: their order does not matter.
+	for _, l := range c.locks {
+		l.st.mu.RLock()
+	}
+	defer func() {
+		for _, l := range c.locks {
+			l.st.mu.RUnlock()
+		}
+		clear(c.locks)
+	}()
+	c.nbs = c.nbs[:0]
+	for i, b := range inputs {
+		if b.st.nb == nil {
+			return fmt.Errorf("pjrt: run: %s: buffer was %s", e.argName(i), b.st.gone)
+		}
+		c.nbs = append(c.nbs, b.st.nb)
+	}
+	defer clear(c.nbs)
+	co, err := e.client.use("run")
+	if err != nil {
+		return err
+	}
+	defer co.rw.RUnlock()
+	n := co.native
+	outs, err := n.execute(e.x.exe, c.nbs, nil)
+	c.Executed = time.Now()
+	if err != nil {
+		return fmt.Errorf("pjrt: run: %w", deviceError(err))
+	}
+	var errs []error
+	for i, o := range outs {
+		if data, ok := rowMajorBytes(out[i]); ok && checkValueType(out[i], results[i]) == nil {
+			if len(data) > 0 {
+				if err := n.readInto(o, data); err != nil {
+					errs = append(errs, fmt.Errorf("pjrt: run: result %d: %w", i, err))
+				}
+			}
+		} else if v, err := n.download(o, results[i]); err != nil {
+			errs = append(errs, fmt.Errorf("pjrt: run: result %d: %w", i, err))
+		} else {
+			out[i] = v
+		}
+		n.freeBuf(o)
+	}
+	return errors.Join(errs...)
 }

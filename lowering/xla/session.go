@@ -42,11 +42,13 @@ type Session struct {
 	// fused mode: one slot per parameter of main that is data
 	slots []*pjrt.InputSlot // per parameter of main; nil for a bound one
 	args  []*pjrt.Buffer    // reused between runs
+	call  *pjrt.Call        // the run, its lists reused
+	reuse []bool            // per result leaf: host storage in out, read into in place
 
 	// per-kernel mode: one slot per leaf of each data input
 	leafSlots map[*graph.Input][]*pjrt.InputSlot
 
-	out   []*graph.Array // per result leaf, reused; nil for a leaf copied anew (not f32/f64, or rank 0)
+	out   []*graph.Array // per result leaf, reused; nil for a leaf read anew (not f32/f64, or rank 0)
 	host  []graph.Value  // per result leaf, this run's
 	last  Timing
 	mu    sync.Mutex
@@ -275,14 +277,10 @@ func (s *Session) Run(inputs map[string]graph.Value) (graph.Value, error) {
 	if err := s.checkInputs(inputs); err != nil {
 		return nil, err
 	}
-	var outs []*pjrt.Buffer
-	var inDone time.Time
-	var err error
 	if !s.x.perKernel {
-		inDone, outs, err = s.runFused(inputs)
-	} else {
-		inDone, outs, err = s.runPerKernel(inputs)
+		return s.runFused(inputs, start)
 	}
+	inDone, outs, err := s.runPerKernel(inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +313,9 @@ func (s *Session) checkInputs(inputs map[string]graph.Value) error {
 	return nil
 }
 
-func (s *Session) runFused(inputs map[string]graph.Value) (time.Time, []*pjrt.Buffer, error) {
+// runFused runs the one executable through a pjrt.Call, which reads the
+// results into the session's host arrays as they come off the device.
+func (s *Session) runFused(inputs map[string]graph.Value, start time.Time) (graph.Value, error) {
 	p := s.x.progs[0]
 	var next map[*graph.Input]int // the next leaf of a bound tuple
 	for i, leaf := range p.low.Params {
@@ -333,19 +333,64 @@ func (s *Session) runFused(inputs map[string]graph.Value) (time.Time, []*pjrt.Bu
 		}
 		v, err := leafOf(inputs[leaf.Buffer.Name], leaf.Path)
 		if err != nil {
-			return time.Time{}, nil, fmt.Errorf("xla: input %s: %v", leaf.Buffer.Name, err)
+			return nil, fmt.Errorf("xla: input %s: %v", leaf.Buffer.Name, err)
 		}
 		if s.args[i], err = s.slots[i].Set(v); err != nil {
-			return time.Time{}, nil, fmt.Errorf("xla: input %s: %w", leaf.Buffer.Name, err)
+			return nil, fmt.Errorf("xla: input %s: %w", leaf.Buffer.Name, err)
+		}
+	}
+	if s.call == nil {
+		s.call = p.exe.NewCall()
+		if err := s.makeOut(p.exe.Results()); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range s.reuse {
+		if r {
+			s.host[i] = s.out[i]
+		} else {
+			s.host[i] = nil
 		}
 	}
 	inDone := time.Now()
-	outs, err := p.exe.RunBuffers(s.args, nil)
+	err := s.call.Run(s.args, s.host)
+	end := time.Now()
 	clear(s.args)
+	s.last = Timing{In: inDone.Sub(start), Execute: s.call.Executed.Sub(inDone), Out: end.Sub(s.call.Executed)}
 	if err != nil {
-		return time.Time{}, nil, fmt.Errorf("xla: %w", err)
+		return nil, fmt.Errorf("xla: %w", err)
 	}
-	return inDone, outs, nil
+	return s.result()
+}
+
+// makeOut makes the host arrays results of types ts are read into: one
+// per f32 or f64 array result.
+func (s *Session) makeOut(ts []pjrt.TensorType) error {
+	s.out = make([]*graph.Array, len(ts))
+	s.host = make([]graph.Value, len(ts))
+	s.reuse = make([]bool, len(ts))
+	for i, t := range ts {
+		if len(t.Dims) == 0 || (t.DType != graph.Float32 && t.DType != graph.Float64) {
+			continue
+		}
+		a, err := graph.Zeros(t.DType, t.Dims...)
+		if err != nil {
+			return err
+		}
+		s.out[i], s.reuse[i] = a, true
+	}
+	s.outOK = true
+	return nil
+}
+
+// result is the program's result from its leaves in s.host.
+func (s *Session) result() (graph.Value, error) {
+	if len(s.host) == 1 {
+		if _, ok := s.x.graph.Result.Type.(*graph.TupleType); !ok {
+			return s.host[0], nil
+		}
+	}
+	return assemble(s.x.graph.Result.Type, s.host)
 }
 
 func (s *Session) runPerKernel(inputs map[string]graph.Value) (time.Time, []*pjrt.Buffer, error) {
@@ -380,20 +425,13 @@ func (s *Session) collect(outs []*pjrt.Buffer) (graph.Value, error) {
 		}
 	}()
 	if !s.outOK {
-		s.out = make([]*graph.Array, len(outs))
-		s.host = make([]graph.Value, len(outs))
+		ts := make([]pjrt.TensorType, len(outs))
 		for i, o := range outs {
-			t := o.Type()
-			if len(t.Dims) == 0 || (t.DType != graph.Float32 && t.DType != graph.Float64) {
-				continue
-			}
-			a, err := graph.Zeros(t.DType, t.Dims...)
-			if err != nil {
-				return nil, err
-			}
-			s.out[i] = a
+			ts[i] = o.Type()
 		}
-		s.outOK = true
+		if err := s.makeOut(ts); err != nil {
+			return nil, err
+		}
 	}
 	for i, o := range outs {
 		if a := s.out[i]; a != nil {
@@ -409,10 +447,5 @@ func (s *Session) collect(outs []*pjrt.Buffer) (graph.Value, error) {
 		}
 		s.host[i] = v
 	}
-	if len(s.host) == 1 {
-		if _, ok := s.x.graph.Result.Type.(*graph.TupleType); !ok {
-			return s.host[0], nil
-		}
-	}
-	return assemble(s.x.graph.Result.Type, s.host)
+	return s.result()
 }
