@@ -82,3 +82,26 @@ type LoopResult struct {
 	// new values have replaced the old ones all the same.
 	NonFinite string
 }
+
+// A Binder is an Executable that can keep the values of some of its inputs
+// (a model's parameters) where its programs run, so that each run sends
+// only the other inputs (the data) and brings back only the result: a PJRT
+// executable keeps them in device buffers.
+type Binder interface {
+	// Bind copies params, values of some of the program's inputs, to
+	// where the program runs, once, and returns the program with them
+	// bound. A name that is not an input is an error.
+	Bind(params map[string]graph.Value) (Bound, error)
+}
+
+// Bound is an executable with some inputs bound (Binder).
+type Bound interface {
+	// Run takes every input that is not bound, and nothing else, and
+	// returns the result, which may live in storage reused by the next Run.
+	Run(inputs map[string]graph.Value) (graph.Value, error)
+	// SetParams copies new values of bound inputs (changed parameters);
+	// the others keep theirs.
+	SetParams(params map[string]graph.Value) error
+	// Close frees the bound values; the executable stays usable.
+	Close() error
+}

@@ -130,9 +130,13 @@ func Open(pluginPath string) (*Client, error) {
 				return nil, err
 			}
 		}
+		if err := setXLAFlags(); err != nil {
+			return nil, err
+		}
 		n, info, err := openNative(real)
 		if err != nil {
-			if errors.Is(err, ErrNoCgo) {
+			var ve *versionError
+			if errors.Is(err, ErrNoCgo) || errors.As(err, &ve) {
 				return nil, err
 			}
 			return nil, loadError(abs, err)
@@ -460,12 +464,12 @@ func (e *Executable) Run(inputs ...graph.Value) ([]graph.Value, error) {
 	}()
 	for i, h := range hosts {
 		if bufs[i], err = n.upload(h); err != nil {
-			return nil, fmt.Errorf("pjrt: run: %s: to device: %w", e.argName(i), err)
+			return nil, fmt.Errorf("pjrt: run: %s: to device: %w", e.argName(i), deviceError(err))
 		}
 	}
 	outs, err := n.execute(e.x.exe, bufs, nil)
 	if err != nil {
-		return nil, fmt.Errorf("pjrt: run: %w", err)
+		return nil, fmt.Errorf("pjrt: run: %w", deviceError(err))
 	}
 	defer func() {
 		for _, o := range outs {
@@ -538,7 +542,7 @@ func (c *Client) ToDevice(v graph.Value) (*Buffer, error) {
 	defer co.rw.RUnlock()
 	nb, err := co.native.upload(h)
 	if err != nil {
-		return nil, fmt.Errorf("pjrt: to device: %w", err)
+		return nil, fmt.Errorf("pjrt: to device: %w", deviceError(err))
 	}
 	return c.newBuffer(co, nb, h.typ), nil
 }
@@ -666,7 +670,7 @@ func (e *Executable) RunBuffers(inputs []*Buffer, donate []bool) ([]*Buffer, err
 	defer co.rw.RUnlock()
 	outs, err := co.native.execute(e.x.exe, nbs, donate)
 	if err != nil {
-		return nil, fmt.Errorf("pjrt: run: %w", err)
+		return nil, fmt.Errorf("pjrt: run: %w", deviceError(err))
 	}
 	for _, l := range locks {
 		if l.donated { // PJRT took its memory; go-xla marked the buffer invalid.

@@ -90,6 +90,29 @@
 // result; a donated Buffer reports so on later use. Destroy buffers when
 // done; a runtime cleanup frees forgotten ones when they are collected.
 //
+// # Runs without needless copies
+//
+// InputSlot is a device buffer for one input that a program takes anew on
+// each run; on a CPU plugin it is a view of host memory
+// (CreateViewOfDeviceBuffer), so Set copies the value there once and PJRT
+// reads it in place. Call reruns an executable with its lists kept and
+// reads each result into a caller's array (Buffer.CopyTo reads one buffer
+// that way); on a CPU plugin a result is copied straight from its memory,
+// without PJRT's asynchronous transfer. lowering/xla's Session is built on
+// these.
+//
+// # XLA options and versions
+//
+// Open adds DefaultXLAFlags to $XLA_FLAGS (those it does not name) before
+// the first plugin loads: no fast math and NaN-propagating min/max, for
+// correctness first. XLA reads $XLA_FLAGS once per process into the
+// DebugOptions every compile starts from (go-xla offers no other setter
+// for them); XLAFlags reports what is in force, and hofuse doctor prints
+// it. A plugin implementing another major version of the PJRT C API than
+// APIMajor is refused by Open before a client is made, naming both
+// versions. Errors of a run that ran out of device memory say so and name
+// the native back end.
+//
 // # Logging and testing
 //
 // Open sets TF_CPP_MIN_LOG_LEVEL=1 when it is unset, which keeps the

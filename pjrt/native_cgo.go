@@ -5,8 +5,10 @@ package pjrt
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	xp "github.com/gomlx/go-xla/pkg/pjrt"
 	"github.com/gomlx/go-xla/pkg/types/dtypes"
@@ -21,6 +23,7 @@ const cgoEnabled = true
 type nativeClient struct {
 	plugin *xp.Plugin
 	client *xp.Client
+	cpu    bool // the platform is "cpu": a buffer's memory is host memory
 }
 
 type (
@@ -51,6 +54,9 @@ func openNative(path string) (*nativeClient, coreInfo, error) {
 	if err != nil {
 		return nil, coreInfo{}, err
 	}
+	if major, minor := plugin.Version(); checkAPIVersion(path, major, minor) != nil {
+		return nil, coreInfo{}, &versionError{checkAPIVersion(path, major, minor)}
+	}
 	client, err := plugin.NewClient(xp.NamedValuesMap{"cpu_device_count": int64(1)})
 	if err != nil {
 		client, err = plugin.NewClient(nil)
@@ -70,7 +76,7 @@ func openNative(path string) (*nativeClient, coreInfo, error) {
 	for k, v := range plugin.Attributes() {
 		info.attributes[k] = formatAttribute(k, v)
 	}
-	return &nativeClient{plugin: plugin, client: client}, info, nil
+	return &nativeClient{plugin: plugin, client: client, cpu: info.platform == "cpu"}, info, nil
 }
 
 // formatAttribute prints a plugin attribute; version lists become "1.13.3".
@@ -123,8 +129,41 @@ func (n *nativeClient) download(b nativeBuf, want TensorType) (graph.Value, erro
 		return nil, fmt.Errorf("device buffer is %v%v, expected %s", dt, dims, want)
 	}
 	h := newHostBuffer(want)
-	if err := b.ToHost(h.data); err != nil {
-		return nil, err
+	if len(h.data) > 0 {
+		if err := n.readInto(b, h.data); err != nil {
+			return nil, err
+		}
 	}
 	return h.value()
+}
+
+// shared makes a buffer of type t whose memory is host memory the caller
+// writes (PJRT_Client_CreateViewOfDeviceBuffer over aligned memory): on a
+// CPU plugin an input written there needs no upload. It returns the buffer
+// and its memory, valid until the buffer is freed.
+func (n *nativeClient) shared(t TensorType) (nativeBuf, []byte, error) {
+	b, flat, err := n.client.NewSharedBuffer(toXLA[t.DType], t.Dims)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := reflect.ValueOf(flat)
+	size := v.Len() * int(v.Type().Elem().Size())
+	return b, unsafe.Slice((*byte)(v.UnsafePointer()), size), nil
+}
+
+// readInto copies b into dst (row-major bytes of b's type). On a CPU
+// plugin the buffer's memory is host memory, in XLA's default row-major
+// layout, and ready once the run that made it returned (go-xla waits for
+// its completion events): it is copied directly, which saves the transfer
+// PJRT_Buffer_ToHostBuffer schedules and awaits (tens of microseconds).
+func (n *nativeClient) readInto(b nativeBuf, dst []byte) error {
+	if n.cpu {
+		if p, err := b.UnsafePointer(); err == nil && p != nil {
+			if size, err := b.Size(); err == nil && size == len(dst) {
+				copy(dst, unsafe.Slice((*byte)(p), size))
+				return nil
+			}
+		}
+	}
+	return b.ToHost(dst)
 }

@@ -32,3 +32,5 @@ func (*nativeClient) execute(nativeExec, []nativeBuf, []bool) ([]nativeBuf, erro
 func (*nativeClient) download(nativeBuf, TensorType) (graph.Value, error) {
 	return nil, ErrNoCgo
 }
+func (*nativeClient) shared(TensorType) (nativeBuf, []byte, error) { return nil, nil, ErrNoCgo }
+func (*nativeClient) readInto(nativeBuf, []byte) error             { return ErrNoCgo }

@@ -4,12 +4,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/xla"
 )
 
 // byteSize is a flag value of bytes with an optional unit: 4GiB, 512MiB,
@@ -132,3 +137,98 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
+
+// transferSplit is where a PJRT row's run time goes: medians over the
+// timed runs of copying the data inputs to the device, executing, and
+// copying the result back. The parameters were copied once, before.
+type transferSplit struct {
+	TransferInMs  float64 `json:"transfer_in_ms"`
+	ExecuteMs     float64 `json:"execute_ms"`
+	TransferOutMs float64 `json:"transfer_out_ms"`
+}
+
+// splitter collects a PJRT session's or loop's timings run by run; nil
+// for a back end that has none.
+type splitter struct {
+	timing        func() xla.Timing
+	in, exec, out []float64
+}
+
+// add records the timing of run i of n.
+func (sp *splitter) add(i, n int) {
+	if sp == nil {
+		return
+	}
+	if sp.in == nil {
+		sp.in, sp.exec, sp.out = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	}
+	sp.record()
+}
+
+// record appends the last run's timing.
+func (sp *splitter) record() {
+	if sp == nil {
+		return
+	}
+	t := sp.timing()
+	sp.in, sp.exec, sp.out = append(sp.in, ms(t.In)), append(sp.exec, ms(t.Execute)), append(sp.out, ms(t.Out))
+}
+
+func (sp *splitter) medians() *transferSplit {
+	if sp == nil || len(sp.in) == 0 {
+		return nil
+	}
+	med := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	return &transferSplit{TransferInMs: med(sp.in), ExecuteMs: med(sp.exec), TransferOutMs: med(sp.out)}
+}
+
+// bindParams returns how to run exe on in: a PJRT executable has the
+// inputs that are parameters (graph.Input.Param) bound once, on the
+// device, and each run copies the others; any other runs exe.Run(in).
+func bindParams(exe lowering.Executable, g *fusion.Graph, in map[string]graph.Value) (run func() (graph.Value, error), split *splitter, done func(), err error) {
+	x, ok := exe.(*xla.Executable)
+	if !ok {
+		return func() (graph.Value, error) { return exe.Run(in) }, nil, func() {}, nil
+	}
+	params, data := map[string]graph.Value{}, map[string]graph.Value{}
+	for _, i := range g.Inputs {
+		if i.Param {
+			params[i.Name] = in[i.Name]
+		} else {
+			data[i.Name] = in[i.Name]
+		}
+	}
+	s, err := x.BindSession(params)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return func() (graph.Value, error) { return s.Run(data) }, &splitter{timing: s.Timing}, func() { s.Close() }, nil
+}
+
+// autoBackend is --backend auto on a loaded plugin: it compiles on PJRT,
+// and a program the plugin rejects on the native executor instead, with a
+// one-line notice.
+type autoBackend struct {
+	pjrt, native lowering.Backend
+	stderr       io.Writer
+}
+
+func (a *autoBackend) Name() string { return a.pjrt.Name() }
+
+func (a *autoBackend) Compile(g *fusion.Graph) (lowering.Executable, error) {
+	exe, err := a.pjrt.Compile(g)
+	if err == nil {
+		return exe, nil
+	}
+	fmt.Fprintf(a.stderr, "hofuse: PJRT cannot run this program (%s); using the native executor\n", firstLine(err))
+	return a.native.Compile(g)
+}
+
+// firstLine is the first line of err's message.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}

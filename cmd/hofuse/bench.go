@@ -19,6 +19,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/models/train"
 	"github.com/hofuse/hofuse/optim"
@@ -55,6 +56,9 @@ type benchTrainRow struct {
 	CompileMs       float64 `json:"compile_ms"` // train.New: cutting again, lowering and compiling
 	FirstLoss       float64 `json:"first_loss"`
 	LastLoss        float64 `json:"last_loss"`
+	// A PJRT row's split of a step (parameters and optimizer state stay
+	// on the device): the batch in, execute, the loss and flags out.
+	*transferSplit
 }
 
 // benchTrainReport is the JSON document of "bench train --json".
@@ -350,6 +354,10 @@ func benchTrainStep(m *models.Model, opt optim.Optimizer, be lowering.Backend, n
 		return row, err
 	}
 	var times []float64
+	var split *splitter
+	if l, ok := tr.Loop().(*xla.Loop); ok {
+		split = &splitter{timing: l.Timing}
+	}
 	if bar != nil && steps > 0 {
 		bar.ChangeMax(warmup + steps)
 	}
@@ -366,6 +374,7 @@ func benchTrainStep(m *models.Model, opt optim.Optimizer, be lowering.Backend, n
 		row.LastLoss = loss
 		if i >= warmup {
 			times = append(times, ms(took))
+			split.record()
 		} else if steps == 0 && i == warmup-1 {
 			// The last warm-up step sets the count: about 3 s of steps.
 			steps = min(200, max(5, int(benchTrainBudget/max(took, time.Microsecond))))
@@ -382,6 +391,7 @@ func benchTrainStep(m *models.Model, opt optim.Optimizer, be lowering.Backend, n
 	slices.Sort(times)
 	row.P50ms = times[steps/2]
 	row.P99ms = times[min(steps-1, steps*99/100)]
+	row.transferSplit = split.medians()
 	return row, nil
 }
 
@@ -430,20 +440,25 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 func writeBenchTrainText(w io.Writer, rep benchTrainReport) error {
 	fmt.Fprintf(w, "%s\noptimizer: %s, softmax cross-entropy\n\n", rep.Model, rep.Optimizer)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "backend\tmode\tbatch\tp50 ms\tp99 ms\tsteps\tkernels\tforward\tbackward+update\ttemporaries\ttemp bytes\tfuse ms\tcompile ms\t")
+	fmt.Fprintln(tw, "backend\tmode\tbatch\tp50 ms\tp99 ms\tin ms\texec ms\tout ms\tsteps\tkernels\tforward\tbackward+update\ttemporaries\ttemp bytes\tfuse ms\tcompile ms\t")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%s\t%.0f\t%.0f\t\n",
-			r.Backend, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Steps, r.Kernels, r.ForwardKernels, r.BackwardKernels,
+		in, exec, out := "-", "-", "-"
+		if t := r.transferSplit; t != nil {
+			in, exec, out = fmt.Sprintf("%.3f", t.TransferInMs), fmt.Sprintf("%.3f", t.ExecuteMs), fmt.Sprintf("%.3f", t.TransferOutMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.0f\t%.0f\t\n",
+			r.Backend, r.Mode, r.Batch, r.P50ms, r.P99ms, in, exec, out, r.Steps, r.Kernels, r.ForwardKernels, r.BackwardKernels,
 			r.Temporaries, bytes(r.TemporaryBytes), r.FuseMs, r.CompileMs)
 	}
 	for _, r := range rep.Peers {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%d\t-\t-\t-\t-\t-\t-\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t-\t-\t-\t%d\t-\t-\t-\t-\t-\t-\t%.0f\t\n",
 			r.Backend, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Steps, r.CompileMs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "\nforward: kernels of the forward model alone, cut the same way; backward+update: the rest of the step's kernels.\n"+
+		"in, exec, out (PJRT rows): medians of copying the batch to the device, executing the step, and reading the loss and flags back; the parameters and optimizer state stay on the device.\n"+
 		"compile ms: train.New (cutting the step into kernels again, lowering, compiling).")
 	return err
 }

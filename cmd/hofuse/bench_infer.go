@@ -191,6 +191,8 @@ type benchInferRow struct {
 	DiffAgainst string  `json:"diff_against"`
 	// Version is a peer's package version.
 	Version string `json:"version,omitempty"`
+	// A PJRT row's split of its run time (parameters bound on the device).
+	*transferSplit
 }
 
 // benchGraphStats are the figures of a hofuse row's graph of kernels.
@@ -452,7 +454,8 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 					}
 					row := benchInferRow{Workload: w.Name, Backend: bname, Mode: dr.Mode, Batch: batch, P50ms: dr.P50ms, P99ms: dr.P99ms,
 						Runs: dr.Runs, CompileMs: dr.CompileMs, benchGraphStats: &benchGraphStats{Kernels: dr.Kernels,
-							Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)}}
+							Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)},
+						transferSplit: dr.transferSplit}
 					if !unf {
 						row.FuseMs = fuseMs
 					}
@@ -921,7 +924,7 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 	}
 	fmt.Fprintf(w, "copy bandwidth: %.1f GB/s (%s)\n\n", rep.BandwidthGBps, rep.BandwidthHow)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbackend\tmode\tbatch\tp50 ms\tp99 ms\truns\tkernels\ttemporaries\ttemp bytes\tmoved\tfuse ms\tcompile ms\tGFLOP/s\tof peak\tGB/s\tof bw\tmax diff\t")
+	fmt.Fprintln(tw, "workload\tbackend\tmode\tbatch\tp50 ms\tp99 ms\tin ms\texec ms\tout ms\truns\tkernels\ttemporaries\ttemp bytes\tmoved\tfuse ms\tcompile ms\tGFLOP/s\tof peak\tGB/s\tof bw\tmax diff\t")
 	for _, r := range rep.Rows {
 		be := r.Backend
 		if r.Peer != "" {
@@ -945,8 +948,12 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 		if r.DiffAgainst != "" {
 			diff = fmt.Sprintf("%.2g", r.MaxAbsDiff)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f\t%.0f%%\t%s\t\n",
-			r.Workload, be, r.Mode, r.Batch, r.P50ms, r.P99ms, r.Runs, kern, temps, tb, moved, fuse, r.CompileMs,
+		in, exec, out := "-", "-", "-"
+		if t := r.transferSplit; t != nil {
+			in, exec, out = fmt.Sprintf("%.3f", t.TransferInMs), fmt.Sprintf("%.3f", t.ExecuteMs), fmt.Sprintf("%.3f", t.TransferOutMs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%.1f\t%.0f%%\t%s\t\n",
+			r.Workload, be, r.Mode, r.Batch, r.P50ms, r.P99ms, in, exec, out, r.Runs, kern, temps, tb, moved, fuse, r.CompileMs,
 			gf, frac, r.GBps, 100*r.FractionOfBandwidth, diff)
 	}
 	if err := tw.Flush(); err != nil {
@@ -958,6 +965,7 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 			rep.MaxAbsDiffReference, describeChecks(rep.ReferenceChecks))
 	}
 	fmt.Fprintln(w, "\nmax diff: a hofuse row against the interpreter on the rows checked; a peer's row against the first back end's fused output, every row.")
+	fmt.Fprintln(w, "in, exec, out (PJRT rows): medians of copying the data input to the device, executing, and copying the result back; the parameters stay on the device, copied once before the runs.")
 	fmt.Fprintln(w, "moved: every kernel's inputs and output once; GB/s: the program's inputs and output per second at p50; of bw: of the copy bandwidth.")
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)

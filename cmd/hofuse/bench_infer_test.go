@@ -137,9 +137,9 @@ func TestBenchMLPTiny(t *testing.T) {
 
 	code, out, errs := hofuse("bench", "mlp", "--sizes", "8,6,3", "--batches", "2", "--runs", "2", "--no-reference")
 	require.Equal(t, 0, code, errs)
-	assert.Regexp(t, `(?m)^ +workload +backend +mode +batch +p50 ms +p99 ms +runs +kernels +temporaries +temp bytes +moved +fuse ms +compile ms +GFLOP/s +of peak +GB/s +of bw +max diff$`, out)
-	assert.Regexp(t, `(?m)^ +mlp +native +fused +2 +\d+\.\d{3} +\d+\.\d{3} +2 +[1-9]\d* `, out)
-	assert.Regexp(t, `(?m)^ +mlp +native +unfused +2 +\d+\.\d{3} +\d+\.\d{3} +2 +[1-9]\d* `, out)
+	assert.Regexp(t, `(?m)^ +workload +backend +mode +batch +p50 ms +p99 ms +in ms +exec ms +out ms +runs +kernels +temporaries +temp bytes +moved +fuse ms +compile ms +GFLOP/s +of peak +GB/s +of bw +max diff$`, out)
+	assert.Regexp(t, `(?m)^ +mlp +native +fused +2 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +2 +[1-9]\d* `, out)
+	assert.Regexp(t, `(?m)^ +mlp +native +unfused +2 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +2 +[1-9]\d* `, out)
 	assert.Contains(t, out, "machine peak: ")
 	assert.Contains(t, out, "copy bandwidth: ")
 	assert.Equal(t, 2, strings.Count(errs, "\n"), errs)
@@ -335,5 +335,18 @@ func TestBenchInferPJRT(t *testing.T) {
 		assert.Equal(t, []string{"native", "pjrt"}[i/2%2], r["backend"], "row %d", i)
 		assert.Equal(t, []string{"fused", "unfused"}[i%2], r["mode"], "row %d", i)
 		assert.Less(t, r["max_abs_diff"], 1e-5)
+		// A PJRT row splits its time: data in, execute, result out; the
+		// parts are medians of their own, each at most the run's p99.
+		for _, k := range []string{"transfer_in_ms", "execute_ms", "transfer_out_ms"} {
+			if r["backend"] == "pjrt" {
+				assert.GreaterOrEqual(t, r[k], 0.0, "row %d %s", i, k)
+				assert.LessOrEqual(t, r[k], r["p99_ms"], "row %d %s", i, k)
+			} else {
+				assert.NotContains(t, r, k, "row %d", i)
+			}
+		}
+		if r["backend"] == "pjrt" {
+			assert.Greater(t, r["execute_ms"], 0.0, "row %d", i)
+		}
 	}
 }

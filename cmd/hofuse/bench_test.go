@@ -54,6 +54,8 @@ type benchRow struct {
 	CompileMs       *float64 `json:"compile_ms"`
 	FirstLoss       float64  `json:"first_loss"`
 	LastLoss        float64  `json:"last_loss"`
+	ExecuteMs       *float64 `json:"execute_ms,omitempty"`
+	TransferInMs    *float64 `json:"transfer_in_ms,omitempty"`
 }
 
 // checkBenchRows checks the rows of a tiny run: one fused and one unfused
@@ -94,9 +96,9 @@ func TestBenchTrainNative(t *testing.T) {
 	code, out, errs := hofuse(args...)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "MLP 8-4-3, batches 4, f32, batchnorm, training, relu; 59 parameters\n")
-	assert.Regexp(t, `(?m)^ *backend +mode +batch +p50 ms +p99 ms +steps +kernels +forward +backward\+update +temporaries +temp bytes +fuse ms +compile ms$`, out)
-	assert.Regexp(t, `(?m)^ *native +fused +4 +\d+\.\d{3} +\d+\.\d{3} +3 +[1-9]\d* `, out)
-	assert.Regexp(t, `(?m)^ *native +unfused +4 +\d+\.\d{3} +\d+\.\d{3} +3 +[1-9]\d* `, out)
+	assert.Regexp(t, `(?m)^ *backend +mode +batch +p50 ms +p99 ms +in ms +exec ms +out ms +steps +kernels +forward +backward\+update +temporaries +temp bytes +fuse ms +compile ms$`, out)
+	assert.Regexp(t, `(?m)^ *native +fused +4 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +3 +[1-9]\d* `, out)
+	assert.Regexp(t, `(?m)^ *native +unfused +4 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +3 +[1-9]\d* `, out)
 	// A line per configuration on stderr.
 	assert.Equal(t, 2, strings.Count(errs, "\n"), errs)
 	assert.Contains(t, errs, "[1/2] native fused   batch 4 ")
@@ -133,6 +135,17 @@ func TestBenchTrainPJRT(t *testing.T) {
 	for i := range 2 {
 		assert.InDelta(t, rep.Rows[i].FirstLoss, rep.Rows[i+2].FirstLoss, 1e-5)
 		assert.InDelta(t, rep.Rows[i].LastLoss, rep.Rows[i+2].LastLoss, 1e-4)
+	}
+	// PJRT rows split a step's time; native rows have no split.
+	for i, r := range rep.Rows {
+		if r.Backend == "native" {
+			assert.Nil(t, r.ExecuteMs, "row %d", i)
+			continue
+		}
+		require.NotNil(t, r.ExecuteMs, "row %d", i)
+		require.NotNil(t, r.TransferInMs, "row %d", i)
+		assert.Greater(t, *r.ExecuteMs, 0.0, "row %d", i)
+		assert.LessOrEqual(t, *r.ExecuteMs, *r.P99ms, "row %d", i)
 	}
 }
 
@@ -207,6 +220,6 @@ END
 
 	code, out, errs = hofuse(args...)
 	require.Equal(t, 0, code, errs)
-	assert.Regexp(t, `(?m)^ +jax +jit +32 +2\.500 +4\.250 +20 +- +- +- +- +- +- +600$`, out)
-	assert.Regexp(t, `(?m)^ +jax +jit +256 +8\.500 +9\.750 +9 +- +- +- +- +- +- +900$`, out)
+	assert.Regexp(t, `(?m)^ +jax +jit +32 +2\.500 +4\.250 +- +- +- +20 +- +- +- +- +- +- +600$`, out)
+	assert.Regexp(t, `(?m)^ +jax +jit +256 +8\.500 +9\.750 +- +- +- +9 +- +- +- +- +- +- +900$`, out)
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering"
+	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -436,6 +439,41 @@ func TestDoctorSoundPlugin(t *testing.T) {
 	assert.Contains(t, out, "  "+path+"  <- used\n    file:      ")
 	assert.Contains(t, out, "    self-test: ok")
 	assert.NotContains(t, out, "DAMAGED")
+	// The XLA options the plugin compiles with, and the caches.
+	flags, _ := pjrt.XLAFlags()
+	assert.Contains(t, out, "    XLA flags: "+flags+"\n")
+	for _, f := range pjrt.DefaultXLAFlags {
+		assert.Contains(t, flags, f, "hofuse's defaults are in force (the test sets no $XLA_FLAGS)")
+	}
+	assert.Regexp(t, `(?m)^    threads:   XLA's CPU client runs its own pool, one thread per core the process may use \(\d+ here\)`, out)
+	assert.Contains(t, out, "    executables: cached in memory per plugin by program text, so each batch size compiles once; no on-disk cache: go-xla ")
+}
+
+// --backend auto: a program the plugin rejects runs on the native
+// executor, with a one-line notice.
+func TestAutoBackendFallsBack(t *testing.T) {
+	var errs strings.Builder
+	a := &autoBackend{pjrt: rejectingBackend{}, native: native.New(native.Options{}), stderr: &errs}
+	prog, err := graph.Parse("A : f32[3]; map (\\x -> x * 2) A")
+	require.NoError(t, err)
+	g, err := fusion.Whole(prog.Body)
+	require.NoError(t, err)
+	exe, err := a.Compile(g)
+	require.NoError(t, err)
+	defer exe.Close()
+	in, _ := graph.FromFloat32([]float32{1, 2, 3}, 3)
+	out, err := exe.Run(map[string]graph.Value{"A": in})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{2, 4, 6}, out.(*graph.Array).Values())
+	assert.Equal(t, "hofuse: PJRT cannot run this program (xla: the plugin rejects it); using the native executor\n", errs.String())
+}
+
+// rejectingBackend plays a plugin that rejects every program.
+type rejectingBackend struct{}
+
+func (rejectingBackend) Name() string { return "pjrt-test" }
+func (rejectingBackend) Compile(*fusion.Graph) (lowering.Executable, error) {
+	return nil, errors.New("xla: the plugin rejects it\n(plugin /x.so, PJRT C API 0.81); the native back end runs this program without PJRT: --backend native")
 }
 
 // Programs and models past a size cap or the memory limit are refused with

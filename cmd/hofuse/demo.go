@@ -38,6 +38,10 @@ type demoRow struct {
 	TemporaryBytes int     `json:"temporary_bytes"`
 	CompileMs      float64 `json:"compile_ms"`
 	Runs           int     `json:"runs"`
+	// PJRT rows: the parameters stay on the device (bound once) and each
+	// run's time splits into copying the data in, executing and copying
+	// the result out, medians over the runs.
+	*transferSplit
 }
 
 // demoReport is what demo prints with --json.
@@ -390,14 +394,21 @@ func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBacke
 		}
 		client, err := pjrt.Open(path)
 		if err != nil {
-			if name == "auto" && errors.Is(err, pjrt.ErrNoCgo) {
-				fmt.Fprintf(stderr, "hofuse demo: %v; using the native executor\n", err)
+			// With auto, a plugin that does not load (no cgo, another PJRT
+			// C API version, a library it needs missing) falls back too; a
+			// damaged file is an error, to be fixed, as above.
+			var damaged *pjrt.DamagedError
+			if name == "auto" && !errors.As(err, &damaged) {
+				fmt.Fprintf(stderr, "hofuse: PJRT unavailable (%s); using the native executor\n", firstLine(err))
 				return demoBackends{nativeBE, nativeBE}, func() {}, nil
 			}
 			return demoBackends{}, nil, err
 		}
-		return demoBackends{xla.New(client, xla.Options{}), xla.New(client, xla.Options{PerKernel: true})},
-			func() { client.Close() }, nil
+		be := demoBackends{xla.New(client, xla.Options{}), xla.New(client, xla.Options{PerKernel: true})}
+		if name == "auto" {
+			be = demoBackends{&autoBackend{pjrt: be.fused, native: nativeBE, stderr: stderr}, &autoBackend{pjrt: be.unfused, native: nativeBE, stderr: stderr}}
+		}
+		return be, func() { client.Close() }, nil
 	}
 	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
 }
@@ -417,7 +428,12 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	} else {
 		row.CompileMs = float64(time.Since(start)) / 1e6
 	}
-	out, err := exe.Run(in)
+	run, split, done, err := bindParams(exe, g, in)
+	if err != nil {
+		return nil, row, err
+	}
+	defer done()
+	out, err := run()
 	if err != nil {
 		return nil, row, err
 	}
@@ -425,7 +441,7 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	if runs <= 0 {
 		// About half a second of runs, at least 20.
 		t := time.Now()
-		if _, err := exe.Run(in); err != nil {
+		if _, err := run(); err != nil {
 			return nil, row, err
 		}
 		runs = max(20, min(2000, int(500*time.Millisecond/max(time.Since(t), time.Microsecond))))
@@ -433,15 +449,17 @@ func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, 
 	times := make([]float64, runs)
 	for i := range times {
 		t := time.Now()
-		if _, err := exe.Run(in); err != nil {
+		if _, err := run(); err != nil {
 			return nil, row, err
 		}
 		times[i] = float64(time.Since(t)) / 1e6
+		split.add(i, runs)
 	}
 	slices.Sort(times)
 	row.Runs = runs
 	row.P50ms = times[runs/2]
 	row.P99ms = times[min(runs-1, runs*99/100)]
+	row.transferSplit = split.medians()
 	return out, row, nil
 }
 

@@ -230,6 +230,41 @@ func doctorPlugin(r *doctorReport, path string, used bool) {
 		return
 	}
 	r.line("    self-test: ok (compile %s, run %s)", rep.Compile.Round(time.Microsecond), rep.Run.Round(time.Microsecond))
+	if used {
+		doctorXLAOptions(r, c.Platform())
+	}
+}
+
+// doctorXLAOptions reports the XLA options the used plugin compiles with:
+// the flags (precision first), the threads and the executable caches.
+func doctorXLAOptions(r *doctorReport, platform string) {
+	flags, added := pjrt.XLAFlags()
+	r.line("    XLA flags: %s", flags)
+	if len(added) > 0 {
+		r.line("               (hofuse adds %s for correctness first: IEEE min/max that propagate NaN, no fast math; $%s adds flags or overrides these)",
+			strings.Join(added, " "), pjrt.EnvXLAFlags)
+	}
+	if platform == "cpu" {
+		eigen := "multi-threaded"
+		if strings.Contains(flags, "--xla_cpu_multi_thread_eigen=false") {
+			eigen = "single-threaded (--xla_cpu_multi_thread_eigen=false)"
+		}
+		r.line("    threads:   XLA's CPU client runs its own pool, one thread per core the process may use (%d here); matrix products %s", runtime.NumCPU(), eigen)
+	}
+	r.line("    executables: cached in memory per plugin by program text, so each batch size compiles once; no on-disk cache: go-xla %s binds no PJRT executable serialisation", goXLAVersion())
+	r.line("    parameters: kept on the device by xla.Session (bench, demo and Predict bind them once); a CPU plugin's inputs are written into reused buffers in host memory")
+}
+
+// goXLAVersion is the version of go-xla this hofuse was built with.
+func goXLAVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/gomlx/go-xla" {
+				return d.Version
+			}
+		}
+	}
+	return "(unknown version)"
 }
 
 // doctorGPU reports NVIDIA GPUs and whether a CUDA plugin is there for them.

@@ -40,6 +40,28 @@
 // Lowering time (text generation) and compile time (PJRT's, per
 // executable) are recorded separately in Stats.
 //
+// # Sessions: parameters that stay on the device
+//
+// Executable.Run copies every input to the device and the result back on
+// each call. For inference, BindSession (lowering.Binder's Bind) copies the
+// parameters once and returns a Session whose Run takes only the data
+// inputs: on a CPU plugin they are written into input buffers made once
+// and reused (pjrt.InputSlot, a view of host memory, so no upload), and the
+// result is read into host arrays the session reuses (valid until its next
+// Run). SetParams copies changed parameters again. A steady-state fused run
+// allocates on the Go side only what go-xla allocates to execute
+// (BenchmarkSessionMLP, TestSessionAllocs). Session.Timing (and
+// Loop.Timing) splits the last run into copying in, executing and copying
+// out; hofuse bench prints the split.
+//
+// Each batch size is its own program: the pjrt client caches compiled
+// programs by their text, so a batch size compiled before is not compiled
+// again (in this process; go-xla v0.1.4 binds no executable serialisation,
+// so there is no on-disk cache).
+//
+// Errors of the plugin's compiler name the kernel, the plugin and its PJRT
+// C API version, and the native back end as the way around it.
+//
 // # Per-kernel fallback
 //
 // When the StableHLO lowering cannot take a kernel of the graph

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
@@ -50,7 +51,18 @@ type Loop struct {
 	bufs   map[*graph.Input]*pjrt.Buffer // the current carried values
 	args   []*pjrt.Buffer                // reused between runs
 	temps  []*pjrt.Buffer                // this run's uploads, reused between runs
+	slots  []*pjrt.InputSlot             // fused mode: per parameter of main not carried, its input buffer, reused between runs
+	last   Timing                        // the last run's
 	closed bool
+}
+
+// Timing is where the last run's time went: copying the inputs that are not
+// carried to the device, executing, and reading back the results that are
+// not carried (and the finiteness flags).
+func (l *Loop) Timing() Timing {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
 }
 
 // CompileLoop compiles g to run in a loop as spec says (see Loop). The
@@ -114,7 +126,7 @@ func (b *Backend) CompileLoopGraph(g *fusion.Graph, spec lowering.LoopSpec) (*Lo
 	}
 	x, err := b.compile(g, loop, l.elemLeaf)
 	if err != nil {
-		return nil, err
+		return nil, b.rejected(err)
 	}
 	l.x = x
 	if !x.perKernel {
@@ -246,7 +258,10 @@ func (l *Loop) Close() error {
 	for _, b := range l.bufs {
 		b.Destroy()
 	}
-	l.bufs = nil
+	for _, sl := range l.slots {
+		sl.Close()
+	}
+	l.bufs, l.slots = nil, nil
 	return l.x.Close()
 }
 
@@ -292,26 +307,50 @@ func (l *Loop) Run(inputs map[string]graph.Value) (lowering.LoopResult, error) {
 		l.temps = append(l.temps, b)
 		return b, nil
 	}
+	l.last = Timing{}
 	if l.low != nil {
-		return l.runFused(up)
+		return l.runFused(bound)
 	}
-	return l.runPerKernel(up)
+	start := time.Now()
+	res, err := l.runPerKernel(up)
+	l.last.Execute = time.Since(start)
+	return res, err
 }
 
-func (l *Loop) runFused(up func(*graph.Input, []int) (*pjrt.Buffer, error)) (lowering.LoopResult, error) {
+func (l *Loop) runFused(bound map[*graph.Input]graph.Value) (lowering.LoopResult, error) {
+	start := time.Now()
 	low := l.low
+	if l.slots == nil {
+		l.slots = make([]*pjrt.InputSlot, len(low.Params))
+	}
 	l.args = l.args[:0]
-	for _, leaf := range low.Params {
+	for i, leaf := range low.Params {
 		b := l.bufs[leaf.Buffer]
 		if b == nil {
-			var err error
-			if b, err = up(leaf.Buffer, leaf.Path); err != nil {
-				return lowering.LoopResult{}, err
+			v, err := leafOf(bound[leaf.Buffer], leaf.Path)
+			if err != nil {
+				return lowering.LoopResult{}, fmt.Errorf("xla: input %s: %v", leaf.Buffer.Name, err)
+			}
+			if l.slots[i] == nil {
+				t, err := leafType(leaf.Buffer.Type, leaf.Path)
+				if err == nil {
+					l.slots[i], err = l.x.backend.client.NewInputSlot(t)
+				}
+				if err != nil {
+					return lowering.LoopResult{}, fmt.Errorf("xla: input %s: %w", leaf.Buffer.Name, err)
+				}
+			}
+			if b, err = l.slots[i].Set(v); err != nil {
+				return lowering.LoopResult{}, fmt.Errorf("xla: input %s: %w", leaf.Buffer.Name, err)
 			}
 		}
 		l.args = append(l.args, b)
 	}
+	inDone := time.Now()
 	outs, err := l.x.progs[0].exe.RunBuffers(l.args, l.donate)
+	execDone := time.Now()
+	l.last.In, l.last.Execute = inDone.Sub(start), execDone.Sub(inDone)
+	defer func() { l.last.Out = time.Since(execDone) }()
 	clear(l.args)
 	if err != nil {
 		// The donated buffers may be gone: the loop needs Bind again.

@@ -2,6 +2,7 @@ package xla
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,7 +110,9 @@ func TestWholeModuleRejected(t *testing.T) {
 
 	rejecting(t, "module")
 	_, err = be.CompileGraph(g)
-	if want := "xla: pjrt: compile: the test's plugin rejects module; one executable per kernel instead: xla: kernel k1_dense1: pjrt: compile: the test's plugin rejects module"; err == nil || err.Error() != want {
+	major, minor := c.APIVersion()
+	if want := "xla: pjrt: compile: the test's plugin rejects module; one executable per kernel instead: xla: kernel k1_dense1: pjrt: compile: the test's plugin rejects module\n" +
+		fmt.Sprintf("(plugin %s, PJRT C API %d.%d); the native back end runs this program without PJRT: --backend native", c.PluginPath(), major, minor); err == nil || err.Error() != want {
 		t.Errorf("both rejected: %v", err)
 	}
 }

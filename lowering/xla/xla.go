@@ -93,7 +93,20 @@ func (b *Backend) Compile(g *fusion.Graph) (lowering.Executable, error) {
 
 // CompileGraph is Compile returning the concrete type, with its Stats.
 func (b *Backend) CompileGraph(g *fusion.Graph) (*Executable, error) {
-	return b.compile(g, nil, nil)
+	x, err := b.compile(g, nil, nil)
+	return x, b.rejected(err)
+}
+
+// rejected adds to an error of the plugin's compiler the plugin and its
+// PJRT C API version, and the native back end as the way around it.
+func (b *Backend) rejected(err error) error {
+	var ce compileError
+	if err == nil || !errors.As(err, &ce) {
+		return err
+	}
+	major, minor := b.client.APIVersion()
+	return fmt.Errorf("%w\n(plugin %s, PJRT C API %d.%d); the native back end runs this program without PJRT: --backend native",
+		err, b.client.PluginPath(), major, minor)
 }
 
 // compile lowers g and compiles it: one executable, or one per kernel.
@@ -292,20 +305,12 @@ func (x *Executable) runFused(bound map[*graph.Input]graph.Value) (graph.Value, 
 func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Value, error) {
 	c := x.backend.client
 	bufs := map[*graph.Input][]*pjrt.Buffer{}
-	var all []*pjrt.Buffer
+	var ups []*pjrt.Buffer
 	defer func() {
-		for _, b := range all {
+		for _, b := range ups {
 			b.Destroy()
 		}
 	}()
-	// The last kernel that reads each buffer, so that temporaries are
-	// freed as soon as they are dead.
-	last := map[*graph.Input]int{}
-	for i, k := range x.graph.Kernels {
-		for _, in := range k.Inputs {
-			last[in] = i
-		}
-	}
 	for _, in := range x.graph.Inputs {
 		for _, leaf := range leavesOf(in) {
 			v, err := leafOf(bound[in], leaf)
@@ -316,8 +321,54 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 			if err != nil {
 				return nil, fmt.Errorf("xla: input %s: %w", in.Name, err)
 			}
-			all = append(all, b)
+			ups = append(ups, b)
 			bufs[in] = append(bufs[in], b)
+		}
+	}
+	res, err := runKernels(x, bufs)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]graph.Value, len(res))
+	for i, b := range res {
+		v, err := b.ToHost()
+		if err != nil {
+			err = fmt.Errorf("xla: result: %w", err)
+		}
+		vals[i] = v
+		if err != nil {
+			for _, b := range res {
+				b.Destroy()
+			}
+			return nil, err
+		}
+	}
+	for _, b := range res {
+		b.Destroy()
+	}
+	return assemble(x.graph.Result.Type, vals)
+}
+
+// runKernels runs x's executables one per kernel on bufs, the program's
+// inputs on the device (which it does not free), and returns the result's
+// buffers, which the caller frees; the intermediates are freed as soon as
+// the last kernel that reads them ran.
+func runKernels(x *Executable, bufs map[*graph.Input][]*pjrt.Buffer) ([]*pjrt.Buffer, error) {
+	var made []*pjrt.Buffer
+	ok := false
+	defer func() {
+		if !ok {
+			for _, b := range made {
+				b.Destroy()
+			}
+		}
+	}()
+	// The last kernel that reads each buffer, so that temporaries are
+	// freed as soon as they are dead.
+	last := map[*graph.Input]int{}
+	for i, k := range x.graph.Kernels {
+		for _, in := range k.Inputs {
+			last[in] = i
 		}
 	}
 	for i, k := range x.graph.Kernels {
@@ -334,7 +385,7 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 		if err != nil {
 			return nil, fmt.Errorf("xla: kernel %s: %w", k.Name, err)
 		}
-		all = append(all, outs...)
+		made = append(made, outs...)
 		bufs[k.Output] = outs
 		for _, in := range k.Inputs {
 			if last[in] == i && in != x.graph.Result && !slices.Contains(x.graph.Inputs, in) {
@@ -345,15 +396,13 @@ func (x *Executable) runPerKernel(bound map[*graph.Input]graph.Value) (graph.Val
 		}
 	}
 	res := bufs[x.graph.Result]
-	vals := make([]graph.Value, len(res))
-	for i, b := range res {
-		v, err := b.ToHost()
-		if err != nil {
-			return nil, fmt.Errorf("xla: result: %w", err)
+	for _, b := range made {
+		if !slices.Contains(res, b) {
+			b.Destroy()
 		}
-		vals[i] = v
 	}
-	return assemble(x.graph.Result.Type, vals)
+	ok = true
+	return res, nil
 }
 
 // bind checks the inputs against the program's (graph.BindInputs): every

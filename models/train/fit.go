@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -92,6 +93,7 @@ type Fitted struct {
 	current  *Trainer         // the trainer holding the latest values
 	infer    map[int]*plan    // the inference model, by row count
 	values   map[string]graph.Value
+	gen      int // counts the times values was taken: plans bound to an older one bind again
 	steps    int
 	// loaded are the carried values of a checkpoint not yet moved into a
 	// trainer: Fit's starting point on Resume, or the values an inference
@@ -106,6 +108,11 @@ type Fitted struct {
 type plan struct {
 	m   *models.Model
 	exe lowering.Executable
+	// On a back end that keeps parameters where its programs run
+	// (lowering.Binder: PJRT), the parameters bound there, copied once per
+	// gen of the values, so that Predict sends only its rows.
+	bound lowering.Bound
+	gen   int
 }
 
 // Fit trains cfg.Model on train for cfg.Epochs epochs and returns the
@@ -409,6 +416,21 @@ func (f *Fitted) inference(n int) (*plan, error) {
 			return nil, err
 		}
 		f.values = v
+		f.gen++
+	}
+	if b, ok := p.exe.(lowering.Binder); ok && p.gen != f.gen {
+		params := maps.Clone(f.values)
+		delete(params, p.m.Input.Name)
+		var err error
+		if p.bound == nil {
+			p.bound, err = b.Bind(params)
+		} else {
+			err = p.bound.SetParams(params)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("train: inference on %d rows: binding the parameters on %s: %w", n, f.be.Name(), err)
+		}
+		p.gen = f.gen
 	}
 	return p, nil
 }
@@ -429,9 +451,14 @@ func (f *Fitted) Predict(x *graph.Array) (*graph.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.values[p.m.Input.Name] = x
-	out, err := p.exe.Run(f.values)
-	delete(f.values, p.m.Input.Name)
+	var out graph.Value
+	if p.bound != nil {
+		out, err = p.bound.Run(map[string]graph.Value{p.m.Input.Name: x})
+	} else {
+		f.values[p.m.Input.Name] = x
+		out, err = p.exe.Run(f.values)
+		delete(f.values, p.m.Input.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("train: predict on %d rows: %w", x.Extents()[0], err)
 	}
@@ -503,6 +530,9 @@ func (f *Fitted) Close() error {
 		errs = append(errs, tr.Close())
 	}
 	for _, p := range f.infer {
+		if p.bound != nil {
+			errs = append(errs, p.bound.Close())
+		}
 		errs = append(errs, p.exe.Close())
 	}
 	f.trainers, f.infer, f.current = nil, nil, nil

@@ -158,6 +158,11 @@ func describe(v graph.Value) string {
 // Steps is the number of steps run so far.
 func (tr *Trainer) Steps() int { return tr.t }
 
+// Loop is the step compiled as a loop on a lowering.LoopBackend (its
+// values kept where it runs), for its back end's own reports; nil when the
+// step runs as executables.
+func (tr *Trainer) Loop() lowering.Loop { return tr.loop }
+
 // Values returns the carried values after the last step (the initial
 // values before the first), by input name. The map and its arrays are
 // the trainer's: they stay valid until the next Step, which may reuse
