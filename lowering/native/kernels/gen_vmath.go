@@ -114,6 +114,10 @@ func main() {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8)
 	}
+	for _, op := range []string{"Max", "Min"} {
+		minMaxLoop("arith"+op+"F32AVX2", op == "Max", 4)
+		minMaxLoop("arith"+op+"F64AVX2", op == "Max", 8)
+	}
 
 	rootLoop("sqrtF32AVX2", false)
 	rootLoop("rsqrtF32AVX2", true)
@@ -309,6 +313,53 @@ func arithLoop(name, instr string, elem int) {
 	p("\t%s 32(DX), Y1, Y1", instr)
 	p("\tVMOVUPS Y0, (DI)")
 	p("\tVMOVUPS Y1, 32(DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $64, DX")
+	p("\tADDQ $64, DI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// minMaxLoop writes func name(n int, x, y, z *T): z[i] = max(x[i], y[i])
+// (min with isMax false) as Go's builtin defines it, for n elements, n a
+// multiple of two vectors. VMAXPS alone returns its second operand when
+// either is NaN or both are zeros; the loop then picks x AND y (max) or
+// x OR y (min) where x == y, which is +0 for max(+0, -0) and -0 for
+// min(+0, -0) and x otherwise, and x + y, a NaN, where either is NaN.
+func minMaxLoop(name string, isMax bool, elem int) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	instr, bits := "VMIN"+sfx, "VOR"+sfx
+	if isMax {
+		instr, bits = "VMAX"+sfx, "VAND"+sfx
+	}
+	p("")
+	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
+	p("// n must be a multiple of %d.", 64/elem)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ y+16(FP), DX")
+	p("\tMOVQ z+24(FP), DI")
+	p("\tSHRQ $%d, CX", map[int]int{4: 4, 8: 3}[elem])
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := 0; v < 2; v++ {
+		x, y, m, t, q := fmt.Sprintf("Y%d", v*6), fmt.Sprintf("Y%d", v*6+1), fmt.Sprintf("Y%d", v*6+2),
+			fmt.Sprintf("Y%d", v*6+3), fmt.Sprintf("Y%d", v*6+4)
+		p("\tVMOVUP%s %d(SI), %s", sfx[1:], 32*v, x)
+		p("\tVMOVUP%s %d(DX), %s", sfx[1:], 32*v, y)
+		p("\t%s %s, %s, %s", instr, y, x, m)       // m = x op y, y on NaN or zeros
+		p("\t%s %s, %s, %s", bits, y, x, t)        // t = x AND y (max) or x OR y (min)
+		p("\tVCMP%s $0, %s, %s, %s", sfx, y, x, q) // q = x == y (ordered)
+		p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, m)
+		p("\tVADD%s %s, %s, %s", sfx, y, x, t)     // t = x + y: NaN where either is
+		p("\tVCMP%s $3, %s, %s, %s", sfx, y, x, q) // q = unordered
+		p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, m)
+		p("\tVMOVUP%s %s, %d(DI)", sfx[1:], m, 32*v)
+	}
 	p("\tADDQ $64, SI")
 	p("\tADDQ $64, DX")
 	p("\tADDQ $64, DI")

@@ -224,11 +224,14 @@ const (
 	Sub
 	Mul
 	Div
+	Max // Go's max: NaN if either is NaN, +0 over -0
+	Min // Go's min: NaN if either is NaN, -0 under +0
 )
 
 // Arith sets z[i] = x[i] op y[i] for i < len(z), correctly rounded as Go's
 // float32 and float64 arithmetic (the same IEEE 754 operations, with AVX2
-// on two vectors at a time). x and y must be at least as long as z; any
+// on two vectors at a time); Max and Min are Go's max and min, bit for
+// bit. x and y must be at least as long as z; any
 // of them may be the same slice.
 func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 	x, y = x[:len(z)], y[:len(z)]
@@ -265,12 +268,22 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 		for k := range z {
 			z[k] = x[k] / y[k]
 		}
+	case Max:
+		for k := range z {
+			z[k] = max(x[k], y[k])
+		}
+	case Min:
+		for k := range z {
+			z[k] = min(x[k], y[k])
+		}
 	}
 }
 
 var (
-	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2}
-	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2}
+	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2,
+		arithMaxF32AVX2, arithMinF32AVX2}
+	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2,
+		arithMaxF64AVX2, arithMinF64AVX2}
 )
 
 // MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:

@@ -237,7 +237,8 @@ func TestErfF32Accuracy(t *testing.T) {
 	}
 }
 
-// TestArith checks Arith bit for bit against Go's scalar arithmetic, for
+// TestArith checks Arith bit for bit against Go's scalar arithmetic and
+// its max and min (NaN if either is NaN, +0 over -0), for
 // every length up to 40 (vector loop and tail), on values that include
 // NaN, ±Inf, ±0 and subnormals, and in place (z the same slice as x).
 func TestArith(t *testing.T) {
@@ -252,6 +253,7 @@ func TestArith(t *testing.T) {
 		for op, f := range []func(a, b float64) float64{
 			func(a, b float64) float64 { return a + b }, func(a, b float64) float64 { return a - b },
 			func(a, b float64) float64 { return a * b }, func(a, b float64) float64 { return a / b },
+			func(a, b float64) float64 { return max(a, b) }, func(a, b float64) float64 { return min(a, b) },
 		} {
 			z64 := make([]float64, n)
 			Arith(ArithOp(op), z64, x64, y64)
