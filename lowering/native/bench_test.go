@@ -2,11 +2,13 @@ package native_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 	"github.com/hofuse/hofuse/models"
 )
 
@@ -38,9 +40,12 @@ func mlpGraph(tb testing.TB, batch int, dt graph.DType, mode string) (*fusion.Gr
 }
 
 // BenchmarkMLP runs one inference of the MLP, fused and unfused, at batch
-// 1 and 256, float32, on all cores.
+// 1 and 256, float32, on all cores; mode=gemms is the floor the fused
+// program is measured against: its three matrix products alone, bare (no
+// bias, normalisation or activation), on as many goroutines.
 func BenchmarkMLP(b *testing.B) {
 	for _, batch := range []int{1, 256} {
+		b.Run(fmt.Sprintf("batch=%d/mode=gemms", batch), func(b *testing.B) { benchBareGemms(b, batch) })
 		for _, mode := range []string{"fused", "unfused"} {
 			b.Run(fmt.Sprintf("batch=%d/mode=%s", batch, mode), func(b *testing.B) {
 				g, in := mlpGraph(b, batch, graph.Float32, mode)
@@ -61,6 +66,39 @@ func BenchmarkMLP(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// benchBareGemms times the three products of the MLP 784-512-512-10 at
+// batch, float32, without epilogues.
+func benchBareGemms(b *testing.B, batch int) {
+	dims := []int{784, 512, 512, 10}
+	var ps []kernels.GemmParams[float32]
+	w := new(kernels.Workspace)
+	in := make([]float32, batch*dims[0])
+	for i := range in {
+		in[i] = float32(i%7) - 3
+	}
+	for l := 0; l+1 < len(dims); l++ {
+		k, n := dims[l], dims[l+1]
+		wt := make([]float32, k*n)
+		for i := range wt {
+			wt[i] = float32(i%5) * 0.01
+		}
+		out := make([]float32, batch*n)
+		ps = append(ps, kernels.GemmParams[float32]{M: batch, N: n, K: k, A: in, LDA: k, B: wt, LDB: n,
+			C: out, LDC: n, Threads: runtime.GOMAXPROCS(0), Work: w})
+		in = out
+	}
+	for _, p := range ps {
+		kernels.GemmF32(p)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(4 * batch * 784))
+	for b.Loop() {
+		for _, p := range ps {
+			kernels.GemmF32(p)
 		}
 	}
 }

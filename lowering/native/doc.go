@@ -67,6 +67,8 @@
 //	map/zip of scalar bodies over rows             vector loop, one chunk at a time
 //	plain row copies                               copy
 //	rnz op f xs, scalar result, op accumulating    vector loop folded left to right
+//	let s = rnz op f r in map (\w -> E(f w, s)) r  f r computed once into the destination,
+//	(a softmax row)                                then the fold and E read it back
 //	map (\r -> nzip (\c p1..pk -> E(rnz (+) (*) r c, p1..pk)) C P1..Pk) X
 //	                                               kernels.Gemm (X·Cᵀ) with E applied to
 //	                                               each finished row segment in place

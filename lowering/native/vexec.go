@@ -235,13 +235,9 @@ func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
 	case graph.Div:
 		kernels.Arith(kernels.Div, z, x, y)
 	case graph.Max:
-		for k := range z {
-			z[k] = max(x[k], y[k])
-		}
+		kernels.Arith(kernels.Max, z, x, y)
 	case graph.Min:
-		for k := range z {
-			z[k] = min(x[k], y[k])
-		}
+		kernels.Arith(kernels.Min, z, x, y)
 	case graph.Pow:
 		for k := range z {
 			z[k] = T(math.Pow(float64(x[k]), float64(y[k])))

@@ -95,6 +95,7 @@ type vinstr struct {
 	setup     code
 	vars      []loopVar // vkElem
 	copies    []vcopy   // vkElem: loop values the closure reads from registers
+	fillLen   int       // vkBcast: the loop's longest chunk, the part of dst that the body reads
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
@@ -178,7 +179,13 @@ func (b *vbuilder) invariant(s *cval) int {
 	}
 	r := b.newReg(s.dt)
 	b.regs[r].bcast = true
-	b.pro = append(b.pro, vinstr{kind: vkBcast, dst: r, dt: s.dt, fn: s.fn})
+	// The loop runs chunks of at most its extent: a short loop (a softmax
+	// over ten classes, run row by row) fills only that much.
+	fillLen := chunk
+	if b.loop != nil && b.loop.n > 0 {
+		fillLen = min(chunk, b.loop.n)
+	}
+	b.pro = append(b.pro, vinstr{kind: vkBcast, dst: r, dt: s.dt, fn: s.fn, fillLen: fillLen})
 	if s.freg >= 0 {
 		b.bcasts[s.freg] = r
 	}
@@ -896,10 +903,10 @@ func (p *vprog) prologue(fr *frame) {
 			v := in.fn(fr)
 			if p.f32 {
 				if r, x := fr.v32[in.dst], float32(v); math.Float32bits(r[0]) != math.Float32bits(x) {
-					fill(r, x)
+					fill(r[:in.fillLen], x)
 				}
 			} else if r := fr.v64[in.dst]; math.Float64bits(r[0]) != math.Float64bits(v) {
-				fill(r, v)
+				fill(r[:in.fillLen], v)
 			}
 		}
 	}

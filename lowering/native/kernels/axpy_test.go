@@ -93,3 +93,34 @@ func BenchmarkAxpyF64(b *testing.B) { benchAxpy(b, AxpyF64, 1, 2) }
 func BenchmarkAxpyGoF64(b *testing.B) {
 	benchAxpy(b, func(n int, alpha float64, x []float64, _ int, y []float64, _ int) { axpyUnitGo(alpha, x[:n], y[:n]) }, 1)
 }
+
+// TestAxpy4 checks that axpy4UnitF32 gives the bits of four axpyUnitF32
+// calls, row 0 first, for lengths around its 64-element vector block and
+// a leading dimension wider than the rows, with NaN, infinities and zeros
+// among the values; the elements past the row must stay.
+func TestAxpy4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40}
+	for _, n := range []int{0, 1, 31, 63, 64, 65, 127, 128, 200, 512} {
+		ldb := n + 3
+		a := randSlice[float32](rng, 4)
+		b := randSlice[float32](rng, 3*ldb+n)
+		y := randSlice[float32](rng, n+1)
+		for i := 0; i < len(b); i += 37 {
+			b[i] = special[i%len(special)]
+		}
+		if n > 5 {
+			y[5] = float32(math.Inf(1))
+		}
+		want := append([]float32(nil), y...)
+		for r := range 4 {
+			axpyUnitF32(a[r], b[r*ldb:][:n], want[:n])
+		}
+		axpy4UnitF32(a, b, ldb, y[:n])
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d: y[%d] = %v, want %v (four row-by-row axpys)", n, i, y[i], want[i])
+			}
+		}
+	}
+}

@@ -393,8 +393,17 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 			if !p.Accumulate {
 				clear(c)
 			}
-			for kk, v := range a {
-				axpyUnit(v, p.B[kk*p.LDB+c0:][:len(c)], c)
+			kk := 0
+			if cp, ok := any(&c).(*[]float32); ok && len(c) > 0 {
+				// Four rows of B at a time: C is loaded and stored once
+				// for the four, with the same bits as row by row.
+				a32, b32 := any(&a).(*[]float32), any(&p.B).(*[]float32)
+				for ; kk+4 <= len(a); kk += 4 {
+					axpy4UnitF32((*a32)[kk:kk+4], (*b32)[kk*p.LDB+c0:], p.LDB, *cp)
+				}
+			}
+			for ; kk < len(a); kk++ {
+				axpyUnit(a[kk], p.B[kk*p.LDB+c0:][:len(c)], c)
 			}
 		}
 		if p.Epilogue != nil {

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -506,4 +507,44 @@ func benchMicro[T float32 | float64](b *testing.B, kern *microKernel[T]) {
 		kern.fn(kc, a, bp, c, kern.nr, true)
 	}
 	reportGFLOPS(b, 2*float64(kc*kern.mr*kern.nr))
+}
+
+// TestGemmSmallMBits checks the row-by-row path of products of at most
+// smallM rows (float32: four rows of B at a time, then single rows)
+// against its definition, one
+// axpy per row of B in order, bit for bit, overwriting and accumulating,
+// on one and two threads.
+func TestGemmSmallMBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, m := range []int{1, 2, 4} {
+		for _, n := range []int{1, 63, 64, 65, 130, 512} {
+			for _, k := range []int{1, 3, 4, 5, 300} {
+				for _, acc := range []bool{false, true} {
+					ldb, ldc := n+2, n+1
+					a, b := randSlice[float32](rng, m*k), randSlice[float32](rng, k*ldb)
+					c := randSlice[float32](rng, m*ldc)
+					want := append([]float32(nil), c...)
+					for i := range m {
+						row := want[i*ldc:][:n]
+						if !acc {
+							clear(row)
+						}
+						for kk := range k {
+							axpyUnitF32(a[i*k+kk], b[kk*ldb:][:n], row)
+						}
+					}
+					for _, threads := range []int{1, 2} {
+						got := append([]float32(nil), c...)
+						GemmF32(GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, C: got, LDC: ldc,
+							Accumulate: acc, Threads: threads})
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("m=%d n=%d k=%d accumulate=%v threads=%d: C[%d] = %v, want %v", m, n, k, acc, threads, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -39,6 +39,7 @@ func main() {
 	dot("dotF64AVX2", 8)
 	axpy("axpyF32AVX2", 4)
 	axpy("axpyF64AVX2", 8)
+	axpy4("axpy4F32AVX2")
 
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -275,6 +276,52 @@ func axpy(name string, elem int) {
 	}
 	p("\tADDQ $128, SI")
 	p("\tADDQ $128, DI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// axpy4 emits func name(n int, a, b *float32, ldb int, y *float32) for n
+// a multiple of 64: y[i] += a[r]·b[r·ldb+i] for the rows r = 0, 1, 2, 3
+// in that order, one FMA each, as four axpy calls would, but loading and
+// storing y once for the four rows. Eight vectors of y in flight hide the
+// latency of each one's chain of four FMAs.
+func axpy4(name string) {
+	p("")
+	p("// func %s(n int, a, b *float32, ldb int, y *float32)", name)
+	p("// n must be a multiple of 64.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ b+16(FP), SI")
+	p("\tMOVQ ldb+24(FP), R8")
+	p("\tMOVQ y+32(FP), DI")
+	p("\tSHLQ $2, R8")
+	for r := 0; r < 4; r++ {
+		p("\tVBROADCASTSS %d(AX), Y%d", 4*r, 12+r)
+	}
+	p("\tLEAQ (SI)(R8*1), R9")
+	p("\tLEAQ (R9)(R8*1), R10")
+	p("\tLEAQ (R10)(R8*1), R11")
+	p("\tSHRQ $6, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := 0; v < 8; v++ {
+		p("\tVMOVUPS %d(DI), Y%d", 32*v, v)
+	}
+	for r, row := range []string{"SI", "R9", "R10", "R11"} {
+		for v := 0; v < 8; v++ {
+			p("\tVFMADD231PS %d(%s), Y%d, Y%d", 32*v, row, 12+r, v)
+		}
+	}
+	for v := 0; v < 8; v++ {
+		p("\tVMOVUPS Y%d, %d(DI)", v, 32*v)
+	}
+	for _, r := range []string{"SI", "R9", "R10", "R11", "DI"} {
+		p("\tADDQ $256, %s", r)
+	}
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)

@@ -33,6 +33,9 @@ func axpyF32AVX2(n int, alpha float32, x, y *float32)
 //go:noescape
 func axpyF64AVX2(n int, alpha float64, x, y *float64)
 
+//go:noescape
+func axpy4F32AVX2(n int, a, b *float32, ldb int, y *float32)
+
 var (
 	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	hasAVX512 = cpu.X86.HasAVX512F && hasAVX2

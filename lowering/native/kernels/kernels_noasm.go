@@ -20,4 +20,6 @@ func dotF64AVX2(n int, x, y *float64) float64         { panic(noAsm) }
 func axpyF32AVX2(n int, alpha float32, x, y *float32) { panic(noAsm) }
 func axpyF64AVX2(n int, alpha float64, x, y *float64) { panic(noAsm) }
 
+func axpy4F32AVX2(n int, a, b *float32, ldb int, y *float32) { panic(noAsm) }
+
 const noAsm = "kernels: assembly routine called in a build without assembly"

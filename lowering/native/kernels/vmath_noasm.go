@@ -16,6 +16,10 @@ func arithAddF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithSubF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithMulF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithDivF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithMaxF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithMinF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
+func arithMaxF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
+func arithMinF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 
 func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool) { panic(noAsm) }
 func expF32AVX512(n int, x, z *float32)                           { panic(noAsm) }

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -237,7 +238,8 @@ func TestErfF32Accuracy(t *testing.T) {
 	}
 }
 
-// TestArith checks Arith bit for bit against Go's scalar arithmetic, for
+// TestArith checks Arith bit for bit against Go's scalar arithmetic and
+// its max and min (NaN if either is NaN, +0 over -0), for
 // every length up to 40 (vector loop and tail), on values that include
 // NaN, ±Inf, ±0 and subnormals, and in place (z the same slice as x).
 func TestArith(t *testing.T) {
@@ -252,6 +254,7 @@ func TestArith(t *testing.T) {
 		for op, f := range []func(a, b float64) float64{
 			func(a, b float64) float64 { return a + b }, func(a, b float64) float64 { return a - b },
 			func(a, b float64) float64 { return a * b }, func(a, b float64) float64 { return a / b },
+			func(a, b float64) float64 { return max(a, b) }, func(a, b float64) float64 { return min(a, b) },
 		} {
 			z64 := make([]float64, n)
 			Arith(ArithOp(op), z64, x64, y64)
@@ -362,5 +365,39 @@ func TestSqrtRsqrtF32(t *testing.T) {
 	RsqrtF32(y, y)
 	if y[8] != float32(1/math.Sqrt(float64(x[8]))) {
 		t.Errorf("RsqrtF32 in place: %v, want %v", y[8], float32(1/math.Sqrt(float64(x[8]))))
+	}
+}
+
+// TestExpTails checks that an element's exponential does not depend on
+// where it lies in the slice: ExpF32 and ExpF64 of every prefix and
+// suffix of a slice (lengths around the vector widths, so that the last
+// elements take the padded tail) give the bits of the whole slice's call.
+func TestExpTails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n = 150
+	x32, x64 := make([]float32, n), make([]float64, n)
+	for i := range n {
+		x64[i] = rng.NormFloat64() * 30
+		x32[i] = float32(x64[i])
+	}
+	x32[3], x64[4] = float32(math.NaN()), math.Inf(-1)
+	w32, w64 := make([]float32, n), make([]float64, n)
+	ExpF32(w32, x32)
+	ExpF64(w64, x64)
+	for k := range n + 1 {
+		for _, part := range [][2]int{{0, k}, {k, n}} {
+			lo, hi := part[0], part[1]
+			z32, z64 := make([]float32, hi-lo), make([]float64, hi-lo)
+			ExpF32(z32, x32[lo:hi])
+			ExpF64(z64, x64[lo:hi])
+			for i := range z32 {
+				if math.Float32bits(z32[i]) != math.Float32bits(w32[lo+i]) {
+					t.Fatalf("ExpF32 of x[%d:%d]: element %d = %v, the whole slice's %v", lo, hi, i, z32[i], w32[lo+i])
+				}
+				if math.Float64bits(z64[i]) != math.Float64bits(w64[lo+i]) {
+					t.Fatalf("ExpF64 of x[%d:%d]: element %d = %v, the whole slice's %v", lo, hi, i, z64[i], w64[lo+i])
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,154 @@
+package native
+
+import (
+	"math"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// A row of a softmax computes each element's exponential twice:
+//
+//	let s = rnz (+) (\v -> exp (v - m)) r in map (\w -> exp (w - m) / s) r
+//
+// once for the sum and once for the quotient. When the map writes a
+// vector destination of the sum's type, sharedElemLet computes the
+// element function once, into the destination, and lets the sum and the
+// map read it back from there:
+//
+//	d := map (\v -> exp (v - m)) r
+//	let s = reduce (+) d in map (\w e -> e / s) r d    (into d, in place)
+//
+// The values are the same bit for bit: the element function is computed
+// by the same kind of vector program, the sum folds the same values in
+// the same order, and the map reads element k of d before it stores
+// element k. On a softmax over 256×32768 float32 it halves the
+// exponentials, the most costly part of the loop.
+
+// sharedElemLet compiles the let n into dst that way when it has that
+// shape, and reports whether it did.
+func (c *compiler) sharedElemLet(n *graph.Let, env *cenv, dst *cval) (code, bool, error) {
+	red, ok := n.Value.(*graph.RNZ)
+	if !ok || len(red.Args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid || len(dst.layout) != 1 ||
+		(dst.dt != graph.Float32 && dst.dt != graph.Float64) {
+		return nil, false, nil
+	}
+	body, ok := n.Body.(*graph.NZip)
+	if !ok || len(body.Args) != 1 || body.Args[0] != red.Args[0] {
+		return nil, false, nil
+	}
+	f, ok := red.Fn.(*graph.Lambda)
+	if !ok || len(f.Params) != 1 || !binderFree(f.Body) {
+		return nil, false, nil
+	}
+	g, ok := body.Fn.(*graph.Lambda)
+	if !ok || len(g.Params) != 1 {
+		return nil, false, nil
+	}
+	if _, lifts, ok := c.liftedOp(c.fnOf(red.Red, env)); !ok || lifts != 0 {
+		return nil, false, nil
+	}
+	if t, err := c.typeOf(n.Value, env); err != nil {
+		return nil, false, err
+	} else if st, ok := t.(*graph.ScalarType); !ok || st.DType != dst.dt {
+		return nil, false, nil
+	}
+	r, ok := c.viewOf(red.Args[0], env)
+	if !ok || r.kind != cvView || len(r.layout) != 1 || r.layout[0].Extent != dst.layout[0].Extent ||
+		(r.dt == dst.dt && r.buf == dst.buf) {
+		return nil, false, nil
+	}
+	// The map's body with every copy of the element function's body (over
+	// the map's parameter) replaced by the element read back.
+	e, w := graph.NewVar("e"), g.Params[0]
+	found := false
+	g2, err := graph.Rewrite(g.Body, func(m graph.Node) (graph.Node, error) {
+		if sameScalarTerm(m, f.Body, w, f.Params[0]) {
+			found = true
+			return e, nil
+		}
+		return m, nil
+	})
+	if err != nil || !found {
+		return nil, false, err
+	}
+	first, err := graph.NewNZip(f, red.Args[0])
+	if err != nil {
+		return nil, false, err
+	}
+	fill, err := c.into(first, env, dst)
+	if err != nil {
+		return nil, false, err
+	}
+	d := graph.NewVar("d")
+	dv := *dst
+	dv.vary = nil
+	env2 := env.bind(d, &dv)
+	sum, err := graph.NewReduce(red.Red, d)
+	if err != nil {
+		return nil, false, err
+	}
+	lam, err := graph.NewLambda([]*graph.Var{w, e}, g2)
+	if err != nil {
+		return nil, false, err
+	}
+	mp, err := graph.NewNZip(lam, red.Args[0], d)
+	if err != nil {
+		return nil, false, err
+	}
+	let, err := graph.NewLet(n.Var, sum, mp)
+	if err != nil {
+		return nil, false, err
+	}
+	rest, err := c.into(let, env2, dst)
+	if err != nil {
+		return nil, false, err
+	}
+	c.note("element function shared by a reduction and a map, computed once into the destination")
+	return seq(fill, rest), true, nil
+}
+
+// binderFree reports whether n is built of variables, inputs, constants
+// and scalar op calls only: terms that sameScalarTerm compares.
+func binderFree(n graph.Node) bool {
+	switch n := n.(type) {
+	case *graph.Var, *graph.Input, *graph.Const:
+		return true
+	case *graph.Call:
+		for _, a := range n.Args {
+			if !binderFree(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// sameScalarTerm reports whether a equals b with b's variable bv read as
+// a's av: the same ops on the same variables, inputs and constants.
+func sameScalarTerm(a, b graph.Node, av, bv *graph.Var) bool {
+	switch b := b.(type) {
+	case *graph.Var:
+		if b == bv {
+			return a == av
+		}
+		return a == b
+	case *graph.Input:
+		return a == b
+	case *graph.Const:
+		ac, ok := a.(*graph.Const)
+		return ok && math.Float64bits(ac.Value) == math.Float64bits(b.Value)
+	case *graph.Call:
+		ac, ok := a.(*graph.Call)
+		if !ok || ac.Op != b.Op || len(ac.Args) != len(b.Args) {
+			return false
+		}
+		for i := range b.Args {
+			if !sameScalarTerm(ac.Args[i], b.Args[i], av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
