@@ -19,6 +19,9 @@ type Options struct {
 	// Dump, when set, receives the IR after each pass with the pass's
 	// duration, or "unchanged".
 	Dump io.Writer
+	// Schedule controls the schedule pass, the last: by default it orders
+	// every kernel's loops by the cost model (see ScheduleGraph).
+	Schedule ScheduleOptions
 }
 
 // Result is what Fuse produces.
@@ -121,6 +124,34 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	rep.Passes = append(rep.Passes, PassReport{Name: "kernels", Duration: time.Since(start), Changed: true})
 	if opt.Dump != nil {
 		fmt.Fprintf(opt.Dump, "== kernels (%v)\n%s", time.Since(start).Round(time.Microsecond), g)
+	}
+	// The schedule pass last: it orders each kernel's loops, and never
+	// moves work between kernels.
+	if !opt.Schedule.Off {
+		start = time.Now()
+		if err := ScheduleGraph(g, opt.Schedule); err != nil {
+			return nil, fmt.Errorf("pass schedule: %w", err)
+		}
+		d := time.Since(start)
+		changed := 0
+		for _, k := range g.Kernels {
+			if k.Schedule != nil && k.Schedule.Changed {
+				changed++
+			}
+		}
+		rep.Passes = append(rep.Passes, PassReport{Name: "schedule", Duration: d, Changed: changed > 0})
+		mach := opt.Schedule.Machine
+		if len(mach.Caches) == 0 {
+			mach = DetectMachine()
+		}
+		rep.Schedule = &ScheduleReport{Machine: mach.String(), Search: d, Changed: changed}
+		if opt.Dump != nil {
+			if changed == 0 {
+				fmt.Fprintf(opt.Dump, "== schedule (%v): unchanged\n", d.Round(time.Microsecond))
+			} else {
+				fmt.Fprintf(opt.Dump, "== schedule (%v)\n%s", d.Round(time.Microsecond), g)
+			}
+		}
 	}
 	// Fusion may drop dead code; the graph still takes every input of the
 	// program, so that callers bind the same inputs either way.
