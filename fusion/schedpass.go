@@ -186,7 +186,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
 	if len(levels) == 0 {
 		return nil // views and scalars: no loops to order
 	}
-	labels := uniqueLabels(defaultLabels(levels))
+	labels := uniqueLabels(rootLabels(levels))
 	written := strings.Join(labels, " ")
 	writtenCost, err := model.TermCost(k.Body)
 	if err != nil {
@@ -286,6 +286,48 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
 	}
 	k.Body, k.Inputs, s.Changed = best.Term, info.Inputs, true
 	return nil
+}
+
+// rootLabels names each level by its kind and the array its first
+// argument is a view of, following elements of outer loops to the arrays
+// they come from: mapA, mapB, rnz (as the paper names the loops of the
+// matrix product, whose reduction it does not name).
+func rootLabels(levels []Level) []string {
+	root := map[*graph.Var]string{}
+	out := make([]string, len(levels))
+	for d, l := range levels {
+		h, _ := asHOF(l.Node)
+		name := ""
+		for i, a := range h.args {
+			base := viewBase(a)
+			n := ""
+			switch b := base.(type) {
+			case *graph.Var:
+				n = root[b]
+			case *graph.Input:
+				n = b.Name
+			default:
+				graph.Inspect(base, func(x graph.Node) bool {
+					if in, ok := x.(*graph.Input); ok && n == "" {
+						n = in.Name
+					}
+					return n == ""
+				})
+			}
+			if i < len(h.params) {
+				root[h.params[i]] = n
+			}
+			if name == "" {
+				name = n
+			}
+		}
+		if l.Kind == "rnz" {
+			out[d] = "rnz"
+		} else {
+			out[d] = "map" + name
+		}
+	}
+	return out
 }
 
 // uniqueLabels numbers repeated labels: mapx, mapx#2.
