@@ -297,7 +297,7 @@ func TestEveryRuleNameIsReachable(t *testing.T) {
 			continue
 		}
 		_, err := Fuse(corpus[0], Options{Disable: []string{r.Name()}})
-		assert.EqualError(t, err, fmt.Sprintf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s",
+		assert.EqualError(t, err, fmt.Sprintf("fusion: rule %q belongs to the schedule pass, which applies it one exchange or subdivision at a time and is switched off whole (ScheduleOptions.Off); the rules the rewriting passes run are %s",
 			r.Name(), strings.Join(RuleNames(), ", ")))
 	}
 }

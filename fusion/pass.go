@@ -69,7 +69,7 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	for _, name := range opt.Disable {
 		if !slices.Contains(RuleNames(), name) {
 			if _, ok := RuleByName(name); ok {
-				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s", name, strings.Join(RuleNames(), ", "))
+				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule pass, which applies it one exchange or subdivision at a time and is switched off whole (ScheduleOptions.Off); the rules the rewriting passes run are %s", name, strings.Join(RuleNames(), ", "))
 			}
 			return nil, fmt.Errorf("fusion: unknown rule %q; the rules are %s", name, strings.Join(RuleNames(), ", "))
 		}

@@ -171,7 +171,7 @@ func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 	}
 	deadline := start.Add(budget)
 	for _, k := range g.Kernels {
-		if err := scheduleKernel(k, opt, deadline); err != nil {
+		if err := scheduleKernel(k, opt, &deadline); err != nil {
 			return err
 		}
 	}
@@ -179,7 +179,9 @@ func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 }
 
 // scheduleKernel schedules one kernel.
-func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
+// Time spent measuring (Tune) moves the deadline: the budget bounds the
+// search, not the measurements the caller asked for.
+func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 	start := time.Now()
 	model := HierCost{Machine: opt.Machine, NoGEMM: opt.NoGEMM}
 	levels := Nest(k.Body)
@@ -195,7 +197,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
 	s := &KernelSchedule{Written: written, Order: written, Subdivisions: "none", Cost: writtenCost, WrittenCost: writtenCost, By: "cost model", Orders: 1}
 	k.Schedule = s
 	defer func() { s.Duration = time.Since(start) }()
-	if time.Now().After(deadline) {
+	if time.Now().After(*deadline) {
 		s.By = "kept as written: the search budget was spent on the kernels before"
 		return nil
 	}
@@ -208,7 +210,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
 		return nil
 	}
 	e := &enumeration{
-		kernel: k, model: model, labels: labels, deadline: deadline,
+		kernel: k, model: model, labels: labels, deadline: *deadline,
 		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]string{},
 		pruned: map[string]*PrunedOrders{},
 	}
@@ -253,10 +255,12 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline time.Time) error {
 			best = writtenCand
 		}
 		if opt.Tune != nil {
+			t0 := time.Now()
 			chosen, measured, by, err := opt.Tune.choose(k, e.cands, best)
 			if err != nil {
 				return err
 			}
+			*deadline = deadline.Add(time.Since(t0))
 			best, s.Measured, s.By = chosen, measured, by
 		}
 	}

@@ -65,6 +65,9 @@ func bodyHash(k *Kernel) string {
 }
 
 func subdivisionsKey(subs []Subdivision) string {
+	if len(subs) == 0 {
+		return "none"
+	}
 	b, _ := json.Marshal(subs)
 	return string(b)
 }
