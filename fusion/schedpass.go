@@ -217,6 +217,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 	if e.maxOrders <= 0 {
 		e.maxOrders = 720
 	}
+	e.unrecognised = unrecognisedReducers(k.Body)
 	writtenCand := &ScheduleCandidate{Order: written, Term: k.Body, Cost: writtenCost}
 	e.cands = []*ScheduleCandidate{writtenCand}
 	if sig, err := e.signature(k.Body); err == nil {
@@ -359,6 +360,9 @@ type enumeration struct {
 	// the rules refused, with the reason.
 	refused map[[2]string]string
 	seen    map[string]string // model signature -> the order that had it
+	// unrecognised counts the reduction operators of the written body
+	// that graph.Reducer does not recognise; an order may not add any.
+	unrecognised int
 	pruned  map[string]*PrunedOrders
 	stopped string // why the search stopped early, if it did
 }
@@ -604,6 +608,13 @@ func (e *enumeration) visit(v variant, term graph.Node, perm []int) error {
 		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
 		return nil
 	}
+	if n := unrecognisedReducers(term); n > e.unrecognised {
+		// An exchange lifted a reduction operator into a form no back end
+		// takes as a reduction (a zip of a tuple operator, say): the
+		// order is sound, but StableHLO could not run it.
+		e.prune("infeasible: a lifted reduction operator the back ends cannot take as a reduction (graph.Reducer does not recognise it)", order)
+		return nil
+	}
 	sig, err := e.signature(term)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
@@ -625,6 +636,20 @@ func (e *enumeration) visit(v variant, term graph.Node, perm []int) error {
 	}
 	e.cands = append(e.cands, &ScheduleCandidate{Order: order, Subdivisions: v.subs, Term: term, Cost: c})
 	return nil
+}
+
+// unrecognisedReducers counts the rnz nodes of term whose reduction
+// operator graph.Reducer does not recognise.
+func unrecognisedReducers(term graph.Node) int {
+	n := 0
+	for x := range graph.All(term) {
+		if z, ok := x.(*graph.RNZ); ok {
+			if _, ok := graph.Reducer(z.Red, nil); !ok {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // signature is what the cost model sees of a term: its loops' kinds and
