@@ -363,8 +363,8 @@ type enumeration struct {
 	// unrecognised counts the reduction operators of the written body
 	// that graph.Reducer does not recognise; an order may not add any.
 	unrecognised int
-	pruned  map[string]*PrunedOrders
-	stopped string // why the search stopped early, if it did
+	pruned       map[string]*PrunedOrders
+	stopped      string // why the search stopped early, if it did
 }
 
 func (e *enumeration) prune(reason, order string) {
