@@ -60,10 +60,13 @@ var pipeline = []pass{
 }
 
 // Fuse runs the pass pipeline on term — normalise, vertical fusion,
-// horizontal fusion, kernel formation — and reports what it did. The result
+// horizontal fusion, kernel formation, and the schedule pass, which orders
+// each kernel's loops (Options.Schedule) — and reports what it did. The result
 // computes the same value as term (graph.Eval), up to the reassociation of
 // floating-point reductions. Fuse is deterministic: the same term gives the
-// same kernels with the same names.
+// same kernels with the same names, on one machine (the schedule pass
+// plans for the host's caches), unless the schedule pass's time budget
+// runs out (the report says so) or Options.Schedule.Tune measures.
 func Fuse(term graph.Node, opt Options) (*Result, error) {
 	disabled := map[string]bool{}
 	for _, name := range opt.Disable {
