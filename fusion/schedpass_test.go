@@ -402,6 +402,7 @@ func TestTuner(t *testing.T) {
 	require.NoError(t, os.WriteFile(files[0], []byte("{not json"), 0o644))
 	s = run()
 	assert.Equal(t, 4, timed)
+	assert.Contains(t, s.By, "measurement (4 orders timed)")
 	require.Len(t, warnings, 1)
 	assert.Contains(t, warnings[0], "ignoring "+files[0]+", which is not a cache file")
 	assert.Contains(t, warnings[0], "rewriting it")
