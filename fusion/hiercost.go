@@ -304,3 +304,27 @@ func (n *nestModel) traffic(capacity float64) float64 {
 	}
 	return outer * set(d-1)
 }
+
+// gemmBound is a lower bound on the cost of every order of a nest whose
+// written order is the GEMM micro-kernel's form (ok false otherwise): an
+// order in that form does the same flops at the same rate, and any other
+// runs its iterations at best at the vectorised loop's rate.
+func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
+	mach := m.Machine
+	if len(mach.Caches) == 0 {
+		mach = DetectMachine()
+	}
+	mach = mach.withRates()
+	if m.NoGEMM || mach.GEMMRate <= 0 {
+		return 0, false
+	}
+	info, err := graph.Check(term)
+	if err != nil {
+		return 0, false
+	}
+	flops, _, ok := gemmShape(info, Nest(term))
+	if !ok {
+		return 0, false
+	}
+	return min(flops/mach.GEMMRate, flops/2/mach.VectorRate), true
+}

@@ -209,6 +209,15 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 		s.By = "kept as written: predicted under " + formatSeconds(minCost)
 		return nil
 	}
+	margin := opt.Margin
+	if margin <= 0 {
+		margin = 0.1
+	}
+	if bound, ok := model.gemmBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
+		// Branch and bound: no order can beat the written GEMM form.
+		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
+		return nil
+	}
 	e := &enumeration{
 		kernel: k, model: model, labels: labels, deadline: *deadline,
 		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]string{},
@@ -247,10 +256,6 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 			if c.Cost < best.Cost {
 				best = c
 			}
-		}
-		margin := opt.Margin
-		if margin <= 0 {
-			margin = 0.1
 		}
 		if best.Cost > writtenCost*(1-margin) {
 			best = writtenCand

@@ -437,21 +437,30 @@ func TestScheduleKeepsMLPKernels(t *testing.T) {
 	require.NoError(t, err)
 	step, err := mt.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
 	require.NoError(t, err)
-	for name, term := range map[string]graph.Node{"inference": m.Output, "step": step.Term} {
+	searched := 0
+	for _, name := range []string{"inference", "step"} {
+		term := map[string]graph.Node{"inference": m.Output, "step": step.Term}[name]
 		on, err := Fuse(term, Options{})
 		require.NoError(t, err, name)
 		off, err := Fuse(term, Options{Schedule: ScheduleOptions{Off: true}})
 		require.NoError(t, err, name)
 		assert.Equal(t, off.Graph.String(), on.Graph.String(), name)
 		assert.Zero(t, on.Report.Schedule.Changed, name)
-		searched := 0
+		n, gemm := 0, 0
 		for _, k := range on.Graph.Kernels {
 			if k.Schedule.Orders > 1 {
-				searched++
+				n++
+			}
+			if strings.Contains(k.Schedule.By, "the GEMM micro-kernel's form") {
+				gemm++
 			}
 		}
-		assert.Positive(t, searched, "%s: the pass searched some kernels", name)
-		t.Logf("%s: %d kernels, %d searched, %d orders costed, %d pruned, search %v",
-			name, len(on.Graph.Kernels), searched, on.Report.Schedule.Orders, on.Report.Schedule.Pruned, on.Report.Schedule.Search)
+		if name == "inference" {
+			assert.Equal(t, 3, gemm, "the three dense layers are cut by the GEMM bound")
+		}
+		searched += n
+		t.Logf("%s: %d kernels, %d searched, %d cut by the GEMM bound, %d orders costed, %d pruned, search %v",
+			name, len(on.Graph.Kernels), n, gemm, on.Report.Schedule.Orders, on.Report.Schedule.Pruned, on.Report.Schedule.Search)
 	}
+	assert.Positive(t, searched, "the pass searched some kernels")
 }
