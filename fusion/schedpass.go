@@ -162,7 +162,11 @@ func (k *Kernel) Label() string {
 // through a view) is remembered as a pair of loops, and every later order
 // that needs that pair exchanged is cut without trying; an order whose
 // loops walk the same arrays with the same strides as one already costed
-// is equivalent for the model and cut too.
+// is equivalent for the model and cut too. Before any of that, a kernel
+// predicted under MinCost is kept as written, and so is one written in the
+// GEMM micro-kernel's form when the bound every order obeys (gemmBound) is
+// within the margin of it (branch and bound): the dense layers of a model
+// cost no search.
 func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 	start := time.Now()
 	budget := opt.Budget
