@@ -249,50 +249,71 @@ func TestScheduleLaw(t *testing.T) {
 	orders := 0
 	for _, gen := range graphtest.Generators() {
 		for seed := range uint64(12) {
-			cfg := graphtest.Config{DType: graph.Float64}
-			if seed%2 == 1 {
-				cfg.DType = graph.Float32
-			}
-			r := graphtest.Rand(seed)
-			term, ins := gen.Gen(r, cfg)
-			in := cfg.Inputs(r, ins)
-			want, err := graph.Eval(term, usedInputs(term, in))
-			require.NoError(t, err)
-			tol := graph.ToleranceOf(want)
-			name := fmt.Sprintf("%s/%d", gen.Name, seed)
-
-			g, err := Whole(term)
-			require.NoError(t, err, name)
-			err = ScheduleGraph(g, ScheduleOptions{Machine: paperMachine(), MinCost: -1, Blocks: []int{2, 3},
-				Choose: func(k *Kernel, cands []*ScheduleCandidate) int {
-					for _, c := range cands[1:] {
-						got, err := graph.Eval(c.Term, usedInputs(c.Term, in))
-						require.NoError(t, err, "%s: order %s: %s", name, c.Order, graph.Print(c.Term))
-						if d := graph.Diff(want, got, tol); d != nil {
-							t.Fatalf("%s: order %s changed the value\nwritten: %s\norder:   %s\n%v", name, c.Order, graph.Print(term), graph.Print(c.Term), d)
-						}
-						orders++
-					}
-					return len(cands) - 1
-				}})
-			require.NoError(t, err, name)
-			got, err := g.Eval(usedInputs(term, in))
-			require.NoError(t, err, name)
-			if d := graph.Diff(want, got, tol); d != nil {
-				t.Fatalf("%s: the scheduled kernel changed the value\n%s\n%v", name, g, d)
-			}
-
-			res, err := Fuse(term, Options{Schedule: ScheduleOptions{MinCost: -1, Choose: lastOrder}})
-			require.NoError(t, err, name)
-			got, err = res.Graph.Eval(usedInputs(term, in))
-			require.NoError(t, err, name)
-			if d := graph.Diff(want, got, tol); d != nil {
-				t.Fatalf("%s: the fused and scheduled graph changed the value\n%s\n%v", name, res.Graph, d)
-			}
+			orders += scheduleLawCase(t, gen, seed)
 		}
 	}
 	t.Logf("%d orders other than the written one checked", orders)
 	assert.Greater(t, orders, 100, "the generators' programs have nests to reorder")
+}
+
+// FuzzScheduleLaw is TestScheduleLaw on fuzzed seeds, every generator.
+func FuzzScheduleLaw(f *testing.F) {
+	for seed := range uint64(4) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		for _, gen := range graphtest.Generators() {
+			scheduleLawCase(t, gen, seed)
+		}
+	})
+}
+
+// scheduleLawCase checks one program of gen, drawn from seed, and returns
+// the number of orders other than the written one it checked.
+func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) int {
+	t.Helper()
+	orders := 0
+	cfg := graphtest.Config{DType: graph.Float64}
+	if seed%2 == 1 {
+		cfg.DType = graph.Float32
+	}
+	r := graphtest.Rand(seed)
+	term, ins := gen.Gen(r, cfg)
+	in := cfg.Inputs(r, ins)
+	want, err := graph.Eval(term, usedInputs(term, in))
+	require.NoError(t, err)
+	tol := graph.ToleranceOf(want)
+	name := fmt.Sprintf("%s/%d", gen.Name, seed)
+
+	g, err := Whole(term)
+	require.NoError(t, err, name)
+	err = ScheduleGraph(g, ScheduleOptions{Machine: paperMachine(), MinCost: -1, Blocks: []int{2, 3},
+		Choose: func(k *Kernel, cands []*ScheduleCandidate) int {
+			for _, c := range cands[1:] {
+				got, err := graph.Eval(c.Term, usedInputs(c.Term, in))
+				require.NoError(t, err, "%s: order %s: %s", name, c.Order, graph.Print(c.Term))
+				if d := graph.Diff(want, got, tol); d != nil {
+					t.Fatalf("%s: order %s changed the value\nwritten: %s\norder:   %s\n%v", name, c.Order, graph.Print(term), graph.Print(c.Term), d)
+				}
+				orders++
+			}
+			return len(cands) - 1
+		}})
+	require.NoError(t, err, name)
+	got, err := g.Eval(usedInputs(term, in))
+	require.NoError(t, err, name)
+	if d := graph.Diff(want, got, tol); d != nil {
+		t.Fatalf("%s: the scheduled kernel changed the value\n%s\n%v", name, g, d)
+	}
+
+	res, err := Fuse(term, Options{Schedule: ScheduleOptions{MinCost: -1, Choose: lastOrder}})
+	require.NoError(t, err, name)
+	got, err = res.Graph.Eval(usedInputs(term, in))
+	require.NoError(t, err, name)
+	if d := graph.Diff(want, got, tol); d != nil {
+		t.Fatalf("%s: the fused and scheduled graph changed the value\n%s\n%v", name, res.Graph, d)
+	}
+	return orders
 }
 
 // The MLP, in inference and training, fused and scheduled with the last
