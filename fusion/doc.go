@@ -73,6 +73,9 @@
 //     view of a kernel's result (flip 0 of a computed matrix, the operand
 //     of a weight gradient) is read in place by the kernels that use it,
 //     like a view of an input, not copied by a kernel of its own.
+//  6. schedule: each kernel's loops are put in the order a cost model of
+//     the memory hierarchy predicts fastest (ScheduleGraph; see "The
+//     schedule pass" below). It never moves work between kernels.
 //
 // # Common subterms
 //
@@ -247,9 +250,43 @@
 // Kernel formation is not a rewriting to a normal form but one walk of the
 // term (letsToDAG, then Partition).
 //
+// # The schedule pass
+//
+// ScheduleGraph, the last pass of Fuse (ScheduleOptions.Off switches it
+// off), orders each kernel's loops. A kernel's nest (Nest) is a tree in
+// general: a loop's body may compute scalars around the next loop (a
+// matrix product's epilogue). The exchange rules swap a loop with the one
+// that is its body's whole value, so the spine is cut into straight
+// segments at each epilogue and the orders are the products of the
+// segments' permutations, each enumerated in the Steinhaus–Johnson–Trotter
+// sequence below, after no subdivision or one subdivision of a loop of a
+// segment of two or more loops by each block of ScheduleOptions.Blocks.
+// The early cut keeps the enumeration small: orders that run the elements
+// of a subdivided loop outside its blocks are the paper's orders with the
+// halves swapped and are not costed; an exchange the rules refuse is
+// remembered as a pair of loops, and every later order that needs that
+// pair exchanged is cut without being built; an order in which the loops
+// walk the same arrays with the same strides as an order costed before is
+// cut as equivalent for the model. HierCost costs the rest (the
+// machine's cache sizes come from sysfs, DetectMachine, with defaults);
+// a matrix product in the contract rule's form costs its flops at the
+// GEMM micro-kernel's rate, so the pass never trades that form for
+// another order, and reaches it from other orders of a contraction. The
+// written order is kept unless another is predicted cheaper by
+// ScheduleOptions.Margin, and a kernel predicted under MinCost is not
+// searched. With ScheduleOptions.Tune the best orders are timed instead
+// and the choice kept on disk per kernel and machine (Tuner). The
+// choice, its prediction and what was pruned are recorded on the kernel
+// (Kernel.Schedule) and in the report. The pass terminates: each
+// segment has finitely many permutations, each visited once, and the
+// number of orders costed per kernel is bounded (MaxOrders); its time is
+// bounded by ScheduleOptions.Budget, after which kernels keep the best
+// order found so far (which makes the choice depend on the machine's
+// speed only when the budget runs out, and the report says so).
+//
 // # The schedule search
 //
-// Search is not part of Fuse: it takes one kernel whose loops form a
+// Search takes one kernel whose loops form a
 // straight nest (each loop's function is the next loop) — a kernel Fuse
 // made, or a term written by hand, as the paper's matrix product — and
 // enumerates its loop orders. It first applies the requested subdivisions

@@ -17,6 +17,10 @@ type Kernel struct {
 	Body    graph.Node     // a closed term over Inputs
 	Output  *graph.Input   // the buffer the kernel writes, of the body's materialised type
 	Sources []string       // the distinct source names of the body's nodes, innermost computation first
+	// Schedule is the order of the body's loops the schedule pass chose,
+	// with what it cost and pruned; nil for a kernel it did not schedule
+	// (Fuse with ScheduleOptions.Off, Unfused, Whole, Partition).
+	Schedule *KernelSchedule
 }
 
 // Graph is a program split into kernels that run one after another, each

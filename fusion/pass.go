@@ -19,6 +19,9 @@ type Options struct {
 	// Dump, when set, receives the IR after each pass with the pass's
 	// duration, or "unchanged".
 	Dump io.Writer
+	// Schedule controls the schedule pass, the last: by default it orders
+	// every kernel's loops by the cost model (see ScheduleGraph).
+	Schedule ScheduleOptions
 }
 
 // Result is what Fuse produces.
@@ -57,16 +60,19 @@ var pipeline = []pass{
 }
 
 // Fuse runs the pass pipeline on term — normalise, vertical fusion,
-// horizontal fusion, kernel formation — and reports what it did. The result
+// horizontal fusion, kernel formation, and the schedule pass, which orders
+// each kernel's loops (Options.Schedule) — and reports what it did. The result
 // computes the same value as term (graph.Eval), up to the reassociation of
 // floating-point reductions. Fuse is deterministic: the same term gives the
-// same kernels with the same names.
+// same kernels with the same names, on one machine (the schedule pass
+// plans for the host's caches), unless the schedule pass's time budget
+// runs out (the report says so) or Options.Schedule.Tune measures.
 func Fuse(term graph.Node, opt Options) (*Result, error) {
 	disabled := map[string]bool{}
 	for _, name := range opt.Disable {
 		if !slices.Contains(RuleNames(), name) {
 			if _, ok := RuleByName(name); ok {
-				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule search (Search), which Fuse does not run; the rules Fuse runs are %s", name, strings.Join(RuleNames(), ", "))
+				return nil, fmt.Errorf("fusion: rule %q belongs to the schedule pass, which applies it one exchange or subdivision at a time and is switched off whole (ScheduleOptions.Off); the rules the rewriting passes run are %s", name, strings.Join(RuleNames(), ", "))
 			}
 			return nil, fmt.Errorf("fusion: unknown rule %q; the rules are %s", name, strings.Join(RuleNames(), ", "))
 		}
@@ -121,6 +127,34 @@ func Fuse(term graph.Node, opt Options) (*Result, error) {
 	rep.Passes = append(rep.Passes, PassReport{Name: "kernels", Duration: time.Since(start), Changed: true})
 	if opt.Dump != nil {
 		fmt.Fprintf(opt.Dump, "== kernels (%v)\n%s", time.Since(start).Round(time.Microsecond), g)
+	}
+	// The schedule pass last: it orders each kernel's loops, and never
+	// moves work between kernels.
+	if !opt.Schedule.Off {
+		start = time.Now()
+		if err := ScheduleGraph(g, opt.Schedule); err != nil {
+			return nil, fmt.Errorf("pass schedule: %w", err)
+		}
+		d := time.Since(start)
+		changed := 0
+		for _, k := range g.Kernels {
+			if k.Schedule != nil && k.Schedule.Changed {
+				changed++
+			}
+		}
+		rep.Passes = append(rep.Passes, PassReport{Name: "schedule", Duration: d, Changed: changed > 0})
+		mach := opt.Schedule.Machine
+		if len(mach.Caches) == 0 {
+			mach = DetectMachine()
+		}
+		rep.Schedule = &ScheduleReport{Machine: mach.String(), Search: d, Changed: changed}
+		if opt.Dump != nil {
+			if changed == 0 {
+				fmt.Fprintf(opt.Dump, "== schedule (%v): unchanged\n", d.Round(time.Microsecond))
+			} else {
+				fmt.Fprintf(opt.Dump, "== schedule (%v)\n%s", d.Round(time.Microsecond), g)
+			}
+		}
 	}
 	// Fusion may drop dead code; the graph still takes every input of the
 	// program, so that callers bind the same inputs either way.

@@ -25,6 +25,17 @@ type Report struct {
 	RulesApplied         []RuleCount     `json:"rules_applied"`
 	RulesRefused         []RefusalReport `json:"rules_refused"`
 	Passes               []PassReport    `json:"passes"`
+	// Schedule sums up the schedule pass; nil when it did not run.
+	Schedule *ScheduleReport `json:"schedule,omitempty"`
+}
+
+// ScheduleReport sums up the schedule pass.
+type ScheduleReport struct {
+	Machine string        `json:"machine"`   // the memory hierarchy the cost model planned for
+	Search  time.Duration `json:"search_ns"` // the whole pass
+	Orders  int           `json:"orders"`    // orders costed, all kernels
+	Pruned  int           `json:"pruned"`    // orders cut without costing, all kernels
+	Changed int           `json:"changed"`   // kernels whose order the pass changed
 }
 
 // KernelReport describes one kernel.
@@ -36,6 +47,9 @@ type KernelReport struct {
 	Sources []string `json:"sources"` // the layers and nodes it holds
 	Order   string   `json:"order"`   // its loop nest, outermost first
 	Term    string   `json:"term"`    // its body in the notation
+	// Schedule is the order the schedule pass chose, with its predicted
+	// cost and what it pruned.
+	Schedule *KernelSchedule `json:"schedule,omitempty"`
 }
 
 // RuleCount is how often a rule applied, and where.
@@ -66,12 +80,19 @@ func (r *Report) fill(g *Graph, e *engine) {
 	r.TemporaryBytes = g.TemporaryBytes()
 	for _, k := range g.Kernels {
 		kr := KernelReport{
-			Name:    k.Name,
-			Output:  k.Output.Name,
-			Type:    k.Output.Type.String(),
-			Sources: append([]string{}, k.Sources...),
-			Order:   NestOrder(k.Body),
-			Term:    graph.Print(k.Body),
+			Name:     k.Name,
+			Output:   k.Output.Name,
+			Type:     k.Output.Type.String(),
+			Sources:  append([]string{}, k.Sources...),
+			Order:    NestOrder(k.Body),
+			Term:     graph.Print(k.Body),
+			Schedule: k.Schedule,
+		}
+		if s := k.Schedule; s != nil && r.Schedule != nil {
+			r.Schedule.Orders += s.Orders
+			for _, p := range s.Pruned {
+				r.Schedule.Pruned += p.Count
+			}
 		}
 		for _, in := range k.Inputs {
 			kr.Inputs = append(kr.Inputs, in.Name)
@@ -108,6 +129,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&sb, "  reads:  %s\n", strings.Join(k.Inputs, ", "))
 		fmt.Fprintf(&sb, "  nest:   %s\n", k.Order)
+		if k.Schedule != nil {
+			fmt.Fprintf(&sb, "  order:  %s\n", k.Schedule)
+			for _, p := range k.Schedule.Pruned {
+				fmt.Fprintf(&sb, "    pruned %d: %s (e.g. %s)\n", p.Count, p.Reason, p.Example)
+			}
+		}
 		fmt.Fprintf(&sb, "  term:   %s\n", k.Term)
 	}
 	if len(r.RulesApplied) > 0 {
@@ -129,6 +156,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(&sb, "  %s%s: %s\n    at %s\n", f.Rule, src, f.Reason, f.Term)
 		}
+	}
+	if s := r.Schedule; s != nil {
+		fmt.Fprintf(&sb, "\nschedule: %d orders costed, %d pruned, %d kernels reordered, in %v; machine %s\n",
+			s.Orders, s.Pruned, s.Changed, s.Search.Round(time.Microsecond), s.Machine)
 	}
 	sb.WriteString("\npasses:")
 	for _, p := range r.Passes {

@@ -227,6 +227,13 @@ func exchangeAt(term graph.Node, pos int) (graph.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := rule.(MapMap); ok {
+		// The exchange flips the maps' result, which must then be an
+		// array of arrays: a map of tuples cannot be flipped.
+		if _, err := graph.Check(next); err != nil {
+			return nil, refuse(rule, n, "the exchanged maps' result cannot be flipped: %s", firstLine(err))
+		}
+	}
 	return hoistViews(next)
 }
 

@@ -52,10 +52,14 @@ type benchTrainRow struct {
 	BackwardKernels int     `json:"backward_update_kernels"`
 	Temporaries     int     `json:"temporaries"`
 	TemporaryBytes  int     `json:"temporary_bytes"`
-	FuseMs          float64 `json:"fuse_ms"`    // cutting the step into kernels
-	CompileMs       float64 `json:"compile_ms"` // train.New: cutting again, lowering and compiling
-	FirstLoss       float64 `json:"first_loss"`
-	LastLoss        float64 `json:"last_loss"`
+	FuseMs          float64 `json:"fuse_ms"` // cutting the step into kernels
+	// SearchMs is the schedule pass's part of FuseMs (its kernels' search
+	// times), Reordered the kernels it put in another order; fused rows.
+	SearchMs  float64 `json:"search_ms,omitempty"`
+	Reordered int     `json:"reordered_kernels"`
+	CompileMs float64 `json:"compile_ms"` // train.New: cutting again, lowering and compiling
+	FirstLoss float64 `json:"first_loss"`
+	LastLoss  float64 `json:"last_loss"`
 	// A PJRT row's split of a step (parameters and optimizer state stay
 	// on the device): the batch in, execute, the loss and flags out.
 	*transferSplit
@@ -319,6 +323,14 @@ func benchTrainStep(m *models.Model, opt optim.Optimizer, be lowering.Backend, n
 		return row, err
 	}
 	row.FuseMs = ms(time.Since(start))
+	for _, k := range g.Kernels {
+		if k.Schedule != nil {
+			row.SearchMs += ms(k.Schedule.Duration)
+			if k.Schedule.Changed {
+				row.Reordered++
+			}
+		}
+	}
 	var fwd *fusion.Graph
 	if unfused {
 		fwd, err = fusion.Unfused(m.Output)

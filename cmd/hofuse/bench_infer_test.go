@@ -134,10 +134,16 @@ func TestBenchMLPTiny(t *testing.T) {
 	assert.Equal(t, []referenceCheck{{Batch: 2, Rows: []int{0, 1}, All: true}, {Batch: 20, Rows: []int{0, 6, 12, 19}}}, doc.ReferenceChecks)
 	// Fusion cuts the MLP into fewer kernels than one per layer.
 	assert.Less(t, doc.Rows[0]["kernels"], doc.Rows[1]["kernels"])
+	// A fused row says what the schedule pass did, and how long it took.
+	assert.Contains(t, doc.Rows[0]["schedule"], " kernels, 0 reordered; ")
+	assert.Greater(t, doc.Rows[0]["search_ms"], 0.0)
+	assert.LessOrEqual(t, doc.Rows[0]["search_ms"], doc.Rows[0]["fuse_ms"])
+	assert.NotContains(t, doc.Rows[1], "schedule", "an unfused row is not scheduled")
 
 	code, out, errs := hofuse("bench", "mlp", "--sizes", "8,6,3", "--batches", "2", "--runs", "2", "--no-reference")
 	require.Equal(t, 0, code, errs)
-	assert.Regexp(t, `(?m)^ +workload +backend +mode +batch +p50 ms +p99 ms +in ms +exec ms +out ms +runs +kernels +temporaries +temp bytes +moved +fuse ms +compile ms +GFLOP/s +of peak +GB/s +of bw +max diff$`, out)
+	assert.Regexp(t, `(?m)^ +workload +backend +mode +batch +p50 ms +p99 ms +in ms +exec ms +out ms +runs +kernels +temporaries +temp bytes +moved +fuse ms +search ms +compile ms +GFLOP/s +of peak +GB/s +of bw +max diff$`, out)
+	assert.Regexp(t, `(?m)^schedule, mlp batch 2: 2 kernels, 0 reordered; \d+ orders costed, \d+ pruned$`, out)
 	assert.Regexp(t, `(?m)^ +mlp +native +fused +2 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +2 +[1-9]\d* `, out)
 	assert.Regexp(t, `(?m)^ +mlp +native +unfused +2 +\d+\.\d{3} +\d+\.\d{3} +- +- +- +2 +[1-9]\d* `, out)
 	assert.Contains(t, out, "machine peak: ")

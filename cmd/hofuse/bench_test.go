@@ -52,6 +52,8 @@ type benchRow struct {
 	BackwardKernels int      `json:"backward_update_kernels"`
 	Temporaries     *int     `json:"temporaries"`
 	CompileMs       *float64 `json:"compile_ms"`
+	FuseMs          float64  `json:"fuse_ms"`
+	SearchMs        float64  `json:"search_ms"`
 	FirstLoss       float64  `json:"first_loss"`
 	LastLoss        float64  `json:"last_loss"`
 	ExecuteMs       *float64 `json:"execute_ms,omitempty"`
@@ -87,6 +89,13 @@ func checkBenchRows(t *testing.T, out, backend string, batches ...int) {
 		assert.Equal(t, r.Kernels, r.ForwardKernels+r.BackwardKernels)
 		assert.Greater(t, r.BackwardKernels, 0, "the step has a backward pass and an update")
 		assert.Greater(t, *r.Temporaries, 0)
+		if r.Mode == "fused" {
+			// The schedule pass's time is part of fusing.
+			assert.Greater(t, r.SearchMs, 0.0)
+			assert.LessOrEqual(t, r.SearchMs, r.FuseMs)
+		} else {
+			assert.Zero(t, r.SearchMs, "an unfused step is not scheduled")
+		}
 		assert.Less(t, r.LastLoss, r.FirstLoss, "6 Adam steps on one batch lower the loss")
 	}
 }

@@ -10,13 +10,14 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/lowering/native"
 )
 
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
-		summary: "fuse a model or a program and report the kernels, temporaries and rules",
+		usage:   "mlp [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]... [--no-schedule | --tune [--tune-dir DIR]]",
+		summary: "fuse a model or a program and report the kernels, their loop orders, temporaries and rules",
 		run:     runFuse,
 	})
 }
@@ -48,20 +49,37 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	file := fs.String("f", "", "read the program from `file`")
 	var disable listFlag
 	fs.Var(&disable, "disable-rule", "switch off `rules` by name (repeatable, or a comma list: a,b); rules: "+strings.Join(fusion.RuleNames(), ", "))
+	noSchedule := fs.Bool("no-schedule", false, "keep every kernel's loops in the order fusion wrote them (skip the schedule pass)")
+	tune := fs.Bool("tune", false, "choose each kernel's loop order by timing the cost model's best orders on the native back end, and keep the choice in --tune-dir")
+	tuneDir := fs.String("tune-dir", "", "the `folder` where --tune keeps the measured orders, one file per kernel and machine (default: hofuse/schedules in the user's cache folder)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	set := flagsSet(fs)
+	switch {
+	case *noSchedule && *tune:
+		return usagef("--tune chooses the order the schedule pass sets, and --no-schedule skips that pass; pass one of them")
+	case set["tune-dir"] && !*tune:
+		return usagef("--tune-dir: the folder is used by --tune; pass --tune too")
 	}
 	if *dotPath != "" {
 		if err := checkOutput("dot", *dotPath, ".dot", ".gv"); err != nil {
 			return err
 		}
 	}
-	term, err := termFromArgs(pos, *file, &mf, flagsSet(fs))
+	term, err := termFromArgs(pos, *file, &mf, set)
 	if err != nil {
 		return err
 	}
-	opt := fusion.Options{Disable: disable}
+	opt := fusion.Options{Disable: disable, Schedule: fusion.ScheduleOptions{Off: *noSchedule}}
+	if *tune {
+		dir := *tuneDir
+		if dir == "" {
+			dir = defaultTuneDir()
+		}
+		opt.Schedule.Tune = nativeTuner(dir, native.Options{}, stderr)
+	}
 	if *dumpIR {
 		opt.Dump = stderr
 	}

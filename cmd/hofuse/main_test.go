@@ -114,7 +114,7 @@ func TestFuseCommand(t *testing.T) {
 	// terms are not HTML-escaped.
 	keys := slices.Sorted(maps.Keys(rep))
 	assert.Equal(t, []string{"kernels", "kernels_after", "kernels_before", "passes", "rules_applied", "rules_refused",
-		"temporaries_after", "temporaries_before", "temporary_bytes_after", "temporary_bytes_before"}, keys)
+		"schedule", "temporaries_after", "temporaries_before", "temporary_bytes_after", "temporary_bytes_before"}, keys)
 	assert.Contains(t, out, `"term": "map (\\r -> nzip`)
 	assert.NotContains(t, out, `\u003e`)
 	assert.EqualValues(t, 3, rep["kernels_after"])
@@ -133,6 +133,49 @@ func TestFuseCommand(t *testing.T) {
 	code, _, errs = hofuse("fuse", "mlp", "--disable-rule", "nope")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unknown rule "nope"`)
+}
+
+// fuse reports each kernel's loop order; --no-schedule keeps the written
+// ones; --tune measures, keeps the choice, reads it back the next time,
+// and ignores a corrupt cache file with a warning.
+func TestFuseSchedule(t *testing.T) {
+	// A weight gradient written as a sum of outer products: the pass
+	// reorders it into the GEMM form (contract is off, so that only the
+	// schedule pass can).
+	prog := `X : f32[64,32]; G : f32[64,48]; rnz (zip (zip (+))) (\x g -> map (\xi -> map (\gj -> xi * gj) g) x) X G`
+	code, out, errs := hofuse("fuse", prog, "--disable-rule", "contract")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `  order:  map[XG] map[XG] rnz \(cost model; predicted .*, written rnz mapX mapG: `, out)
+	assert.Regexp(t, `schedule: \d+ orders costed, \d+ pruned, 1 kernels reordered, in `, out)
+
+	code, out, errs = hofuse("fuse", prog, "--disable-rule", "contract", "--no-schedule")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "order:")
+	assert.Contains(t, out, "nest:   rnz X G > ")
+
+	dir := t.TempDir()
+	code, out, errs = hofuse("fuse", prog, "--disable-rule", "contract", "--tune", "--tune-dir", dir)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "(measurement (4 orders timed); ")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	code, out, errs = hofuse("fuse", prog, "--disable-rule", "contract", "--tune", "--tune-dir", dir)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "(measurement (cached in "+files[0]+"); ")
+	assert.Empty(t, errs)
+
+	require.NoError(t, os.WriteFile(files[0], []byte("garbage"), 0o644))
+	code, out, errs = hofuse("fuse", prog, "--disable-rule", "contract", "--tune", "--tune-dir", dir)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "hofuse: warning: tuning cache: ignoring "+files[0]+", which is not a cache file")
+	assert.Contains(t, out, "(measurement (4 orders timed); ")
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"version": 1`, "rewritten")
+
+	usageErr(t, "--tune chooses the order the schedule pass sets, and --no-schedule skips that pass; pass one of them", "fuse", "mlp", "--tune", "--no-schedule")
+	usageErr(t, "--tune-dir: the folder is used by --tune; pass --tune too", "fuse", "mlp", "--tune-dir", dir)
 }
 
 func TestDemo(t *testing.T) {

@@ -46,8 +46,23 @@ func TestPaperMatmulJSON(t *testing.T) {
 		BestOrder  string  `json:"best_order"`
 		Speedup    float64 `json:"speedup_best_vs_naive"`
 		MaxRelDiff float64 `json:"max_rel_diff"`
+		Chosen     struct {
+			Order     string  `json:"order"`
+			Ours      float64 `json:"ours_s"`
+			Predicted float64 `json:"predicted_s"`
+			Rank      int     `json:"rank"`
+			Among     int     `json:"among"`
+			MaxAbs    float64 `json:"max_abs_diff"`
+		} `json:"chosen"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	// The schedule pass's own choice, timed and checked like the tables'.
+	assert.Regexp(t, `^(mapA|mapB|rnz)( (mapA|mapB|rnz))+$`, rep.Chosen.Order)
+	assert.Positive(t, rep.Chosen.Ours)
+	assert.Positive(t, rep.Chosen.Predicted)
+	assert.Equal(t, 19, rep.Chosen.Among)
+	assert.True(t, 1 <= rep.Chosen.Rank && rep.Chosen.Rank <= 19, "rank %d", rep.Chosen.Rank)
+	assert.LessOrEqual(t, rep.Chosen.MaxAbs, 1e-12)
 	assert.Equal(t, 32, rep.Size)
 	assert.Equal(t, 4, rep.Block)
 	assert.Equal(t, 1, rep.Threads)
@@ -112,6 +127,7 @@ func TestPaperMatmulText(t *testing.T) {
 		"Spearman rank correlation, ours vs paper: ",
 		"naive: mapA mapB rnz, ",
 		"speedup best vs naive: ",
+		"The schedule pass, by itself (cost model, GEMM off, blocks of 4):\nchosen: ",
 	} {
 		assert.Contains(t, out, s)
 	}

@@ -17,6 +17,12 @@
 // nest) before it is timed; a difference above MaxRelDiff of the largest
 // element is an error, not a figure.
 //
+// Then the schedule pass chooses an order by itself (fusion.ScheduleGraph,
+// with the GEMM micro-kernel off as in the tables, and the tables' block
+// as the one subdivision it may try): the report's Chosen row gives that
+// order, its predicted and measured times, and its rank among all the
+// orders timed. It is not part of either table's rank correlation.
+//
 // # Timing
 //
 // An order is run once to warm up (page in the result, fill the caches;

@@ -56,6 +56,12 @@ func (r *MatmulReport) WriteText(w io.Writer) error {
 	ew.printf("\nnaive: %s, %s s (paper %s s)\n", r.NaiveOrder, seconds(r.Naive), seconds(r.PaperNaive))
 	ew.printf("best:  %s, %s s (paper: %s, %s s)\n", r.BestOrder, seconds(r.Best), r.PaperBestOrder, seconds(r.PaperBest))
 	ew.printf("speedup best vs naive: %.1f×   paper %.1f×\n", r.Speedup, r.PaperSpeedup)
+	if c := r.Chosen; c != nil {
+		ew.printf("\nThe schedule pass, by itself (cost model, GEMM off, blocks of %d):\n", r.Block)
+		ew.printf("chosen: %s, subdivisions %s: %s s (%.3f of naive), rank %d of %d orders timed; predicted %s s;\n",
+			c.Order, c.Subdivisions, seconds(c.Ours), c.OursPerNaive, c.Rank, c.Among, seconds(c.Predicted))
+		ew.printf("        %d orders costed, %d pruned, in %s s\n", c.Costed, c.Pruned, seconds(c.SearchS))
+	}
 	ew.printf("every result equals the naive order's to %.2g of its largest element (allowed: %g); %.0f s in all\n",
 		r.MaxRelDiff, MaxRelDiff, r.Elapsed)
 	return ew.err

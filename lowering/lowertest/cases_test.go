@@ -72,3 +72,40 @@ func TestStridedLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduledReorders: the scheduled mode runs most of the suite's
+// nests in an order other than the written one, so that the back ends'
+// runs of it test the schedule pass's orders and not the written ones
+// again.
+func TestScheduledReorders(t *testing.T) {
+	insts, err := Instances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withLoops, reordered := 0, 0
+	for _, inst := range insts {
+		g, err := Scheduled(inst.Term)
+		if err != nil {
+			t.Fatalf("%s: %v", inst.Name, err)
+		}
+		nested, changed := false, false
+		for _, k := range g.Kernels {
+			if k.Schedule != nil && k.Schedule.Orders > 1 {
+				nested = true
+			}
+			if k.Schedule != nil && k.Schedule.Changed {
+				changed = true
+			}
+		}
+		if nested {
+			withLoops++
+		}
+		if changed {
+			reordered++
+		}
+	}
+	t.Logf("%d of %d instances have a kernel with several orders; %d run reordered", withLoops, len(insts), reordered)
+	if reordered < withLoops*9/10 || reordered < 100 {
+		t.Errorf("only %d instances run reordered, of the %d with a kernel that has several orders", reordered, withLoops)
+	}
+}

@@ -203,13 +203,28 @@ func Fused(n graph.Node) (*fusion.Graph, error) {
 	return res.Graph, nil
 }
 
+// Scheduled is the fusion pipeline's graph with every kernel's loops in
+// the last order the schedule pass enumerates (its Choose option), after
+// subdivisions by 2 or 3, whatever the cost model predicts: any order the
+// pass can choose must run on every back end and compute the same value.
+func Scheduled(n graph.Node) (*fusion.Graph, error) {
+	res, err := fusion.Fuse(n, fusion.Options{Schedule: fusion.ScheduleOptions{MinCost: -1, Blocks: []int{2, 3},
+		Choose: func(_ *fusion.Kernel, orders []*fusion.ScheduleCandidate) int { return len(orders) - 1 }}})
+	if err != nil {
+		return nil, err
+	}
+	return res.Graph, nil
+}
+
 // Modes returns the ways the suite cuts each program: fused by the
-// pipeline (fusion.Fuse), unfused layer by layer (fusion.Unfused), one
-// kernel for the whole term, and every computing subterm a kernel of its
-// own (the most temporaries).
+// pipeline (fusion.Fuse), fused with every kernel in another order
+// (Scheduled), unfused layer by layer (fusion.Unfused), one kernel for the
+// whole term, and every computing subterm a kernel of its own (the most
+// temporaries).
 func Modes() []Mode {
 	return []Mode{
 		{"fused", Fused},
+		{"scheduled", Scheduled},
 		{"unfused", fusion.Unfused},
 		{"whole", fusion.Whole},
 		{"cut-all", func(n graph.Node) (*fusion.Graph, error) {

@@ -149,7 +149,10 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 	}
 	hoisted := 0
 	for _, k := range g.Kernels {
-		kname = k.Name
+		// Errors name the kernel with its schedule when the schedule pass
+		// reordered it (fusion.Kernel.Label), so that an order this back
+		// end cannot run is named, never replaced by another.
+		kname = k.Label()
 		c.kernel = k.Name
 		for _, in := range k.Inputs {
 			if _, ok := c.inputs[in]; !ok {
@@ -163,9 +166,9 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 		fmt.Fprintf(&desc, "kernel %s -> %s %v\n", k.Name, k.Output.Name, k.Output.Type)
 		code, err := c.compileTerm(k.Body, out, &hoisted)
 		if err != nil {
-			return nil, fmt.Errorf("native: kernel %s: %w", k.Name, err)
+			return nil, fmt.Errorf("native: kernel %s: %w", kname, err)
 		}
-		if err := bl.checkMemory("kernel "+k.Name+" with the buffers before it", 2*workers, b.Options.maxMemory()); err != nil {
+		if err := bl.checkMemory("kernel "+kname+" with the buffers before it", 2*workers, b.Options.maxMemory()); err != nil {
 			return nil, err
 		}
 		c.inputs[k.Output] = out

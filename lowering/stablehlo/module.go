@@ -256,7 +256,7 @@ type kfunc struct {
 func lowerKernel(b *shlo.Builder, name string, k *fusion.Kernel) (*kfunc, error) {
 	info, err := graph.Check(k.Body)
 	if err != nil {
-		return nil, &Error{Kernel: k.Name, Msg: err.Error(), Err: err}
+		return nil, &Error{Kernel: k.Label(), Msg: err.Error(), Err: err}
 	}
 	for _, in := range info.Inputs {
 		if !slices.Contains(k.Inputs, in) {
@@ -264,7 +264,7 @@ func lowerKernel(b *shlo.Builder, name string, k *fusion.Kernel) (*kfunc, error)
 		}
 	}
 	fn := b.NewFunction(name)
-	l := newLowerer(k.Name, fn)
+	l := newLowerer(k.Label(), fn) // errors name a reordered kernel with its schedule
 	kf := &kfunc{name: name, fn: fn, locs: l.locs}
 	kf.comment = append(kf.comment, fmt.Sprintf("%s : %v = %s", k.Name, graph.Materialized(info.TypeOf(k.Body)), oneLine(graph.Print(k.Body), 300)))
 	if len(k.Sources) > 0 {
@@ -276,7 +276,7 @@ func lowerKernel(b *shlo.Builder, name string, k *fusion.Kernel) (*kfunc, error)
 		for _, leaf := range leaves(in) {
 			p, err := l.param(unique(paramName(in.Name, leaf.Path), names), leaf.Type)
 			if err != nil {
-				return nil, &Error{Kernel: k.Name, Node: in, Msg: err.Error(), Err: err}
+				return nil, &Error{Kernel: k.Label(), Node: in, Msg: err.Error(), Err: err}
 			}
 			kf.params = append(kf.params, p.factors[0].t)
 			vals = append(vals, p)

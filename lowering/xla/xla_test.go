@@ -109,7 +109,7 @@ var executables = []struct {
 	opt   xla.Options
 	modes []string
 }{
-	{"module", xla.Options{}, []string{"fused", "whole"}},
+	{"module", xla.Options{}, []string{"fused", "scheduled", "whole"}},
 	{"per-kernel", xla.Options{PerKernel: true}, []string{"fused", "unfused"}},
 }
 
@@ -197,7 +197,7 @@ func TestPipeline(t *testing.T) {
 	if testing.Short() {
 		n = min(n, 6)
 	}
-	modes := []lowertest.Mode{{Name: "fused", Cut: lowertest.Fused}, {Name: "unfused", Cut: fusion.Unfused}}
+	modes := []lowertest.Mode{{Name: "fused", Cut: lowertest.Fused}, {Name: "scheduled", Cut: lowertest.Scheduled}, {Name: "unfused", Cut: fusion.Unfused}}
 	for _, e := range executables {
 		t.Run(e.name, func(t *testing.T) {
 			lowertest.RunPipeline(t, xla.New(c, e.opt), lowertest.PipelineOptions{Seeds: n, Modes: modes})

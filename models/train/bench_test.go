@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/lowering/xla"
@@ -98,5 +99,62 @@ func BenchmarkStepNative(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkSchedule times the MLP 784-512-512-10 (f32, BatchNorm, ReLU) on
+// the native back end fused with the schedule pass (the default) and
+// without it (fusion.ScheduleOptions.Off), side by side in one run: one
+// inference at batch 1 and 256, and one training step (Adam) at batch
+// 256.
+func BenchmarkSchedule(b *testing.B) {
+	for _, sched := range []string{"on", "off"} {
+		fopt := fusion.Options{Schedule: fusion.ScheduleOptions{Off: sched == "off"}}
+		for _, batch := range []int{1, 256} {
+			b.Run(fmt.Sprintf("infer/batch=%d/schedule=%s", batch, sched), func(b *testing.B) {
+				m, err := models.MLP(models.MLPConfig{Sizes: []int{784, 512, 512, 10}, Batch: batch, DType: graph.Float32, Norm: models.NormBatch})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := fusion.Fuse(m.Output, fopt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p, err := native.New(native.Options{}).Plan(res.Graph)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				in := m.Bindings(1)
+				if _, err := p.Run(in); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Run(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run("step/batch=256/schedule="+sched, func(b *testing.B) {
+			s, init, x, y := benchStep(b, 256)
+			tr, err := New(s, native.New(native.Options{}), Options{Fusion: fopt}, init)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tr.Close()
+			for range 2 {
+				if _, err := tr.Step(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tr.Step(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

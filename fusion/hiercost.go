@@ -1,0 +1,330 @@
+package fusion
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// HierCost is the schedule pass's cost model: the time a loop nest is
+// expected to take on a Machine, in seconds. It is a model of the memory
+// hierarchy in the manner of the classic analytical models of loop
+// tiling: for each cache, the outermost loop whose working set (the
+// distinct bytes the loops inside it touch, line by line) fits in the
+// cache decides the traffic into that cache — the working set once per
+// iteration of the loops outside it. Bytes read at a stride of a line or
+// more cost a line each. The traffic at each level is charged at the
+// bandwidth of the level outside it; the iterations at the rate of a
+// vectorised loop when every array the innermost loop reads is walked with
+// unit or zero stride, at the scalar loop's rate otherwise; an explicit
+// copy (map id, which a flatten over a permuted result needs) is charged
+// as a read and a write of its bytes.
+//
+// A matrix-product nest in the contract rule's normal form — two maps
+// around a scalar rnz (+) (*) of an element of each, the form the native
+// back end's GEMM micro-kernel takes — costs its flops at Machine.GEMMRate
+// plus the result's bytes, unless NoGEMM says the back end runs it as
+// loops. The model therefore never trades that form for another order,
+// which the micro-kernel would not take.
+type HierCost struct {
+	Machine Machine // the zero Machine means DetectMachine
+	NoGEMM  bool    // the back end has no GEMM micro-kernel (native.Options.NoGEMM)
+}
+
+// Cost implements CostModel.
+func (m HierCost) Cost(s *Schedule) (float64, error) {
+	if s.Term == nil {
+		return math.Inf(1), s.Err
+	}
+	return m.TermCost(s.Term)
+}
+
+// TermCost is the cost of running term.
+func (m HierCost) TermCost(term graph.Node) (float64, error) {
+	mach := m.Machine
+	if len(mach.Caches) == 0 {
+		mach = DetectMachine()
+	}
+	mach = mach.withRates()
+	info, err := graph.Check(term)
+	if err != nil {
+		return 0, err
+	}
+	copies := 0.0
+	for n := range graph.All(term) {
+		if z, ok := n.(*graph.NZip); ok && isCopy(z) {
+			if t, ok := info.TypeOf(z).(*graph.ArrayType); ok {
+				b := float64(graph.Bytes(t))
+				copies += 2*b/mach.MemoryBandwidth + b/float64(t.DType.Size())/mach.LoopRate
+			}
+		}
+	}
+	levels := Nest(term)
+	if len(levels) == 0 {
+		return copies, nil
+	}
+	if !m.NoGEMM && mach.GEMMRate > 0 {
+		if flops, out, ok := gemmShape(info, levels); ok {
+			return flops/mach.GEMMRate + out/mach.MemoryBandwidth + copies, nil
+		}
+	}
+	n, err := newNestModel(info, levels, mach.LineBytes)
+	if err != nil {
+		return 0, err
+	}
+	cost := copies
+	for i, c := range mach.Caches {
+		bw := mach.MemoryBandwidth
+		if i+1 < len(mach.Caches) {
+			bw = mach.Caches[i+1].Bandwidth
+		}
+		cost += n.traffic(float64(c.Bytes)) / bw
+	}
+	rate := mach.LoopRate
+	if n.vectorisable() {
+		rate = mach.VectorRate
+	}
+	return cost + n.iterations()/rate, nil
+}
+
+// gemmShape reports whether the nest is a matrix product in the form the
+// GEMM micro-kernel takes, with its flops and the bytes of its result.
+func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
+	if len(levels) != 3 || levels[0].Kind == "rnz" || levels[1].Kind == "rnz" || levels[2].Kind != "rnz" {
+		return 0, 0, false
+	}
+	h0, _ := asHOF(levels[0].Node)
+	h1, _ := asHOF(levels[1].Node)
+	h2, _ := asHOF(levels[2].Node)
+	if !directlyNested(h0) || len(h2.args) != 2 {
+		return 0, 0, false
+	}
+	red, ok := graph.Reducer(h2.red, nil)
+	if !ok || len(red.Ops) != 1 || red.Ops[0] != graph.Add {
+		return 0, 0, false
+	}
+	call, ok := h2.body.(*graph.Call)
+	if !ok || call.Op != graph.Mul {
+		return 0, 0, false
+	}
+	// The product multiplies the two elements the rnz traverses, which are
+	// an element of each map.
+	a, aok := h2.args[0].(*graph.Var)
+	b, bok := h2.args[1].(*graph.Var)
+	p0, p1 := h2.params[0], h2.params[1]
+	c0, _ := call.Args[0].(*graph.Var)
+	c1, _ := call.Args[1].(*graph.Var)
+	if !aok || !bok || !((c0 == p0 && c1 == p1) || (c0 == p1 && c1 == p0)) {
+		return 0, 0, false
+	}
+	isParam := func(h *hof, v *graph.Var) bool {
+		for _, p := range h.params {
+			if p == v {
+				return true
+			}
+		}
+		return false
+	}
+	if !(isParam(h0, a) && isParam(h1, b)) && !(isParam(h0, b) && isParam(h1, a)) {
+		return 0, 0, false
+	}
+	t, isArr := info.TypeOf(levels[0].Node).(*graph.ArrayType)
+	if !isArr || t.Rank() != 2 || (t.DType != graph.Float32 && t.DType != graph.Float64) {
+		return 0, 0, false
+	}
+	e0, e1, e2 := levelExtent(info, h0), levelExtent(info, h1), levelExtent(info, h2)
+	return 2 * float64(e0) * float64(e1) * float64(e2), float64(graph.Bytes(t)), true
+}
+
+// nestModel is a nest's loops and the arrays each loop walks.
+type nestModel struct {
+	extent []float64   // iterations of each loop, outermost first
+	stride [][]float64 // stride[d][a]: bytes loop d advances array a by; 0 if it does not walk a
+	elem   []float64   // element bytes of each array
+	line   float64
+}
+
+// newNestModel finds the arrays of the nest: each argument of a loop is a
+// view of an array the term reads or of an element of an outer loop's
+// argument (then the same array, walked along another axis); the nest's
+// result is one more array, walked by the maps (a reduction adds into the
+// same elements at every step).
+func newNestModel(info *graph.Info, levels []Level, line int) (*nestModel, error) {
+	n := &nestModel{line: float64(line)}
+	rootOf := map[*graph.Var]int{}
+	byNode := map[graph.Node]int{}
+	type walk struct{ level, array int }
+	var walks []walk
+	var strides []float64
+	for d, l := range levels {
+		h, _ := asHOF(l.Node)
+		n.extent = append(n.extent, float64(levelExtent(info, h)))
+		for i, a := range h.args {
+			t, ok := info.TypeOf(a).(*graph.ArrayType)
+			if !ok || t.Rank() == 0 {
+				continue
+			}
+			base := a
+			for {
+				if _, x, ok := graph.AsView(base); ok {
+					base = x
+				} else if p, ok := base.(*graph.Proj); ok {
+					base = p.X
+				} else {
+					break
+				}
+			}
+			r := -1
+			if v, ok := base.(*graph.Var); ok {
+				if x, ok := rootOf[v]; ok {
+					r = x
+				}
+			}
+			if r < 0 {
+				x, ok := byNode[base]
+				if !ok {
+					x = len(n.elem)
+					byNode[base] = x
+					n.elem = append(n.elem, float64(t.DType.Size()))
+				}
+				r = x
+			}
+			if i < len(h.params) {
+				rootOf[h.params[i]] = r
+			}
+			walks = append(walks, walk{d, r})
+			strides = append(strides, math.Abs(float64(t.Layout[0].Stride))*float64(t.DType.Size()))
+		}
+	}
+	// The result: the maps write it, in the order of the nest.
+	out := len(n.elem)
+	rt := graph.Materialized(info.TypeOf(levels[0].Node))
+	elems := 1.0
+	for d, l := range levels {
+		if l.Kind != "rnz" {
+			elems *= n.extent[d]
+		}
+	}
+	if b := float64(graph.Bytes(rt)); b > 0 && elems > 0 {
+		n.elem = append(n.elem, max(1, b/elems))
+		s := n.elem[out]
+		for d := len(levels) - 1; d >= 0; d-- {
+			if levels[d].Kind != "rnz" {
+				walks = append(walks, walk{d, out})
+				strides = append(strides, s)
+				s *= n.extent[d]
+			}
+		}
+	}
+	n.stride = make([][]float64, len(levels))
+	for d := range n.stride {
+		n.stride[d] = make([]float64, len(n.elem))
+	}
+	for i, w := range walks {
+		// Two walks of one array by one loop (a row and its first
+		// element): the smaller stride decides how lines are used.
+		if cur := n.stride[w.level][w.array]; cur == 0 || (strides[i] > 0 && strides[i] < cur) {
+			n.stride[w.level][w.array] = strides[i]
+		}
+	}
+	if len(n.extent) == 0 {
+		return nil, fmt.Errorf("cost: no loops")
+	}
+	return n, nil
+}
+
+// iterations is the number of innermost iterations.
+func (n *nestModel) iterations() float64 {
+	it := 1.0
+	for _, e := range n.extent {
+		it *= e
+	}
+	return it
+}
+
+// vectorisable reports whether the innermost loop walks every array with
+// unit or zero stride.
+func (n *nestModel) vectorisable() bool {
+	k := len(n.extent) - 1
+	for a, s := range n.stride[k] {
+		if s != 0 && s != n.elem[a] {
+			return false
+		}
+	}
+	return true
+}
+
+// bytes is the working set of array a in the loops from d inwards: its
+// distinct elements there, each costing its size when one of those loops
+// walks it contiguously (the lines are used whole) and a line (at most)
+// otherwise.
+func (n *nestModel) bytes(a, d int) float64 {
+	count, least := 1.0, math.Inf(1)
+	for j := d; j < len(n.extent); j++ {
+		if s := n.stride[j][a]; s > 0 {
+			count *= n.extent[j]
+			least = min(least, s)
+		}
+	}
+	unit := n.elem[a]
+	if !math.IsInf(least, 1) && least > unit {
+		unit = min(n.line, least)
+	}
+	return count * unit
+}
+
+// traffic is the bytes that come into a cache of the given capacity. Let
+// d be the outermost loop whose working set fits (the loops from d
+// inwards; with no loop at all, one iteration's elements always fit). The
+// iterations of loop d-1 then each bring their own part of its working
+// set, and what they share (an array loop d-1 does not walk, such as a
+// reduction's accumulator row) stays, being used in every iteration: the
+// traffic is loop d-1's working set once per iteration of the loops
+// outside it.
+func (n *nestModel) traffic(capacity float64) float64 {
+	k := len(n.extent)
+	set := func(d int) float64 {
+		s := 0.0
+		for a := range n.elem {
+			s += n.bytes(a, d)
+		}
+		return s
+	}
+	d := 0
+	for d < k && set(d) > capacity {
+		d++
+	}
+	if d == 0 {
+		return set(0)
+	}
+	outer := 1.0
+	for j := range d - 1 {
+		outer *= n.extent[j]
+	}
+	return outer * set(d-1)
+}
+
+// gemmBound is a lower bound on the cost of every order of a nest whose
+// written order is the GEMM micro-kernel's form (ok false otherwise): an
+// order in that form does the same flops at the same rate, and any other
+// runs its iterations at best at the vectorised loop's rate.
+func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
+	mach := m.Machine
+	if len(mach.Caches) == 0 {
+		mach = DetectMachine()
+	}
+	mach = mach.withRates()
+	if m.NoGEMM || mach.GEMMRate <= 0 {
+		return 0, false
+	}
+	info, err := graph.Check(term)
+	if err != nil {
+		return 0, false
+	}
+	flops, _, ok := gemmShape(info, Nest(term))
+	if !ok {
+		return 0, false
+	}
+	return min(flops/mach.GEMMRate, flops/2/mach.VectorRate), true
+}

@@ -1,0 +1,716 @@
+package fusion
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// ScheduleOptions control the schedule pass, the last of Fuse's pipeline.
+// The zero value schedules by the cost model on the host's machine.
+type ScheduleOptions struct {
+	// Off keeps every kernel as the fusion passes left it.
+	Off bool
+	// Machine is the memory hierarchy the cost model plans for; the zero
+	// value means DetectMachine.
+	Machine Machine
+	// NoGEMM tells the cost model that the back end has no GEMM
+	// micro-kernel (native.Options.NoGEMM), so that a matrix product is
+	// costed as the loops it is.
+	NoGEMM bool
+	// Budget bounds the whole pass's search; 0 means DefaultScheduleBudget.
+	// A kernel whose search runs out keeps the best order found so far and
+	// says so; the kernels after it keep their order.
+	Budget time.Duration
+	// MaxOrders bounds the orders costed per kernel; 0 means 720.
+	MaxOrders int
+	// Blocks are the block sizes the pass tries to subdivide a loop by
+	// (one subdivision per candidate); nil means DefaultBlocks.
+	Blocks []int
+	// Margin is how much cheaper (a fraction of the written order's cost)
+	// another order must be predicted to be before the pass chooses it
+	// over the order the fusion passes wrote; 0 means 0.1. The back ends'
+	// fast paths (GEMM, dot, axpy, vector programs) were built for the
+	// written forms, which the model only approximates.
+	Margin float64
+	// MinCost is the predicted time, in seconds, under which a kernel is
+	// kept as written without a search: what any order could save is
+	// less than the search costs. 0 means 20 µs; a negative value
+	// searches every kernel.
+	MinCost float64
+	// Tune, when set, chooses among the orders the model ranks best by
+	// measuring them (see Tuner).
+	Tune *Tuner
+	// Choose, when set, picks the order instead of the cost model: it is
+	// given the feasible orders (the written one first) and returns an
+	// index. Tests use it to run orders the model would not choose.
+	Choose func(k *Kernel, orders []*ScheduleCandidate) int
+}
+
+// DefaultScheduleBudget is the schedule pass's time bound when
+// ScheduleOptions.Budget is 0.
+const DefaultScheduleBudget = 800 * time.Millisecond
+
+// DefaultBlocks are the block sizes the schedule pass tries: a tile of 16
+// f64 or 32 f32 rows of a 1024-element row fills a 128 KiB L2 slice, and
+// 64 a larger one.
+var DefaultBlocks = []int{16, 64}
+
+// A ScheduleCandidate is one order of a kernel's loops that the pass costed.
+type ScheduleCandidate struct {
+	Order        string        // level labels, outermost first: "mapA rnz mapB"
+	Subdivisions []Subdivision // applied before the exchanges; levels of the written nest
+	Term         graph.Node    // the kernel's body in this order
+	Cost         float64       // predicted seconds
+}
+
+// KernelSchedule is the schedule the pass chose for one kernel.
+type KernelSchedule struct {
+	Written      string  `json:"written"`             // the order the fusion passes wrote, outermost first
+	Order        string  `json:"order"`               // the order chosen
+	Subdivisions string  `json:"subdivisions"`        // the subdivision chosen: "level 2 (rnz) by 16", or "none"
+	Cost         float64 `json:"predicted_s"`         // the model's prediction for the chosen order, in seconds
+	WrittenCost  float64 `json:"written_predicted_s"` // and for the written one
+	Measured     float64 `json:"measured_s,omitempty"`
+	By           string  `json:"by"`      // what chose: "cost model", "measurement", ...
+	Changed      bool    `json:"changed"` // the body differs from the written one
+	Orders       int     `json:"orders"`  // orders costed
+	// Pruned counts the orders enumerated but never costed, by reason.
+	Pruned   []PrunedOrders `json:"pruned,omitempty"`
+	Duration time.Duration  `json:"search_ns"`
+}
+
+// PrunedOrders is how many orders one reason cut, with the first of them.
+type PrunedOrders struct {
+	Reason  string `json:"reason"`
+	Count   int    `json:"count"`
+	Example string `json:"example"`
+}
+
+// String is the schedule in one line.
+func (s *KernelSchedule) String() string {
+	if s == nil {
+		return "(not scheduled)"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s", s.Order)
+	if s.Subdivisions != "none" && s.Subdivisions != "" {
+		fmt.Fprintf(&sb, ", %s", s.Subdivisions)
+	}
+	fmt.Fprintf(&sb, " (%s; predicted %s", s.By, formatSeconds(s.Cost))
+	if s.Changed {
+		fmt.Fprintf(&sb, ", written %s: %s", s.Written, formatSeconds(s.WrittenCost))
+	}
+	if s.Measured > 0 {
+		fmt.Fprintf(&sb, ", measured %s", formatSeconds(s.Measured))
+	}
+	fmt.Fprintf(&sb, "; %d orders costed", s.Orders)
+	n := 0
+	for _, p := range s.Pruned {
+		n += p.Count
+	}
+	if n > 0 {
+		fmt.Fprintf(&sb, ", %d pruned", n)
+	}
+	fmt.Fprintf(&sb, ", %v)", s.Duration.Round(time.Microsecond))
+	return sb.String()
+}
+
+func formatSeconds(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.3g s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3g ms", s*1e3)
+	}
+	return fmt.Sprintf("%.3g µs", s*1e6)
+}
+
+// Label names a kernel in errors: its name, and the order the schedule
+// pass chose when that is not the written one, so that a back end that
+// cannot run a schedule says which.
+func (k *Kernel) Label() string {
+	if k.Schedule == nil || !k.Schedule.Changed {
+		return k.Name
+	}
+	return fmt.Sprintf("%s (scheduled %s, written %s)", k.Name, k.Schedule.Order, k.Schedule.Written)
+}
+
+// ScheduleGraph runs the schedule pass on every kernel of g: it enumerates
+// the orders of the kernel's loops that the exchange rules reach, after
+// no subdivision or one subdivision of a loop by each of the blocks,
+// prunes the equivalent and infeasible ones, costs the rest with HierCost
+// (or measures the best, with Tune), and replaces the kernel's body with
+// the order chosen, recording it in Kernel.Schedule.
+//
+// The loops of a kernel are the nest Nest finds: a tree in general, since
+// a loop's body may compute scalars around the next loop (a matrix
+// product's epilogue) or hold several. The exchange rules swap a loop
+// with the one that is its body's whole value, so the spine is cut into
+// straight segments at each epilogue, and the orders are the products of
+// each segment's permutations (Steinhaus–Johnson–Trotter within each).
+//
+// The early cut: an order whose two halves of a subdivided loop run
+// elements outside blocks is the same order with the halves swapped, and
+// is not costed; an exchange the rules refuse (a reduction not known to
+// be commutative, an inner loop that reads the outer element other than
+// through a view) is remembered as a pair of loops, and every later order
+// that needs that pair exchanged is cut without trying; an order whose
+// loops walk the same arrays with the same strides as one already costed
+// is equivalent for the model and cut too. Before any of that, a kernel
+// predicted under MinCost is kept as written, and so is one written in the
+// GEMM micro-kernel's form when the bound every order obeys (gemmBound) is
+// within the margin of it (branch and bound): the dense layers of a model
+// cost no search.
+func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
+	start := time.Now()
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = DefaultScheduleBudget
+	}
+	deadline := start.Add(budget)
+	for _, k := range g.Kernels {
+		if err := scheduleKernel(k, opt, &deadline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scheduleKernel schedules one kernel.
+// Time spent measuring (Tune) moves the deadline: the budget bounds the
+// search, not the measurements the caller asked for.
+func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
+	start := time.Now()
+	model := HierCost{Machine: opt.Machine, NoGEMM: opt.NoGEMM}
+	levels := Nest(k.Body)
+	if len(levels) == 0 {
+		return nil // views and scalars: no loops to order
+	}
+	labels := uniqueLabels(rootLabels(levels))
+	written := strings.Join(labels, " ")
+	writtenCost, err := model.TermCost(k.Body)
+	if err != nil {
+		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
+	}
+	s := &KernelSchedule{Written: written, Order: written, Subdivisions: "none", Cost: writtenCost, WrittenCost: writtenCost, By: "cost model", Orders: 1}
+	k.Schedule = s
+	defer func() { s.Duration = time.Since(start) }()
+	if time.Now().After(*deadline) {
+		s.By = "kept as written: the search budget was spent on the kernels before"
+		return nil
+	}
+	minCost := opt.MinCost
+	if minCost == 0 {
+		minCost = 20e-6
+	}
+	if writtenCost < minCost && opt.Choose == nil {
+		s.By = "kept as written: predicted under " + formatSeconds(minCost)
+		return nil
+	}
+	margin := opt.Margin
+	if margin <= 0 {
+		margin = 0.1
+	}
+	if bound, ok := model.gemmBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
+		// Branch and bound: no order can beat the written GEMM form.
+		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
+		return nil
+	}
+	e := &enumeration{
+		kernel: k, model: model, labels: labels, deadline: *deadline,
+		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]string{},
+		pruned: map[string]*PrunedOrders{},
+	}
+	if e.maxOrders <= 0 {
+		e.maxOrders = 720
+	}
+	e.unrecognised = unrecognisedReducers(k.Body)
+	writtenCand := &ScheduleCandidate{Order: written, Term: k.Body, Cost: writtenCost}
+	e.cands = []*ScheduleCandidate{writtenCand}
+	if sig, err := e.signature(k.Body); err == nil {
+		e.seen[sig] = written
+	}
+	if err := e.search(opt.Blocks); err != nil {
+		return err
+	}
+	s.Orders = len(e.cands)
+	for _, r := range sortedKeys(e.pruned) {
+		s.Pruned = append(s.Pruned, *e.pruned[r])
+	}
+	if e.stopped != "" {
+		s.By = "cost model (" + e.stopped + ")"
+	}
+	// Choose.
+	best := writtenCand
+	switch {
+	case opt.Choose != nil:
+		i := opt.Choose(k, e.cands)
+		if i < 0 || i >= len(e.cands) {
+			return fmt.Errorf("kernel %s: ScheduleOptions.Choose chose order %d of %d", k.Name, i, len(e.cands))
+		}
+		best, s.By = e.cands[i], "chosen by ScheduleOptions.Choose"
+	default:
+		for _, c := range e.cands {
+			if c.Cost < best.Cost {
+				best = c
+			}
+		}
+		if best.Cost > writtenCost*(1-margin) {
+			best = writtenCand
+		}
+		if opt.Tune != nil {
+			t0 := time.Now()
+			chosen, measured, by, err := opt.Tune.choose(k, e.cands, best)
+			if err != nil {
+				return err
+			}
+			*deadline = deadline.Add(time.Since(t0))
+			best, s.Measured, s.By = chosen, measured, by
+		}
+	}
+	s.Order, s.Cost = best.Order, best.Cost
+	if len(best.Subdivisions) > 0 {
+		var parts []string
+		for _, sd := range best.Subdivisions {
+			parts = append(parts, fmt.Sprintf("level %d (%s) by %d", sd.Level, labels[sd.Level], sd.Block))
+		}
+		s.Subdivisions = strings.Join(parts, ", ")
+	}
+	if best == writtenCand {
+		return nil
+	}
+	// The chosen body must compute the same type from the same inputs.
+	info, err := graph.Check(best.Term)
+	if err != nil {
+		return fmt.Errorf("kernel %s: schedule %s is ill-typed (a bug): %w", k.Name, best.Order, err)
+	}
+	if got, want := graph.Materialized(info.TypeOf(best.Term)), k.Output.Type; got.String() != want.String() {
+		return fmt.Errorf("kernel %s: schedule %s computes %v, not the kernel's %v (a bug)", k.Name, best.Order, got, want)
+	}
+	for _, in := range info.Inputs {
+		if !slices.Contains(k.Inputs, in) {
+			return fmt.Errorf("kernel %s: schedule %s reads %s, which the kernel does not (a bug)", k.Name, best.Order, in.Name)
+		}
+	}
+	k.Body, k.Inputs, s.Changed = best.Term, info.Inputs, true
+	return nil
+}
+
+// rootLabels names each level by its kind and the array its first
+// argument is a view of, following elements of outer loops to the arrays
+// they come from: mapA, mapB, rnz (as the paper names the loops of the
+// matrix product, whose reduction it does not name).
+func rootLabels(levels []Level) []string {
+	root := map[*graph.Var]string{}
+	out := make([]string, len(levels))
+	for d, l := range levels {
+		h, _ := asHOF(l.Node)
+		name := ""
+		for i, a := range h.args {
+			base := viewBase(a)
+			n := ""
+			switch b := base.(type) {
+			case *graph.Var:
+				n = root[b]
+			case *graph.Input:
+				n = b.Name
+			default:
+				graph.Inspect(base, func(x graph.Node) bool {
+					if in, ok := x.(*graph.Input); ok && n == "" {
+						n = in.Name
+					}
+					return n == ""
+				})
+			}
+			if i < len(h.params) {
+				root[h.params[i]] = n
+			}
+			if name == "" {
+				name = n
+			}
+		}
+		if l.Kind == "rnz" {
+			out[d] = "rnz"
+		} else {
+			out[d] = "map" + name
+		}
+	}
+	return out
+}
+
+// uniqueLabels numbers repeated labels: mapx, mapx#2.
+func uniqueLabels(labels []string) []string {
+	out := slices.Clone(labels)
+	count := map[string]int{}
+	for i, l := range labels {
+		count[l]++
+		if count[l] > 1 {
+			out[i] = fmt.Sprintf("%s#%d", l, count[l])
+		}
+	}
+	return out
+}
+
+// enumeration is the search over one kernel's orders.
+type enumeration struct {
+	kernel    *Kernel
+	model     HierCost
+	labels    []string // of the written nest
+	deadline  time.Time
+	maxOrders int
+	cands     []*ScheduleCandidate
+	// refused holds the pairs of loops (upper, lower label) whose exchange
+	// the rules refused, with the reason.
+	refused map[[2]string]string
+	seen    map[string]string // model signature -> the order that had it
+	// unrecognised counts the reduction operators of the written body
+	// that graph.Reducer does not recognise; an order may not add any.
+	unrecognised int
+	pruned       map[string]*PrunedOrders
+	stopped      string // why the search stopped early, if it did
+}
+
+func (e *enumeration) prune(reason, order string) {
+	p := e.pruned[reason]
+	if p == nil {
+		p = &PrunedOrders{Reason: reason, Example: order}
+		e.pruned[reason] = p
+	}
+	p.Count++
+}
+
+// variant is the nest the permutations start from: the written one, or
+// one with a loop subdivided.
+type variant struct {
+	term   graph.Node
+	labels []string // outermost first; a subdivided loop's label twice, blocks first
+	subs   []Subdivision
+	segs   [][2]int // straight segments: first level, length
+}
+
+// search enumerates every variant's orders.
+func (e *enumeration) search(blocks []int) error {
+	if blocks == nil {
+		blocks = DefaultBlocks
+	}
+	base, err := hoistViews(e.kernel.Body)
+	if err != nil {
+		e.prune("the nest's views cannot be hoisted: "+err.Error(), strings.Join(e.labels, " "))
+		return nil
+	}
+	levels := Nest(base)
+	if len(levels) != len(e.labels) {
+		e.prune("hoisting the views changed the nest", strings.Join(e.labels, " "))
+		return nil
+	}
+	variants := []variant{{term: base, labels: e.labels}}
+	segs := segments(levels)
+	info, err := graph.Check(base)
+	if err != nil {
+		return fmt.Errorf("kernel %s: %w", e.kernel.Name, err)
+	}
+	for _, sg := range segs {
+		if sg[1] < 2 {
+			continue // a loop alone: tiling it changes no order
+		}
+		for d := sg[0]; d < sg[0]+sg[1]; d++ {
+			h, _ := asHOF(levels[d].Node)
+			ext := levelExtent(info, h)
+			for _, b := range blocks {
+				if b < 2 || ext%b != 0 || ext/b < 2 {
+					continue
+				}
+				sd := Subdivision{Level: d, Block: b}
+				t, err := subdivideLevel(base, sd)
+				if err != nil {
+					e.prune("subdivision refused: "+firstLine(err), fmt.Sprintf("level %d by %d", d, b))
+					continue
+				}
+				variants = append(variants, variant{term: t, labels: slices.Insert(slices.Clone(e.labels), d, e.labels[d]), subs: []Subdivision{sd}})
+			}
+		}
+	}
+	for _, v := range variants {
+		lv := Nest(v.term)
+		if len(lv) != len(v.labels) {
+			e.prune("the subdivided nest is not the written one with one more loop", strings.Join(v.labels, " "))
+			continue
+		}
+		v.segs = segments(lv)
+		perm := make([]int, len(v.labels))
+		for i := range perm {
+			perm[i] = i
+		}
+		if err := e.segment(v, 0, v.term, perm); err != nil {
+			return err
+		}
+		if e.stopped != "" {
+			break
+		}
+	}
+	return nil
+}
+
+// firstLine is the first line of an error.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// segments cuts a nest into straight runs: levels whose function's body is
+// the next level.
+func segments(levels []Level) [][2]int {
+	var out [][2]int
+	startAt := 0
+	for d := range levels {
+		h, _ := asHOF(levels[d].Node)
+		if d+1 == len(levels) || !directlyNested(h) {
+			out = append(out, [2]int{startAt, d + 1 - startAt})
+			startAt = d + 1
+		}
+	}
+	return out
+}
+
+// directlyNested reports whether h's function body is itself the next
+// loop (not a scalar computation around it), as the exchange rules need.
+func directlyNested(h *hof) bool {
+	switch b := h.body.(type) {
+	case *graph.NZip:
+		return !graph.IsFunc(b) && !isCopy(b)
+	case *graph.RNZ:
+		return true
+	}
+	return false
+}
+
+// segment enumerates the permutations of segment si of v (term realising
+// perm for the segments before it), and for each the segments after it.
+func (e *enumeration) segment(v variant, si int, term graph.Node, perm []int) error {
+	if e.stopped != "" {
+		return nil
+	}
+	if si == len(v.segs) {
+		return e.visit(v, term, perm)
+	}
+	lo, m := v.segs[si][0], v.segs[si][1]
+	if m < 2 {
+		return e.segment(v, si+1, term, perm)
+	}
+	start, startPerm := term, slices.Clone(perm)
+	cur := term
+	if err := e.segment(v, si+1, cur, perm); err != nil {
+		return err
+	}
+	for _, pos := range sjtSwaps(m) {
+		if e.stopped != "" {
+			return nil
+		}
+		at := lo + pos
+		perm[at], perm[at+1] = perm[at+1], perm[at]
+		order := e.order(v, perm)
+		if e.halvesSwapped(v, perm) {
+			// The same order as the one with the halves the other way:
+			// follow the chain of exchanges, cost nothing.
+			e.prune("equivalent: a subdivided loop's elements outside its blocks", order)
+			cur = e.step(v, cur, at, perm)
+			continue
+		}
+		if pair, reason, ok := e.needsRefused(v, perm); ok {
+			e.prune(fmt.Sprintf("infeasible: needs %s and %s exchanged, which the rules refuse: %s", pair[0], pair[1], reason), order)
+			cur = nil
+			continue
+		}
+		if cur != nil {
+			cur = e.step(v, cur, at, perm)
+		}
+		if cur == nil {
+			t, err := realiseFrom(start, startPerm, perm, lo, v.labels, e.refused)
+			if err != nil {
+				e.prune("infeasible: "+firstLine(err), order)
+				continue
+			}
+			cur = t
+		}
+		if err := e.segment(v, si+1, cur, perm); err != nil {
+			return err
+		}
+	}
+	// Leave perm as it came: SJT ends on a transposition of the start.
+	copy(perm, startPerm)
+	return nil
+}
+
+// step exchanges the loops at at and at+1 of cur, or returns nil when the
+// rules refuse (remembering the pair).
+func (e *enumeration) step(v variant, cur graph.Node, at int, perm []int) graph.Node {
+	if cur == nil {
+		return nil
+	}
+	next, err := exchangeAt(cur, at)
+	if err != nil {
+		var ref *Refusal
+		if errors.As(err, &ref) {
+			// perm already has the two swapped: the pair as they were.
+			e.refused[[2]string{v.labels[perm[at+1]], v.labels[perm[at]]}] = ref.Reason
+		}
+		return nil
+	}
+	return next
+}
+
+// halvesSwapped reports whether perm runs the elements of a subdivided
+// loop outside its blocks.
+func (e *enumeration) halvesSwapped(v variant, perm []int) bool {
+	for i := range perm {
+		for j := i + 1; j < len(perm); j++ {
+			if v.labels[perm[i]] == v.labels[perm[j]] && perm[i] > perm[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// needsRefused reports whether perm puts below each other two loops whose
+// exchange was refused, in the order the refusal forbade.
+func (e *enumeration) needsRefused(v variant, perm []int) ([2]string, string, bool) {
+	for i := range perm {
+		for j := i + 1; j < len(perm); j++ {
+			// perm[j] was above perm[i] in the variant and is now below it.
+			if perm[j] < perm[i] {
+				pair := [2]string{v.labels[perm[j]], v.labels[perm[i]]}
+				if r, ok := e.refused[pair]; ok {
+					return pair, r, true
+				}
+			}
+		}
+	}
+	return [2]string{}, "", false
+}
+
+func (e *enumeration) order(v variant, perm []int) string {
+	parts := make([]string, len(perm))
+	for i, p := range perm {
+		parts[i] = v.labels[p]
+	}
+	return strings.Join(parts, " ")
+}
+
+// visit costs one complete order.
+func (e *enumeration) visit(v variant, term graph.Node, perm []int) error {
+	order := e.order(v, perm)
+	if len(v.subs) == 0 && term == v.term && slices.IsSorted(perm) {
+		return nil // the written order, costed already
+	}
+	if time.Now().After(e.deadline) {
+		e.stopped = "the search budget ran out"
+		return nil
+	}
+	if len(e.cands) >= e.maxOrders {
+		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
+		return nil
+	}
+	if n := unrecognisedReducers(term); n > e.unrecognised {
+		// An exchange lifted a reduction operator into a form no back end
+		// takes as a reduction (a zip of a tuple operator, say): the
+		// order is sound, but StableHLO could not run it.
+		e.prune("infeasible: a lifted reduction operator the back ends cannot take as a reduction (graph.Reducer does not recognise it)", order)
+		return nil
+	}
+	sig, err := e.signature(term)
+	if err != nil {
+		e.prune("infeasible: "+firstLine(err), order)
+		return nil
+	}
+	if prev, ok := e.seen[sig]; ok {
+		e.prune("equivalent for the cost model to an order costed before", order+" = "+prev)
+		return nil
+	}
+	e.seen[sig] = order
+	c, err := e.model.TermCost(term)
+	if err != nil {
+		e.prune("infeasible: "+firstLine(err), order)
+		return nil
+	}
+	if math.IsInf(c, 0) || math.IsNaN(c) {
+		e.prune("infeasible: the model cannot cost it", order)
+		return nil
+	}
+	e.cands = append(e.cands, &ScheduleCandidate{Order: order, Subdivisions: v.subs, Term: term, Cost: c})
+	return nil
+}
+
+// unrecognisedReducers counts the rnz nodes of term whose reduction
+// operator graph.Reducer does not recognise.
+func unrecognisedReducers(term graph.Node) int {
+	n := 0
+	for x := range graph.All(term) {
+		if z, ok := x.(*graph.RNZ); ok {
+			if _, ok := graph.Reducer(z.Red, nil); !ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// signature is what the cost model sees of a term: its loops' kinds and
+// extents, the strides each walks its arrays with, and its copies.
+func (e *enumeration) signature(term graph.Node) (string, error) {
+	info, err := graph.Check(term)
+	if err != nil {
+		return "", err
+	}
+	if t := graph.Materialized(info.TypeOf(term)); t.String() != e.kernel.Output.Type.String() {
+		return "", fmt.Errorf("the order computes %v, not %v", t, e.kernel.Output.Type)
+	}
+	levels := Nest(term)
+	n, err := newNestModel(info, levels, 64)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	for d, l := range levels {
+		fmt.Fprintf(&sb, "%s %g %v|", l.Kind, n.extent[d], n.stride[d])
+	}
+	for x := range graph.All(term) {
+		if z, ok := x.(*graph.NZip); ok && isCopy(z) {
+			sb.WriteString("copy|")
+		}
+	}
+	_, _, gemm := gemmShape(info, levels)
+	fmt.Fprintf(&sb, "gemm=%v", gemm)
+	return sb.String(), nil
+}
+
+// realiseFrom reaches perm from start (which realises startPerm) by
+// exchanges of adjacent loops within [lo, ...), a bubble sort; a refused
+// exchange is remembered in refused.
+func realiseFrom(start graph.Node, startPerm, perm []int, lo int, labels []string, refused map[[2]string]string) (graph.Node, error) {
+	cur := slices.Clone(startPerm)
+	term := start
+	for target := lo; target < len(perm); target++ {
+		at := slices.Index(cur, perm[target])
+		for at > target {
+			next, err := exchangeAt(term, at-1)
+			if err != nil {
+				var ref *Refusal
+				if errors.As(err, &ref) {
+					refused[[2]string{labels[cur[at-1]], labels[cur[at]]}] = ref.Reason
+				}
+				return nil, fmt.Errorf("exchanging %s and %s: %w", labels[cur[at-1]], labels[cur[at]], err)
+			}
+			term = next
+			cur[at-1], cur[at] = cur[at], cur[at-1]
+			at--
+		}
+	}
+	return term, nil
+}
