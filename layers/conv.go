@@ -125,15 +125,14 @@ func Conv1D(name string, x graph.Node, in, out, kernel int, dt graph.DType, opt 
 // spatial is one spatial axis of a convolution or pooling: its window and
 // the padding that makes it fit.
 type spatial struct {
-	name          string // "height", "width", "length"
-	extent        int    // of the input
-	size          int    // the window's width
-	stride, dil   int
-	lo, hi        int // padding
-	positions     int // of the output
-	paddedExtent  int
-	windowSpan    int
-	windowOnInput graph.WindowView
+	name         string // "height", "width", "length"
+	extent       int    // of the input
+	size         int    // the window's width
+	stride, dil  int
+	lo, hi       int // padding
+	positions    int // of the output
+	paddedExtent int
+	windowSpan   int
 }
 
 func spatialNames(n int) []string {
