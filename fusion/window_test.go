@@ -177,3 +177,33 @@ func TestConvEpilogueOneKernel(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, graph.Diff(want, got, 0))
 }
+
+// TestMoreLawsWithWindows: the product, exchange, view-moving and
+// subdivision rules on random programs with window, pad and crop views:
+// products of traversals of windows (a convolution and a pooling of one
+// input side by side), exchanges of a map over window positions with a
+// reduction over window elements (output against weight stationary),
+// views sunk into and hoisted out of traversals, subdivided traversals of
+// windows.
+func TestMoreLawsWithWindows(t *testing.T) {
+	for _, tc := range []struct {
+		rule    Rule
+		gen     graphtest.Generator
+		prepare func(graph.Node) (graph.Node, error)
+		tol     func(graph.DType) float64
+		min     int
+	}{
+		{Product{}, graphtest.ProductPair, nil, exactTol, lawCases / 4},
+		{FanOut{}, graphtest.ProductPair, applyOnce(Product{}), exactTol, lawCases / 4},
+		{MapRNZ{}, graphtest.MapOfRNZ, nil, exactTol, lawCases / 4},
+		{MapMap{}, graphtest.MapOfMap, nil, exactTol, lawCases / 4},
+		{RNZRNZ{}, graphtest.RNZOfRNZ, nil, regrouped, lawCases / 8},
+		{SinkView{}, graphtest.MapOfRNZ, applyOnce(MapRNZ{}), exactTol, lawCases / 20},
+		{SubdivMap{Block: 2}, graphtest.Program, nil, exactTol, lawCases / 8},
+	} {
+		t.Run(tc.rule.Name(), func(t *testing.T) {
+			st := checkLaw(t, tc.rule, windowed(tc.gen), tc.prepare, tc.tol)
+			requireApplied(t, st, tc.min)
+		})
+	}
+}
