@@ -51,22 +51,51 @@ func aroundWindows(wrap func(n graph.Node, w graph.WindowView, xt *graph.ArrayTy
 	}
 }
 
+// flipWindows writes every window W as flip d (flip d W), whose inner flip
+// is a redex of window-flip.
+var flipWindows = aroundWindows(func(n graph.Node, w graph.WindowView, _ *graph.ArrayType) (graph.Node, bool) {
+	in, err := graph.NewFlip(w.Axis, w.Axis+1, n)
+	if err != nil {
+		return nil, false
+	}
+	out, err := graph.NewFlip(w.Axis, w.Axis+1, in)
+	return out, err == nil
+})
+
+// subdivWindows writes every window W whose positions P have a divisor
+// 1 < b < P as flatten d (subdiv d b W), whose subdiv is a redex of
+// window-subdiv.
+var subdivWindows = aroundWindows(func(n graph.Node, w graph.WindowView, xt *graph.ArrayType) (graph.Node, bool) {
+	p := w.Positions(xt.Layout[w.Axis].Extent)
+	for b := 2; b < p; b++ {
+		if p%b == 0 {
+			sd, err := graph.NewSubdiv(w.Axis, b, n)
+			if err != nil {
+				return nil, false
+			}
+			out, err := graph.NewFlatten(w.Axis, sd)
+			return out, err == nil
+		}
+	}
+	return nil, false
+})
+
+func FuzzWindowFlipLaw(f *testing.F) {
+	fuzzLaw(f, WindowFlip{}, windowed(graphtest.Program), flipWindows, exactTol)
+}
+
+func FuzzWindowSubdivLaw(f *testing.F) {
+	fuzzLaw(f, WindowSubdiv{}, windowed(graphtest.Program), subdivWindows, exactTol)
+}
+
 // TestWindowFlipLaw: flip d (window d w s dl x) = window d P dl s x on
 // random programs with windows, each window W written flip d (flip d W) so
 // that the inner flip is a redex; the rule keeps every scalar operation,
 // so the values are bit-identical, and it refuses where the exchanged
 // window would gain positions.
 func TestWindowFlipLaw(t *testing.T) {
-	prepare := aroundWindows(func(n graph.Node, w graph.WindowView, _ *graph.ArrayType) (graph.Node, bool) {
-		in, err := graph.NewFlip(w.Axis, w.Axis+1, n)
-		if err != nil {
-			return nil, false
-		}
-		out, err := graph.NewFlip(w.Axis, w.Axis+1, in)
-		return out, err == nil
-	})
-	st := checkLaw(t, WindowFlip{}, windowed(graphtest.Program), prepare, exactTol)
-	st.add(checkLaw(t, WindowFlip{}, windowed(graphtest.MapOfRNZ), prepare, exactTol))
+	st := checkLaw(t, WindowFlip{}, windowed(graphtest.Program), flipWindows, exactTol)
+	st.add(checkLaw(t, WindowFlip{}, windowed(graphtest.MapOfRNZ), flipWindows, exactTol))
 	t.Logf("applied %d, refused %v", st.applied, st.refused)
 	requireApplied(t, st, 30)
 	require.NotEmpty(t, st.refused, "no window was refused")
@@ -77,22 +106,8 @@ func TestWindowFlipLaw(t *testing.T) {
 // whose positions P have a divisor 1 < b < P written flatten d (subdiv d b
 // W).
 func TestWindowSubdivLaw(t *testing.T) {
-	prepare := aroundWindows(func(n graph.Node, w graph.WindowView, xt *graph.ArrayType) (graph.Node, bool) {
-		p := w.Positions(xt.Layout[w.Axis].Extent)
-		for b := 2; b < p; b++ {
-			if p%b == 0 {
-				sd, err := graph.NewSubdiv(w.Axis, b, n)
-				if err != nil {
-					return nil, false
-				}
-				out, err := graph.NewFlatten(w.Axis, sd)
-				return out, err == nil
-			}
-		}
-		return nil, false
-	})
-	st := checkLaw(t, WindowSubdiv{}, windowed(graphtest.Program), prepare, exactTol)
-	st.add(checkLaw(t, WindowSubdiv{}, windowed(graphtest.MapOfMap), prepare, exactTol))
+	st := checkLaw(t, WindowSubdiv{}, windowed(graphtest.Program), subdivWindows, exactTol)
+	st.add(checkLaw(t, WindowSubdiv{}, windowed(graphtest.MapOfMap), subdivWindows, exactTol))
 	t.Logf("applied %d, refused %v", st.applied, st.refused)
 	requireApplied(t, st, 20)
 }
