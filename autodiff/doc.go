@@ -82,6 +82,17 @@
 //     inverse view of the cotangent: flatten for subdiv, subdiv for
 //     flatten, the same flip for flip. Where the cotangent's layout cannot
 //     be flattened (it went through a flip) it is first copied row-major.
+//   - window, pad, crop (view.go): a window shows elements at several
+//     places, so its cotangent is an overlapping scatter-add (col2im),
+//     written as views and sums: column k of the cotangent, padded to
+//     land at k*dilation with stride-1 zeros between its elements, summed
+//     over the window's elements. A pad's cotangent is the crop of the
+//     padded range (every (n+1)-th element with interior padding n), a
+//     crop's the zero pad. Max pooling needs nothing more: reduce max
+//     routes each window's cotangent to its arg-max, ties split equally,
+//     and the scatter-add sums what overlapping windows route to one
+//     element. (JAX's reduce_window max gives a tie wholly to one element;
+//     the two agree wherever the maximum is unique.)
 //   - Tuples hand each element its part of the cotangent, and a projection
 //     hands its cotangent to one element of the tuple; zeros are made (as
 //     maps over the primal value) only where a whole tuple is needed.

@@ -326,11 +326,13 @@ func (l *level) push(n graph.Node, c *cot) error {
 		l.contribute(n.X, &cot{parts: parts})
 		return nil
 	case graph.ViewNode:
-		x, ct, err := inverseView(n, l.d.typeOf(n.Operand()), c.whole)
+		cts, err := viewCotangents(n, l.d.typeOf(n.Operand()), c.whole)
 		if err != nil {
 			return err
 		}
-		l.contribute(x, term(ct.n, ct.t))
+		for _, ct := range cts {
+			l.contribute(n.Operand(), term(ct.n, ct.t))
+		}
 		return nil
 	case *graph.NZip:
 		return l.pushNZip(n, c)

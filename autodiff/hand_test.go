@@ -307,3 +307,34 @@ func TestGradUndifferentiatedReduction(t *testing.T) {
 	}
 	checkVec(t, "dx", g[0], []float64{2, 4}, 0)
 }
+
+// TestGradMaxPoolTies: max pooling's gradient goes to the arg-max of each
+// window, split equally on a tie as reduce max's is, and the windows that
+// share an element add their parts (the overlapping scatter-add). x = 1 3
+// 3 2, windows of 2 at stride 1: (1 3), (3 3), (3 2), each max 3: the
+// first gives 1 to x[1], the second 1/2 to x[1] and x[2], the third 1 to
+// x[2].
+func TestGradMaxPoolTies(t *testing.T) {
+	p := parse(t, `x : f64[4]; reduce (+) (map (\w -> reduce max w) (window 0 2 x))`)
+	_, g := gradOf(t, p, map[string]graph.Value{"x": arr(t, []float64{1, 3, 3, 2}, 4)}, "x")
+	checkVec(t, "d/dx", g[0], []float64{0, 1.5, 1.5, 0}, 0)
+
+	// Padded with -Inf at stride 2: windows (-Inf 1) (3 3) (2 -Inf); the
+	// fill is a constant and gets nothing.
+	p = parse(t, `x : f64[4]; reduce (+) (map (\w -> reduce max w) (window 0 2 2 (padninf 0 1 1 x)))`)
+	_, g = gradOf(t, p, map[string]graph.Value{"x": arr(t, []float64{1, 3, 3, 2}, 4)}, "x")
+	checkVec(t, "d/dx padded", g[0], []float64{1, 0.5, 0.5, 1}, 0)
+}
+
+// TestGradConv1DByHand: y[p] = sum_k x[2p + 2k] * K[k] (stride 2,
+// dilation 2, width 2) over x of 7 elements: positions 0..2; dL/dx[i] =
+// sum over (p, k) with 2p + 2k = i of K[k] for L = sum y.
+func TestGradConv1DByHand(t *testing.T) {
+	p := parse(t, `x : f64[7]; K : f64[2]; reduce (+) (map (\w -> rnz (+) (*) w K) (window 0 2 2 2 x))`)
+	in := map[string]graph.Value{"x": arr(t, []float64{1, 2, 3, 4, 5, 6, 7}, 7), "K": arr(t, []float64{10, 100}, 2)}
+	_, g := gradOf(t, p, in, "x", "K")
+	// i = 0: (0,0); 2: (1,0), (0,1); 4: (2,0), (1,1); 6: (2,1).
+	checkVec(t, "d/dx", g[0], []float64{10, 0, 110, 0, 110, 0, 100}, 0)
+	// dL/dK[k] = sum_p x[2p + 2k]: k = 0: 1+3+5, k = 1: 3+5+7.
+	checkVec(t, "d/dK", g[1], []float64{9, 15}, 0)
+}

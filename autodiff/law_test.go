@@ -25,6 +25,25 @@ import (
 // within h of x (max, min, abs, select switching), no derivative exists
 // there, and the element is counted as skipped; at most 2% may be.
 func TestGradLawFiniteDifferences(t *testing.T) {
+	checkGradLaw(t, graphtest.Config{DType: graph.Float64})
+}
+
+// TestGradLawWindows is the gradient law on random programs that also
+// read arrays through window, pad and crop views (graphtest's
+// Config.Windows): their cotangents are the overlapping scatter-add, the
+// crop and the pad.
+func TestGradLawWindows(t *testing.T) {
+	windowed := checkGradLaw(t, graphtest.Config{DType: graph.Float64, Windows: true})
+	t.Logf("%d of the programs checked read a window, pad or crop view", windowed)
+	if windowed < 20 {
+		t.Errorf("only %d programs checked read a window, pad or crop view; want 20 at least", windowed)
+	}
+}
+
+// checkGradLaw checks the gradient law on the programs of every generator
+// with cfg, and returns how many of those checked hold a window, pad or
+// crop view.
+func checkGradLaw(t *testing.T, cfg graphtest.Config) (windowed int) {
 	const (
 		rel      = 1e-5
 		kinkTol  = 1e-3
@@ -39,7 +58,7 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 	for _, gen := range graphtest.Generators() {
 		for seed := range uint64(seeds) {
 			r := graphtest.Rand(seed)
-			prog, ins := gen.Gen(r, graphtest.Config{DType: graph.Float64})
+			prog, ins := gen.Gen(r, cfg)
 			name := fmt.Sprintf("%s seed %d", gen.Name, seed)
 			if len(ins) == 0 {
 				noInputs++
@@ -109,6 +128,9 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 			}
 			programs++
 			covered |= graphtest.Kinds(prog)
+			if hasWindowView(prog) {
+				windowed++
+			}
 		}
 	}
 	t.Logf("gradient law: %d programs checked (%d elements; %d skipped at kinks), %d without inputs, %d with a non-finite loss; kinds covered: %v",
@@ -123,6 +145,20 @@ func TestGradLawFiniteDifferences(t *testing.T) {
 	if kinks > (elements+kinks)/50 {
 		t.Errorf("%d of %d elements skipped at kinks; want at most 2%%", kinks, elements+kinks)
 	}
+	return windowed
+}
+
+// hasWindowView reports whether n holds a window, pad or crop view.
+func hasWindowView(n graph.Node) bool {
+	for m := range graph.All(n) {
+		if v, _, ok := graph.AsView(m); ok {
+			switch v.(type) {
+			case graph.WindowView, graph.PadView, graph.CropView:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sumOfSquares is the scalar loss sum x*x over every element x of every

@@ -19,7 +19,9 @@ import (
 // for rnz: the operator is one binary scalar op, in any form graph.Reducer
 // recognises (zip (+), \a b -> zip (+) a b, ...), lifted elementwise over
 // an array accumulator; the hoisted reduction lifts it as many times as
-// the unviewed accumulator has axes.
+// the unviewed accumulator has axes; and the view moves elements only, or
+// is a pad whose fill the operator keeps (any fill under max and min, the
+// zero fill under +), since every operand contributes its fill.
 type HoistView struct{}
 
 // Name implements Rule.
@@ -45,6 +47,10 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		rd, ok := graph.Reducer(h.red, nil)
 		if !ok || len(rd.Ops) != 1 {
 			return nil, refuse(r, n, "the reduction %s is not one elementwise (lifted) op", graph.Abbrev(h.red, 30))
+		}
+		if !fillSurvives(view, rd.Ops[0]) {
+			return nil, refuse(r, n, "a reduction by %v of arrays padded by %s adds the fill to itself: the padded sum is not the sum of the padded",
+				rd.Ops[0], graph.ViewString(view))
 		}
 		at, ok := c.TypeOf(inner).(*graph.ArrayType)
 		if !ok || rd.Lifts[0] < 1 {
@@ -78,6 +84,31 @@ func (r HoistView) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, err
 	}
 	return keepSource(n, out), nil
+}
+
+// fillSurvives reports whether a reduction by op of arrays seen through
+// view v is v of their reduction. Every layout (strided) view just moves
+// elements, so it commutes with an elementwise op; a pad's elements past
+// the edge are its fill in every operand, and op combines them into the
+// fill again only when the fill is idempotent under op: any fill under
+// max and min, the zero fill under +.
+func fillSurvives(v graph.View, op graph.Op) bool {
+	p, ok := v.(graph.PadView)
+	if !ok {
+		return !isFresh(v)
+	}
+	switch op {
+	case graph.Max, graph.Min:
+		return true
+	case graph.Add:
+		return p.Fill == graph.FillZero
+	}
+	return false
+}
+
+func isFresh(v graph.View) bool {
+	_, ok := v.(graph.FreshView)
+	return ok
 }
 
 // viewOfHOF reports whether n is a higher-order function or a chain of

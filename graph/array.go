@@ -198,13 +198,24 @@ func (a *Array) Flip(d1, d2 int) (*Array, error) {
 }
 
 // View returns a seen through the view v: the same buffer and offset with
-// the layout v.Apply gives.
-func (a *Array) View(v View) (*Array, error) {
+// the layout v.Apply gives, the offset moved by a ShiftedView's Shift, or
+// for a FreshView (a pad) the new array it materializes, within
+// DefaultMemoryLimit.
+func (a *Array) View(v View) (*Array, error) { return a.viewLimit(v, DefaultMemoryLimit) }
+
+func (a *Array) viewLimit(v View, limit int64) (*Array, error) {
+	if f, ok := v.(FreshView); ok {
+		return f.Materialize(a, limit)
+	}
 	l, err := v.Apply(a.layout)
 	if err != nil {
 		return nil, err
 	}
-	return a.view(l, a.offset), nil
+	off := a.offset
+	if s, ok := v.(ShiftedView); ok {
+		off += s.Shift(a.layout)
+	}
+	return a.view(l, off), nil
 }
 
 // Index returns element i of the outermost axis: a view of rank one less.

@@ -30,6 +30,17 @@
 // keeps the offset, so first 0 X is the first row of X. It shows part of
 // its operand and has no inverse.
 //
+// WindowView (window d w st dil) sees axis d as overlapping windows, an
+// axis of window positions and one of window elements, with a stride
+// between positions and a dilation between elements: the view
+// convolutions and poolings traverse. Its strides overlap, so it shows
+// elements at several places and has no inverse (but where the windows
+// tile the axis). PadView (pad, padninf, padpinf) pads an axis with a
+// fill, and CropView (crop) keeps a range of one; pad.go says why a pad
+// is a fresh array rather than a layout (a FreshView) and crop a strided
+// view that starts past its operand's first element (a ShiftedView).
+// IsStrided tells the back ends which views they may read off a layout.
+//
 // The term that applies a view is a ViewNode: *Subdiv, *Flatten and *Flip
 // for those three (their structs and constructors stay), *ViewOp for every
 // other. NewView builds the right one; AsView takes one apart. Every pass
@@ -41,7 +52,7 @@
 // with Inverse), and the StableHLO back end reads a reshape and a transpose
 // off the layout it gives a row-major operand.
 //
-// To add a view (the sliding window convolutions need, say):
+// To add a view:
 //
 //  1. Define a type that implements View. Apply returns a *LayoutError
 //     naming the axis and size that make it illegal; Inverse must satisfy

@@ -202,7 +202,7 @@ func (ev *evaluator) value1(n Node, e *env) (Value, error) {
 		}
 		return ev.rnz(n, args, e)
 	case ViewNode:
-		return ev.layoutOp(n, n.Operand(), e, func(a *Array) (*Array, error) { return a.View(n.View()) })
+		return ev.layoutOp(n, n.Operand(), e, func(a *Array) (*Array, error) { return a.viewLimit(n.View(), ev.limit) })
 	case *Tuple:
 		elems, err := ev.values(n.Elems, e)
 		if err != nil {

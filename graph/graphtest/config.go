@@ -49,6 +49,13 @@ type Config struct {
 	// different ranks. 0 (the default) leaves tuple arguments to their
 	// usual rare draws. It needs Tuples enabled and MaxRank at least 2.
 	MixedTuples float64
+	// Windows also draws the views of sliding windows wherever the
+	// generator draws a layout operation: window d w s dl (strides and
+	// dilations of 1 and 2), pad d lo hi (zero fill, with interior padding
+	// now and then: an infinite fill times a zero cotangent is NaN, which
+	// no law could compare) and crop d lo hi. Off by default: not every
+	// back end lowers them.
+	Windows bool
 	// Disable lists the kinds of terms to leave out; see Kind. The
 	// generators for a named pattern (NZipOfNZip, ...) always make their
 	// pattern, and leave out the disabled kinds around it.

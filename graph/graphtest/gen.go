@@ -491,11 +491,15 @@ func (g *gen) layoutOf(t *graph.ArrayType, src func(graph.Type) graph.Node) grap
 	if len(divisible) > 0 && g.on(Subdiv|FlattenSubdiv) {
 		wFlat = 2
 	}
-	if wFlip+wSub+wFlat == 0 {
+	wWin := 0
+	if g.cfg.Windows {
+		wWin = 4
+	}
+	if wFlip+wSub+wFlat+wWin == 0 {
 		return src(t)
 	}
 	dt := t.DType
-	switch g.weighted(wFlip, wSub, wFlat) {
+	switch g.weighted(wFlip, wSub, wFlat, wWin) {
 	case 0:
 		d1 := g.intn(rank - 1)
 		d2 := d1 + 1
@@ -509,10 +513,48 @@ func (g *gen) layoutOf(t *graph.ArrayType, src func(graph.Type) graph.Node) grap
 		d := g.intn(rank - 1)
 		se := slices.Concat(ext[:d], []int{ext[d] * ext[d+1]}, ext[d+2:])
 		return must(graph.NewSubdiv(d, ext[d+1], src(graph.ArrayOf(dt, se...))))
+	case 3:
+		return g.windowOf(t, src)
 	}
 	d := pick(g, divisible)
 	b := pick(g, divisors(ext[d]))
 	return must(graph.NewFlatten(d, must(graph.NewSubdiv(d, b, src(t)))))
+}
+
+// windowOf makes a window, pad or crop view whose result has the shape of
+// t, over a term that src makes of the shape the view needs.
+func (g *gen) windowOf(t *graph.ArrayType, src func(graph.Type) graph.Node) graph.Node {
+	ext := t.Layout.Extents()
+	rank := len(ext)
+	dt := t.DType
+	d := g.intn(rank)
+	var v graph.View
+	se := slices.Clone(ext)
+	switch g.weighted(3*btoi(rank >= 2), 2, 1) {
+	case 0: // window: axes d and d+1 are positions and elements
+		d = g.intn(rank - 1)
+		w := graph.WindowView{Axis: d, Width: ext[d+1], Stride: 1 + g.intn(2), Dilation: 1 + g.intn(2)}
+		e := (ext[d]-1)*w.Stride + w.Span() + g.intn(w.Stride)
+		se = slices.Concat(ext[:d], []int{e}, ext[d+2:])
+		v = w
+	case 1: // pad
+		p := graph.PadView{Axis: d, Lo: g.intn(3), Hi: g.intn(3)}
+		if g.coin(0.25) {
+			p.Interior = 1
+		}
+		rest := ext[d] - p.Lo - p.Hi - 1
+		if rest < 0 || rest%(p.Interior+1) != 0 {
+			p.Lo, p.Hi, p.Interior = 0, 0, 0
+			rest = ext[d] - 1
+		}
+		se[d] = rest/(p.Interior+1) + 1
+		v = p
+	default: // crop
+		c := graph.CropView{Axis: d, Lo: g.intn(3), Hi: g.intn(3)}
+		se[d] = ext[d] + c.Lo + c.Hi
+		v = c
+	}
+	return must(graph.NewView(v, src(graph.ArrayOf(dt, se...))))
 }
 
 // divisors returns the blocks b with 1 < b < e that divide e.

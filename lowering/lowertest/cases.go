@@ -291,6 +291,7 @@ func Cases() []Case {
 	cs = append(cs, moreViews()...)
 	cs = append(cs, specials()...)
 	cs = append(cs, mixedRank()...)
+	cs = append(cs, windowCases()...)
 	return cs
 }
 

@@ -397,6 +397,13 @@ func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 {
 		return nil, l.errorf(n, "operand is not an array")
 	}
+	if v := n.View(); !graph.IsStrided(v) {
+		return nil, l.unsupported(n, "the %s view (%s) is not a layout over its operand's buffer", v.Name(), graph.ViewString(v))
+	}
+	if _, ok := n.View().(graph.WindowView); ok {
+		return nil, l.unsupported(n, "view %s: windows lower to convolution, reduce_window or a gather, which this lowering does not emit yet",
+			graph.ViewString(n.View()))
+	}
 	t, levels, err := l.dense(x)
 	if err != nil {
 		return nil, l.wrap(n, err)
@@ -424,6 +431,11 @@ func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 		// it. The only view that shows part of its operand; no reshape or
 		// transpose reads it off the layout.
 		t, err = l.first(x.dt, t, levels, x.shape, fv.Axis, shape)
+	} else if out.Size() != in.Size() {
+		// A view that shows part of its operand, or some elements twice,
+		// is no reshape even when its layout looks row-major.
+		return nil, l.unsupported(n, "view %s shows %d of the %d elements of its operand, which no reshape and transpose do",
+			graph.ViewString(n.View()), out.Size(), in.Size())
 	} else if out.IsRowMajor() {
 		if !slices.Equal(shape, x.shape) {
 			t, err = l.reshape(x.dt, t, levels, shape)

@@ -24,6 +24,11 @@ type FitConfig struct {
 	// step, Training for the step and Inference for Evaluate and Predict).
 	// A zero DType means the training set's.
 	Model models.MLPConfig
+	// CNN, when set, is the network instead of Model: a models.CNN whose
+	// input is the flattened image (Height*Width*Channels features) and
+	// whose Classes are the outputs; Batch and Mode are set by Fit, and a
+	// zero DType means the training set's, as for Model.
+	CNN *models.CNNConfig
 	// Optimizer updates the parameters, as optim.NewAdam(0.001). Required.
 	Optimizer optim.Optimizer
 	// Backend runs the steps and the inference plans; nil means the native
@@ -174,6 +179,22 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	if train.Classes() == 0 {
 		return nil, fmt.Errorf("train: fit: %s has no class labels; Fit trains classifiers", train.Name())
 	}
+	if cfg.CNN != nil {
+		c := *cfg.CNN
+		if c.DType == graph.Invalid {
+			c.DType = train.DType()
+		}
+		// The model's input and output sizes, for the checks: build it
+		// once at batch 2.
+		c.Batch, c.Mode = 2, models.Inference
+		m, err := models.CNN(c)
+		if err != nil {
+			return nil, fmt.Errorf("train: fit: FitConfig.CNN: %w", err)
+		}
+		cfg.CNN = &c
+		cfg.Model = models.MLPConfig{Sizes: []int{m.Input.Type.(*graph.ArrayType).Layout[1].Extent, m.OutputType.Layout[1].Extent},
+			DType: c.DType, Norm: c.Norm}
+	}
 	if cfg.Model.DType == graph.Invalid {
 		cfg.Model.DType = train.DType()
 	}
@@ -212,14 +233,31 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	return f, nil
 }
 
+// build builds the network for a batch of n rows in mode: the CNN when
+// FitConfig.CNN is set, else the MLP.
+func (f *Fitted) build(n int, mode models.Mode) (*models.Model, error) {
+	if f.cfg.CNN != nil {
+		c := *f.cfg.CNN
+		c.Batch, c.Mode = n, mode
+		return models.CNN(c)
+	}
+	mc := f.cfg.Model
+	mc.Batch, mc.Mode = n, mode
+	return models.MLP(mc)
+}
+
 // checkSet says whether ds fits the model of cfg.
 func checkSet(cfg FitConfig, ds *data.Dataset) error {
 	sizes := cfg.Model.Sizes
+	inField, outField := "Sizes[0]", "the last of Sizes"
+	if cfg.CNN != nil {
+		inField, outField = "CNN's Height*Width*Channels", "CNN's Classes"
+	}
 	if ds.Features() != sizes[0] {
-		return fmt.Errorf("train: fit: %s has %d features, the model's input takes %d; set Sizes[0] to %d", ds.Name(), ds.Features(), sizes[0], ds.Features())
+		return fmt.Errorf("train: fit: %s has %d features, the model's input takes %d; set %s to %d", ds.Name(), ds.Features(), sizes[0], inField, ds.Features())
 	}
 	if ds.Classes() > sizes[len(sizes)-1] {
-		return fmt.Errorf("train: fit: %s has %d classes, the model outputs %d; set the last of Sizes to %d", ds.Name(), ds.Classes(), sizes[len(sizes)-1], ds.Classes())
+		return fmt.Errorf("train: fit: %s has %d classes, the model outputs %d; set %s to %d", ds.Name(), ds.Classes(), sizes[len(sizes)-1], outField, ds.Classes())
 	}
 	if ds.DType() != cfg.Model.DType {
 		return fmt.Errorf("train: fit: %s holds %v features, the model is %v; convert it with AsType or set Model.DType", ds.Name(), ds.DType(), cfg.Model.DType)
@@ -302,9 +340,7 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 		from = v
 	}
 	if tr == nil {
-		mc := f.cfg.Model
-		mc.Batch, mc.Mode = n, models.Training
-		m, err := models.MLP(mc)
+		m, err := f.build(n, models.Training)
 		if err != nil {
 			return nil, fmt.Errorf("train: fit: batch of %d rows: %w", n, err)
 		}
@@ -385,9 +421,7 @@ func (f *Fitted) inference(n int) (*plan, error) {
 	}
 	p := f.infer[n]
 	if p == nil {
-		mc := f.cfg.Model
-		mc.Batch, mc.Mode = n, models.Inference
-		m, err := models.MLP(mc)
+		m, err := f.build(n, models.Inference)
 		if err != nil {
 			return nil, fmt.Errorf("train: inference on %d rows: %w", n, err)
 		}
