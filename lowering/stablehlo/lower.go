@@ -392,17 +392,17 @@ func (l *lowerer) rnz(n *graph.RNZ, args []*val, e *env) (*val, error) {
 // (subdiv splits an axis, flatten merges two); the operand's axes
 // reordered, a transpose (flip); a row-major layout reordered, a reshape
 // then a transpose. A view that shows an element at several places (a
-// window) is none of these and needs a lowering of its own.
+// window), or elements of no buffer (a pad) or part of its operand (a
+// crop), is none of these and has a lowering of its own (window.go).
 func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 {
 		return nil, l.errorf(n, "operand is not an array")
 	}
+	if out, ok, err := l.strangeView(n, x); ok {
+		return out, err
+	}
 	if v := n.View(); !graph.IsStrided(v) {
 		return nil, l.unsupported(n, "the %s view (%s) is not a layout over its operand's buffer", v.Name(), graph.ViewString(v))
-	}
-	if _, ok := n.View().(graph.WindowView); ok {
-		return nil, l.unsupported(n, "view %s: windows lower to convolution, reduce_window or a gather, which this lowering does not emit yet",
-			graph.ViewString(n.View()))
 	}
 	t, levels, err := l.dense(x)
 	if err != nil {
