@@ -806,6 +806,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if code, ok, err := c.gemmInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}
+	if code, ok, err := c.convInto(fn, args, dst); ok || err != nil {
+		return code, err
+	}
 	argRank, dstRank := -1, leafRank(dst)
 	for i, a := range args {
 		r := leafRank(a)
