@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"fmt"
+
 	"github.com/hofuse/hofuse/graph"
 )
 
@@ -35,8 +37,10 @@ type BatchNormParams struct {
 
 	Layer    string     // the layer's name
 	Input    graph.Node // the layer's input x
-	Batch    int        // the batch extent of x
+	Batch    int        // the batch extent of x (the product of its leading axes)
 	Training bool       // built in training mode
+
+	rank int // of x; 0 for 2
 }
 
 // Params lists the parameters the layer's output reads: Mean, Var, Scale
@@ -49,8 +53,11 @@ func (p *BatchNormParams) Params() []*graph.Input {
 	return []*graph.Input{p.Mean, p.Var, p.Scale, p.Shift}
 }
 
-// BatchNorm returns batch normalisation of x, of type dt[batch, features],
-// feature by feature:
+// BatchNorm returns batch normalisation of x, of type dt[batch, features]
+// (or dt[batch, ..., features], normalised over every axis but the last,
+// as PyTorch's BatchNorm2d normalises a convolution's channels; the terms
+// below then map over the leading axes, and the statistics read x with
+// them flattened), feature by feature:
 //
 //	y = (x - mean) * rsqrt(var + eps) * scale + shift
 //
@@ -137,15 +144,39 @@ func BatchNorm(name string, x graph.Node, features int, dt graph.DType, opt Batc
 	if err != nil {
 		return nil, nil, err
 	}
-	xt, err := l.input(x, dt, axis{"batch", 0}, axis{"features", features})
+	// x is [batch, features], or [batch, ..., features] with the
+	// statistics over every axis but the last (BatchNorm2d channels last).
+	rank := 2
+	if at, ok := typeOfArray(x); ok && at.Rank() > 2 {
+		rank = at.Rank()
+	}
+	axes := []axis{{"batch", 0}}
+	for i := 1; i < rank-1; i++ {
+		axes = append(axes, axis{fmt.Sprintf("axis %d", i), 0})
+	}
+	xt, err := l.input(x, dt, append(axes, axis{"features", features})...)
 	if err != nil {
 		return nil, nil, err
 	}
-	batch := xt.Layout[0].Extent
+	batch := 1
+	for _, a := range xt.Layout[:rank-1] {
+		batch *= a.Extent
+	}
 	if opt.Training && batch < 2 {
 		return nil, nil, l.errorf("training mode needs a batch of at least 2, got %d: the variance of one sample is 0", batch)
 	}
-	p := &BatchNormParams{Layer: name, Input: x, Batch: batch, Training: opt.Training}
+	if rank > 2 {
+		// The statistics read x as [batch, features], flattened: copy x
+		// first where its leading axes do not flatten.
+		lay := xt.Layout
+		for lay.Rank() > 2 && err == nil {
+			lay, err = lay.Flatten(0)
+		}
+		if err != nil {
+			x = l.MapRank(rank, x, func(b *Builder, v graph.Node) graph.Node { return v })
+		}
+	}
+	p := &BatchNormParams{Layer: name, Input: x, Batch: batch, Training: opt.Training, rank: rank}
 	for _, q := range []struct {
 		dst  **graph.Input
 		name string
@@ -156,15 +187,19 @@ func BatchNorm(name string, x graph.Node, features int, dt graph.DType, opt Batc
 	}
 	var y graph.Node
 	if opt.Training {
-		y = l.withBatchStats(x, batch, func(h graph.Node, st *batchStats) graph.Node {
-			return l.Map(l.Lambda1("r", func(r graph.Node) graph.Node {
-				return l.normalizeShifted(r, st, p.Scale, p.Shift, eps)
-			}), h)
+		y = l.withBatchStats(x, batch, rank, func(h graph.Node, st *batchStats) graph.Node {
+			return l.mapRows(rank-1, h, func(r graph.Node) graph.Node {
+				return l.Map(l.Lambda1("r", func(r graph.Node) graph.Node {
+					return l.normalizeShifted(r, st, p.Scale, p.Shift, eps)
+				}), r)
+			})
 		})
 	} else {
-		y = l.Map(l.Lambda1("r", func(r graph.Node) graph.Node {
-			return l.normalize(r, p.Mean, p.Var, p.Scale, p.Shift, eps)
-		}), x)
+		y = l.mapRows(rank-1, x, func(r graph.Node) graph.Node {
+			return l.Map(l.Lambda1("r", func(r graph.Node) graph.Node {
+				return l.normalize(r, p.Mean, p.Var, p.Scale, p.Shift, eps)
+			}), r)
+		})
 	}
 	if y, err = l.done(y); err != nil {
 		return nil, nil, err
@@ -209,9 +244,13 @@ func (st *batchStats) mean(k1, a graph.Node) graph.Node {
 // the shifted sums of x over its batch axis, axis 0 (of extent batch), in one reduction with
 // a tuple accumulator; see BatchNorm for the formulation. When x is an
 // input or a variable it is used as it is, without let h.
-func (l *layer) withBatchStats(x graph.Node, batch int, body func(h graph.Node, st *batchStats) graph.Node) graph.Node {
+func (l *layer) withBatchStats(x graph.Node, batch, rank int, body func(h graph.Node, st *batchStats) graph.Node) graph.Node {
 	stats := func(h graph.Node) graph.Node {
-		k := l.View(graph.FirstView{Axis: 0}, h)
+		rows := h // [batch, features]: h with its leading axes flattened
+		for range rank - 2 {
+			rows = l.View(graph.FlattenView{Axis: 0}, rows)
+		}
+		k := l.View(graph.FirstView{Axis: 0}, rows)
 		deviations := l.Lambda1("r", func(r graph.Node) graph.Node {
 			return l.Zip(l.Lambda([]string{"v", "k"}, func(vs []graph.Node) graph.Node {
 				return l.Let("d", l.Sub(vs[0], l.Call(graph.StopGrad, vs[1])), func(d graph.Node) graph.Node {
@@ -223,7 +262,7 @@ func (l *layer) withBatchStats(x graph.Node, batch int, body func(h graph.Node, 
 			p, q := vs[0], vs[1]
 			return l.Tuple(l.Zip(l.Op(graph.Add), l.Proj(0, p), l.Proj(0, q)), l.Zip(l.Op(graph.Add), l.Proj(1, p), l.Proj(1, q)))
 		})
-		return l.Let("t", l.RNZ(sums, deviations, h), func(t graph.Node) graph.Node {
+		return l.Let("t", l.RNZ(sums, deviations, rows), func(t graph.Node) graph.Node {
 			return body(h, &batchStats{l: l, batch: l.Const(float64(batch)), k: k, t: t})
 		})
 	}
@@ -327,7 +366,8 @@ func BatchNormRunningStats(p *BatchNormParams, momentum float64) (graph.Node, er
 		})
 	}
 	unbiased := float64(p.Batch) / float64(p.Batch-1)
-	y := l.withBatchStats(p.Input, p.Batch, func(_ graph.Node, st *batchStats) graph.Node {
+	rank := max(p.rank, 2)
+	y := l.withBatchStats(p.Input, p.Batch, rank, func(_ graph.Node, st *batchStats) graph.Node {
 		mean := l.Zip(l.Lambda([]string{"k", "s1"}, func(vs []graph.Node) graph.Node {
 			return st.mean(vs[0], st.offset(vs[1]))
 		}), st.k, l.Proj(0, st.t))
@@ -337,4 +377,18 @@ func BatchNormRunningStats(p *BatchNormParams, momentum float64) (graph.Node, er
 		return l.Tuple(l.Zip(update(1), p.Mean, mean), l.Zip(update(unbiased), p.Var, variance))
 	})
 	return l.done(y)
+}
+
+// typeOfArray returns the array type of the closed term x, when it checks
+// as one.
+func typeOfArray(x graph.Node) (*graph.ArrayType, bool) {
+	if x == nil {
+		return nil, false
+	}
+	info, err := graph.Check(x)
+	if err != nil {
+		return nil, false
+	}
+	at, ok := info.TypeOf(x).(*graph.ArrayType)
+	return at, ok
 }

@@ -350,3 +350,72 @@ func TestConvErrors(t *testing.T) {
 	_, err = layers.MaxPool2D("pool", input(t, dt, 2, 5), [2]int{2, 2}, layers.ConvOptions{})
 	assertError(t, err, "pool (MaxPool2D): x has type f32[2,5] of rank 2, want rank 4: f32[batch,height,width,channels]")
 }
+
+// TestBatchNormChannels: BatchNorm of a rank-4 input normalises each
+// channel (the last axis) over the batch and the image, in training mode
+// with the biased variance of those N*H*W values, in inference mode with
+// the running statistics; the running statistics term sees the same
+// values.
+func TestBatchNormChannels(t *testing.T) {
+	const n, h, w, c = 2, 3, 2, 3
+	dt := graph.Float64
+	r := rng(77)
+	xv := uniform(r, dt, n*h*w*c, -2, 2)
+	scale, shift := uniform(r, dt, c, 0.5, 1.5), uniform(r, dt, c, -1, 1)
+	mean, variance := uniform(r, dt, c, -1, 1), uniform(r, dt, c, 0.5, 1.5)
+	rows := n * h * w
+	for _, training := range []bool{true, false} {
+		x := input(t, dt, n, h, w, c)
+		y, p, err := layers.BatchNorm("bn", x, c, dt, layers.BatchNormOptions{Training: training})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, len(xv))
+		bm, bv := make([]float64, c), make([]float64, c)
+		for ch := range c {
+			m, s := mean[ch], variance[ch]
+			if training {
+				m, s = 0, 0
+				for i := range rows {
+					m += xv[i*c+ch]
+				}
+				m /= float64(rows)
+				for i := range rows {
+					s += (xv[i*c+ch] - m) * (xv[i*c+ch] - m)
+				}
+				s /= float64(rows)
+			}
+			bm[ch], bv[ch] = m, s
+			for i := range rows {
+				want[i*c+ch] = (xv[i*c+ch]-m)/math.Sqrt(s+layers.DefaultBatchNormEps)*scale[ch] + shift[ch]
+			}
+		}
+		bind := map[string]graph.Value{"x": array(t, dt, xv, n, h, w, c), "bn.scale": array(t, dt, scale, c), "bn.shift": array(t, dt, shift, c)}
+		if !training {
+			bind["bn.mean"], bind["bn.var"] = array(t, dt, mean, c), array(t, dt, variance, c)
+		}
+		assertClose(t, dt, eval(t, y, bind, dt, n, h, w, c), want)
+		if !training {
+			continue
+		}
+		if p.Batch != rows {
+			t.Errorf("Batch %d, want %d", p.Batch, rows)
+		}
+		rs, err := layers.BatchNormRunningStats(p, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := graph.Eval(rs, map[string]graph.Value{"x": bind["x"], "bn.mean": array(t, dt, mean, c), "bn.var": array(t, dt, variance, c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tv := v.(graph.TupleValue)
+		wm, wv := make([]float64, c), make([]float64, c)
+		for ch := range c {
+			wm[ch] = 0.5*mean[ch] + 0.5*bm[ch]
+			wv[ch] = 0.5*variance[ch] + 0.5*bv[ch]*float64(rows)/float64(rows-1)
+		}
+		assertClose(t, dt, tv[0].(*graph.Array).Values(), wm)
+		assertClose(t, dt, tv[1].(*graph.Array).Values(), wv)
+	}
+}

@@ -202,17 +202,13 @@ func CNN(cfg CNNConfig) (*Model, error) {
 		return nil, err
 	}
 	height, width, in := cfg.Height, cfg.Width, cfg.Channels
-	// normalize applies the normalisation (to h seen as [rows, features]
-	// by flat, and seen back by back) and the activation of block i.
-	normalize := func(i int, h graph.Node, features int, flat, back []graph.View) (graph.Node, error) {
+	// normalize applies the normalisation (features last) and the
+	// activation of block i.
+	normalize := func(i int, h graph.Node, features int) (graph.Node, error) {
 		if cfg.Norm == NormBatch {
 			bname := fmt.Sprintf("bn%d", i)
-			f, err := views(h, flat...)
-			if err != nil {
-				return nil, err
-			}
 			opt := layers.BatchNormOptions{Eps: cfg.Eps, Training: cfg.Mode == Training}
-			y, bp, err := layers.BatchNorm(bname, f, features, dt, opt)
+			y, bp, err := layers.BatchNorm(bname, h, features, dt, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -223,9 +219,7 @@ func CNN(cfg CNNConfig) (*Model, error) {
 			m.init[bp.Scale] = uniformInit{0.75, 1.25}
 			m.init[bp.Shift] = uniformInit{-0.1, 0.1}
 			m.Params = append(m.Params, bp.Params()...)
-			if h, err = views(y, back...); err != nil {
-				return nil, err
-			}
+			h = y
 		}
 		if act == layers.ActNone {
 			return h, nil
@@ -255,11 +249,8 @@ func CNN(cfg CNNConfig) (*Model, error) {
 		}
 		bound := 1 / math.Sqrt(float64(cfg.Kernel*cfg.Kernel*in))
 		m.add(cname, cp.Params(), uniformInit{-bound, bound})
-		// BatchNorm over [B*H*W, C]: flatten the batch and the image,
-		// and subdiv them back.
-		flat := []graph.View{graph.FlattenView{Axis: 0}, graph.FlattenView{Axis: 0}}
-		back := []graph.View{graph.SubdivView{Axis: 0, Block: height * width}, graph.SubdivView{Axis: 1, Block: width}}
-		if h, err = normalize(block, h, out, flat, back); err != nil {
+		// BatchNorm of [B, H, W, C]: statistics over B, H and W.
+		if h, err = normalize(block, h, out); err != nil {
 			return nil, err
 		}
 		if cfg.Pool > 1 {
@@ -290,7 +281,7 @@ func CNN(cfg CNNConfig) (*Model, error) {
 		if i == len(sizes)-1 {
 			break
 		}
-		if h, err = normalize(block+i, h, sizes[i], nil, nil); err != nil {
+		if h, err = normalize(block+i, h, sizes[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -126,8 +126,8 @@ func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io
 // benchTrainCommand is "bench train", for its usage line and help.
 var benchTrainCommand = &command{
 	name:    "bench train",
-	usage:   "[--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--plot FILE.png] [--peers jax=PYTHON] [model flags]",
-	summary: "time one training step of an MLP (Adam, softmax cross-entropy), fused and unfused",
+	usage:   "[--model mlp|cnn] [--backend native|pjrt|all] [--batches 32,256] [--steps N] [--warmup N] [--json] [--plot FILE.png] [--peers jax=PYTHON] [model flags]",
+	summary: "time one training step of an MLP or a CNN (Adam, softmax cross-entropy), fused and unfused",
 }
 
 func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
@@ -144,6 +144,7 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	warmup := fs.Int("warmup", 2, "untimed training steps before the timed ones (at least 1 when --steps is 0: it sets the count)")
 	seed := fs.Uint64("seed", 1, "seed for the weights, the batch and its labels")
 	lr := fs.Float64("lr", 1e-3, "Adam's learning rate")
+	modelName := fs.String("model", "mlp", "the model to train: mlp or cnn (each with its model flags)")
 	var rf runFlags
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
@@ -188,6 +189,15 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	if err := rf.check(); err != nil {
 		return err
 	}
+	if !isModelName(*modelName) {
+		return usagef("--model %s: want %s", *modelName, modelNames)
+	}
+	if err := mf.checkKind(*modelName, set); err != nil {
+		return err
+	}
+	if *modelName == "cnn" && set["peers"] {
+		return usagef("--peers: the JAX peer trains the MLP; bench train --model cnn has no peer yet")
+	}
 	jaxPython, err := checkPeers(*peers, set, mf)
 	if err != nil {
 		return err
@@ -231,17 +241,13 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 		be := bes[i]
 		for _, batch := range sizes {
 			mf.batch = batch
-			cfg, err := mf.config()
-			if err != nil {
-				return err
-			}
 			m, err := mf.build()
 			if err != nil {
 				return err
 			}
 			if rep.Model == "" {
 				// One model per batch size: say them all.
-				rep.Model = strings.Replace(describe(m, cfg), fmt.Sprintf("batch %d,", batch), "batches "+benchBatches(sizes)+",", 1)
+				rep.Model = strings.Replace(mf.summary(m), fmt.Sprintf("batch %d,", batch), "batches "+benchBatches(sizes)+",", 1)
 			}
 			for _, unfused := range []bool{false, true} {
 				b := be.fused

@@ -351,6 +351,9 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 			count(paramElements(m), "parameter value"), m.Outputs[0].Name, benchBatches(sizes))
 		peerList, dropped = splitFilePeers(path, peerList)
 	case "mlp":
+		if err := mf.checkKind("mlp", set); err != nil {
+			return err
+		}
 		if sizes, err = parseBatches(*batches); err != nil {
 			return err
 		}

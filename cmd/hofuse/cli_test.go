@@ -88,7 +88,7 @@ func TestUsageLine(t *testing.T) {
 	}{
 		{[]string{"eval", "--seed", "x", "1"}, "usage: --seed uint: seed for random inputs (uniform in [-1, 1)); all flags: hofuse eval --help\n"},
 		{[]string{"demo", "--threads", "-2"}, "usage: --threads int: native executor goroutines (0: GOMAXPROCS); all flags: hofuse demo --help\n"},
-		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx|FILE.pb]; all flags: hofuse demo --help\n"},
+		{[]string{"demo", "--frob"}, "usage: hofuse demo [--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [[--model mlp|cnn] model flags | --model FILE.onnx|FILE.pb]; all flags: hofuse demo --help\n"},
 		{[]string{"fuse", "mlp", "--disable-rule", "eta,nope"}, "usage: --disable-rule rules: switch off rules by name (repeatable, or a comma list: a,b); rules: " +
 			strings.Join(fusion.RuleNames(), ", ") + "; all flags: hofuse fuse --help\n"},
 	} {
@@ -131,9 +131,9 @@ func TestModelFlags(t *testing.T) {
 	usageErr(t, "--batch 0: a batch size must be at least 1", "fuse", "mlp", "--batch", "0")
 	usageErr(t, "--batch -1: a batch size must be at least 1", "fuse", "mlp", "--batch", "-1")
 	usageErr(t, "--batch -1: a batch size must be at least 1", "show", "mlp", "--batch", "-1")
-	usageErr(t, "--batch: model flags describe the MLP of 'mlp'; a program's types fix its sizes",
+	usageErr(t, "--batch: model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a program's types fix its sizes",
 		"fuse", "--batch", "4", `x : f32[3]; map (\v -> v + 1) x`)
-	usageErr(t, "--sizes: model flags describe the MLP of 'mlp'; a program's types fix its sizes",
+	usageErr(t, "--sizes: model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a program's types fix its sizes",
 		"fuse", "--sizes", "4,2", `x : f32[3]; map (\v -> v + 1) x`)
 	usageErr(t, "--sizes 4,0,2: size 2 is 0; every layer needs at least 1 feature", "show", "mlp", "--sizes", "4,0,2")
 	usageErr(t, "--sizes 4: 1 sizes [4], want at least 2 (input and output features)", "show", "mlp", "--sizes", "4")

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name:    "demo",
-		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [model flags | --model FILE.onnx|FILE.pb]",
+		usage:   "[--backend native|pjrt|auto] [--batches 1,256] [--runs N] [--threads N] [--max-memory BYTES] [--json] [[--model mlp|cnn] model flags | --model FILE.onnx|FILE.pb]",
 		summary: "fuse an MLP or an imported model, run it fused and unfused, check they agree, and time them",
 		run:     runDemo,
 	})
@@ -96,7 +96,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter (slow for big models)")
-	modelFile := fs.String("model", "", "run the model in `FILE` (.onnx, or a frozen TensorFlow .pb; its symbolic batch set by each of --batches; random data inputs from --seed) instead of an MLP")
+	modelFile := fs.String("model", "", "the model: mlp (the default) or cnn, each with its model flags, or the model in `FILE` (.onnx, or a frozen TensorFlow .pb; its symbolic batch set by each of --batches; random data inputs from --seed)")
 	var outputs listFlag
 	fs.Var(&outputs, "output", "with --model: keep only the output `NAME` (repeatable); nodes only other outputs need are pruned")
 	verbose := verboseFlag(fs)
@@ -121,8 +121,18 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	if err := rf.check(); err != nil {
 		return err
 	}
+	if isModelName(*modelFile) {
+		if err := mf.checkKind(*modelFile, set); err != nil {
+			return err
+		}
+		*modelFile = ""
+	} else if *modelFile == "" {
+		if err := mf.checkKind("mlp", set); err != nil {
+			return err
+		}
+	}
 	if *modelFile != "" {
-		if err := rejectFlags(set, "model flags describe an MLP; --model FILE.onnx fixes its own sizes", "sizes", "dtype", "norm", "mode", "activation"); err != nil {
+		if err := rejectFlags(set, "model flags describe the MLP and the CNN; --model FILE.onnx fixes its own sizes", without(modelFlagNames, "batch")...); err != nil {
 			return err
 		}
 		if !isModelFile(*modelFile) {
@@ -164,10 +174,6 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	var text strings.Builder
 	for i, batch := range sizes {
 		mf.batch = batch
-		cfg, err := mf.config()
-		if err != nil {
-			return err
-		}
 		m, err := mf.build()
 		if err != nil {
 			return err
@@ -181,7 +187,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		if i == 0 {
-			rep.Model = describe(m, cfg)
+			rep.Model = mf.summary(m)
 			rep.Fusion = res.Report
 			fmt.Fprintf(&text, "%s\nbackend: %s\n\n", rep.Model, rep.Backend)
 			fmt.Fprintf(&text, "fusion: %s before, %d after; temporaries %s before, %s after\n",
@@ -205,11 +211,11 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		rep.MaxAbsDiff = max(rep.MaxAbsDiff, d)
-		if err := graph.Diff(unfusedOut, fusedOut, graph.Tolerance(cfg.DType)); err != nil {
+		if err := graph.Diff(unfusedOut, fusedOut, graph.Tolerance(m.OutputType.DType)); err != nil {
 			return fmt.Errorf("batch %d: fused and unfused results differ: %w", batch, err)
 		}
 		if !*noRef {
-			chk, d, err := checkReference(&rf, mf, cfg, m, in, fusedOut)
+			chk, d, err := checkReference(&rf, mf, m, in, fusedOut)
 			if err != nil {
 				return fmt.Errorf("batch %d: %w", batch, err)
 			}
@@ -251,17 +257,18 @@ func writeDemoTable(text *strings.Builder, rep *demoReport, noRef bool) {
 // reference interpreter: the whole batch when it is small or its rows
 // depend on each other (BatchNorm in training mode uses the batch's
 // statistics), else a sample of rows, run as a batch of their own.
-func checkReference(rf *runFlags, mf mlpFlags, cfg models.MLPConfig, m *models.Model, in map[string]graph.Value, fusedOut graph.Value) (referenceCheck, float64, error) {
-	batch := cfg.Batch
+func checkReference(rf *runFlags, mf mlpFlags, m *models.Model, in map[string]graph.Value, fusedOut graph.Value) (referenceCheck, float64, error) {
+	batch := mf.batch
+	dt := m.OutputType.DType
 	out, isArray := fusedOut.(*graph.Array)
 	x, xIsArray := in[m.Input.Name].(*graph.Array)
-	dependent := cfg.Mode == models.Training && cfg.Norm == models.NormBatch
+	dependent := mf.dependentRows()
 	if batch <= refWholeBatch || dependent || !isArray || !xIsArray {
 		ref, err := rf.evalInterp(m.Output, in)
 		if err != nil {
 			return referenceCheck{}, 0, err
 		}
-		d, err := compareReference(ref, fusedOut, cfg.DType)
+		d, err := compareReference(ref, fusedOut, dt)
 		rows := make([]int, batch)
 		for i := range rows {
 			rows[i] = i
@@ -286,7 +293,7 @@ func checkReference(rf *runFlags, mf mlpFlags, cfg models.MLPConfig, m *models.M
 	if err != nil {
 		return referenceCheck{}, 0, err
 	}
-	d, err := compareReference(ref, got, cfg.DType)
+	d, err := compareReference(ref, got, dt)
 	return referenceCheck{Batch: batch, Rows: rows}, d, err
 }
 

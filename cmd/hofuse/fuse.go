@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
+		usage:   "mlp|cnn [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]...",
 		summary: "fuse a model or a program and report the kernels, temporaries and rules",
 		run:     runFuse,
 	})
@@ -100,7 +100,7 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 	if file == "" && len(pos) == 1 && isModelFile(pos[0]) {
 		// A model file: --batch fixes its symbolic dimensions; the other
 		// model flags describe an MLP.
-		if err := rejectFlags(set, "model flags describe the MLP of 'mlp'; a model file fixes its own sizes", "sizes", "dtype", "norm", "mode", "activation"); err != nil {
+		if err := rejectFlags(set, "model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a model file fixes its own sizes", without(modelFlagNames, "batch")...); err != nil {
 			return nil, err
 		}
 		m, err := importModel(pos[0], imports.Options{Batch: mf.batch})
@@ -109,7 +109,7 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 		}
 		return m.Term, nil
 	}
-	if !(file == "" && len(pos) == 1 && pos[0] == "mlp") {
+	if !(file == "" && len(pos) == 1 && isModelName(pos[0])) {
 		if err := usedOnlyWithMLP(set); err != nil {
 			return nil, err
 		}
@@ -121,7 +121,10 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 			return nil, err
 		}
 		return parseChecked(string(b), file)
-	case file == "" && len(pos) == 1 && pos[0] == "mlp":
+	case file == "" && len(pos) == 1 && isModelName(pos[0]):
+		if err := mf.checkKind(pos[0], set); err != nil {
+			return nil, err
+		}
 		m, err := mf.build()
 		if err != nil {
 			return nil, err
@@ -130,7 +133,7 @@ func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) 
 	case file == "" && len(pos) == 1:
 		return parseChecked(pos[0], "program")
 	}
-	return nil, usagef("want 'mlp', a model file (%s), a program, or -f FILE", modelFiles)
+	return nil, usagef("want 'mlp', 'cnn', a model file (%s), a program, or -f FILE", modelFiles)
 }
 
 // parseChecked parses and checks a program, giving errors their position,

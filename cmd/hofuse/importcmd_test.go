@@ -223,7 +223,7 @@ func TestFuseModelFile(t *testing.T) {
 	assert.Contains(t, out, "kernel")
 	code, _, errs = hofuse("fuse", linearModel, "--sizes", "3,4")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "--sizes: model flags describe the MLP of 'mlp'; a model file fixes its own sizes")
+	assert.Contains(t, errs, "--sizes: model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a model file fixes its own sizes")
 }
 
 func TestNpyRoundTrip(t *testing.T) {
@@ -326,5 +326,5 @@ func TestDemoModel(t *testing.T) {
 	assert.Contains(t, errs, "hofuse demo: --output: chooses outputs of a --model FILE.onnx; an MLP has one\n")
 	code, _, errs = hofuse("demo", "--model", model, "--sizes", "3,4")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "hofuse demo: --sizes: model flags describe an MLP; --model FILE.onnx fixes its own sizes\n")
+	assert.Contains(t, errs, "hofuse demo: --sizes: model flags describe the MLP and the CNN; --model FILE.onnx fixes its own sizes\n")
 }

@@ -99,9 +99,34 @@ func TestShowMLP(t *testing.T) {
 	code, _, errs = hofuse("show", "mlp", "--sizes", "4,0,2")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "hofuse show: --sizes 4,0,2: size 2 is 0; every layer needs at least 1 feature\n")
-	code, _, errs = hofuse("show", "cnn")
+	code, _, errs = hofuse("show", "resnet")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `want one model name, mlp; got ["cnn"]`)
+	assert.Contains(t, errs, `want one model name, mlp or cnn; got ["resnet"]`)
+}
+
+// TestShowCNN: show cnn prints the CNN of the model flags; the flags of
+// the other model, and CNN sizes that do not fit, are usage errors naming
+// the flag.
+func TestShowCNN(t *testing.T) {
+	code, out, errs := hofuse("show", "cnn", "--image", "6x6x2", "--conv", "3", "--batch", "2", "--classes", "4")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "-- CNN 6x6x2, conv 3 (3x3 same), pool 2, 4 classes, batch 2, f32, batchnorm, inference, relu; 178 parameters\n")
+	assert.Contains(t, out, "input x : f32[2,72];\nparam conv1.K : f32[3,3,2,3];\n")
+	assert.Contains(t, out, "window 0 3 (window 1 3 (pad 1 1 1 (pad 0 1 1 img)))")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "cnn", "--sizes", "4,2"}, "hofuse show: --sizes: describes the MLP; the CNN's sizes are --image, --conv, --kernel, --pool, --hidden and --classes\n"},
+		{[]string{"show", "mlp", "--conv", "4"}, "hofuse show: --conv: describes the CNN (cnn); the MLP's sizes are --sizes\n"},
+		{[]string{"show", "cnn", "--image", "8x8"}, "hofuse show: --image 8x8: want HxWxC, as 8x8x1\n"},
+		{[]string{"show", "cnn", "--conv", "4,4,4,4"}, "hofuse show: --pool: block 4 pools a 1x1 image with a 2x2 window: the image is too small for 4 blocks\n"},
+		{[]string{"show", "cnn", "--norm", "layernorm"}, "hofuse show: --norm: layernorm, want batchnorm or none\n"},
+	} {
+		code, _, errs := hofuse(tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Contains(t, errs, tc.want, "%v", tc.args)
+	}
 }
 
 func TestFuseCommand(t *testing.T) {
@@ -176,6 +201,28 @@ func TestDemo(t *testing.T) {
 	code, _, errs = hofuse("demo", "--batches", "0")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `--batches: "0" is not a batch size`)
+}
+
+// TestDemoCNN: demo --model cnn runs the CNN of the model flags, fused
+// and unfused, checked against the interpreter; valid convolutions are
+// strided windows the native back end lowers. The CNN's flags with the
+// MLP, and the other way round, are usage errors.
+func TestDemoCNN(t *testing.T) {
+	code, out, errs := hofuse("demo", "--model", "cnn", "--valid", "--conv", "3,4", "--image", "12x12x2", "--batches", "3", "--runs", "2")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "CNN 12x12x2, conv 3,4 (3x3 valid), pool 2, 10 classes, batch 3, f32, batchnorm, inference, relu;")
+	assert.Contains(t, out, "fused vs reference interpreter")
+	assert.Contains(t, out, "checked against the reference interpreter: batch 3 whole")
+
+	code, _, errs = hofuse("demo", "--model", "cnn", "--sizes", "3,4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--sizes: describes the MLP; the CNN's sizes are --image, --conv, --kernel, --pool, --hidden and --classes")
+	code, _, errs = hofuse("demo", "--conv", "3")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--conv: describes the CNN (cnn); the MLP's sizes are --sizes")
+	code, _, errs = hofuse("bench", "train", "--model", "cnn", "--peers", "jax=python3")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--peers: the JAX peer trains the MLP; bench train --model cnn has no peer yet")
 }
 
 func TestDemoPJRT(t *testing.T) {

@@ -27,10 +27,44 @@ type mlpFlags struct {
 	// maxMemory is --max-memory where the command has it (0: the
 	// library's default limit).
 	maxMemory int64
+
+	// kind is the model the flags describe: "mlp" (or "") or "cnn".
+	kind string
+	// The CNN's flags (models.CNNConfig).
+	image   string
+	conv    string
+	kernel  int
+	pool    int
+	hidden  string
+	classes int
+	valid   bool
 }
 
 // modelFlagNames are the flags register adds.
-var modelFlagNames = []string{"sizes", "batch", "dtype", "norm", "mode", "activation"}
+var modelFlagNames = []string{"sizes", "batch", "dtype", "norm", "mode", "activation",
+	"image", "conv", "kernel", "pool", "hidden", "classes", "valid"}
+
+// mlpOnlyFlags and cnnOnlyFlags describe one model only.
+var (
+	mlpOnlyFlags = []string{"sizes"}
+	cnnOnlyFlags = []string{"image", "conv", "kernel", "pool", "hidden", "classes", "valid"}
+)
+
+// modelNames are the models the model flags describe.
+const modelNames = "mlp or cnn"
+
+// isModelName reports whether s names a model the flags build.
+func isModelName(s string) bool { return s == "mlp" || s == "cnn" }
+
+// checkKind sets the model the flags describe and rejects the flags of
+// the other model among those set.
+func (m *mlpFlags) checkKind(kind string, set map[string]bool) error {
+	m.kind = kind
+	if kind == "cnn" {
+		return rejectFlags(set, "describes the MLP; the CNN's sizes are --image, --conv, --kernel, --pool, --hidden and --classes", mlpOnlyFlags...)
+	}
+	return rejectFlags(set, "describes the CNN (cnn); the MLP's sizes are --sizes", cnnOnlyFlags...)
+}
 
 func (m *mlpFlags) register(fs *flag.FlagSet, batch int) {
 	fs.StringVar(&m.sizes, "sizes", "784,512,512,10", "layer `sizes`, input first, comma-separated")
@@ -39,6 +73,140 @@ func (m *mlpFlags) register(fs *flag.FlagSet, batch int) {
 	fs.StringVar(&m.norm, "norm", "batchnorm", "normalisation after each hidden dense layer: batchnorm, layernorm or none")
 	fs.StringVar(&m.mode, "mode", "inference", "inference or training (training BatchNorm uses batch statistics)")
 	fs.StringVar(&m.activation, "activation", "relu", "activation: relu, leaky_relu, sigmoid, tanh, gelu, gelu_tanh, silu, softmax or none")
+	fs.StringVar(&m.image, "image", "8x8x1", "cnn: the input image, `HxWxC` (height, width, channels); x is its flattening, batch×H·W·C")
+	fs.StringVar(&m.conv, "conv", "8,16", "cnn: output `channels` of each convolution block (conv, norm, activation, max pooling), comma-separated")
+	fs.IntVar(&m.kernel, "kernel", 3, "cnn: the convolutions' window is `K`×K")
+	fs.IntVar(&m.pool, "pool", 2, "cnn: max pooling `P`×P at stride P after each block (1: none)")
+	fs.StringVar(&m.hidden, "hidden", "", "cnn: `sizes` of dense layers between the blocks and the output, comma-separated")
+	fs.IntVar(&m.classes, "classes", 10, "cnn: output `classes`")
+	fs.BoolVar(&m.valid, "valid", false, "cnn: valid convolutions (no padding) instead of same")
+}
+
+// sizeList reads a comma-separated list of sizes of at least 1 for the
+// flag name; "" is the empty list.
+func sizeList(flagName, list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usagef("--%s: %q is not a number", flagName, s)
+		}
+		if n < 1 {
+			return nil, usagef("--%s %s: size %d is %d, want at least 1", flagName, list, len(out)+1, n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// cnnConfig turns the flags into a CNN configuration; mistakes are usage
+// errors.
+func (m *mlpFlags) cnnConfig() (models.CNNConfig, error) {
+	var cfg models.CNNConfig
+	parts := strings.Split(m.image, "x")
+	if len(parts) != 3 {
+		return cfg, usagef("--image %s: want HxWxC, as 8x8x1", m.image)
+	}
+	var dims [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return cfg, usagef("--image %s: %q is not a size of at least 1", m.image, p)
+		}
+		dims[i] = n
+	}
+	cfg.Height, cfg.Width, cfg.Channels = dims[0], dims[1], dims[2]
+	var err error
+	if cfg.Conv, err = sizeList("conv", m.conv); err != nil {
+		return cfg, err
+	}
+	if len(cfg.Conv) == 0 {
+		return cfg, usagef("--conv: no convolution blocks; a CNN needs at least one")
+	}
+	if cfg.Hidden, err = sizeList("hidden", m.hidden); err != nil {
+		return cfg, err
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"kernel", m.kernel}, {"pool", m.pool}, {"classes", m.classes}} {
+		if f.v < 1 {
+			return cfg, usagef("--%s %d: want at least 1", f.name, f.v)
+		}
+	}
+	cfg.Kernel, cfg.Pool, cfg.Classes, cfg.Valid = m.kernel, m.pool, m.classes, m.valid
+	dt, err := graph.ParseDType(m.dtype)
+	if err != nil || !dt.IsFloat() {
+		return cfg, usagef("--dtype: %q is not f32 or f64", m.dtype)
+	}
+	cfg.DType = dt
+	cfg.MaxMemory = m.maxMemory
+	if m.batch < 1 {
+		return cfg, usagef("--%s %d: a batch size must be at least 1", m.flagForBatch(), m.batch)
+	}
+	cfg.Batch = m.batch
+	if cfg.Norm, err = models.ParseNorm(m.norm); err != nil {
+		return cfg, usagef("--norm: %v", err)
+	}
+	if cfg.Mode, err = models.ParseMode(m.mode); err != nil {
+		return cfg, usagef("--mode: %v", err)
+	}
+	if cfg.Activation, err = layers.ParseActivation(m.activation); err != nil {
+		return cfg, usagef("--activation: %v", err)
+	}
+	return cfg, nil
+}
+
+// buildCNN builds the CNN the flags describe; a configuration the models
+// package rejects is a usage error naming the flag to change.
+func (m *mlpFlags) buildCNN() (*models.Model, error) {
+	cfg, err := m.cnnConfig()
+	if err != nil {
+		return nil, err
+	}
+	model, err := models.CNN(cfg)
+	var ce *models.ConfigError
+	if errors.As(err, &ce) {
+		field, _, _ := strings.Cut(ce.Field, "[")
+		flagName := map[string]string{"Batch": m.flagForBatch(), "Conv": "conv", "Hidden": "hidden", "Pool": "pool", "Kernel": "kernel",
+			"Classes": "classes", "Height": "image", "Width": "image", "Channels": "image", "DType": "dtype", "Norm": "norm",
+			"Mode": "mode", "Activation": "activation"}[field]
+		if flagName == "" {
+			return nil, err
+		}
+		return nil, usagef("--%s: %s", flagName, strings.ReplaceAll(ce.Msg, "CNNConfig.MaxMemory", "--max-memory"))
+	}
+	return model, err
+}
+
+// summary is a one-line description of the model the flags built.
+func (m *mlpFlags) summary(model *models.Model) string {
+	if m.kind == "cnn" {
+		cfg, _ := m.cnnConfig()
+		pad := "same"
+		if cfg.Valid {
+			pad = "valid"
+		}
+		hidden := ""
+		if len(cfg.Hidden) > 0 {
+			hidden = " hidden " + m.hidden + ","
+		}
+		return fmt.Sprintf("CNN %dx%dx%d, conv %s (%dx%d %s), pool %d,%s %d classes, batch %d, %v, %v, %v, %v; %s",
+			cfg.Height, cfg.Width, cfg.Channels, m.conv, cfg.Kernel, cfg.Kernel, pad, cfg.Pool, hidden, cfg.Classes,
+			cfg.Batch, cfg.DType, cfg.Norm, cfg.Mode, cfg.Activation.OrDefault(), count(model.NumParams(), "parameter"))
+	}
+	cfg, _ := m.config()
+	return describe(model, cfg)
+}
+
+// dependentRows reports whether the rows of a batch depend on each other
+// in the model the flags describe (BatchNorm in training mode normalises
+// with the batch's statistics).
+func (m *mlpFlags) dependentRows() bool {
+	return strings.HasPrefix(m.mode, "train") && m.norm == "batchnorm"
 }
 
 // config turns the flags into an MLP configuration; mistakes are usage
@@ -89,6 +257,9 @@ func (m *mlpFlags) flagForBatch() string {
 // package rejects is a usage error naming the flag to change, not the
 // field of models.MLPConfig.
 func (m *mlpFlags) build() (*models.Model, error) {
+	if m.kind == "cnn" {
+		return m.buildCNN()
+	}
 	cfg, err := m.config()
 	if err != nil {
 		return nil, err
@@ -124,9 +295,9 @@ func (m *mlpFlags) build() (*models.Model, error) {
 }
 
 // usedOnlyWithMLP rejects model flags given to a command that works on a
-// program, not on "mlp".
+// program, not on "mlp" or "cnn".
 func usedOnlyWithMLP(set map[string]bool) error {
-	return rejectFlags(set, "model flags describe the MLP of 'mlp'; a program's types fix its sizes", modelFlagNames...)
+	return rejectFlags(set, "model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a program's types fix its sizes", modelFlagNames...)
 }
 
 // describe is a one-line summary of a model.
@@ -151,4 +322,15 @@ func parseBatches(list string) ([]int, error) {
 		sizes = append(sizes, b)
 	}
 	return sizes, nil
+}
+
+// without returns names without the name drop.
+func without(names []string, drop string) []string {
+	var out []string
+	for _, n := range names {
+		if n != drop {
+			out = append(out, n)
+		}
+	}
+	return out
 }

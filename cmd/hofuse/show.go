@@ -10,7 +10,7 @@ import (
 func init() {
 	register(&command{
 		name:    "show",
-		usage:   "mlp [--sizes 784,512,512,10] [--batch N] [--dtype f32|f64] [--norm ...] [--mode ...] [--sources]",
+		usage:   "mlp|cnn [model flags: --sizes 784,512,512,10 for mlp; --image 8x8x1 --conv 8,16 ... for cnn] [--batch N] [--dtype f32|f64] [--norm ...] [--mode ...] [--sources]",
 		summary: "print the IR of a model in the paper's notation",
 		run:     runShow,
 	})
@@ -26,15 +26,17 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "mlp" {
-		return usagef("want one model name, mlp; got %q", pos)
+	if len(pos) != 1 || !isModelName(pos[0]) {
+		return usagef("want one model name, %s; got %q", modelNames, pos)
+	}
+	if err := mf.checkKind(pos[0], flagsSet(fs)); err != nil {
+		return err
 	}
 	m, err := mf.build()
 	if err != nil {
 		return err
 	}
-	cfg, _ := mf.config()
-	fmt.Fprintf(stdout, "-- %s\n", describe(m, cfg))
+	fmt.Fprintf(stdout, "-- %s\n", mf.summary(m))
 	prog := &graph.Program{Inputs: append([]*graph.Input{m.Input}, m.Params...), Body: m.Output}
 	for _, in := range prog.Inputs {
 		kind := "input"
