@@ -23,6 +23,11 @@ type FitConfig struct {
 	// step, Training for the step and Inference for Evaluate and Predict).
 	// A zero DType means the training set's.
 	Model models.MLPConfig
+	// CNN, when not nil, is the network instead of Model: a
+	// models.CNNConfig over the rows seen as images (Height·Width·Channels
+	// features). Batch and Mode are set by Fit as for Model; a zero DType
+	// means the training set's. Model is then ignored.
+	CNN *models.CNNConfig
 	// Optimizer updates the parameters, as optim.NewAdam(0.001). Required.
 	Optimizer optim.Optimizer
 	// Backend runs the steps and the inference plans; nil means the native
@@ -140,6 +145,9 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	if train.Classes() == 0 {
 		return nil, fmt.Errorf("train: fit: %s has no class labels; Fit trains classifiers", train.Name())
 	}
+	if cfg.CNN != nil {
+		cfg.CNN, cfg.Model = cnnModel(*cfg.CNN, train.DType())
+	}
 	if cfg.Model.DType == graph.Invalid {
 		cfg.Model.DType = train.DType()
 	}
@@ -239,9 +247,7 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 		from = v
 	}
 	if tr == nil {
-		mc := f.cfg.Model
-		mc.Batch, mc.Mode = n, models.Training
-		m, err := models.MLP(mc)
+		m, err := f.model(n, models.Training)
 		if err != nil {
 			return nil, fmt.Errorf("train: fit: batch of %d rows: %w", n, err)
 		}
@@ -269,6 +275,41 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 	f.current = tr
 	f.values = nil
 	return tr, nil
+}
+
+// cnnModel returns the CNN with its data type (dt when it has none) and
+// the MLPConfig that stands for it in the checks of the data sets: its
+// input and output sizes, data type and normalisation.
+func cnnModel(c models.CNNConfig, dt graph.DType) (*models.CNNConfig, models.MLPConfig) {
+	if c.DType == graph.Invalid {
+		c.DType = dt
+	}
+	h, w, ch, classes := c.Height, c.Width, c.Channels, c.Classes
+	if h == 0 {
+		h = 8
+	}
+	if w == 0 {
+		w = 8
+	}
+	if ch == 0 {
+		ch = 1
+	}
+	if classes == 0 {
+		classes = 10
+	}
+	return &c, models.MLPConfig{Sizes: []int{h * w * ch, classes}, DType: c.DType, Norm: c.Norm}
+}
+
+// model builds the network for batches of n rows in the given mode.
+func (f *Fitted) model(n int, mode models.Mode) (*models.Model, error) {
+	if f.cfg.CNN != nil {
+		c := *f.cfg.CNN
+		c.Batch, c.Mode = n, mode
+		return models.CNN(c)
+	}
+	mc := f.cfg.Model
+	mc.Batch, mc.Mode = n, mode
+	return models.MLP(mc)
 }
 
 // copyValues returns copies of the arrays of v.
@@ -322,9 +363,7 @@ func (f *Fitted) inference(n int) (*plan, error) {
 	}
 	p := f.infer[n]
 	if p == nil {
-		mc := f.cfg.Model
-		mc.Batch, mc.Mode = n, models.Inference
-		m, err := models.MLP(mc)
+		m, err := f.model(n, models.Inference)
 		if err != nil {
 			return nil, fmt.Errorf("train: inference on %d rows: %w", n, err)
 		}

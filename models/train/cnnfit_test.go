@@ -1,0 +1,75 @@
+package train
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hofuse/hofuse/models"
+	"github.com/hofuse/hofuse/optim"
+)
+
+// cnnDigitsConfig is the LeNet-like CNN (8×8×1 images, conv 8 and 16 with
+// BatchNorm and ReLU, 2×2 max pooling, 10 classes) trained with Adam.
+func cnnDigitsConfig(epochs int, seed uint64) FitConfig {
+	return FitConfig{
+		CNN:       &models.CNNConfig{Height: 8, Width: 8, Channels: 1, Norm: models.NormBatch},
+		Optimizer: optim.NewAdam(0.01),
+		Epochs:    epochs,
+		Batch:     32,
+		Seed:      seed,
+	}
+}
+
+// TestFitCNN trains the CNN on the digits' 80/20 split on the native
+// back end for a few epochs: the loss falls and the test accuracy passes
+// a floor (the full figure, over 5 seeds, is BenchmarkFitCNNDigits's).
+func TestFitCNN(t *testing.T) {
+	tr, te := digitsSplit(t)
+	var losses []float64
+	f, err := Fit(context.Background(), cnnDigitsConfig(3, 1), tr, te, Callbacks{
+		Epoch: func(e EpochMetrics) {
+			losses = append(losses, e.TrainLoss)
+			t.Logf("epoch %d: train loss %.4f, test loss %.4f, test accuracy %.4f", e.Epoch, e.TrainLoss, e.ValLoss, e.ValAccuracy)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(losses) != 3 || !(losses[2] < losses[0]) {
+		t.Errorf("train losses %v, want 3 falling", losses)
+	}
+	_, acc, err := f.Evaluate(te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc < 0.9 {
+		t.Errorf("test accuracy %.4f after 3 epochs, want at least 0.9", acc)
+	}
+}
+
+// BenchmarkFitCNNDigits trains the CNN on the digits for 15 epochs with 5
+// seeds on the native back end and reports the mean test accuracy
+// (acc-mean), the lowest (acc-min), and the time per training run.
+func BenchmarkFitCNNDigits(b *testing.B) {
+	tr, te := digitsSplitTB(b)
+	for b.Loop() {
+		sum, lo := 0.0, 1.0
+		for seed := uint64(1); seed <= 5; seed++ {
+			f, err := Fit(context.Background(), cnnDigitsConfig(15, seed), tr, te, Callbacks{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, acc, err := f.Evaluate(te)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("seed %d: test accuracy %.4f", seed, acc)
+			sum += acc
+			lo = min(lo, acc)
+		}
+		b.ReportMetric(sum/5, "acc-mean")
+		b.ReportMetric(lo, "acc-min")
+	}
+}
