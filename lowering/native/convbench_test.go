@@ -25,19 +25,10 @@ func convBlock(tb testing.TB, batch, size, ch, k int, dt graph.DType, mode strin
 	if err != nil {
 		tb.Fatal(err)
 	}
-	view := func(n graph.Node, v graph.View) graph.Node {
-		out, err := graph.NewView(v, n)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return out
-	}
-	flat := view(view(y, graph.FlattenView{Axis: 0}), graph.FlattenView{Axis: 0})
-	z, bp, err := layers.BatchNorm("bn", flat, ch, dt, layers.BatchNormOptions{})
+	z, bp, err := layers.BatchNorm("bn", y, ch, dt, layers.BatchNormOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	z = view(view(z, graph.SubdivView{Axis: 0, Block: size * size}), graph.SubdivView{Axis: 1, Block: size})
 	out, err := layers.ReLU("relu", z)
 	if err != nil {
 		tb.Fatal(err)
@@ -98,7 +89,7 @@ func convBlock(tb testing.TB, batch, size, ch, k int, dt graph.DType, mode strin
 // BenchmarkConv runs the convolution block of the benchmark target — 3×3,
 // 64→64 channels, 32×32 images, batch 32, stride 1, "same", f32, with
 // bias, BatchNorm and ReLU — fused and unfused, on all cores. The peers'
-// figures for the same block come from bench/peers/conv.py.
+// figures for the same block come from bench/peers/conv_block.py.
 func BenchmarkConv(b *testing.B) {
 	for _, mode := range []string{"fused", "unfused"} {
 		b.Run("mode="+mode, func(b *testing.B) {
