@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hofuse/hofuse/lowering/xla"
 	"github.com/hofuse/hofuse/models"
 	"github.com/hofuse/hofuse/optim"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // cnnDigitsConfig is the LeNet-like CNN (8×8×1 images, conv 8 and 16 with
@@ -71,5 +73,31 @@ func BenchmarkFitCNNDigits(b *testing.B) {
 		}
 		b.ReportMetric(sum/5, "acc-mean")
 		b.ReportMetric(lo, "acc-min")
+	}
+}
+
+// TestFitCNNPJRT trains the CNN for two epochs on PJRT (skipped without a
+// plugin): the windows, pads and crops of the step and of the inference
+// model lower to StableHLO, and the test accuracy passes a floor.
+func TestFitCNNPJRT(t *testing.T) {
+	client := pjrttest.Client(t)
+	tr, te := digitsSplit(t)
+	cfg := cnnDigitsConfig(2, 1)
+	cfg.Backend = xla.New(client, xla.Options{})
+	f, err := Fit(context.Background(), cfg, tr, te, Callbacks{
+		Epoch: func(e EpochMetrics) {
+			t.Logf("epoch %d: train loss %.4f, test loss %.4f, test accuracy %.4f", e.Epoch, e.TrainLoss, e.ValLoss, e.ValAccuracy)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, acc, err := f.Evaluate(te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc < 0.85 {
+		t.Errorf("test accuracy %.4f after 2 epochs, want at least 0.85", acc)
 	}
 }
