@@ -56,6 +56,9 @@ type lowerer struct {
 	// input instead, with its dimension numbers permuted: a weight matrix
 	// used as flip 0 W is then never transposed at run time.
 	transposes map[*shlo.Value]transposed
+	// subst gives terms whose value was computed another way: the dot
+	// products of a convolution (conv.go).
+	subst map[graph.Node]*val
 }
 
 // transposed is the input of a transpose and its permutation: dimension i
@@ -149,6 +152,9 @@ func (l *lowerer) attribute(mark int, src string) {
 
 // value translates the value term n in environment e.
 func (l *lowerer) value(n graph.Node, e *env) (*val, error) {
+	if v, ok := l.subst[n]; ok {
+		return v, nil
+	}
 	key := memoKey{n, e, len(l.extents)}
 	if v, ok := l.memo[key]; ok {
 		return v, nil
@@ -211,6 +217,9 @@ func (l *lowerer) value1(n graph.Node, e *env) (*val, error) {
 	case *graph.NZip:
 		if graph.IsFunc(n) {
 			return nil, l.errorf(n, "a partially applied nzip is a function; apply it to arrays")
+		}
+		if v, ok, err := l.convolution(n, e); ok {
+			return v, err
 		}
 		args, err := l.values(n.Args, e)
 		if err != nil {
