@@ -30,7 +30,8 @@
 // below), so that the rules count the consumers of a computation, not of
 // one of its copies. In order:
 //
-//  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip.
+//  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip,
+//     window-flip.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
 //     of the arrays higher-order functions traverse, puts reduction
 //     operators in η-normal form ((+), zip (+)) and shortens flip chains,
@@ -98,9 +99,11 @@
 // RuleNames lists the rules the pipeline runs, the names Options.Disable
 // and the command line's --disable-rule accept. The exchange rules
 // (map-map, map-rnz, rnz-map, rnz-rnz), hoist-view and the subdivision
-// rules (subdiv-map, subdiv-rnz) are in Rules but not in RuleNames: they
-// are not normalising (map-map is its own inverse), so no engine runs
-// them to a normal form; the schedule search applies them one at a time.
+// rules (subdiv-map, subdiv-rnz, and window-subdiv, which tiles the
+// positions of a window into windows over tiles of its operand with a
+// halo) are in Rules but not in RuleNames: they are not normalising
+// (map-map is its own inverse), so no engine runs them to a normal form;
+// the schedule search applies them one at a time.
 // contract applies rnz-map and map-map too, but only in one direction,
 // toward the matrix product's normal form, which makes them normalising.
 //
@@ -207,6 +210,9 @@
 //     lambda fewer: ν, Λ and D stay, L decreases.
 //   - flip-flip: flips are constants, so ν stays; values only shrink, so Λ
 //     does not grow; D and L stay; the chain gets shorter: F decreases.
+//   - window-flip: a flip over a window becomes one window, the flip gone
+//     and nothing else changed: F decreases. No rule puts a flip back over
+//     a window (flip-flip only shortens chains).
 //
 // The vertical pass decreases ( V(t), ν(t), Λ(t), D(t), L(t) ), where V
 // is the vector, indexed by depth, of the numbers of nzip and rnz nodes of

@@ -258,6 +258,7 @@ func TestEveryRuleNameIsReachable(t *testing.T) {
 		`u : f64[4]; map (\v -> v + 1) (let y = map (*2) u in zip (*) y y)`,
 		`X : f64[4,3]; G : f64[4,2]; W : f64[2,5]; rnz (zip (+)) (\r g -> zip (\c gi -> gi) W g) X G`,
 		`X : f64[4,3]; G : f64[4,2]; rnz (zip (zip (+))) (\r g -> map (\gi -> map (\xi -> gi * xi) r) g) X G`,
+		`x : f64[11]; u : f64[5]; map (\c -> rnz (+) (*) c u) (flip 0 (window 0 3 2 x))`,
 	} {
 		corpus = append(corpus, must(graph.Parse(src)).Body)
 	}

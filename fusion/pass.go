@@ -49,7 +49,7 @@ type pass struct {
 //     applications that they reduce;
 //   - kernel formation last, on the final term.
 var pipeline = []pass{
-	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}}, nil},
+	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{}}, nil},
 	{"contract", contractRules, nil},
 	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}, nil},
 	{"contract", contractRules, nil},

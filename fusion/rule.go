@@ -145,12 +145,12 @@ func (c *Context) Uses(n graph.Node) int {
 // applies (Search).
 func Rules() []Rule {
 	return []Rule{
-		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{},
+		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{},
 		NZipNZip{}, RNZNZip{},
 		DeadArg{}, DropCopy{}, Contract{},
 		Product{}, FanOut{},
 		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{},
-		SubdivMap{}, SubdivRNZ{},
+		SubdivMap{}, SubdivRNZ{}, WindowSubdiv{},
 	}
 }
 

@@ -52,7 +52,7 @@
 // with Inverse), and the StableHLO back end reads a reshape and a transpose
 // off the layout it gives a row-major operand.
 //
-// To add a view (the sliding window convolutions need, say):
+// To add a view:
 //
 //  1. Define a type that implements View. Apply returns a *LayoutError
 //     naming the axis and size that make it illegal; Inverse must satisfy

@@ -167,6 +167,9 @@ func (v PadView) Apply(l Layout) (Layout, error) {
 		return nil, bad("padding %d before, %d after or %d between is past the cap of %d (graph.MaxExtent)", v.Lo, v.Hi, v.Interior, MaxExtent)
 	}
 	e := l.Extents()
+	if e[v.Axis] > 1 && v.Interior > 0 && e[v.Axis]-1 > MaxExtent/(v.Interior+1) {
+		return nil, bad("interior padding %d between the %d elements of axis %d is past the cap of %d (graph.MaxExtent)", v.Interior, e[v.Axis], v.Axis, MaxExtent)
+	}
 	e[v.Axis] = v.Extent(e[v.Axis])
 	for i, x := range e {
 		if x > MaxExtent {

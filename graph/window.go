@@ -73,10 +73,16 @@ func (v WindowView) Apply(l Layout) (Layout, error) {
 		return nil, bad("stride %d is less than 1", v.Stride)
 	case v.Dilation < 1:
 		return nil, bad("dilation %d is less than 1", v.Dilation)
-	case v.Width > MaxExtent || v.Dilation > MaxExtent:
-		return nil, bad("width %d or dilation %d is past the cap of %d (graph.MaxExtent)", v.Width, v.Dilation, MaxExtent)
+	case v.Width > MaxExtent || v.Dilation > MaxExtent || v.Stride > MaxExtent:
+		return nil, bad("width %d, stride %d or dilation %d is past the cap of %d (graph.MaxExtent)", v.Width, v.Stride, v.Dilation, MaxExtent)
+	case v.Width > 1 && v.Dilation > (MaxExtent-1)/(v.Width-1):
+		return nil, bad("window of width %d at dilation %d spans more than %d elements (graph.MaxExtent)", v.Width, v.Dilation, MaxExtent)
 	}
 	a := l[v.Axis]
+	if a.Stride > 0 && max(v.Stride, v.Dilation) > MaxElements/a.Stride {
+		return nil, bad("stride %d or dilation %d times stride %d of axis %d is past the cap of %d (graph.MaxElements)",
+			v.Stride, v.Dilation, a.Stride, v.Axis, MaxElements)
+	}
 	if span := v.Span(); span > a.Extent {
 		if v.Dilation == 1 {
 			return nil, bad("window of width %d is larger than extent %d of axis %d (pad the axis, or take a smaller window)",

@@ -257,3 +257,27 @@ func TestPadLift(t *testing.T) {
 		assert.Equal(t, rows.Values(), got.(*graph.Array).Values(), v)
 	}
 }
+
+// TestWindowPadCaps: sizes past the caps are errors, not overflows.
+func TestWindowPadCaps(t *testing.T) {
+	l := graph.RowMajor(4, 5)
+	big := graph.MaxExtent
+	for _, tc := range []struct {
+		v    graph.View
+		want string
+	}{
+		{graph.WindowView{Axis: 1, Width: 3, Stride: 1, Dilation: big / 2},
+			"window: window of width 3 at dilation 549755813888 spans more than 1099511627776 elements (graph.MaxExtent) in layout <(4,5),(5,1)>"},
+		{graph.WindowView{Axis: 1, Width: 1, Stride: big + 1, Dilation: 1},
+			"window: width 1, stride 1099511627777 or dilation 1 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(4,5),(5,1)>"},
+		{graph.WindowView{Axis: 0, Width: 1, Stride: big / 4, Dilation: 1},
+			"window: stride 274877906944 or dilation 1 times stride 5 of axis 0 is past the cap of 1099511627776 (graph.MaxElements) in layout <(4,5),(5,1)>"},
+		{graph.PadView{Axis: 1, Interior: big / 2},
+			"pad: interior padding 549755813888 between the 5 elements of axis 1 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(4,5),(5,1)>"},
+		{graph.PadView{Axis: 1, Lo: big},
+			"pad: padded extent 1099511627781 of axis 1 is past the cap of 1099511627776 (graph.MaxExtent) in layout <(4,5),(5,1)>"},
+	} {
+		_, err := tc.v.Apply(l)
+		assert.EqualError(t, err, tc.want)
+	}
+}

@@ -125,15 +125,14 @@ func Conv1D(name string, x graph.Node, in, out, kernel int, dt graph.DType, opt 
 // spatial is one spatial axis of a convolution or pooling: its window and
 // the padding that makes it fit.
 type spatial struct {
-	name          string // "height", "width", "length"
-	extent        int    // of the input
-	size          int    // the window's width
-	stride, dil   int
-	lo, hi        int // padding
-	positions     int // of the output
-	paddedExtent  int
-	windowSpan    int
-	windowOnInput graph.WindowView
+	name         string // "height", "width", "length"
+	extent       int    // of the input
+	size         int    // the window's width
+	stride, dil  int
+	lo, hi       int // padding
+	positions    int // of the output
+	paddedExtent int
+	windowSpan   int
 }
 
 func spatialNames(n int) []string {
@@ -318,8 +317,80 @@ func conv(kind, name string, x graph.Node, in, out int, kernel []int, dt graph.D
 	if err := l.positive("out", out); err != nil {
 		return nil, nil, err
 	}
+	for i, e := range kernel {
+		if err := l.positive("kernel "+spatialNames(len(kernel))[i], e); err != nil {
+			return nil, nil, err
+		}
+	}
+	groups := max(opt.Groups, 1)
+	if opt.Groups < 0 || in%groups != 0 {
+		// convTerm names the problem.
+		y, err := l.convTerm(x, nil, nil, in, out, kernel, dt, opt)
+		return y, nil, err
+	}
+	k, err := l.param("K", dt, kernelExtents(opt.Format, kernel, in/groups, out)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var bias *graph.Input
+	var b graph.Node
+	if !opt.NoBias {
+		if bias, err = l.param("b", dt, out); err != nil {
+			return nil, nil, err
+		}
+		b = bias
+	}
+	y, err := l.convTerm(x, k, b, in, out, kernel, dt, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return y, &ConvParams{K: k, B: bias}, nil
+}
+
+// kernelExtents is the layout of a kernel: [k..., in/groups, out] channels
+// last, [out, in/groups, k...] channels first.
+func kernelExtents(f DataFormat, kernel []int, cg, out int) []int {
+	if f == ChannelsFirst {
+		return slices.Concat([]int{out, cg}, kernel)
+	}
+	return slices.Concat(kernel, []int{cg, out})
+}
+
+// ConvWith is the convolution of Conv1D (one kernel extent) or Conv2D
+// (two) with the kernel k and the bias b given as terms, a model's own
+// weights, instead of new parameters: k laid out as ConvParams.K says for
+// opt.Format, b of dt[out], or nil for none (opt.NoBias is then implied).
+// The importers build their convolutions with it. A k or b of another
+// type is an error naming the layer and the extents.
+func ConvWith(name string, x, k, b graph.Node, in, out int, kernel []int, dt graph.DType, opt ConvOptions) (graph.Node, error) {
+	kind := "Conv2D"
+	if len(kernel) == 1 {
+		kind = "Conv1D"
+	}
+	l := newLayer(kind, name)
+	if err := l.validate(dt); err != nil {
+		return nil, err
+	}
+	if len(kernel) != 1 && len(kernel) != 2 {
+		return nil, l.errorf("%d kernel extents %v, want 1 or 2", len(kernel), kernel)
+	}
+	if err := l.positive("in", in); err != nil {
+		return nil, err
+	}
+	if err := l.positive("out", out); err != nil {
+		return nil, err
+	}
+	if k == nil {
+		return nil, l.errorf("the kernel is nil")
+	}
+	return l.convTerm(x, k, b, in, out, kernel, dt, opt)
+}
+
+// convTerm builds the convolution of x with the kernel term k and the
+// bias term b (nil for none), checking every argument.
+func (l *layer) convTerm(x, k, b graph.Node, in, out int, kernel []int, dt graph.DType, opt ConvOptions) (graph.Node, error) {
 	if opt.Format > ChannelsFirst {
-		return nil, nil, l.errorf("unknown data format %d", opt.Format)
+		return nil, l.errorf("unknown data format %d", opt.Format)
 	}
 	groups := opt.Groups
 	if groups == 0 {
@@ -327,40 +398,42 @@ func conv(kind, name string, x graph.Node, in, out int, kernel []int, dt graph.D
 	}
 	switch {
 	case groups < 0:
-		return nil, nil, l.errorf("groups = %d, want at least 1", groups)
+		return nil, l.errorf("groups = %d, want at least 1", groups)
 	case in%groups != 0:
-		return nil, nil, l.errorf("groups = %d does not divide the %d input channels", groups, in)
+		return nil, l.errorf("groups = %d does not divide the %d input channels", groups, in)
 	case out%groups != 0:
-		return nil, nil, l.errorf("groups = %d does not divide the %d output channels", groups, out)
+		return nil, l.errorf("groups = %d does not divide the %d output channels", groups, out)
 	}
 	n := len(kernel)
 	xt, err := l.input(x, dt, inputAxes(opt.Format, spatialNames(n), in)...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ss, err := l.geometry(spatialExtents(xt, opt.Format, n), kernel, opt, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cg, og := in/groups, out/groups
+	wantK := kernelExtents(opt.Format, kernel, cg, out)
+	if kt, ok := typeOfArray(k); !ok || !slices.Equal(kt.Layout.Extents(), wantK) {
+		got := "no array"
+		if ok {
+			got = fmt.Sprint(kt.Layout.Extents())
+		}
+		return nil, l.errorf("the kernel has extents %s, want %v (%s with %d input channels in %d groups and %d output channels)",
+			got, wantK, opt.Format, in, groups, out)
+	}
+	if b != nil {
+		if bt, ok := typeOfArray(b); !ok || !slices.Equal(bt.Layout.Extents(), []int{out}) {
+			return nil, l.errorf("the bias is not an array of the %d output channels", out)
+		}
+	}
 	// The kernel, seen as [out, k1, ..., kn, in/groups].
-	var k *graph.Input
 	var kt graph.Node
 	if opt.Format == ChannelsFirst {
-		k, err = l.param("K", dt, slices.Concat([]int{out, cg}, kernel)...)
 		kt = l.moveAxis(k, 1, n+1)
 	} else {
-		k, err = l.param("K", dt, slices.Concat(kernel, []int{cg, out})...)
 		kt = l.moveAxis(k, n+1, 0)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var bias *graph.Input
-	if !opt.NoBias {
-		if bias, err = l.param("b", dt, out); err != nil {
-			return nil, nil, err
-		}
 	}
 	// With groups, the kernel is [G, out/G, k..., in/G] and each window
 	// [G, k..., in/G].
@@ -380,8 +453,8 @@ func conv(kind, name string, x graph.Node, in, out int, kernel []int, dt graph.D
 					return l.Map(l.Lambda1("f", func(f graph.Node) graph.Node { return l.dot(n+1, vs[0], f) }), vs[1])
 				}), wg, kt))
 			}
-			if bias != nil {
-				dots = l.Zip(l.Op(graph.Add), dots, bias)
+			if b != nil {
+				dots = l.Zip(l.Op(graph.Add), dots, b)
 			}
 			return dots
 		})
@@ -389,9 +462,5 @@ func conv(kind, name string, x graph.Node, in, out int, kernel []int, dt graph.D
 	if opt.Format == ChannelsFirst {
 		y = l.moveAxis(y, n+1, 1)
 	}
-	y, err = l.done(y)
-	if err != nil {
-		return nil, nil, err
-	}
-	return y, &ConvParams{K: k, B: bias}, nil
+	return l.done(y)
 }

@@ -7,6 +7,24 @@
 //
 //	map (\r -> zip (+) (map (\c -> rnz (+) (*) r c) (flip 0 W)) b) x
 //
+// # Convolutions and poolings
+//
+// Conv1D and Conv2D (channels last or first, strides, "valid", "same" or
+// explicit padding, dilations, groups and depthwise), MaxPool2D,
+// AvgPool2D, GlobalAveragePool and Flatten are terms too: the input is
+// padded with pad views (graph.PadView), seen through window views
+// (graph.WindowView: overlapping strides, no copy), and each window is
+// reduced against each kernel by nested rnz (+), or by max or + for a
+// pooling. A convolution, the BatchNorm of its channels (BatchNorm takes
+// an input of any rank and normalises its last axis) and an activation
+// fuse into one kernel. ConvWith builds a convolution from a model's own
+// kernel and bias, as the importers do. The doc comments say where the
+// frameworks differ: kernel layouts (HWIO channels last, as Keras; OIHW
+// channels first, as PyTorch and ONNX), "same" with the odd padding
+// element after (TensorFlow, ONNX's SAME_UPPER), the average's divisor
+// (padding excluded, as ONNX and TensorFlow; PyTorch's default includes
+// it, CountIncludePad).
+//
 // # Losses
 //
 // SoftmaxCrossEntropy (integer labels, numerically stable through

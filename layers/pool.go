@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"fmt"
+
 	"github.com/hofuse/hofuse/graph"
 )
 
@@ -30,10 +32,31 @@ func AvgPool2D(name string, x graph.Node, window [2]int, opt ConvOptions) (graph
 	return pool("AvgPool2D", name, x, window[:], opt, false)
 }
 
+// MaxPool is MaxPool2D with one or two spatial axes, by len(window): x is
+// dt[batch, length, channels] (or channels first) for one.
+func MaxPool(name string, x graph.Node, window []int, opt ConvOptions) (graph.Node, error) {
+	return pool(poolKind("MaxPool", window), name, x, window, opt, true)
+}
+
+// AvgPool is AvgPool2D with one or two spatial axes, by len(window).
+func AvgPool(name string, x graph.Node, window []int, opt ConvOptions) (graph.Node, error) {
+	return pool(poolKind("AvgPool", window), name, x, window, opt, false)
+}
+
+func poolKind(kind string, window []int) string {
+	if len(window) == 1 || len(window) == 2 {
+		return fmt.Sprintf("%s%dD", kind, len(window))
+	}
+	return kind
+}
+
 func pool(kind, name string, x graph.Node, window []int, opt ConvOptions, isMax bool) (graph.Node, error) {
 	l := newLayer(kind, name)
 	if l.name == "" {
 		return nil, &Error{Kind: kind, Msg: "empty layer name"}
+	}
+	if len(window) != 1 && len(window) != 2 {
+		return nil, l.errorf("a window of %d axes %v; one or two spatial axes are supported", len(window), window)
 	}
 	if opt.Groups != 0 || opt.NoBias {
 		return nil, l.errorf("a pooling takes no groups and no bias")

@@ -2,7 +2,10 @@
 // terms of the graph IR with their parameters listed.
 //
 // MLP builds a multilayer perceptron: dense layers, each but the last
-// followed by an optional normalisation and an activation. A Model holds
+// followed by an optional normalisation and an activation. CNN builds a
+// LeNet-like convolutional classifier: blocks of a convolution, BatchNorm,
+// an activation and a max pooling, then dense layers, over a flattened
+// image. A Model holds
 // the term (Output), its data input "x", its parameters in layer order,
 // and the names of its layers, which are also the sources its nodes carry.
 // RandomParams, RandomInput and Bindings make deterministic values for the

@@ -96,12 +96,8 @@ func ranges(cs []*converter) string {
 // plannedOps are operators known to be outside what the IR expresses yet,
 // with the reason the coverage report gives.
 var plannedOps = map[string]string{
-	"Conv":                  "convolutions need the sliding-window view, not implemented yet",
-	"ConvTranspose":         "convolutions need the sliding-window view, not implemented yet",
-	"MaxPool":               "pooling needs the sliding-window view, not implemented yet",
-	"AveragePool":           "pooling needs the sliding-window view, not implemented yet",
-	"GlobalAveragePool":     "pooling needs the sliding-window view, not implemented yet",
-	"GlobalMaxPool":         "pooling needs the sliding-window view, not implemented yet",
+	"ConvTranspose":         "transposed convolutions are not supported yet",
+	"GlobalMaxPool":         "not supported yet",
 	"LSTM":                  "recurrent layers are not supported",
 	"GRU":                   "recurrent layers are not supported",
 	"RNN":                   "recurrent layers are not supported",

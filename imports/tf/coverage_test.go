@@ -20,7 +20,7 @@ func TestCoverageListsEverything(t *testing.T) {
 	nodes := []*tfpb.NodeDef{
 		placeholder("x", -1, 4, 4, 3),
 		constF32("c", []int64{2}, 1), // tensor_content too short: never decoded
-		ndef("conv", "Conv2D", "x", "c"),
+		ndef("conv", "Conv3D", "x", "c"),
 		constF32("s", []int64{3}, 1, 2, 3),
 		bn,
 		nchw,
@@ -35,7 +35,7 @@ func TestCoverageListsEverything(t *testing.T) {
 		t.Fatalf("error %v, want a *imports.CoverageError", err)
 	}
 	want := `g.pb: 4 unsupported nodes: ` +
-		`Conv2D at node "conv": no converter; ` +
+		`Conv3D at node "conv": no converter; ` +
 		`FusedBatchNormV3 at node "bn": is_training=true (training mode: batch statistics) is not supported; export the graph for inference (is_training=false, as a frozen Keras model in inference mode has); ` +
 		`BiasAdd at node "bias": data_format NCHW is not supported (only NHWC, channels last); ` +
 		`Relu at node "stats": input 0 reads output 1 of "bn" (FusedBatchNormV3), which has only output 0 hofuse imports`
@@ -44,9 +44,9 @@ func TestCoverageListsEverything(t *testing.T) {
 	}
 	cov := ce.Coverage
 	wantText := `g.pb: tf, 8 nodes, outputs: y
-  ops: AddV2 1, BiasAdd 1, Const 2, Conv2D 1, FusedBatchNormV3 1, Placeholder 1, Relu 1
+  ops: AddV2 1, BiasAdd 1, Const 2, Conv3D 1, FusedBatchNormV3 1, Placeholder 1, Relu 1
   unsupported (4):
-    Conv2D at node "conv": no converter
+    Conv3D at node "conv": no converter
     FusedBatchNormV3 at node "bn": is_training=true (training mode: batch statistics) is not supported; export the graph for inference (is_training=false, as a frozen Keras model in inference mode has)
     BiasAdd at node "bias": data_format NCHW is not supported (only NHWC, channels last)
     Relu at node "stats": input 0 reads output 1 of "bn" (FusedBatchNormV3), which has only output 0 hofuse imports

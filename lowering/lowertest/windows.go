@@ -2,6 +2,9 @@ package lowertest
 
 import (
 	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
 )
 
 // windowCases returns convolutions and poolings written with graph's
@@ -49,6 +52,66 @@ func windowCases() []Case {
 			map (\r -> map (\v -> v * 2) r) (crop 1 1 2 (crop 0 2 0 x))`),
 		c("pad/crop-of-computed", `x : %[1]s[5,6];
 			crop 0 1 1 (map (\r -> map (\v -> v * 2) r) x)`),
+		layerCase("window/conv2d-layer-bn-relu", convBNReLU(layers.ConvOptions{Strides: []int{2, 1}, Dilations: []int{1, 2}})),
+		layerCase("window/conv2d-layer-groups-nchw", convBNReLU(layers.ConvOptions{Format: layers.ChannelsFirst, Groups: 2})),
+		layerCase("window/pools-layer", pools(layers.PadValid)),
+		layerCase("pad/conv2d-layer-same-bn-relu", convBNReLU(layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}})),
+		layerCase("pad/conv2d-layer-depthwise-same", convBNReLU(layers.ConvOptions{Padding: layers.PadSame, Groups: 4})),
+		layerCase("pad/pools-layer-same", pools(layers.PadSame)),
+	}
+}
+
+// layerCase is a templated case built by the layers package.
+func layerCase(name string, build func(dt graph.DType) (graph.Node, error)) Case {
+	return Case{Name: name, Build: build, DTypes: both}
+}
+
+// convBNReLU is a Conv2D of x [2, 7, 6, 4] (channels last, or [2, 4, 7, 6]
+// channels first) to 4 channels, with opt, followed by an inference
+// BatchNorm of its channels and a ReLU.
+func convBNReLU(opt layers.ConvOptions) func(dt graph.DType) (graph.Node, error) {
+	return func(dt graph.DType) (graph.Node, error) {
+		ext := []int{2, 7, 6, 4}
+		if opt.Format == layers.ChannelsFirst {
+			ext = []int{2, 4, 7, 6}
+		}
+		x, err := graph.NewInput("x", graph.ArrayOf(dt, ext...), false)
+		if err != nil {
+			return nil, err
+		}
+		y, _, err := layers.Conv2D("conv1", x, 4, 4, [2]int{3, 2}, dt, opt)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Format == layers.ChannelsFirst {
+			// BatchNorm normalises the last axis: the channels last.
+			return layers.ReLU("relu1", y)
+		}
+		if y, _, err = layers.BatchNorm("bn1", y, 4, dt, layers.BatchNormOptions{}); err != nil {
+			return nil, err
+		}
+		return layers.ReLU("relu1", y)
+	}
+}
+
+// pools is a MaxPool2D and an AvgPool2D of one input [2, 7, 5, 3], 3x2
+// windows at stride 2, with the padding mode p, side by side.
+func pools(p layers.PaddingMode) func(dt graph.DType) (graph.Node, error) {
+	return func(dt graph.DType) (graph.Node, error) {
+		x, err := graph.NewInput("x", graph.ArrayOf(dt, 2, 7, 5, 3), false)
+		if err != nil {
+			return nil, err
+		}
+		opt := layers.ConvOptions{Strides: []int{2, 2}, Padding: p}
+		a, err := layers.MaxPool2D("maxpool", x, [2]int{3, 2}, opt)
+		if err != nil {
+			return nil, err
+		}
+		b, err := layers.AvgPool2D("avgpool", x, [2]int{3, 2}, opt)
+		if err != nil {
+			return nil, err
+		}
+		return graph.NewTuple(a, b)
 	}
 }
 

@@ -23,10 +23,10 @@ type FitConfig struct {
 	// step, Training for the step and Inference for Evaluate and Predict).
 	// A zero DType means the training set's.
 	Model models.MLPConfig
-	// CNN, when not nil, is the network instead of Model: a
-	// models.CNNConfig over the rows seen as images (Height·Width·Channels
-	// features). Batch and Mode are set by Fit as for Model; a zero DType
-	// means the training set's. Model is then ignored.
+	// CNN, when set, is the network instead of Model: a models.CNN whose
+	// input is the flattened image (Height*Width*Channels features) and
+	// whose Classes are the outputs; Batch and Mode are set by Fit, and a
+	// zero DType means the training set's, as for Model.
 	CNN *models.CNNConfig
 	// Optimizer updates the parameters, as optim.NewAdam(0.001). Required.
 	Optimizer optim.Optimizer
@@ -146,7 +146,20 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 		return nil, fmt.Errorf("train: fit: %s has no class labels; Fit trains classifiers", train.Name())
 	}
 	if cfg.CNN != nil {
-		cfg.CNN, cfg.Model = cnnModel(*cfg.CNN, train.DType())
+		c := *cfg.CNN
+		if c.DType == graph.Invalid {
+			c.DType = train.DType()
+		}
+		// The model's input and output sizes, for the checks: build it
+		// once at batch 2.
+		c.Batch, c.Mode = 2, models.Inference
+		m, err := models.CNN(c)
+		if err != nil {
+			return nil, fmt.Errorf("train: fit: FitConfig.CNN: %w", err)
+		}
+		cfg.CNN = &c
+		cfg.Model = models.MLPConfig{Sizes: []int{m.Input.Type.(*graph.ArrayType).Layout[1].Extent, m.OutputType.Layout[1].Extent},
+			DType: c.DType, Norm: c.Norm}
 	}
 	if cfg.Model.DType == graph.Invalid {
 		cfg.Model.DType = train.DType()
@@ -171,14 +184,31 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	return &Fitted{cfg: cfg, be: be, classes: sizes[len(sizes)-1], trainers: map[int]*Trainer{}, infer: map[int]*plan{}}, nil
 }
 
+// build builds the network for a batch of n rows in mode: the CNN when
+// FitConfig.CNN is set, else the MLP.
+func (f *Fitted) build(n int, mode models.Mode) (*models.Model, error) {
+	if f.cfg.CNN != nil {
+		c := *f.cfg.CNN
+		c.Batch, c.Mode = n, mode
+		return models.CNN(c)
+	}
+	mc := f.cfg.Model
+	mc.Batch, mc.Mode = n, mode
+	return models.MLP(mc)
+}
+
 // checkSet says whether ds fits the model of cfg.
 func checkSet(cfg FitConfig, ds *data.Dataset) error {
 	sizes := cfg.Model.Sizes
+	inField, outField := "Sizes[0]", "the last of Sizes"
+	if cfg.CNN != nil {
+		inField, outField = "CNN's Height*Width*Channels", "CNN's Classes"
+	}
 	if ds.Features() != sizes[0] {
-		return fmt.Errorf("train: fit: %s has %d features, the model's input takes %d; set Sizes[0] to %d", ds.Name(), ds.Features(), sizes[0], ds.Features())
+		return fmt.Errorf("train: fit: %s has %d features, the model's input takes %d; set %s to %d", ds.Name(), ds.Features(), sizes[0], inField, ds.Features())
 	}
 	if ds.Classes() > sizes[len(sizes)-1] {
-		return fmt.Errorf("train: fit: %s has %d classes, the model outputs %d; set the last of Sizes to %d", ds.Name(), ds.Classes(), sizes[len(sizes)-1], ds.Classes())
+		return fmt.Errorf("train: fit: %s has %d classes, the model outputs %d; set %s to %d", ds.Name(), ds.Classes(), sizes[len(sizes)-1], outField, ds.Classes())
 	}
 	if ds.DType() != cfg.Model.DType {
 		return fmt.Errorf("train: fit: %s holds %v features, the model is %v; convert it with AsType or set Model.DType", ds.Name(), ds.DType(), cfg.Model.DType)
@@ -247,7 +277,7 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 		from = v
 	}
 	if tr == nil {
-		m, err := f.model(n, models.Training)
+		m, err := f.build(n, models.Training)
 		if err != nil {
 			return nil, fmt.Errorf("train: fit: batch of %d rows: %w", n, err)
 		}
@@ -275,41 +305,6 @@ func (f *Fitted) trainer(n int) (*Trainer, error) {
 	f.current = tr
 	f.values = nil
 	return tr, nil
-}
-
-// cnnModel returns the CNN with its data type (dt when it has none) and
-// the MLPConfig that stands for it in the checks of the data sets: its
-// input and output sizes, data type and normalisation.
-func cnnModel(c models.CNNConfig, dt graph.DType) (*models.CNNConfig, models.MLPConfig) {
-	if c.DType == graph.Invalid {
-		c.DType = dt
-	}
-	h, w, ch, classes := c.Height, c.Width, c.Channels, c.Classes
-	if h == 0 {
-		h = 8
-	}
-	if w == 0 {
-		w = 8
-	}
-	if ch == 0 {
-		ch = 1
-	}
-	if classes == 0 {
-		classes = 10
-	}
-	return &c, models.MLPConfig{Sizes: []int{h * w * ch, classes}, DType: c.DType, Norm: c.Norm}
-}
-
-// model builds the network for batches of n rows in the given mode.
-func (f *Fitted) model(n int, mode models.Mode) (*models.Model, error) {
-	if f.cfg.CNN != nil {
-		c := *f.cfg.CNN
-		c.Batch, c.Mode = n, mode
-		return models.CNN(c)
-	}
-	mc := f.cfg.Model
-	mc.Batch, mc.Mode = n, mode
-	return models.MLP(mc)
 }
 
 // copyValues returns copies of the arrays of v.
@@ -363,7 +358,7 @@ func (f *Fitted) inference(n int) (*plan, error) {
 	}
 	p := f.infer[n]
 	if p == nil {
-		m, err := f.model(n, models.Inference)
+		m, err := f.build(n, models.Inference)
 		if err != nil {
 			return nil, fmt.Errorf("train: inference on %d rows: %w", n, err)
 		}

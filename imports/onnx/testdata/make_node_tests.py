@@ -59,6 +59,7 @@ OPS = [
     "BatchNormalization", "LayerNormalization", "Identity", "Dropout", "Flatten",
     "Reshape", "Transpose", "Squeeze", "Unsqueeze", "ReduceSum", "ReduceMean",
     "ReduceMax", "Constant", "Cast", "Concat", "ArgMax", "ArgMin",
+    "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "Pad",
 ]
 OPSET = set(OPS)
 
@@ -76,6 +77,8 @@ INDEX_SLOTS = {
     ("ReduceSum", 1),
     ("ReduceMean", 1),
     ("ReduceMax", 1),
+    ("Pad", 1),
+    ("Pad", 3),
 }
 # Operators whose first output is integer indices.
 INDEX_PRODUCERS = {"ArgMax", "ArgMin"}

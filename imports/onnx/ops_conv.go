@@ -1,0 +1,414 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
+	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
+	"github.com/hofuse/hofuse/layers"
+)
+
+func init() {
+	register(
+		&converter{op: "Conv", since: 1, check: checkConv, convert: convConv},
+		&converter{op: "MaxPool", since: 1, check: checkPool, convert: convPool(true)},
+		&converter{op: "AveragePool", since: 1, check: checkPool, convert: convPool(false)},
+		&converter{op: "GlobalAveragePool", since: 1, convert: convGlobalAveragePool},
+		&converter{op: "Pad", since: 2, until: 10, check: checkPad, convert: convPad},
+		&converter{op: "Pad", since: 11, check: checkPad, needKnown: []int{1, 2, 3}, convert: convPad},
+	)
+}
+
+// checkConv refuses a kernel of other than one or two spatial axes.
+func checkConv(n *onnxpb.NodeProto, _ int) string {
+	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) != 1 && len(a.GetInts()) != 2 {
+		return fmt.Sprintf("a kernel of %d spatial axes; one- and two-dimensional convolutions are supported", len(a.GetInts()))
+	}
+	return ""
+}
+
+// checkPool refuses what the poolings do not support: the Indices
+// output, windows of other than one or two axes, dilations, ceil_mode=1
+// (a partial last window).
+func checkPool(n *onnxpb.NodeProto, _ int) string {
+	if o := n.GetOutput(); len(o) > 1 && o[1] != "" {
+		return "the Indices output is not supported"
+	}
+	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) != 1 && len(a.GetInts()) != 2 {
+		return fmt.Sprintf("a window of %d spatial axes; one- and two-dimensional poolings are supported", len(a.GetInts()))
+	}
+	if a := attr(n, "dilations"); a != nil && slices.ContainsFunc(a.GetInts(), func(d int64) bool { return d != 1 }) {
+		return fmt.Sprintf("dilations %v: dilated poolings are not supported", a.GetInts())
+	}
+	if v, set := intAttrIs(n, "ceil_mode", 0); set {
+		return fmt.Sprintf("ceil_mode=%d (a partial last window) is not supported", v)
+	}
+	return ""
+}
+
+// checkPad refuses the modes other than constant, and a constant
+// attribute (up to opset 10) that is not 0, -inf or +inf.
+func checkPad(n *onnxpb.NodeProto, _ int) string {
+	if a := attr(n, "mode"); a != nil && string(a.GetS()) != "constant" {
+		return fmt.Sprintf("mode %q is not supported; hofuse pads in constant mode only", a.GetS())
+	}
+	if a := attr(n, "value"); a != nil {
+		if v := float64(a.GetF()); v != 0 && !math.IsInf(v, 0) {
+			return fmt.Sprintf("value %v is not supported; hofuse pads with 0, -inf or +inf", v)
+		}
+	}
+	return ""
+}
+
+// windowArgs reads the attributes ONNX's Conv, MaxPool and AveragePool
+// share for an input of the given spatial extents and a kernel of the
+// given extents: strides, dilations (Conv only: dilated is false for the
+// poolings, which refuse them), and the padding, auto_pad resolved into
+// explicit pads before and after each axis in layers' order.
+func (c *ctx) windowArgs(spatial, kernel []int, dilated bool) (layers.ConvOptions, error) {
+	n := len(spatial)
+	opt := layers.ConvOptions{Format: layers.ChannelsFirst, Padding: layers.PadExplicit}
+	ints := func(name string, def int) ([]int, error) {
+		v, set, err := c.attrInts(name)
+		if err != nil {
+			return nil, err
+		}
+		if !set {
+			v = make([]int, n)
+			for i := range v {
+				v[i] = def
+			}
+		}
+		if len(v) != n {
+			return nil, c.errorf("attribute %s %v has %d values for %d spatial axes", name, v, len(v), n)
+		}
+		for _, x := range v {
+			if x < 1 {
+				return nil, c.errorf("attribute %s %v: every value must be at least 1", name, v)
+			}
+		}
+		return v, nil
+	}
+	var err error
+	if opt.Strides, err = ints("strides", 1); err != nil {
+		return opt, err
+	}
+	dil := make([]int, n)
+	for i := range dil {
+		dil[i] = 1
+	}
+	if c.node.GetOpType() == "Conv" || c.opset >= 10 {
+		if dil, err = ints("dilations", 1); err != nil {
+			return opt, err
+		}
+	}
+	if dilated {
+		opt.Dilations = dil
+	} else if slices.ContainsFunc(dil, func(d int) bool { return d != 1 }) {
+		return opt, c.errorf("dilations %v: dilated poolings are not supported", dil)
+	}
+	auto, err := c.attrString("auto_pad", "NOTSET")
+	if err != nil {
+		return opt, err
+	}
+	opt.Pads = make([]int, 2*n)
+	switch auto {
+	case "NOTSET":
+		p, set, err := c.attrInts("pads")
+		if err != nil {
+			return opt, err
+		}
+		if set {
+			if len(p) != 2*n {
+				return opt, c.errorf("attribute pads %v has %d values for %d spatial axes, want %d", p, len(p), n, 2*n)
+			}
+			for i := range n {
+				if p[i] < 0 || p[n+i] < 0 {
+					return opt, c.errorf("attribute pads %v: negative padding is not supported", p)
+				}
+				opt.Pads[2*i], opt.Pads[2*i+1] = p[i], p[n+i]
+			}
+		}
+	case "VALID":
+	case "SAME_UPPER", "SAME_LOWER":
+		for i := range n {
+			span := (kernel[i]-1)*dil[i] + 1
+			out := (spatial[i] + opt.Strides[i] - 1) / opt.Strides[i]
+			total := max((out-1)*opt.Strides[i]+span-spatial[i], 0)
+			lo := total / 2
+			if auto == "SAME_LOWER" {
+				lo = total - total/2
+			}
+			opt.Pads[2*i], opt.Pads[2*i+1] = lo, total-lo
+		}
+	default:
+		return opt, c.errorf("auto_pad %q is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", auto)
+	}
+	return opt, nil
+}
+
+// convConv: Conv of X [N, C, D1 (, D2)] with W [M, C/group, k1 (, k2)] and
+// the optional bias B [M], through layers.ConvWith (channels first).
+func convConv(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	dt, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	if len(ext) != 3 && len(ext) != 4 {
+		return c.errorf("input X has shape %v: one- and two-dimensional convolutions ([N, C, L] or [N, C, H, W]) are supported", ext)
+	}
+	w, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	wext, err := c.shapeOf(1)
+	if err != nil {
+		return err
+	}
+	if len(wext) != len(ext) {
+		return c.errorf("input W has shape %v, want rank %d like X %v", wext, len(ext), ext)
+	}
+	kernel := wext[2:]
+	if ks, set, err := c.attrInts("kernel_shape"); err != nil {
+		return err
+	} else if set && !slices.Equal(ks, kernel) {
+		return c.errorf("kernel_shape %v does not match W's shape %v", ks, wext)
+	}
+	var b graph.Node
+	if c.has(2) {
+		if b, err = c.in(2); err != nil {
+			return err
+		}
+	}
+	g, err := c.attrInt("group", 1)
+	if err != nil {
+		return err
+	}
+	opt, err := c.windowArgs(ext[2:], kernel, true)
+	if err != nil {
+		return err
+	}
+	opt.Groups = int(g)
+	if g >= 1 && ext[1] != int(g)*wext[1] {
+		return c.errorf("X has %d channels but W %v takes %d per group in %d groups", ext[1], wext, wext[1], g)
+	}
+	y, err := layers.ConvWith(c.name, x, w, b, ext[1], wext[0], kernel, dt, opt)
+	if err != nil {
+		return c.wrap(err, "conv")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convPool converts MaxPool (max) and AveragePool: windows of
+// kernel_shape over X [N, C, D1 (, D2)], with the padding attributes;
+// AveragePool's count_include_pad (default 0) says whether padding counts
+// in the divisor. ceil_mode=1 is refused where it would add a window.
+func convPool(isMax bool) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		_, ext, err := nd.Shape(x)
+		if err != nil {
+			return c.wrap(err, "input X")
+		}
+		if len(ext) != 3 && len(ext) != 4 {
+			return c.errorf("input X has shape %v: one- and two-dimensional poolings ([N, C, L] or [N, C, H, W]) are supported", ext)
+		}
+		kernel, set, err := c.attrInts("kernel_shape")
+		if err != nil {
+			return err
+		}
+		if !set || len(kernel) != len(ext)-2 {
+			return c.errorf("kernel_shape %v, want one extent per spatial axis of X %v", kernel, ext)
+		}
+		opt, err := c.windowArgs(ext[2:], kernel, false)
+		if err != nil {
+			return err
+		}
+		ceil, err := c.attrInt("ceil_mode", 0)
+		if err != nil {
+			return err
+		}
+		if ceil != 0 {
+			for i, e := range ext[2:] {
+				rest := e + opt.Pads[2*i] + opt.Pads[2*i+1] - kernel[i]
+				if rest >= 0 && rest%opt.Strides[i] != 0 {
+					return c.errorf("ceil_mode=1 adds a partial window on spatial axis %d (extent %d, kernel %d, stride %d); it is not supported", i, e, kernel[i], opt.Strides[i])
+				}
+			}
+		}
+		var y graph.Node
+		if isMax {
+			y, err = layers.MaxPool(c.name, x, kernel, opt)
+		} else {
+			inc, err := c.attrInt("count_include_pad", 0)
+			if err != nil {
+				return err
+			}
+			opt.CountIncludePad = inc != 0
+			y, err = layers.AvgPool(c.name, x, kernel, opt)
+			if err != nil {
+				return c.wrap(err, "pool")
+			}
+		}
+		if err != nil {
+			return c.wrap(err, "pool")
+		}
+		c.out(0, y)
+		return nil
+	}
+}
+
+// convGlobalAveragePool: the mean over the spatial axes of X [N, C, ...],
+// kept as axes of extent 1: [N, C, 1, ...].
+func convGlobalAveragePool(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	y, err := layers.GlobalAveragePool(c.name, x, layers.ChannelsFirst)
+	if err != nil {
+		return c.wrap(err, "pool")
+	}
+	axes := make([]int, len(ext)-2)
+	for i := range axes {
+		axes[i] = i + 2
+	}
+	if y, err = c.ops().Unsqueeze(y, axes); err != nil {
+		return c.wrap(err, "keepdims")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convPad: Pad in constant mode. The pads are [x1_begin, x2_begin, …,
+// x1_end, x2_end, …] (an attribute up to opset 10, a known input from 11,
+// with optional axes from 18); a negative pad crops. The constant must be
+// 0, -inf or +inf: the fills a pad view has.
+func convPad(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input data")
+	}
+	r := len(ext)
+	mode, err := c.attrString("mode", "constant")
+	if err != nil {
+		return err
+	}
+	if mode != "constant" {
+		return c.errorf("mode %q is not supported; hofuse pads in constant mode only", mode)
+	}
+	var pads []int
+	value := 0.0
+	axes := make([]int, r)
+	for i := range axes {
+		axes[i] = i
+	}
+	if c.opset <= 10 {
+		var set bool
+		if pads, set, err = c.attrInts("pads"); err != nil {
+			return err
+		}
+		if !set {
+			return c.errorf("attribute pads is missing")
+		}
+		if value, err = c.attrFloat("value", 0); err != nil {
+			return err
+		}
+	} else {
+		k, err := c.constIn(1, "pads")
+		if err != nil {
+			return err
+		}
+		if pads, err = k.ints(); err != nil {
+			return c.wrap(err, "input pads")
+		}
+		if c.has(2) {
+			v, err := c.constIn(2, "constant_value")
+			if err != nil {
+				return err
+			}
+			if v.size() != 1 {
+				return c.errorf("constant_value has %d elements, want 1", v.size())
+			}
+			value = v.at(0)
+		}
+		if c.has(3) {
+			a, err := c.constIn(3, "axes")
+			if err != nil {
+				return err
+			}
+			if axes, err = a.ints(); err != nil {
+				return c.wrap(err, "input axes")
+			}
+			if axes, err = c.normAxesKeepOrder(axes, r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(pads) != 2*len(axes) {
+		return c.errorf("pads %v has %d values for %d axes, want %d", pads, len(pads), len(axes), 2*len(axes))
+	}
+	var fill graph.Fill
+	switch {
+	case value == 0:
+		fill = graph.FillZero
+	case math.IsInf(value, -1):
+		fill = graph.FillNegInf
+	case math.IsInf(value, 1):
+		fill = graph.FillPosInf
+	default:
+		return c.errorf("constant_value %v is not supported; hofuse pads with 0, -inf or +inf", value)
+	}
+	y := x
+	n := len(axes)
+	for i, a := range axes {
+		lo, hi := pads[i], pads[n+i]
+		if lo < 0 || hi < 0 {
+			cl, ch := max(-lo, 0), max(-hi, 0)
+			if cl+ch >= ext[a] {
+				return c.errorf("pads %v crop all %d elements of axis %d", pads, ext[a], a)
+			}
+			if y, err = c.view(graph.CropView{Axis: a, Lo: cl, Hi: ch}, y); err != nil {
+				return err
+			}
+		}
+		if lo > 0 || hi > 0 {
+			if y, err = c.view(graph.PadView{Axis: a, Lo: max(lo, 0), Hi: max(hi, 0), Fill: fill}, y); err != nil {
+				return err
+			}
+		}
+	}
+	c.out(0, y)
+	return nil
+}
+
+// view applies the view v to x, with the node's name as source.
+func (c *ctx) view(v graph.View, x graph.Node) (graph.Node, error) {
+	n, err := graph.NewView(v, x)
+	if err != nil {
+		return nil, c.wrap(err, "%s", graph.ViewString(v))
+	}
+	if _, err := graph.TypeOf(n, nil); err != nil {
+		return nil, c.wrap(err, "%s", graph.ViewString(v))
+	}
+	return graph.WithSource(n, c.name), nil
+}
