@@ -18,7 +18,7 @@ import (
 // does not, the fixture cases that pad are checked to be refused with
 // native.ErrUnsupported; set it when the lowering arrives, and they are
 // compared like the others.
-const nativePads = false
+const nativePads = true
 
 // convFixture is one case of testdata/conv_jax.json (see
 // testdata/make_conv_fixtures.py).

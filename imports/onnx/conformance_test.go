@@ -58,16 +58,7 @@ var knownUnsupported = map[string]string{
 // whose compilation there fails with stablehlo.ErrUnsupported counts as
 // unsupported when one of its operators is listed for that back end, and
 // fails otherwise.
-var backendUnsupported = map[string]map[string]string{
-	"native":   windowOps("pad views (the padding of a convolution or pooling) are not lowered yet"),
-	"pjrt-cpu": windowOps("window and pad views (convolution, reduce_window, pad) are not lowered yet"),
-}
-
-// windowOps lists the operators whose converters build window or pad
-// views, each with the reason why.
-func windowOps(why string) map[string]string {
-	return map[string]string{"Conv": why, "MaxPool": why, "AveragePool": why, "GlobalAveragePool": why, "Pad": why}
-}
+var backendUnsupported = map[string]map[string]string{}
 
 // confCase is one case directory: a model and its test data sets.
 type confCase struct {

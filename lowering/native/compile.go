@@ -113,6 +113,9 @@ func (c *compiler) viewOf(n graph.Node, env *cenv) (*cval, bool) {
 		}
 		return v, true
 	case graph.ViewNode:
+		if isFresh(n) {
+			return nil, false
+		}
 		x, ok := c.viewOf(n.Operand(), env)
 		if !ok || x.kind != cvView {
 			return nil, false
@@ -175,6 +178,9 @@ func (c *compiler) value(n graph.Node, env *cenv) (*cval, code, error) {
 			return c.fnOf(n, env), nil, nil
 		}
 	case graph.ViewNode:
+		if v, setup, ok, err := c.unstridedValue(n, env); ok {
+			return v, setup, err
+		}
 		x, setup, err := c.value(n.Operand(), env)
 		if err != nil {
 			return nil, nil, err
@@ -801,6 +807,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 		return nil, err
 	}
 	if code, ok, err := c.gemmInto(fn, args, dst); ok || err != nil {
+		return code, err
+	}
+	if code, ok, err := c.convInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}
 	argRank, dstRank := -1, leafRank(dst)

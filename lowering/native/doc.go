@@ -76,6 +76,14 @@
 //	                                               the same, once the inner map is composed
 //	the naive matrix product (E = the dot)         kernels.Gemm, accumulating when the
 //	                                               destination accumulates
+//	map (map (\w -> nzip (\c p1..pk -> E(dot w c, p1..pk)) C P1..Pk)) W,
+//	W windows of an image, dot a full contraction  kernels.Gemm over blocks of windows packed
+//	of a window with a filter (a convolution)      by an implicit im2col, E per row segment
+//	                                               (conv.go)
+//
+// A pad view is materialised into scratch (its operand written into the
+// interior, the rest filled), so windows over it stay strided reads; a
+// crop is its operand's view shifted (pad.go).
 //
 // A subterm of an inner loop's body that depends on the loop only
 // through elements of buffers filled before the kernel runs (inputs,

@@ -22,17 +22,12 @@ var modes = []struct {
 	{"nogemm", native.Options{NoGEMM: true}},
 }
 
-// rejects are the suite's instances the native back end documents it
-// cannot compile yet, with the error it gives: padding and cropping are
-// not strided layouts over the operand's buffer.
-var rejects = lowertest.RejectPrefix("pad/", "is not a strided layout")
-
 // TestSuite runs the back-end suite in every mode, each program fused by
 // fusion.Fuse, unfused by fusion.Unfused, whole and cut everywhere.
 func TestSuite(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			lowertest.Run(t, native.New(m.opts), lowertest.Options{Short: testing.Short(), Rejects: rejects})
+			lowertest.Run(t, native.New(m.opts), lowertest.Options{Short: testing.Short()})
 		})
 	}
 }

@@ -358,7 +358,10 @@ func trivial(n graph.Node) bool {
 	switch n := n.(type) {
 	case *graph.Var, *graph.Input, *graph.Const:
 		return true
-	case graph.ViewNode, *graph.Proj:
+	case graph.ViewNode:
+		// A pad copies its operand.
+		return graph.IsStrided(n.View()) && trivial(n.Operand())
+	case *graph.Proj:
 		return trivial(graph.Children(n)[0])
 	case *graph.Call:
 		for _, a := range n.Args {

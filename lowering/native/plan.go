@@ -159,9 +159,6 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 				return nil, fmt.Errorf("native: kernel %s: input %s is neither a program input nor an earlier kernel's output", k.Name, in.Name)
 			}
 		}
-		if err := unstridedView(k.Body); err != nil {
-			return nil, fmt.Errorf("native: kernel %s: %w", k.Name, err)
-		}
 		out, err := c.scratch(k.Output.Type)
 		if err != nil {
 			return nil, fmt.Errorf("native: kernel %s: %w", k.Name, err)
@@ -755,22 +752,3 @@ func (rt *runtime) inArena(p unsafe.Pointer, n int) bool {
 // ErrUnsupported is wrapped by the error about a construct the native
 // back end does not compile yet.
 var ErrUnsupported = errors.New("not supported by the native back end")
-
-// unstridedView returns an error naming the first view in body that is
-// not a layout over its operand's buffer (graph.IsStrided: pad, crop),
-// which this back end, addressing every view through its strides, would
-// read wrongly.
-func unstridedView(body graph.Node) error {
-	var bad graph.Node
-	graph.Inspect(body, func(n graph.Node) bool {
-		if v, _, ok := graph.AsView(n); ok && bad == nil && !graph.IsStrided(v) {
-			bad = n
-		}
-		return bad == nil
-	})
-	if bad == nil {
-		return nil
-	}
-	v, _, _ := graph.AsView(bad)
-	return fmt.Errorf("the %s view (%s in %s) is not a strided layout: %w", v.Name(), graph.ViewString(v), graph.Abbrev(bad, 60), ErrUnsupported)
-}

@@ -47,6 +47,14 @@
 //   - subdiv, flatten and flip become reshape, reshape and transpose: values
 //     are logical (dense, row-major), and inputs are passed densely in the
 //     logical order of their axes, whatever their strides;
+//   - pad becomes stablehlo.pad with its fill, crop a slice, and a window
+//     one strided slice per window element concatenated on a new axis (the
+//     im2col, window.go); a convolution over windows — maps over the
+//     window positions of a full contraction of each window with each
+//     filter, under an elementwise epilogue — is recognised first and
+//     becomes one stablehlo.convolution, pads, strides and dilations as its
+//     attributes (conv.go); grouped convolutions and poolings keep the
+//     im2col;
 //   - tuples are kept apart element by element, a kernel with a tuple
 //     result returns several results, and a tuple-typed input buffer is
 //     passed as several parameters (see Leaf);

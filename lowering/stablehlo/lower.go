@@ -56,6 +56,9 @@ type lowerer struct {
 	// input instead, with its dimension numbers permuted: a weight matrix
 	// used as flip 0 W is then never transposed at run time.
 	transposes map[*shlo.Value]transposed
+	// subst gives terms whose value was computed another way: the dot
+	// products of a convolution (conv.go).
+	subst map[graph.Node]*val
 }
 
 // transposed is the input of a transpose and its permutation: dimension i
@@ -149,6 +152,9 @@ func (l *lowerer) attribute(mark int, src string) {
 
 // value translates the value term n in environment e.
 func (l *lowerer) value(n graph.Node, e *env) (*val, error) {
+	if v, ok := l.subst[n]; ok {
+		return v, nil
+	}
 	key := memoKey{n, e, len(l.extents)}
 	if v, ok := l.memo[key]; ok {
 		return v, nil
@@ -211,6 +217,9 @@ func (l *lowerer) value1(n graph.Node, e *env) (*val, error) {
 	case *graph.NZip:
 		if graph.IsFunc(n) {
 			return nil, l.errorf(n, "a partially applied nzip is a function; apply it to arrays")
+		}
+		if v, ok, err := l.convolution(n, e); ok {
+			return v, err
 		}
 		args, err := l.values(n.Args, e)
 		if err != nil {
@@ -392,17 +401,17 @@ func (l *lowerer) rnz(n *graph.RNZ, args []*val, e *env) (*val, error) {
 // (subdiv splits an axis, flatten merges two); the operand's axes
 // reordered, a transpose (flip); a row-major layout reordered, a reshape
 // then a transpose. A view that shows an element at several places (a
-// window) is none of these and needs a lowering of its own.
+// window), or elements of no buffer (a pad) or part of its operand (a
+// crop), is none of these and has a lowering of its own (window.go).
 func (l *lowerer) layout(n graph.ViewNode, x *val) (*val, error) {
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 {
 		return nil, l.errorf(n, "operand is not an array")
 	}
+	if out, ok, err := l.strangeView(n, x); ok {
+		return out, err
+	}
 	if v := n.View(); !graph.IsStrided(v) {
 		return nil, l.unsupported(n, "the %s view (%s) is not a layout over its operand's buffer", v.Name(), graph.ViewString(v))
-	}
-	if _, ok := n.View().(graph.WindowView); ok {
-		return nil, l.unsupported(n, "view %s: windows lower to convolution, reduce_window or a gather, which this lowering does not emit yet",
-			graph.ViewString(n.View()))
 	}
 	t, levels, err := l.dense(x)
 	if err != nil {

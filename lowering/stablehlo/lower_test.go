@@ -3,7 +3,6 @@ package stablehlo_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 
@@ -23,18 +22,11 @@ var partitions = []struct {
 // with the error: reduce needs an associative operator it can apply as a
 // tree, and a non-associative fold has no lowering (a while loop would
 // give it one).
-// Windows, padding and cropping have no lowering yet (convolution,
-// reduce_window, pad and slice are to come); the same list is in package
-// xla's tests.
-var unsupported = func() map[string]string {
-	r := map[string]string{
-		"reduce/general":        "unsupported: reduction operator",
-		"reduce/general-arrays": "unsupported: reduction operator",
-	}
-	maps.Copy(r, lowertest.RejectPrefix("window/", "unsupported: view window"))
-	maps.Copy(r, lowertest.RejectPrefix("pad/", "unsupported: the "))
-	return r
-}()
+// The same list is in package xla's tests.
+var unsupported = map[string]string{
+	"reduce/general":        "unsupported: reduction operator",
+	"reduce/general-arrays": "unsupported: reduction operator",
+}
 
 // TestLowerAllCases lowers every case of the table, fused and unfused, as
 // one module and as one module per kernel, and checks the calling

@@ -2,7 +2,6 @@ package xla_test
 
 import (
 	"flag"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,17 +127,10 @@ func suiteModes(names []string) []lowertest.Mode {
 // rejects are the suite's instances the StableHLO lowering documents it
 // cannot take, with the error it must give: reduce needs an associative
 // operator it can apply as a tree; a non-associative fold has no lowering.
-// Windows, padding and cropping have no lowering yet (convolution,
-// reduce_window, pad and slice are to come).
-var rejects = func() map[string]string {
-	r := map[string]string{
-		"reduce/general":        "unsupported: reduction operator",
-		"reduce/general-arrays": "unsupported: reduction operator",
-	}
-	maps.Copy(r, lowertest.RejectPrefix("window/", "unsupported: view window"))
-	maps.Copy(r, lowertest.RejectPrefix("pad/", "unsupported: the "))
-	return r
-}()
+var rejects = map[string]string{
+	"reduce/general":        "unsupported: reduction operator",
+	"reduce/general-arrays": "unsupported: reduction operator",
+}
 
 // TestSuite runs the back-end suite on PJRT, as one executable and one
 // per kernel (see executables).

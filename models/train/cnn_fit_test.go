@@ -13,10 +13,7 @@ import (
 // seeds, and requires a mean test accuracy of at least 98%. The CNN has
 // one block of "valid" 3x3 convolutions (8x8 to 6x6, 16 channels),
 // BatchNorm, ReLU and 2x2 max pooling, then a dense layer of 64 and the
-// output layer: its training step reads the window of the input (whose
-// cotangent is not needed) and the pooling's windows, which tile their
-// axis (a subdiv, whose cotangent is a flatten), so no pad view, which
-// the native back end does not lower yet, appears in it.
+// output layer. (BenchmarkFitCNNDigits trains the default, padded CNN.)
 func TestFitCNNDigits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains five networks; skipped with -short")

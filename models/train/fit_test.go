@@ -19,7 +19,9 @@ import (
 
 // digitsSplit returns the digits' 80/20 split: 1,438 training rows (22
 // batches of 64 and one of 30) and 359 test rows.
-func digitsSplit(t *testing.T) (*data.Dataset, *data.Dataset) {
+func digitsSplit(t *testing.T) (*data.Dataset, *data.Dataset) { return digitsSplitTB(t) }
+
+func digitsSplitTB(t testing.TB) (*data.Dataset, *data.Dataset) {
 	t.Helper()
 	d, err := data.Digits()
 	if err != nil {

@@ -1,0 +1,123 @@
+package native
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// Pads and crops: the views that are not a layout over their operand's
+// buffer from its first element (graph.IsStrided).
+//
+// A crop is its operand's layout shifted: the view's offset register is
+// the operand's plus a constant, set where the view is compiled.
+//
+// A pad is materialised: a scratch array of the padded extents, filled
+// with the fill and the operand written into its interior (a strided
+// destination inside it, so any operand — a view, a computed array — is
+// written by the compiler's ordinary code, a row copy for a view). The
+// alternative, reading past the edge as the fill, would put a bounds test
+// into every strided read that may see the pad, including the packing of
+// the GEMM operands a convolution's windows become; a copy of the operand
+// costs one pass over it, small next to the w·k reads of each element a
+// window of w elements over k filters makes. A pad of a kernel input (or
+// of anything closed under the kernel's lambdas) is hoisted by normalise
+// and so materialised once per run; a pad of a value that depends on a
+// loop is materialised at each iteration, into scratch of its own frame.
+
+// isFresh reports whether n is a view that is no layout over its
+// operand's buffer from its first element, which viewOf must not read off
+// the operand's layout.
+func isFresh(n graph.ViewNode) bool { return !graph.IsStrided(n.View()) }
+
+// unstridedValue compiles a pad or crop view n; ok is false for any
+// other view.
+func (c *compiler) unstridedValue(n graph.ViewNode, env *cenv) (v *cval, setup code, ok bool, err error) {
+	switch view := n.View().(type) {
+	case graph.PadView:
+		v, setup, err = c.padValue(n, view, env)
+		return v, setup, true, err
+	case graph.CropView:
+		v, setup, err = c.cropValue(n, view, env)
+		return v, setup, true, err
+	}
+	if !graph.IsStrided(n.View()) {
+		return nil, nil, true, fmt.Errorf("the %s view (%s in %s) is not a strided layout: %w",
+			n.View().Name(), graph.ViewString(n.View()), graph.Abbrev(n, 60), ErrUnsupported)
+	}
+	return nil, nil, false, nil
+}
+
+func (c *compiler) cropValue(n graph.ViewNode, view graph.CropView, env *cenv) (*cval, code, error) {
+	x, setup, err := c.value(n.Operand(), env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if x.kind != cvView {
+		return nil, nil, fmt.Errorf("%s of a non-array", graph.ViewString(view))
+	}
+	l, err := view.Apply(x.layout)
+	if err != nil {
+		return nil, nil, err
+	}
+	shift, src, r := view.Shift(x.layout), x.reg, c.newInt()
+	v := *x
+	v.layout, v.acc, v.vary, v.reg = l, graph.OpInvalid, nil, r
+	return &v, seq(setup, func(fr *frame) { fr.ints[r] = fr.ints[src] + shift }), nil
+}
+
+func (c *compiler) padValue(n graph.ViewNode, view graph.PadView, env *cenv) (*cval, code, error) {
+	t, err := c.typeOf(n.Operand(), env)
+	if err != nil {
+		return nil, nil, err
+	}
+	at, ok := t.(*graph.ArrayType)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s of a non-array of type %v", graph.ViewString(view), t)
+	}
+	padded, err := view.Apply(at.Layout)
+	if err != nil {
+		return nil, nil, err
+	}
+	dst, err := c.scratch(graph.ArrayOf(at.DType, padded.Extents()...))
+	if err != nil {
+		return nil, nil, err
+	}
+	// The operand's elements sit at lo + i*(interior+1) along the axis.
+	inner := append(graph.Layout(nil), dst.layout...)
+	a := view.Axis
+	inner[a] = graph.Axis{Extent: at.Layout[a].Extent, Stride: dst.layout[a].Stride * (view.Interior + 1)}
+	r := c.newInt()
+	start := view.Lo * dst.layout[a].Stride
+	interior := *dst
+	interior.layout, interior.reg = inner, r
+	c.note("materialise %s (%v) into scratch", graph.ViewString(view), padded)
+	write, err := c.into(n.Operand(), env, &interior)
+	if err != nil {
+		return nil, nil, err
+	}
+	fillv := at.DType.Round(view.Fill.Value())
+	buf := dst.buf
+	var clear code
+	switch at.DType {
+	case graph.Float32:
+		clear = func(fr *frame) { fill(fr.f32[buf], float32(fillv)) }
+	case graph.Float64:
+		clear = func(fr *frame) { fill(fr.f64[buf], fillv) }
+	case graph.Int32:
+		clear = func(fr *frame) {
+			for i := range fr.i32[buf] {
+				fr.i32[buf][i] = int32(fillv)
+			}
+		}
+	case graph.Bool:
+		clear = func(fr *frame) {
+			for i := range fr.bl[buf] {
+				fr.bl[buf][i] = fillv != 0
+			}
+		}
+	default:
+		return nil, nil, fmt.Errorf("%s of element type %v", graph.ViewString(view), at.DType)
+	}
+	return dst, seq(clear, func(fr *frame) { fr.ints[r] = start }, write), nil
+}
