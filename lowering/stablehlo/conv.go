@@ -123,7 +123,7 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 || (x.dt != graph.Float32 && x.dt != graph.Float64) {
 		return nil, false, nil
 	}
-	g, ok := windowGeometry(views, len(x.shape))
+	g, ok := windowGeometry(views, len(x.shape), graph.FillZero)
 	if !ok || len(g.positions) != levels || len(g.inner) != k {
 		return nil, false, nil
 	}
@@ -277,10 +277,10 @@ func (g *geometry) extent(a axis, x []int) int {
 }
 
 // windowGeometry follows views (innermost first) over a base array of the
-// given rank: zero pads without interior padding, then at most one window
+// given rank: pads of the given fill without interior padding, then at most one window
 // per axis, and flips; every axis windowed but at most one. ok is false
 // for any other chain, or when the positions do not lead.
-func windowGeometry(views []graph.View, rank int) (geometry, bool) {
+func windowGeometry(views []graph.View, rank int, fill graph.Fill) (geometry, bool) {
 	g := geometry{channel: -1, windows: map[int]graph.WindowView{}, pads: map[int][2]int{}}
 	axes := make([]axis, rank)
 	for i := range axes {
@@ -289,7 +289,7 @@ func windowGeometry(views []graph.View, rank int) (geometry, bool) {
 	for _, v := range views {
 		switch v := v.(type) {
 		case graph.PadView:
-			if v.Axis >= len(axes) || v.Fill != graph.FillZero || v.Interior != 0 || axes[v.Axis].kind != axChannel {
+			if v.Axis >= len(axes) || v.Fill != fill || v.Interior != 0 || axes[v.Axis].kind != axChannel {
 				return g, false
 			}
 			a := axes[v.Axis].base
