@@ -201,3 +201,54 @@ func TestPoolingGrad(t *testing.T) {
 		})
 	}
 }
+
+// TestReduceWindowTerms checks window reductions written as terms that no
+// layer builds — min with +Inf padding, windows without a channel axis,
+// a dilated window — on PJRT against the interpreter, fused and unfused,
+// and whether each lowers to stablehlo.reduce_window: not the dilated one
+// (go-xla would write its window dilations as base dilations too), nor a
+// max over zero padding (the pads are not max's identity).
+func TestReduceWindowTerms(t *testing.T) {
+	client := pjrttest.Client(t)
+	for _, cc := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"min-padpinf-channels", `x : f32[2, 9, 3]; map (\img -> map (\w -> rnz (zip min) (\r -> r) w) (window 0 3 2 (padpinf 0 1 1 img))) x`, true},
+		{"min-no-channels-f64", `x : f64[3, 9]; map (\img -> map (\w -> reduce min w) (window 0 3 2 (padpinf 0 2 1 img))) x`, true},
+		{"max-2d-no-channels", `x : f32[2, 6, 5]; map (\img -> map (map (\w -> rnz max (\r -> reduce max r) w)) (flip 1 (window 0 3 (window 1 2 2 img)))) x`, true},
+		{"sum-2d-flipped-base", `x : f64[2, 4, 6, 5]; map (\img -> map (map (\w -> rnz (zip (+)) (\r -> reduce (zip (+)) r) w)) (flip 1 (window 0 2 (window 1 3 2 (flip 0 2 img))))) x`, true},
+		{"max-dilated", `x : f32[2, 9, 3]; map (\img -> map (\w -> reduce (zip max) w) (window 0 3 1 2 img)) x`, false},
+		{"max-zero-pad", `x : f32[2, 9, 3]; map (\img -> map (\w -> reduce (zip max) w) (window 0 3 2 (pad 0 1 1 img))) x`, false},
+	} {
+		t.Run(cc.name, func(t *testing.T) {
+			p, err := graph.Parse(cc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := p.Body
+			in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := fusion.Fuse(y, fusion.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unf, err := fusion.Unfused(y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range []*fusion.Graph{res.Graph, unf} {
+				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
+				m, err := stablehlo.Module(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Contains(m, "stablehlo.reduce_window"); got != cc.want {
+					t.Errorf("stablehlo.reduce_window in the module: %v, want %v:\n%s", got, cc.want, m)
+				}
+			}
+		})
+	}
+}
