@@ -6,11 +6,13 @@ In a virtual environment with JAX (CPU) and numpy:
 
     python3 -m venv /tmp/venv-conv
     /tmp/venv-conv/bin/pip install jax numpy
-    /tmp/venv-conv/bin/python bench/peers/jax_cnn_train_step.py [--batches 128] [--steps N] [--warmup N]
+    /tmp/venv-conv/bin/python bench/peers/jax_cnn_train_step.py [--batches 128] [--steps N] [--warmup N] [--lr 0.001]
 
-and, in the same session, hofuse's figures for the same step:
+or let hofuse run it after its own figures for the same step, in one run:
 
-    hofuse bench train --model cnn --batches 128 --backend all
+    hofuse bench train --model cnn --batches 128 --backend all --peers jax=/tmp/venv-conv/bin/python
+
+which passes its --batches, --steps, --warmup and --lr.
 
 It prints one JSON document to stdout, {"model": ..., "rows": [...]}, rows
 shaped as jax_train_step.py's ("backend": "jax", "mode": "jit", "batch",
@@ -25,15 +27,17 @@ over batch, height and width (eps 1e-5, running statistics updated with
 momentum 0.1, the variance unbiased), ReLU and 2x2 max pooling at stride
 2; then a dense layer 64 -> 10 with bias; the softmax cross-entropy with
 integer labels, mean over the batch; its gradient by jax.value_and_grad;
-Adam (lr 1e-3, betas 0.9/0.999, eps 1e-8, bias-corrected) on every
+Adam (lr --lr, betas 0.9/0.999, eps 1e-8, bias-corrected) on every
 parameter. One jitted function takes the parameters, Adam's moments, the
 running statistics, the batch, its labels and the step number and returns
 the loss and their next values, the carried arrays donated; each timed
 step is one call waited for with block_until_ready, on one fixed batch,
-after the warm-up steps.
+after the warm-up steps; --steps 0 times about 3 s of steps, 5 to 200, the
+count set by the last warm-up step, as `hofuse bench train` does.
 """
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -44,7 +48,8 @@ import numpy as np
 
 CONV = [8, 16]
 EPS, MOMENTUM = 1e-5, 0.1
-B1, B2, ADAM_EPS, LR = 0.9, 0.999, 1e-8, 1e-3
+B1, B2, ADAM_EPS = 0.9, 0.999, 1e-8
+BUDGET_S = 3.0  # --steps 0: about this long of timed steps, 5 to 200
 
 
 def init(rng, batch):
@@ -88,14 +93,14 @@ def loss_fn(params, x, y):
     return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1)), batch_stats
 
 
-def step(params, m, v, stats, x, y, t):
+def step(lr, params, m, v, stats, x, y, t):
     (loss, batch_stats), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, x, y)
     b1t, b2t = 1 - B1 ** t, 1 - B2 ** t
     new_p, new_m, new_v = {}, {}, {}
     for k, g in grads.items():
         mk = B1 * m[k] + (1 - B1) * g
         vk = B2 * v[k] + (1 - B2) * g * g
-        new_p[k] = params[k] - LR * (mk / b1t) / (jnp.sqrt(vk / b2t) + ADAM_EPS)
+        new_p[k] = params[k] - lr * (mk / b1t) / (jnp.sqrt(vk / b2t) + ADAM_EPS)
         new_m[k], new_v[k] = mk, vk
     new_stats = {}
     for name, (bm, bv, n) in batch_stats.items():
@@ -104,7 +109,7 @@ def step(params, m, v, stats, x, y, t):
     return loss, new_p, new_m, new_v, new_stats
 
 
-def bench(batch, warmup, steps, seed):
+def bench(batch, warmup, steps, seed, lr):
     rng = np.random.default_rng(seed)
     params, stats, x, y = init(rng, batch)
     put = lambda d: {k: jnp.asarray(a) for k, a in d.items()}
@@ -113,10 +118,12 @@ def bench(batch, warmup, steps, seed):
     v = {k: jnp.zeros_like(a) for k, a in params.items()}
     x, y = jnp.asarray(x), jnp.asarray(y)
     start = time.perf_counter()
-    compiled = jax.jit(step, donate_argnums=(0, 1, 2, 3)).lower(params, m, v, stats, x, y, jnp.float32(1)).compile()
+    jitted = jax.jit(functools.partial(step, lr), donate_argnums=(0, 1, 2, 3))
+    compiled = jitted.lower(params, m, v, stats, x, y, jnp.float32(1)).compile()
     compile_ms = (time.perf_counter() - start) * 1e3
     times, first, last = [], None, None
-    for i in range(warmup + steps):
+    i = 0
+    while i < warmup + steps or (steps == 0 and i == warmup):
         t0 = time.perf_counter()
         loss, params, m, v, stats = compiled(params, m, v, stats, x, y, jnp.float32(i + 1))
         jax.block_until_ready((loss, params, m, v, stats))
@@ -128,6 +135,10 @@ def bench(batch, warmup, steps, seed):
         last = loss
         if i >= warmup:
             times.append(dt)
+        elif steps == 0 and i == warmup - 1:
+            # The last warm-up step sets the count, as in hofuse bench train.
+            steps = min(200, max(5, int(BUDGET_S * 1e3 / max(dt, 1e-3))))
+        i += 1
     times.sort()
     return {"backend": "jax", "mode": "jit", "batch": batch, "p50_ms": times[len(times) // 2],
             "p99_ms": times[min(len(times) - 1, len(times) * 99 // 100)], "steps": len(times),
@@ -137,9 +148,11 @@ def bench(batch, warmup, steps, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batches", default="128", help="comma-separated batch sizes, each at least 2")
-    ap.add_argument("--steps", type=int, default=50, help="timed steps per batch, at least 1")
+    ap.add_argument("--steps", type=int, default=50,
+                    help="timed steps per batch (0: about 3 s of steps after the warm-up, 5 to 200)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps before the timed ones")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
     args = ap.parse_args()
     try:
         batches = [int(b) for b in args.batches.split(",")]
@@ -147,16 +160,20 @@ def main():
         ap.error(f"--batches {args.batches!r}: want comma-separated integers")
     if any(b < 2 for b in batches):
         ap.error(f"--batches {args.batches!r}: BatchNorm in training mode needs at least 2 rows")
-    if args.steps < 1 or args.warmup < 0:
-        ap.error("--steps must be at least 1 and --warmup at least 0")
+    if args.steps < 0 or args.warmup < 0:
+        ap.error("--steps and --warmup must be at least 0")
+    if args.steps == 0 and args.warmup == 0:
+        ap.error("--steps 0 needs --warmup 1 or more: the last warm-up step sets the count")
+    if not args.lr > 0:
+        ap.error(f"--lr {args.lr}: a learning rate must be positive")
     rows = []
     for b in batches:
-        row = bench(b, args.warmup, args.steps, args.seed)
+        row = bench(b, args.warmup, args.steps, args.seed, args.lr)
         print(f"jax jit batch {b}: p50 {row['p50_ms']:.3f} ms  p99 {row['p99_ms']:.3f} ms "
               f"(compiled in {row['compile_ms']:.0f} ms)", file=sys.stderr)
         rows.append(row)
     json.dump({"model": "CNN 8x8x1, conv 8,16 (3x3 same, BatchNorm training, ReLU, pool 2), dense 10; "
-               "softmax cross-entropy, Adam (lr 0.001)", "jax": jax.__version__,
+               f"softmax cross-entropy, Adam (lr {args.lr:g})", "jax": jax.__version__,
                "device": str(jax.devices()[0]), "rows": rows}, sys.stdout, indent=2)
     print()
 

@@ -74,7 +74,8 @@ type benchTrainReport struct {
 	Peers []peerRow `json:"peers,omitempty"`
 }
 
-// peerRow is a row of a peer's script: bench/peers/jax_train_step.py.
+// peerRow is a row of a peer's script: bench/peers/jax_train_step.py or
+// jax_cnn_train_step.py.
 type peerRow struct {
 	Backend   string  `json:"backend"`
 	Mode      string  `json:"mode"`
@@ -87,46 +88,57 @@ type peerRow struct {
 	LastLoss  float64 `json:"last_loss"`
 }
 
-// jaxPeerScript is the JAX peer of "bench train", relative to the
-// repository's root.
-const jaxPeerScript = "bench/peers/jax_train_step.py"
+// jaxPeerScript and jaxCNNPeerScript are the JAX peers of "bench train"
+// for --model mlp and cnn, relative to the repository's root.
+const (
+	jaxPeerScript    = "bench/peers/jax_train_step.py"
+	jaxCNNPeerScript = "bench/peers/jax_cnn_train_step.py"
+)
 
-// checkPeers reads --peers and returns the Python that runs the JAX peer,
-// or "" without one. The script times the default model only.
-func checkPeers(peers string, set map[string]bool, mf mlpFlags) (string, error) {
+// checkPeers reads --peers and returns the Python that runs the JAX peer
+// of model, or "" without one, and the peer's script. Each script times
+// its model's default configuration only.
+func checkPeers(peers string, mf mlpFlags, model string) (python, script string, err error) {
 	if peers == "" {
-		return "", nil
+		return "", "", nil
 	}
 	name, python, ok := strings.Cut(peers, "=")
+	script = jaxPeerScript
+	if model == "cnn" {
+		script = jaxCNNPeerScript
+	}
 	switch {
 	case !ok || python == "":
-		return "", usagef("--peers %s: want jax=PYTHON, the Python of a virtual environment with jax", peers)
+		return "", "", usagef("--peers %s: want jax=PYTHON, the Python of a virtual environment with jax", peers)
 	case name != "jax":
-		return "", usagef("--peers %s: %q is not a peer; the one there is: jax", peers, name)
-	case mf.sizes != "784,512,512,10" || mf.norm != "batchnorm" || mf.activation != "relu" || mf.dtype != "f32":
-		return "", usagef("--peers: %s times the MLP 784-512-512-10, batchnorm, relu, f32 only; leave out --sizes, --norm, --activation and --dtype, or --peers", jaxPeerScript)
+		return "", "", usagef("--peers %s: %q is not a peer; the one there is: jax", peers, name)
+	case model != "cnn" && (mf.sizes != "784,512,512,10" || mf.norm != "batchnorm" || mf.activation != "relu" || mf.dtype != "f32"):
+		return "", "", usagef("--peers: %s times the MLP 784-512-512-10, batchnorm, relu, f32 only; leave out --sizes, --norm, --activation and --dtype, or --peers", script)
+	case model == "cnn" && (mf.image != "8x8x1" || mf.conv != "8,16" || mf.kernel != 3 || mf.pool != 2 || mf.hidden != "" ||
+		mf.classes != 10 || mf.valid || mf.norm != "batchnorm" || mf.activation != "relu" || mf.dtype != "f32"):
+		return "", "", usagef("--peers: %s times the CNN 8x8x1, conv 8,16 (3x3 same), pool 2, 10 classes, batchnorm, relu, f32 only; leave out the model flags, or --peers", script)
 	}
-	if _, err := os.Stat(jaxPeerScript); err != nil {
-		return "", usagef("--peers: %s is not in the current folder (%v); run hofuse from the repository's root", jaxPeerScript, err)
+	if _, err := os.Stat(script); err != nil {
+		return "", "", usagef("--peers: %s is not in the current folder (%v); run hofuse from the repository's root", script, err)
 	}
-	return python, nil
+	return python, script, nil
 }
 
 // runJAXPeer runs the JAX peer script with python; its progress lines go
 // to stderr.
-func runJAXPeer(python, batches string, steps, warmup int, lr float64, stderr io.Writer) ([]peerRow, error) {
-	cmd := exec.Command(python, jaxPeerScript, "--batches", batches, "--steps", strconv.Itoa(steps),
+func runJAXPeer(python, script, batches string, steps, warmup int, lr float64, stderr io.Writer) ([]peerRow, error) {
+	cmd := exec.Command(python, script, "--batches", batches, "--steps", strconv.Itoa(steps),
 		"--warmup", strconv.Itoa(warmup), "--lr", strconv.FormatFloat(lr, 'g', -1, 64))
 	var out bytespkg.Buffer
 	cmd.Stdout, cmd.Stderr = &out, stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("--peers jax: %s %s: %w", python, jaxPeerScript, err)
+		return nil, fmt.Errorf("--peers jax: %s %s: %w", python, script, err)
 	}
 	var doc struct {
 		Rows []peerRow `json:"rows"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		return nil, fmt.Errorf("--peers jax: %s printed no JSON report: %w", jaxPeerScript, err)
+		return nil, fmt.Errorf("--peers jax: %s printed no JSON report: %w", script, err)
 	}
 	return doc.Rows, nil
 }
@@ -157,7 +169,7 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	rf.register(fs)
 	defer func() { err = rf.memoryError(err) }()
 	plugin := fs.String("plugin", "", "PJRT plugin `path` (default: found by 'hofuse pjrt path')")
-	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (from the repository's root) with that Python, which needs jax")
+	peers := fs.String("peers", "", "also time the step in peers: jax=`PYTHON` runs "+jaxPeerScript+" (--model cnn: "+jaxCNNPeerScript+"; from the repository's root) with that Python, which needs jax")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	plotPath := fs.String("plot", "", "draw p50 as bars with p99 whiskers, fused, unfused and peers, to the PNG `file`")
 	verbose := verboseFlag(fs)
@@ -203,10 +215,7 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 	if err := mf.checkKind(*modelName, set); err != nil {
 		return err
 	}
-	if *modelName == "cnn" && set["peers"] {
-		return usagef("--peers: the JAX peer trains the MLP; bench train --model cnn has no peer yet")
-	}
-	jaxPython, err := checkPeers(*peers, set, mf)
+	jaxPython, jaxScript, err := checkPeers(*peers, mf, *modelName)
 	if err != nil {
 		return err
 	}
@@ -289,7 +298,7 @@ func runBenchTrain(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	if jaxPython != "" {
-		rows, err := runJAXPeer(jaxPython, *batches, *steps, *warmup, *lr, stderr)
+		rows, err := runJAXPeer(jaxPython, jaxScript, *batches, *steps, *warmup, *lr, stderr)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,8 @@ compared with hofuse's. Install them in a virtual environment:
 
 A peer whose Python or package is missing, whose Go module does not build, or
 which fails, is skipped with a one-line reason.
-'hofuse bench train --peers jax=PYTHON' runs bench/peers/jax_train_step.py.
+'hofuse bench train --peers jax=PYTHON' runs bench/peers/jax_train_step.py
+(--model cnn: bench/peers/jax_cnn_train_step.py).
 `
 
 // peerSpec is one peer of --peers: its name, the Python (for gomlx: the

@@ -263,9 +263,9 @@ func TestDemoCNN(t *testing.T) {
 	code, _, errs = hofuse("demo", "--conv", "3")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--conv: describes the CNN (cnn); the MLP's sizes are --sizes")
-	code, _, errs = hofuse("bench", "train", "--model", "cnn", "--peers", "jax=python3")
+	code, _, errs = hofuse("bench", "train", "--model", "cnn", "--conv", "4", "--peers", "jax=python3")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "--peers: the JAX peer trains the MLP; bench train --model cnn has no peer yet")
+	assert.Contains(t, errs, "--peers: bench/peers/jax_cnn_train_step.py times the CNN 8x8x1, conv 8,16 (3x3 same), pool 2, 10 classes, batchnorm, relu, f32 only")
 }
 
 func TestDemoPJRT(t *testing.T) {

@@ -24,7 +24,9 @@ import (
 // attributes; n is lowered as usual with the dots read off the
 // convolution's result, so E (bias, BatchNorm, activation) stays
 // elementwise around it, and the im2col of W, no longer read, is dead
-// code XLA drops. ok is false when n is not of this shape.
+// code XLA drops. A grouped convolution's filters' term is matched by
+// groupedFilters and becomes the convolution's feature_group_count. ok is
+// false when n is not of this shape.
 func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err error) {
 	if len(n.Args) != 1 {
 		return nil, false, nil
@@ -45,12 +47,8 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 			if len(f.Params) != 1 {
 				return nil, false, nil
 			}
-			body, ok := f.Body.(*graph.NZip)
-			if !ok || graph.IsFunc(body) {
-				return nil, false, nil
-			}
 			params = append(params, f.Params[0])
-			if len(body.Args) == 1 && body.Args[0] == graph.Node(f.Params[0]) {
+			if body, ok := f.Body.(*graph.NZip); ok && !graph.IsFunc(body) && len(body.Args) == 1 && body.Args[0] == graph.Node(f.Params[0]) {
 				node = body.Fn
 			} else {
 				l1 = f
@@ -63,43 +61,55 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 	}
 	// The filters' nzip is l1's body or, as in an unfused layer's
 	// zip (+) (map (\c -> dot r c) C) b, an argument of it, traversed at
-	// the same depth; r appears nowhere else.
-	body := l1.Body.(*graph.NZip)
-	cands := []*graph.NZip{body}
-	for _, a := range body.Args {
-		if a, ok := a.(*graph.NZip); ok && !graph.IsFunc(a) {
-			cands = append(cands, a)
-		}
+	// the same depth; r appears nowhere else. A grouped convolution's is
+	// flatten 0 of an nzip over the groups (see groupedFilters).
+	r := l1.Params[0]
+	body := l1.Body
+	cands := []graph.Node{body}
+	if b, ok := body.(*graph.NZip); ok && !graph.IsFunc(b) {
+		cands = append(cands, b.Args...)
 	}
-	var n2 *graph.NZip
+	var cand graph.Node
 	var dots []graph.Node
 	var ic, k int
+	var filters graph.Node // C, [N, the window's k axes]
+	var grp *grouping
 	for _, c := range cands {
-		f, ok := c.Fn.(*graph.Lambda)
-		if !ok || len(f.Params) != len(c.Args) {
-			continue
+		if c, ok := c.(*graph.NZip); ok && !graph.IsFunc(c) {
+			f, ok := c.Fn.(*graph.Lambda)
+			if !ok || len(f.Params) != len(c.Args) {
+				continue
+			}
+			if dots, ic, k = matchContractions(f.Body, r, f, e); dots != nil {
+				cand, filters = c, c.Args[ic]
+				break
+			}
 		}
-		if dots, ic, k = matchContractions(f.Body, l1.Params[0], f, e); dots != nil {
-			n2 = c
+		if gr, d, depth := groupedFilters(c, r, e); gr != nil {
+			cand, filters, grp, dots, k = c, gr.filters, gr, d, depth
 			break
 		}
 	}
-	if n2 == nil {
+	if cand == nil {
 		return nil, false, nil
 	}
-	if n2 != body {
-		if usesVar(body.Fn, l1.Params[0]) {
+	if cand != body {
+		b := body.(*graph.NZip)
+		if usesVar(b.Fn, r) {
 			return nil, false, nil
 		}
-		for _, a := range body.Args {
-			if a != graph.Node(n2) && usesVar(a, l1.Params[0]) {
+		for _, a := range b.Args {
+			if a != cand && usesVar(a, r) {
 				return nil, false, nil
 			}
 		}
 	}
-	for _, a := range n2.Args {
-		for _, p := range params {
-			if usesVar(a, p) {
+	if usesAny(filters, params) {
+		return nil, false, nil
+	}
+	if cn, ok := cand.(*graph.NZip); ok && grp == nil {
+		for _, a := range cn.Args {
+			if usesAny(a, params) {
 				return nil, false, nil
 			}
 		}
@@ -123,12 +133,12 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 || (x.dt != graph.Float32 && x.dt != graph.Float64) {
 		return nil, false, nil
 	}
-	g, ok := windowGeometry(views, len(x.shape))
+	g, ok := windowGeometry(views, len(x.shape), graph.FillZero)
 	if !ok || len(g.positions) != levels || len(g.inner) != k {
 		return nil, false, nil
 	}
 	// C: filters [N, the window's k axes], independent of the loops.
-	cv, err := l.value(n2.Args[ic], e)
+	cv, err := l.value(filters, e)
 	if err != nil {
 		return nil, true, err
 	}
@@ -142,8 +152,18 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 	if len(clevels) != 0 {
 		return nil, false, nil
 	}
+	groups := 1
+	if grp != nil {
+		if groups, ok = grp.check(g, x.shape, cv.shape); !ok {
+			return nil, false, nil
+		}
+	}
 	for i, ax := range g.inner {
-		if cv.shape[1+i] != g.extent(ax, x.shape) {
+		want := g.extent(ax, x.shape)
+		if ax.kind == axChannel {
+			want /= groups
+		}
+		if cv.shape[1+i] != want {
 			return nil, false, nil
 		}
 	}
@@ -195,22 +215,28 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 		outSpatial[i] = 1 + i
 	}
 	conv, err := shlo.Convolution(xt, ct, strides, pads, nil, dil,
-		0, chanIn, inSpatial, kIn, 0, kSpatial, 0, levels+1, outSpatial, 1, 1,
+		0, chanIn, inSpatial, kIn, 0, kSpatial, 0, levels+1, outSpatial, groups, 1,
 		types.DotGeneralPrecisionHighest, types.DotGeneralPrecisionHighest)
 	if err != nil {
 		return nil, true, l.wrap(n, err)
 	}
 	// Its result [batch, positions, N] with the batch split back into
 	// X's loop levels: the dots' value over those levels, the position
-	// levels and the filters' level.
+	// levels and the filters' level (grouped: the groups' and the
+	// filters' within a group, N split into [G, N/G]).
 	res := conv.Shape().Dimensions
 	odims := append(slices.Clone(bdims), res[1:]...)
+	flevels := 1
+	if grp != nil {
+		odims = append(odims[:len(odims)-1], groups, res[len(res)-1]/groups)
+		flevels = 2
+	}
 	if conv, err = l.reshapeTo(x.dt, conv, odims); err != nil {
 		return nil, true, l.wrap(n, err)
 	}
 	first := len(l.extents)
 	dlevels := slices.Clone(xlevels)
-	for i := range levels + 1 {
+	for i := range levels + flevels {
 		dlevels = append(dlevels, first+i)
 	}
 	dv := &val{dt: x.dt, factors: []factor{{t: conv, levels: dlevels}}}
@@ -277,10 +303,10 @@ func (g *geometry) extent(a axis, x []int) int {
 }
 
 // windowGeometry follows views (innermost first) over a base array of the
-// given rank: zero pads without interior padding, then at most one window
+// given rank: pads of the given fill without interior padding, then at most one window
 // per axis, and flips; every axis windowed but at most one. ok is false
 // for any other chain, or when the positions do not lead.
-func windowGeometry(views []graph.View, rank int) (geometry, bool) {
+func windowGeometry(views []graph.View, rank int, fill graph.Fill) (geometry, bool) {
 	g := geometry{channel: -1, windows: map[int]graph.WindowView{}, pads: map[int][2]int{}}
 	axes := make([]axis, rank)
 	for i := range axes {
@@ -289,7 +315,7 @@ func windowGeometry(views []graph.View, rank int) (geometry, bool) {
 	for _, v := range views {
 		switch v := v.(type) {
 		case graph.PadView:
-			if v.Axis >= len(axes) || v.Fill != graph.FillZero || v.Interior != 0 || axes[v.Axis].kind != axChannel {
+			if v.Axis >= len(axes) || v.Fill != fill || v.Interior != 0 || axes[v.Axis].kind != axChannel {
 				return g, false
 			}
 			a := axes[v.Axis].base

@@ -53,8 +53,14 @@
 //     window positions of a full contraction of each window with each
 //     filter, under an elementwise epilogue — is recognised first and
 //     becomes one stablehlo.convolution, pads, strides and dilations as its
-//     attributes (conv.go); grouped convolutions and poolings keep the
-//     im2col;
+//     attributes (conv.go), grouped and depthwise ones — a flatten of the
+//     groups of each window contracted with the groups of filters — with
+//     a feature_group_count (conv_group.go); a pooling over windows —
+//     maps over the window positions of a reduction of each whole window
+//     by max, min or +, lifted over the channels, with pads of its
+//     identity — becomes one stablehlo.reduce_window (pool.go); dilated
+//     poolings and the max-pool's gradient (which compares each window
+//     element with its maximum) keep the im2col;
 //   - tuples are kept apart element by element, a kernel with a tuple
 //     result returns several results, and a tuple-typed input buffer is
 //     passed as several parameters (see Leaf);

@@ -221,6 +221,9 @@ func (l *lowerer) value1(n graph.Node, e *env) (*val, error) {
 		if v, ok, err := l.convolution(n, e); ok {
 			return v, err
 		}
+		if v, ok, err := l.reduceWindows(n, e); ok {
+			return v, err
+		}
 		args, err := l.values(n.Args, e)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package xla_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -16,9 +17,8 @@ import (
 // TestConvolution checks convolutions built by layers (odd sizes,
 // strides, dilations, every padding, one and two spatial axes, with and
 // without BatchNorm and ReLU after them) on PJRT against the interpreter,
-// fused and unfused, and that the ungrouped ones lower to
-// stablehlo.convolution while grouped ones keep the im2col of strided
-// slices.
+// fused and unfused, and that they lower to stablehlo.convolution,
+// grouped and depthwise ones with a feature_group_count.
 func TestConvolution(t *testing.T) {
 	client := pjrttest.Client(t)
 	type conv struct {
@@ -39,7 +39,15 @@ func TestConvolution(t *testing.T) {
 		{"1x1", graph.Float32, 2, 4, 3, 5, 6, 1, 1, layers.ConvOptions{}, false, true},
 		{"conv1d-same", graph.Float32, 2, 11, 0, 3, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame}, false, true},
 		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, true},
-		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
+		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, true},
+		{"groups-bn-stride-f64", graph.Float64, 2, 7, 6, 6, 9, 3, 2,
+			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 1}, Groups: 3}, true, true},
+		{"depthwise", graph.Float32, 2, 7, 5, 4, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 4}, false, true},
+		{"depthwise-multiplier-valid-f64", graph.Float64, 1, 6, 7, 3, 6, 2, 3,
+			layers.ConvOptions{Strides: []int{2, 2}, Dilations: []int{2, 1}, Groups: 3, NoBias: true}, false, true},
+		{"groups-channels-first", graph.Float32, 2, 5, 6, 4, 2, 3, 3,
+			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false, true},
+		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, true},
 	}
 	for _, cc := range cases {
 		t.Run(cc.name, func(t *testing.T) {
@@ -112,6 +120,9 @@ func TestConvolution(t *testing.T) {
 				}
 				if got := strings.Contains(m, "stablehlo.convolution"); got != cc.viaConv {
 					t.Errorf("stablehlo.convolution in the module: %v, want %v:\n%s", got, cc.viaConv, m)
+				}
+				if g := max(cc.opt.Groups, 1); g > 1 && !strings.Contains(m, fmt.Sprintf("feature_group_count = %d", g)) {
+					t.Errorf("no feature_group_count = %d in the module:\n%s", g, m)
 				}
 			}
 		})
