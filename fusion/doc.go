@@ -285,10 +285,11 @@
 // choice, its prediction and what was pruned are recorded on the kernel
 // (Kernel.Schedule) and in the report. The pass terminates: each
 // segment has finitely many permutations, each visited once, and the
-// number of orders costed per kernel is bounded (MaxOrders); its time is
-// bounded by ScheduleOptions.Budget, after which kernels keep the best
-// order found so far (which makes the choice depend on the machine's
-// speed only when the budget runs out, and the report says so).
+// number of orders costed per kernel is bounded (MaxOrders), and so is
+// the number over the whole pass (ScheduleOptions.Budget), after which
+// kernels keep the best order found so far and the report says so. Both
+// bounds count orders, not time, so the choice never depends on the
+// machine's speed or load.
 //
 // # The schedule search
 //

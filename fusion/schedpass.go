@@ -23,10 +23,13 @@ type ScheduleOptions struct {
 	// micro-kernel (native.Options.NoGEMM), so that a matrix product is
 	// costed as the loops it is.
 	NoGEMM bool
-	// Budget bounds the whole pass's search; 0 means DefaultScheduleBudget.
-	// A kernel whose search runs out keeps the best order found so far and
-	// says so; the kernels after it keep their order.
-	Budget time.Duration
+	// Budget bounds the whole pass's search: the orders it costs, over all
+	// kernels; 0 means DefaultScheduleBudget. A kernel whose search runs
+	// out keeps the best order found so far and says so; the kernels after
+	// it keep their order. The bound counts work, not time, so that the
+	// same program fuses to the same kernels on any machine and under any
+	// load.
+	Budget int
 	// MaxOrders bounds the orders costed per kernel; 0 means 720.
 	MaxOrders int
 	// Blocks are the block sizes the pass tries to subdivide a loop by
@@ -52,9 +55,10 @@ type ScheduleOptions struct {
 	Choose func(k *Kernel, orders []*ScheduleCandidate) int
 }
 
-// DefaultScheduleBudget is the schedule pass's time bound when
-// ScheduleOptions.Budget is 0.
-const DefaultScheduleBudget = 800 * time.Millisecond
+// DefaultScheduleBudget is the number of orders the schedule pass costs
+// at most, over all kernels, when ScheduleOptions.Budget is 0: about
+// half a second of search on this project's 2-core development machine.
+const DefaultScheduleBudget = 1500
 
 // DefaultBlocks are the block sizes the schedule pass tries: a tile of 16
 // f64 or 32 f32 rows of a 1024-element row fills a 128 KiB L2 slice, and
@@ -168,14 +172,12 @@ func (k *Kernel) Label() string {
 // within the margin of it (branch and bound): the dense layers of a model
 // cost no search.
 func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
-	start := time.Now()
 	budget := opt.Budget
 	if budget <= 0 {
 		budget = DefaultScheduleBudget
 	}
-	deadline := start.Add(budget)
 	for _, k := range g.Kernels {
-		if err := scheduleKernel(k, opt, &deadline); err != nil {
+		if err := scheduleKernel(k, opt, &budget); err != nil {
 			return err
 		}
 	}
@@ -183,9 +185,8 @@ func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 }
 
 // scheduleKernel schedules one kernel.
-// Time spent measuring (Tune) moves the deadline: the budget bounds the
-// search, not the measurements the caller asked for.
-func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
+// It costs at most *budget orders and takes those it costs off *budget.
+func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	start := time.Now()
 	model := HierCost{Machine: opt.Machine, NoGEMM: opt.NoGEMM}
 	levels := Nest(k.Body)
@@ -201,7 +202,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 	s := &KernelSchedule{Written: written, Order: written, Subdivisions: "none", Cost: writtenCost, WrittenCost: writtenCost, By: "cost model", Orders: 1}
 	k.Schedule = s
 	defer func() { s.Duration = time.Since(start) }()
-	if time.Now().After(*deadline) {
+	if *budget <= 0 {
 		s.By = "kept as written: the search budget was spent on the kernels before"
 		return nil
 	}
@@ -217,13 +218,21 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 	if margin <= 0 {
 		margin = 0.1
 	}
+	if readsWindow(k.Body) && opt.Choose == nil && opt.Tune == nil {
+		// The back ends take a convolution or a pooling in the form the
+		// layers write it (native's window GEMM, StableHLO's convolution
+		// and reduce_window), and the cost model does not see a window's
+		// reuse of its elements: another order would lose both.
+		s.By = "kept as written: a window kernel, which the back ends' convolution and pooling forms take as written"
+		return nil
+	}
 	if bound, ok := model.gemmBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
 		// Branch and bound: no order can beat the written GEMM form.
 		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
 		return nil
 	}
 	e := &enumeration{
-		kernel: k, model: model, labels: labels, deadline: *deadline,
+		kernel: k, model: model, labels: labels, budget: *budget,
 		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]string{},
 		pruned: map[string]*PrunedOrders{},
 	}
@@ -236,7 +245,9 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 	if sig, err := e.signature(k.Body); err == nil {
 		e.seen[sig] = written
 	}
-	if err := e.search(opt.Blocks); err != nil {
+	err = e.search(opt.Blocks)
+	*budget -= len(e.cands) - 1 // the written order was costed before the search
+	if err != nil {
 		return err
 	}
 	s.Orders = len(e.cands)
@@ -265,12 +276,10 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, deadline *time.Time) error {
 			best = writtenCand
 		}
 		if opt.Tune != nil {
-			t0 := time.Now()
 			chosen, measured, by, err := opt.Tune.choose(k, e.cands, best)
 			if err != nil {
 				return err
 			}
-			*deadline = deadline.Add(time.Since(t0))
 			best, s.Measured, s.By = chosen, measured, by
 		}
 	}
@@ -362,7 +371,7 @@ type enumeration struct {
 	kernel    *Kernel
 	model     HierCost
 	labels    []string // of the written nest
-	deadline  time.Time
+	budget    int      // the orders the pass may still cost
 	maxOrders int
 	cands     []*ScheduleCandidate
 	// refused holds the pairs of loops (upper, lower label) whose exchange
@@ -609,7 +618,7 @@ func (e *enumeration) visit(v variant, term graph.Node, perm []int) error {
 	if len(v.subs) == 0 && term == v.term && slices.IsSorted(perm) {
 		return nil // the written order, costed already
 	}
-	if time.Now().After(e.deadline) {
+	if len(e.cands)-1 >= e.budget {
 		e.stopped = "the search budget ran out"
 		return nil
 	}
@@ -713,4 +722,18 @@ func realiseFrom(start graph.Node, startPerm, perm []int, lo int, labels []strin
 		}
 	}
 	return term, nil
+}
+
+// readsWindow reports whether term reads a window view.
+func readsWindow(term graph.Node) bool {
+	found := false
+	graph.Inspect(term, func(n graph.Node) bool {
+		if v, _, ok := graph.AsView(n); ok {
+			if _, w := v.(graph.WindowView); w {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

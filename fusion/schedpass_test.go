@@ -186,7 +186,7 @@ func TestSchedulePruningKeepsBest(t *testing.T) {
 			order, subs, cost := exhaustiveBest(t, term, 3, 16, m)
 			g, err := Whole(term)
 			require.NoError(t, err)
-			require.NoError(t, ScheduleGraph(g, ScheduleOptions{Machine: paperMachine(), NoGEMM: nogemm, Blocks: []int{16}, Margin: 1e-9, Budget: 1 << 40}))
+			require.NoError(t, ScheduleGraph(g, ScheduleOptions{Machine: paperMachine(), NoGEMM: nogemm, Blocks: []int{16}, Margin: 1e-9, Budget: 1 << 30}))
 			s := g.Kernels[0].Schedule
 			t.Logf("exhaustive: %s %v %.4g s; pass: %s", order, subs, cost, s)
 			assert.Equal(t, order, s.Order)
@@ -535,4 +535,44 @@ func TestHierCostCalibration(t *testing.T) {
 	}
 	t.Logf("mean |log(predicted/measured)| %.2f", logErr/float64(n))
 	assert.Less(t, logErr/float64(n), 1.0)
+}
+
+// TestScheduleKeepsWindowKernels: the CNN's convolutions and poolings,
+// forward and in its training step, keep the order the layers wrote, the
+// form the back ends' convolution and pooling paths take; and the pass's
+// choices are the same on every run, whatever the load, because its
+// budget counts orders, not time.
+func TestScheduleKeepsWindowKernels(t *testing.T) {
+	m, err := models.CNN(models.CNNConfig{Batch: 32, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	require.NoError(t, err)
+	step, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
+	require.NoError(t, err)
+	// MinCost < 0: no kernel is kept for being small, so the window
+	// kernels are kept for being window kernels.
+	first, err := Fuse(step.Term, Options{Schedule: ScheduleOptions{MinCost: -1}})
+	require.NoError(t, err)
+	windows := 0
+	for _, k := range first.Graph.Kernels {
+		if readsWindow(k.Body) {
+			windows++
+			assert.Equal(t, k.Schedule.Written, k.Schedule.Order, k.Name)
+			assert.Contains(t, k.Schedule.By, "a window kernel", k.Name)
+		}
+	}
+	assert.Positive(t, windows, "the CNN's step has window kernels")
+	again, err := Fuse(step.Term, Options{Schedule: ScheduleOptions{MinCost: -1}})
+	require.NoError(t, err)
+	assert.Equal(t, first.Graph.String(), again.Graph.String())
+
+	// A budget of a few orders is spent on the first kernels searched;
+	// the rest keep their order and say why.
+	small, err := Fuse(step.Term, Options{Schedule: ScheduleOptions{Budget: 1, MinCost: -1}})
+	require.NoError(t, err)
+	spent := 0
+	for _, k := range small.Graph.Kernels {
+		if k.Schedule != nil && strings.Contains(k.Schedule.By, "budget") {
+			spent++
+		}
+	}
+	assert.Positive(t, spent, "a budget of one order runs out")
 }
