@@ -2,6 +2,7 @@ package native
 
 import (
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // convInto recognises a convolution over windows with a per-column scalar
@@ -359,44 +360,34 @@ func (p *windowPacker) rowOffset(base, i int) int {
 // packPanel writes elements [k0, k0+kc) of the windows of rows [i0, i0+h)
 // of the image src (whose first element is at base) into dst, the panel
 // layout of kernels.GemmParams.PackA: dst[kk·mr + ii] is element k0+kk of
-// row i0+ii's window; rows h..mr-1 are zero. It goes four rows at a time,
-// each reading its runs in order, so the writes to dst fill it in order.
+// row i0+ii's window; rows h..mr-1 are zero. Each run of a window's
+// elements contiguous in the image is transposed, for all the rows at
+// once, by kernels.PackRows.
 func packPanel[T float32 | float64](p *windowPacker, dst, src []T, base, mr, i0, h, k0, kc int) {
 	dst = dst[:kc*mr]
 	L, ls := p.run.Extent, p.run.Stride
-	ii := 0
-	for ; ii+4 <= h; ii += 4 {
-		o0, o1, o2, o3 := p.rowOffset(base, i0+ii), p.rowOffset(base, i0+ii+1), p.rowOffset(base, i0+ii+2), p.rowOffset(base, i0+ii+3)
+	var rowOff, offs [16]int
+	for r0 := 0; r0 < h; r0 += len(rowOff) {
+		rows := min(len(rowOff), h-r0)
+		for ii := range rows {
+			rowOff[ii] = p.rowOffset(base, i0+r0+ii)
+		}
 		for k, o := k0, 0; k < k0+kc; {
 			e := k % L
 			n := min(L-e, k0+kc-k)
 			at := p.runs[k/L] + e*ls
-			d := dst[o*mr+ii:]
 			if ls == 1 {
-				s0, s1, s2, s3 := src[o0+at:][:n], src[o1+at:][:n], src[o2+at:][:n], src[o3+at:][:n]
-				for t, v := range s0 {
-					q := d[t*mr:][:4]
-					q[0], q[1], q[2], q[3] = v, s1[t], s2[t], s3[t]
+				for ii := range rows {
+					offs[ii] = rowOff[ii] + at
 				}
+				kernels.PackRows(dst[o*mr+r0:], mr, src, offs[:rows], n)
 			} else {
-				for t := range n {
-					q, a := d[t*mr:][:4], at+t*ls
-					q[0], q[1], q[2], q[3] = src[o0+a], src[o1+a], src[o2+a], src[o3+a]
+				for ii := range rows {
+					d, a := dst[o*mr+r0+ii:], rowOff[ii]+at
+					for t := range n {
+						d[t*mr] = src[a+t*ls]
+					}
 				}
-			}
-			k += n
-			o += n
-		}
-	}
-	for ; ii < h; ii++ {
-		o0 := p.rowOffset(base, i0+ii)
-		for k, o := k0, 0; k < k0+kc; {
-			e := k % L
-			n := min(L-e, k0+kc-k)
-			at := o0 + p.runs[k/L] + e*ls
-			d := dst[o*mr+ii:]
-			for t := range n {
-				d[t*mr] = src[at+t*ls]
 			}
 			k += n
 			o += n
