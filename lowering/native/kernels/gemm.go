@@ -495,25 +495,16 @@ func (j *gemmJob[T]) packA(dst []T, i0, i1, k0, kc int) {
 //
 //	dst[kk·s + r] = src[r·ld + kk]
 //
-// It reads four rows at a time: 1.7× faster than one row at a time for
-// 12×256 float64 panels, where each row makes its own pass over dst.
+// through PackRows, sixteen rows at a time (a panel has at most 12).
 func interleave[T float32 | float64](dst []T, s int, src []T, ld, h, kc int) {
 	dst = dst[:kc*s]
-	r := 0
-	for ; r+4 <= h; r += 4 {
-		s0 := src[r*ld:][:kc]
-		s1 := src[(r+1)*ld:][:kc]
-		s2 := src[(r+2)*ld:][:kc]
-		s3 := src[(r+3)*ld:][:kc]
-		for kk := range s0 {
-			q := dst[kk*s+r:][:4]
-			q[0], q[1], q[2], q[3] = s0[kk], s1[kk], s2[kk], s3[kk]
+	var offs [16]int
+	for r0 := 0; r0 < h; r0 += len(offs) {
+		rows := min(len(offs), h-r0)
+		for r := range rows {
+			offs[r] = (r0 + r) * ld
 		}
-	}
-	for ; r < h; r++ {
-		for kk, v := range src[r*ld:][:kc] {
-			dst[kk*s+r] = v
-		}
+		PackRows(dst[r0:], s, src, offs[:rows], kc)
 	}
 	if h < s {
 		for kk := range kc {
