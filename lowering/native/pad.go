@@ -16,7 +16,10 @@ import (
 // A pad is materialised: a scratch array of the padded extents, filled
 // with the fill and the operand written into its interior (a strided
 // destination inside it, so any operand — a view, a computed array — is
-// written by the compiler's ordinary code, a row copy for a view). The
+// written by the compiler's ordinary code, a row copy for a view); a
+// chain of pads of one fill without interior padding, as a convolution's
+// "same" input pads each spatial axis, is one such array whose border
+// alone is filled (padBox). The
 // alternative, reading past the edge as the fill, would put a bounds test
 // into every strided read that may see the pad, including the packing of
 // the GEMM operands a convolution's windows become; a copy of the operand
