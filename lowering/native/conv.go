@@ -1,9 +1,8 @@
 package native
 
 import (
-	"fmt"
-
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // convInto recognises a convolution over windows with a per-column scalar
@@ -22,14 +21,14 @@ import (
 // axis.
 //
 // It is a matrix product of the M = Ph·Pw windows (as rows of K = kh·kw·Cin
-// elements) by Cᵀ, the implicit im2col of the window view: the windows of
-// a block of rows are packed into scratch, row by row (runs of elements
-// contiguous in the image are copied as runs), and kernels.Gemm multiplies
-// the block by C read in place, applying E to each finished row segment
-// (bias, BatchNorm, ReLU) as for a dense layer. The blocks keep the
-// packed rows in the caches; the micro-kernel's own packing of A then
-// reads them there. Nothing is refused that the generic loops would not
-// compute: a body that does not fit falls back to them.
+// elements) by Cᵀ, the implicit im2col of the window view: kernels.Gemm
+// multiplies it by C read in place, and the windows are packed straight
+// from the image into the micro-kernel's panels (GemmParams.PackA; runs of
+// elements contiguous in the image are read as runs), so the im2col matrix
+// is never written and each window element is packed once; E is applied
+// to each finished row segment (bias, BatchNorm, ReLU) as for a dense
+// layer. Nothing is refused that the generic loops would not compute: a
+// body that does not fit falls back to them.
 func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	if c.opts.NoGEMM || fn.kind != cvFunc || len(args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid {
 		return nil, false, nil
@@ -136,70 +135,32 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 
 	pk := newWindowPacker(x.layout[:levels], x.layout[levels:])
-	if len(pk.win) > 1+len(windowIndex{}) || (d0 < N && M > 1) {
+	if d0 < N && M > 1 {
 		return nil, false, nil
 	}
-	// Blocks of rows: at most about 256K elements of packed windows.
-	nblocks := (M*K + (1 << 18) - 1) / (1 << 18)
-	mb := (M + nblocks - 1) / nblocks
 	threads := c.workers
 	if c.par {
 		threads = 1
 	}
-	packed, err := c.scratch(graph.ArrayOf(x.dt, mb, K))
-	if err != nil {
-		return nil, false, err
-	}
-	blockReg := c.newInt()
-	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: mb, Stride: d0}, {Extent: N, Stride: 1}}, reg: blockReg}
-	site := func(rows int) *gemmSite {
-		return &gemmSite{M: rows, N: N, K: K, dt: x.dt, threads: threads,
-			xb: packed.buf, xr: 0, lda: K,
-			bb: cm.buf, br: cm.reg, ldb: ldb, transB: transB,
-			cb: dst.buf, cr: blockReg, ldc: max(N, d0)}
-	}
-	sites := []*gemmSite{site(mb)}
-	if last := M - (nblocks-1)*mb; last != mb {
-		sites = append(sites, site(last))
-	}
+	s := &gemmSite{M: M, N: N, K: K, dt: x.dt, threads: threads,
+		xb: x.buf, xr: x.reg, packer: pk,
+		bb: cm.buf, br: cm.reg, ldb: ldb, transB: transB,
+		cb: dst.buf, cr: dst.reg, ldc: max(N, d0)}
+	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: d0}, {Extent: N, Stride: 1}}, reg: dst.reg}
 	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body
+	epi := ""
 	if !isDot {
-		e, err := c.epilogue(m, l1, l2, env1, nil, args2, out, out, sites[0])
+		e, err := c.epilogue(m, l1, l2, env1, nil, args2, out, out, s)
 		if err != nil {
 			return nil, false, err
 		}
-		for _, s := range sites {
-			s.epi = e
-		}
+		s.epi = e
+		epi = " + epilogue per row segment: " + e.prog.describe()
 	}
-	for _, s := range sites {
-		c.b.onRuntime(s.bind)
-	}
-	epi := ""
-	if !isDot {
-		epi = " + epilogue per row segment: " + sites[0].epi.prog.describe()
-	}
-	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed %d rows at a time %v threads=%d (kernels.Gemm)%s",
-		M, N, K, M, x.layout[levels:], mb, x.dt, threads, epi)
-	xb, xr, dr, pb := x.buf, x.reg, dst.reg, packed.buf
-	f32 := x.dt == graph.Float32
-	return func(fr *frame) {
-		for b := range nblocks {
-			row0 := b * mb
-			rows := min(mb, M-row0)
-			if f32 {
-				pk.pack(fr.f32[pb], fr.f32[xb], fr.ints[xr], row0, rows)
-			} else {
-				pk.pack64(fr.f64[pb], fr.f64[xb], fr.ints[xr], row0, rows)
-			}
-			fr.ints[blockReg] = fr.ints[dr] + row0*d0
-			s := sites[0]
-			if rows != mb {
-				s = sites[1]
-			}
-			s.run(fr)
-		}
-	}, true, nil
+	c.b.onRuntime(s.bind)
+	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s",
+		M, N, K, M, x.layout[levels:], x.dt, threads, epi)
+	return s.run, true, nil
 }
 
 // mergedStride returns the stride of axes l seen as one axis of their
@@ -346,89 +307,95 @@ func usesVar(n graph.Node, v *graph.Var) bool {
 	return found
 }
 
-// windowIndex is the index of a row's run of elements in its window:
-// windows of more axes (after merging) are left to the generic loops.
-type windowIndex [8]int
-
-// A windowPacker copies the windows of a block of rows into a row-major
-// block, one row of K elements per window: the im2col of the rows.
+// A windowPacker packs the windows of a convolution's positions, as the
+// rows of the implicit im2col matrix (one row of K elements per window),
+// straight into the GEMM micro-kernel's panels (kernels.GemmParams.PackA).
 type windowPacker struct {
 	rows []graph.Axis // the position axes
-	win  []graph.Axis // one window's axes, adjacent contiguous axes merged; the last is the run copied
+	run  graph.Axis   // the window's last axis after merging: the run of elements each packed as one
+	runs []int        // the offset in a window of each run, in window order
 	K    int
 }
 
 func newWindowPacker(rows, win graph.Layout) *windowPacker {
-	p := &windowPacker{rows: rows}
+	var merged []graph.Axis // adjacent contiguous axes merged, extents of 1 dropped
 	for _, a := range win {
 		if a.Extent == 1 {
 			continue
 		}
-		if n := len(p.win); n > 0 && p.win[n-1].Stride == a.Stride*a.Extent {
-			p.win[n-1] = graph.Axis{Extent: p.win[n-1].Extent * a.Extent, Stride: a.Stride}
+		if n := len(merged); n > 0 && merged[n-1].Stride == a.Stride*a.Extent {
+			merged[n-1] = graph.Axis{Extent: merged[n-1].Extent * a.Extent, Stride: a.Stride}
 			continue
 		}
-		p.win = append(p.win, a)
+		merged = append(merged, a)
 	}
-	if len(p.win) == 0 {
-		p.win = []graph.Axis{{Extent: 1, Stride: 1}}
+	if len(merged) == 0 {
+		merged = []graph.Axis{{Extent: 1, Stride: 1}}
 	}
-	p.K = 1
-	for _, a := range p.win {
-		p.K *= a.Extent
+	p := &windowPacker{rows: rows, run: merged[len(merged)-1], runs: []int{0}}
+	for d := len(merged) - 2; d >= 0; d-- {
+		a := merged[d]
+		next := make([]int, 0, len(p.runs)*a.Extent)
+		for e := range a.Extent {
+			for _, o := range p.runs {
+				next = append(next, e*a.Stride+o)
+			}
+		}
+		p.runs = next
 	}
+	p.K = len(p.runs) * p.run.Extent
 	return p
 }
 
-func (p *windowPacker) pack(dst, src []float32, base, row0, rows int) {
-	packRows(p, dst, src, base, row0, rows)
-}
-
-func (p *windowPacker) pack64(dst, src []float64, base, row0, rows int) {
-	packRows(p, dst, src, base, row0, rows)
-}
-
-func packRows[T float32 | float64](p *windowPacker, dst, src []T, base, row0, rows int) {
-	var idx windowIndex
-	last := p.win[len(p.win)-1]
-	outer := p.win[:len(p.win)-1]
-	if len(outer) > len(idx) {
-		panic(fmt.Sprintf("native: internal error: window of %d axes", len(p.win)))
+// rowOffset returns the offset from base of row i's first element.
+func (p *windowPacker) rowOffset(base, i int) int {
+	off := base
+	for d := len(p.rows) - 1; d >= 0; d-- {
+		off += (i % p.rows[d].Extent) * p.rows[d].Stride
+		i /= p.rows[d].Extent
 	}
-	o := 0
-	for i := row0; i < row0+rows; i++ {
-		// The row's first element.
-		off, rem := base, i
-		for d := len(p.rows) - 1; d >= 0; d-- {
-			off += (rem % p.rows[d].Extent) * p.rows[d].Stride
-			rem /= p.rows[d].Extent
+	return off
+}
+
+// packPanel writes elements [k0, k0+kc) of the windows of rows [i0, i0+h)
+// of the image src (whose first element is at base) into dst, the panel
+// layout of kernels.GemmParams.PackA: dst[kk·mr + ii] is element k0+kk of
+// row i0+ii's window; rows h..mr-1 are zero. Each run of a window's
+// elements contiguous in the image is transposed, for all the rows at
+// once, by kernels.PackRows.
+func packPanel[T float32 | float64](p *windowPacker, dst, src []T, base, mr, i0, h, k0, kc int) {
+	dst = dst[:kc*mr]
+	L, ls := p.run.Extent, p.run.Stride
+	var rowOff, offs [16]int
+	for r0 := 0; r0 < h; r0 += len(rowOff) {
+		rows := min(len(rowOff), h-r0)
+		for ii := range rows {
+			rowOff[ii] = p.rowOffset(base, i0+r0+ii)
 		}
-		clear(idx[:len(outer)])
-		for {
-			at := off
-			for d, a := range outer {
-				at += idx[d] * a.Stride
-			}
-			if last.Stride == 1 {
-				copy(dst[o:o+last.Extent], src[at:at+last.Extent])
+		for k, o := k0, 0; k < k0+kc; {
+			e := k % L
+			n := min(L-e, k0+kc-k)
+			at := p.runs[k/L] + e*ls
+			if ls == 1 {
+				for ii := range rows {
+					offs[ii] = rowOff[ii] + at
+				}
+				kernels.PackRows(dst[o*mr+r0:], mr, src, offs[:rows], n)
 			} else {
-				for e := range last.Extent {
-					dst[o+e] = src[at+e*last.Stride]
+				for ii := range rows {
+					d, a := dst[o*mr+r0+ii:], rowOff[ii]+at
+					for t := range n {
+						d[t*mr] = src[a+t*ls]
+					}
 				}
 			}
-			o += last.Extent
-			d := len(outer) - 1
-			for d >= 0 {
-				idx[d]++
-				if idx[d] < outer[d].Extent {
-					break
-				}
-				idx[d] = 0
-				d--
-			}
-			if d < 0 {
-				break
-			}
+			k += n
+			o += n
+		}
+	}
+	if h < mr {
+		for kk := range kc {
+			clear(dst[kk*mr+h : kk*mr+mr])
 		}
 	}
 }

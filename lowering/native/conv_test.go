@@ -9,6 +9,7 @@ import (
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // TestConvGemm checks convolutions built by layers (odd sizes, strides,
@@ -118,4 +119,130 @@ func TestConvGemm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConvGemmBits checks that a convolution whose windows the native
+// back end packs straight from the image into the micro-kernel's panels
+// gives the bits of kernels.Gemm on the im2col matrix written out here by
+// plain loops (the windows of the zero-padded input as rows, the HWIO
+// kernel as K×N) plus the bias: the same products summed in the same
+// order, whatever the window, padding, stride, dilation, element type or
+// number of threads. The sizes are odd so that panels straddle image rows
+// and images, and K > 256 cuts window runs between k blocks.
+func TestConvGemmBits(t *testing.T) {
+	type conv struct {
+		name        string
+		dt          graph.DType
+		batch, h, w int
+		in, out     int
+		kh, kw      int
+		stride, dil [2]int
+		pads        [4]int // top, bottom, left, right
+	}
+	cases := []conv{
+		{"3x3-pad1", graph.Float32, 2, 7, 9, 5, 7, 3, 3, [2]int{1, 1}, [2]int{1, 1}, [4]int{1, 1, 1, 1}},
+		{"3x3-k-blocks", graph.Float32, 1, 6, 5, 37, 33, 3, 3, [2]int{1, 1}, [2]int{1, 1}, [4]int{1, 1, 1, 1}},
+		{"stride-dilation", graph.Float32, 3, 11, 10, 3, 4, 2, 3, [2]int{2, 1}, [2]int{1, 2}, [4]int{0, 1, 2, 0}},
+		{"no-pad-f64", graph.Float64, 2, 8, 7, 4, 5, 3, 2, [2]int{1, 2}, [2]int{2, 1}, [4]int{}},
+		{"uneven-pads-f64", graph.Float64, 1, 9, 13, 30, 17, 5, 3, [2]int{1, 1}, [2]int{1, 1}, [4]int{2, 0, 1, 3}},
+		{"1x1", graph.Float32, 2, 5, 3, 6, 5, 1, 1, [2]int{1, 1}, [2]int{1, 1}, [4]int{}},
+	}
+	for _, cc := range cases {
+		t.Run(cc.name, func(t *testing.T) {
+			x, err := graph.NewInput("x", graph.ArrayOf(cc.dt, cc.batch, cc.h, cc.w, cc.in), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, cp, err := layers.Conv2D("conv", x, cc.in, cc.out, [2]int{cc.kh, cc.kw}, cc.dt, layers.ConvOptions{
+				Strides: cc.stride[:], Dilations: cc.dil[:], Padding: layers.PadExplicit, Pads: cc.pads[:]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := lowertest.Inputs(y, 11, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xa, ka, ba := in[x.Name].(*graph.Array), in[cp.K.Name].(*graph.Array), in[cp.B.Name].(*graph.Array)
+			// The im2col of the padded input, M×K, and the expected output.
+			oh := (cc.h+cc.pads[0]+cc.pads[1]-(cc.kh-1)*cc.dil[0]-1)/cc.stride[0] + 1
+			ow := (cc.w+cc.pads[2]+cc.pads[3]-(cc.kw-1)*cc.dil[1]-1)/cc.stride[1] + 1
+			M, K, N := cc.batch*oh*ow, cc.kh*cc.kw*cc.in, cc.out
+			a := make([]float64, 0, M*K)
+			for b := range cc.batch {
+				for i := range oh {
+					for j := range ow {
+						for di := range cc.kh {
+							for dj := range cc.kw {
+								r := i*cc.stride[0] + di*cc.dil[0] - cc.pads[0]
+								c := j*cc.stride[1] + dj*cc.dil[1] - cc.pads[2]
+								for ch := range cc.in {
+									v := 0.0
+									if r >= 0 && r < cc.h && c >= 0 && c < cc.w {
+										v = xa.At(b, r, c, ch)
+									}
+									a = append(a, v)
+								}
+							}
+						}
+					}
+				}
+			}
+			want := gemmBias(cc.dt, M, N, K, a, ka.Values(), ba.Values())
+			res, err := fusion.Fuse(y, fusion.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, par := range []int{1, 0} {
+				p, err := native.New(native.Options{Parallelism: par}).Plan(res.Graph)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(p.Describe(), "conv as gemm") {
+					t.Fatalf("parallelism %d: no conv as gemm in the plan:\n%s", par, p.Describe())
+				}
+				out, err := p.Run(in)
+				p.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := out.(*graph.Array).Values()
+				if len(got) != len(want) {
+					t.Fatalf("parallelism %d: %d outputs, want %d", par, len(got), len(want))
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("parallelism %d: output %d (row %d, channel %d) = %v, kernels.Gemm on the im2col gives %v",
+							par, i, i/N, i%N, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// gemmBias computes a·k + bias with kernels.Gemm in dt (a M×K, k K×N,
+// both row-major) and returns the result as float64s.
+func gemmBias(dt graph.DType, M, N, K int, a, k, bias []float64) []float64 {
+	out := make([]float64, M*N)
+	if dt == graph.Float32 {
+		a32, k32, c := to32(a), to32(k), make([]float32, M*N)
+		kernels.GemmF32(kernels.GemmParams[float32]{M: M, N: N, K: K, A: a32, LDA: K, B: k32, LDB: N, C: c, LDC: N})
+		for i, v := range c {
+			out[i] = float64(v + float32(bias[i%N]))
+		}
+		return out
+	}
+	kernels.GemmF64(kernels.GemmParams[float64]{M: M, N: N, K: K, A: a, LDA: K, B: k, LDB: N, C: out, LDC: N})
+	for i := range out {
+		out[i] += bias[i%N]
+	}
+	return out
+}
+
+func to32(v []float64) []float32 {
+	r := make([]float32, len(v))
+	for i, x := range v {
+		r[i] = float32(x)
+	}
+	return r
 }

@@ -77,12 +77,13 @@
 //	the naive matrix product (E = the dot)         kernels.Gemm, accumulating when the
 //	                                               destination accumulates
 //	map (map (\w -> nzip (\c p1..pk -> E(dot w c, p1..pk)) C P1..Pk)) W,
-//	W windows of an image, dot a full contraction  kernels.Gemm over blocks of windows packed
-//	of a window with a filter (a convolution)      by an implicit im2col, E per row segment
-//	                                               (conv.go)
+//	W windows of an image, dot a full contraction  kernels.Gemm, the windows packed from the
+//	of a window with a filter (a convolution)      image into its panels (PackA: an implicit
+//	                                               im2col), E per row segment (conv.go)
 //
 // A pad view is materialised into scratch (its operand written into the
-// interior, the rest filled), so windows over it stay strided reads; a
+// interior, the rest filled; a chain of pads of one fill at once, filling
+// only the border), so windows over it stay strided reads; a
 // crop is its operand's view shifted (pad.go).
 //
 // A subterm of an inner loop's body that depends on the loop only

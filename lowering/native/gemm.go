@@ -364,18 +364,32 @@ type gemmSite struct {
 	cb, cr, ldc int
 	threads     int
 	epi         *epilogue
+	packer      *windowPacker // packs the left operand from the image at xb, xr (the windows of a convolution) instead of reading A
 
 	rt      *runtime
 	perF32  []func(row, col0 int, c []float32) // epilogue on frame w, for products inside parallel loops
 	perF64  []func(row, col0 int, c []float64)
 	sharF32 func(row, col0 int, c []float32) // epilogue on a borrowed frame, for threaded products
 	sharF64 func(row, col0 int, c []float64)
+	packF32 []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
+	packF64 []func(dst []float64, mr, i0, h, k0, kc int)
 }
 
 // bind makes the epilogue closures once the plan's frames exist, so that
 // running the product allocates nothing.
 func (s *gemmSite) bind(rt *runtime) {
 	s.rt = rt
+	if pk := s.packer; pk != nil {
+		for _, fr := range rt.allFrames {
+			xb, xr := s.xb, s.xr
+			s.packF32 = append(s.packF32, func(dst []float32, mr, i0, h, k0, kc int) {
+				packPanel(pk, dst, fr.f32[xb], fr.ints[xr], mr, i0, h, k0, kc)
+			})
+			s.packF64 = append(s.packF64, func(dst []float64, mr, i0, h, k0, kc int) {
+				packPanel(pk, dst, fr.f64[xb], fr.ints[xr], mr, i0, h, k0, kc)
+			})
+		}
+	}
 	if s.epi == nil {
 		return
 	}
@@ -419,6 +433,9 @@ func (s *gemmSite) run(fr *frame) {
 				p.Epilogue = s.perF32[fr.w]
 			}
 		}
+		if s.packer != nil {
+			p.A, p.LDA, p.PackA = nil, 0, s.packF32[fr.w]
+		}
 		kernels.GemmF32(p)
 	case graph.Float64:
 		p := kernels.GemmParams[float64]{M: s.M, N: s.N, K: s.K,
@@ -432,6 +449,9 @@ func (s *gemmSite) run(fr *frame) {
 			} else {
 				p.Epilogue = s.perF64[fr.w]
 			}
+		}
+		if s.packer != nil {
+			p.A, p.LDA, p.PackA = nil, 0, s.packF64[fr.w]
 		}
 		kernels.GemmF64(p)
 	}

@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -15,7 +16,10 @@ import (
 // A pad is materialised: a scratch array of the padded extents, filled
 // with the fill and the operand written into its interior (a strided
 // destination inside it, so any operand — a view, a computed array — is
-// written by the compiler's ordinary code, a row copy for a view). The
+// written by the compiler's ordinary code, a row copy for a view); a
+// chain of pads of one fill without interior padding, as a convolution's
+// "same" input pads each spatial axis, is one such array whose border
+// alone is filled (padBox). The
 // alternative, reading past the edge as the fill, would put a bounds test
 // into every strided read that may see the pad, including the packing of
 // the GEMM operands a convolution's windows become; a copy of the operand
@@ -67,6 +71,28 @@ func (c *compiler) cropValue(n graph.ViewNode, view graph.CropView, env *cenv) (
 }
 
 func (c *compiler) padValue(n graph.ViewNode, view graph.PadView, env *cenv) (*cval, code, error) {
+	// A chain of pads without interior padding and with one fill (the
+	// pads of the spatial axes of a convolution's input) is one pad of
+	// every axis it pads: materialised once, its operand written into the
+	// interior and only the border filled.
+	if view.Interior == 0 {
+		pads, op := []graph.PadView{view}, n.Operand()
+		for {
+			vn, ok := op.(graph.ViewNode)
+			if !ok {
+				break
+			}
+			pv, ok := vn.View().(graph.PadView)
+			if !ok || pv.Interior != 0 || pv.Fill != view.Fill {
+				break
+			}
+			pads, op = append(pads, pv), vn.Operand()
+		}
+		v, setup, ok, err := c.padBox(pads, op, env)
+		if ok || err != nil {
+			return v, setup, err
+		}
+	}
 	t, err := c.typeOf(n.Operand(), env)
 	if err != nil {
 		return nil, nil, err
@@ -120,4 +146,80 @@ func (c *compiler) padValue(n graph.ViewNode, view graph.PadView, env *cenv) (*c
 		return nil, nil, fmt.Errorf("%s of element type %v", graph.ViewString(view), at.DType)
 	}
 	return dst, seq(clear, func(fr *frame) { fr.ints[r] = start }, write), nil
+}
+
+// padBox materialises pads, a chain of pads without interior padding and
+// with one fill (pads[0] outermost), of op: a float scratch array of the
+// padded extents whose border alone is filled and whose interior op is
+// written into. ok is false for other element types, or for a single pad
+// of a non-float, which padValue handles.
+func (c *compiler) padBox(pads []graph.PadView, op graph.Node, env *cenv) (v *cval, setup code, ok bool, err error) {
+	t, err := c.typeOf(op, env)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	at, isArr := t.(*graph.ArrayType)
+	if !isArr || (at.DType != graph.Float32 && at.DType != graph.Float64) {
+		return nil, nil, false, nil
+	}
+	in := at.Layout.Extents()
+	lo, ext := make([]int, len(in)), append([]int(nil), in...)
+	for _, pv := range pads {
+		if pv.Axis < 0 || pv.Axis >= len(in) || pv.Lo < 0 || pv.Hi < 0 {
+			return nil, nil, false, nil // padValue reports it
+		}
+		lo[pv.Axis] += pv.Lo
+		ext[pv.Axis] += pv.Lo + pv.Hi
+	}
+	dst, err := c.scratch(graph.ArrayOf(at.DType, ext...))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	r, start := c.newInt(), 0
+	interior := *dst
+	interior.layout, interior.reg = append(graph.Layout(nil), dst.layout...), r
+	for a, e := range in {
+		interior.layout[a].Extent = e
+		start += lo[a] * dst.layout[a].Stride
+	}
+	names := make([]string, len(pads))
+	for i, pv := range pads {
+		names[i] = graph.ViewString(pv)
+	}
+	c.note("materialise %s (%v) into scratch, filling its border", strings.Join(names, " ∘ "), dst.layout)
+	write, err := c.into(op, env, &interior)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	fillv, buf := at.DType.Round(pads[0].Fill.Value()), dst.buf
+	border := func(fr *frame) { fillBorder(fr.f64[buf], ext, lo, in, fillv) }
+	if at.DType == graph.Float32 {
+		border = func(fr *frame) { fillBorder(fr.f32[buf], ext, lo, in, float32(fillv)) }
+	}
+	return dst, seq(border, func(fr *frame) { fr.ints[r] = start }, write), true, nil
+}
+
+// fillBorder sets to v the elements of the row-major array buf of extents
+// ext that lie outside the box of extents in starting at lo.
+func fillBorder[T float32 | float64](buf []T, ext, lo, in []int, v T) {
+	if len(ext) == 0 {
+		return
+	}
+	if len(ext) == 1 {
+		fill(buf[:lo[0]], v)
+		fill(buf[lo[0]+in[0]:ext[0]], v)
+		return
+	}
+	inner := 1
+	for _, e := range ext[1:] {
+		inner *= e
+	}
+	for i := range ext[0] {
+		b := buf[i*inner:][:inner]
+		if i < lo[0] || i >= lo[0]+in[0] {
+			fill(b, v)
+		} else {
+			fillBorder(b, ext[1:], lo[1:], in[1:], v)
+		}
+	}
 }

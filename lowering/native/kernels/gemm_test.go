@@ -25,11 +25,12 @@ type gemmCase struct {
 	accumulate bool
 	threads    int
 	epilogue   bool
+	packA      bool // supply the left operand through PackA, A nil
 }
 
 func (c gemmCase) String() string {
-	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v",
-		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue)
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v/packA=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue, c.packA)
 }
 
 // guard is the value of the elements of C's backing slice outside the view;
@@ -98,6 +99,10 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 			}
 		}
 	}
+	if c.packA {
+		p.A, p.LDA = nil, 0
+		p.PackA = packAFrom(t, a, lda, c.m, c.k, c.transA)
+	}
 	gemm(&p, kern)
 
 	tol := tolOf[T]()
@@ -156,7 +161,8 @@ func testGemm[T float32 | float64](t *testing.T) {
 						// several of them without a full product of all.
 						c := gemmCase{m: m, n: n, k: k,
 							padA: i % 3, padB: (i / 3) % 2 * 5, padC: (i / 2) % 3, offset: i % 4,
-							transA: (i/7)%2 == 1, transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0}
+							transA: (i/7)%2 == 1, transB: i%2 == 1, accumulate: (i/2)%2 == 1, threads: 1 + i%3, epilogue: i%5 == 0,
+							packA: (i/11)%2 == 1}
 						testGemmCase(t, kern, c, rng)
 						i++
 						if t.Failed() {
@@ -186,6 +192,8 @@ func testGemmLarge[T float32 | float64](t *testing.T) {
 				c := gemmCase{m: s[0], n: s[1], k: s[2], padA: 1, padB: 3, padC: 2, offset: 1,
 					transA: threads >= 3, transB: threads%2 == 0, accumulate: threads == 3, threads: threads, epilogue: threads >= 3}
 				testGemmCase(t, kern, c, rng)
+				c.packA = true
+				testGemmCase(t, kern, c, rng)
 			}
 		}
 	}
@@ -193,6 +201,59 @@ func testGemmLarge[T float32 | float64](t *testing.T) {
 
 func TestGemmLargeF32(t *testing.T) { testGemmLarge[float32](t) }
 func TestGemmLargeF64(t *testing.T) { testGemmLarge[float64](t) }
+
+// packAFrom returns a PackA that packs the m×k left operand stored in a
+// (k×m with transA), checking the panels it is asked for.
+func packAFrom[T float32 | float64](t *testing.T, a []T, lda, m, k int, transA bool) func(dst []T, mr, i0, h, k0, kc int) {
+	return func(dst []T, mr, i0, h, k0, kc int) {
+		if h < 1 || h > mr || i0 < 0 || i0+h > m || k0 < 0 || kc < 1 || k0+kc > k || len(dst) < kc*mr {
+			panic(fmt.Sprintf("PackA(len %d, mr %d, i0 %d, h %d, k0 %d, kc %d) for %dx%d", len(dst), mr, i0, h, k0, kc, m, k))
+		}
+		for kk := range kc {
+			for ii := range mr {
+				var v T
+				switch {
+				case ii >= h:
+				case transA:
+					v = a[(k0+kk)*lda+i0+ii]
+				default:
+					v = a[(i0+ii)*lda+k0+kk]
+				}
+				dst[kk*mr+ii] = v
+			}
+		}
+	}
+}
+
+// TestGemmPackABits checks that a left operand supplied through PackA
+// gives the bits of the same operand passed as A, for every kernel,
+// thread count and shape that takes the packed path (M > smallM).
+func TestGemmPackABits(t *testing.T) {
+	testPackABits[float32](t)
+	testPackABits[float64](t)
+}
+
+func testPackABits[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, kern := range kernelsOf[T]() {
+		for _, s := range [][3]int{{5, 7, 3}, {13, 33, 257}, {100, 64, 576}, {37, 17, 600}} {
+			m, n, k := s[0], s[1], s[2]
+			a, b := randSlice[T](rng, m*k), randSlice[T](rng, n*k)
+			for _, threads := range []int{1, 3} {
+				want, got := make([]T, m*n), make([]T, m*n)
+				p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: k, TransB: true, C: want, LDC: n, Threads: threads}
+				gemm(&p, kern.forN(n))
+				p.A, p.C, p.PackA = nil, got, packAFrom(t, a, k, m, k, false)
+				gemm(&p, kern.forN(n))
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s %dx%dx%d threads=%d: C[%d] = %v with PackA, %v with A", kern.name, m, n, k, threads, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
 
 // TestGemmDefault checks that the exported entry points run the first
 // (best) kernel and that K == 0, M == 0 and N == 0 behave.

@@ -40,6 +40,8 @@ func main() {
 	axpy("axpyF32AVX2", 4)
 	axpy("axpyF64AVX2", 8)
 	axpy4("axpy4F32AVX2")
+	transpose("transpose8F32AVX2", 8)
+	transpose("transpose4F32AVX2", 4)
 
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -322,6 +324,87 @@ func axpy4(name string) {
 	for _, r := range []string{"SI", "R9", "R10", "R11", "DI"} {
 		p("\tADDQ $256, %s", r)
 	}
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// transpose emits func name(n int, rows *[R]*float32, dst *float32, ld int)
+// for n a multiple of R (8: AVX2 vectors, 4: 128-bit ones): the R rows
+// become columns, dst[t·ld + r] = rows[r][t], an R×R block at a time
+// (unpack, shuffle and, for 8, a lane exchange), so that each element
+// costs a fraction of a load and a store instead of one of each.
+func transpose(name string, R int) {
+	reg, shift, step := "Y", 3, 32
+	if R == 4 {
+		reg, shift, step = "X", 2, 16
+	}
+	rows := []string{"AX", "BX", "R8", "R9", "R10", "R11", "R12", "R13"}[:R]
+	p("")
+	p("// func %s(n int, rows *[%d]*float32, dst *float32, ld int)", name, R)
+	p("// n must be a multiple of %d.", R)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ rows+8(FP), SI")
+	p("\tMOVQ dst+16(FP), DI")
+	p("\tMOVQ ld+24(FP), DX")
+	p("\tSHLQ $2, DX")
+	for r, rg := range rows {
+		p("\tMOVQ %d(SI), %s", 8*r, rg)
+	}
+	p("\tSHRQ $%d, CX", shift)
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for r, rg := range rows {
+		p("\tVMOVUPS (%s), %s%d", rg, reg, r)
+	}
+	// Pairs of rows interleaved: 8+2q holds the low halves of rows 2q and
+	// 2q+1, 9+2q the high halves.
+	for q := 0; q < R/2; q++ {
+		p("\tVUNPCKLPS %s%d, %s%d, %s%d", reg, 2*q+1, reg, 2*q, reg, 8+2*q)
+		p("\tVUNPCKHPS %s%d, %s%d, %s%d", reg, 2*q+1, reg, 2*q, reg, 9+2*q)
+	}
+	// Quads: j+4g holds column j (of each 128-bit lane) of rows 4g..4g+3.
+	for g := 0; g < R/4; g++ {
+		t := 8 + 4*g
+		p("\tVSHUFPS $0x44, %s%d, %s%d, %s%d", reg, t+2, reg, t, reg, 4*g)
+		p("\tVSHUFPS $0xEE, %s%d, %s%d, %s%d", reg, t+2, reg, t, reg, 4*g+1)
+		p("\tVSHUFPS $0x44, %s%d, %s%d, %s%d", reg, t+3, reg, t+1, reg, 4*g+2)
+		p("\tVSHUFPS $0xEE, %s%d, %s%d, %s%d", reg, t+3, reg, t+1, reg, 4*g+3)
+	}
+	out := []int{0, 1, 2, 3}
+	if R == 8 {
+		// Column j is the low lanes of j and j+4, column j+4 their high lanes.
+		for j := 0; j < 4; j++ {
+			p("\tVPERM2F128 $0x20, Y%d, Y%d, Y%d", j+4, j, 8+j)
+			p("\tVPERM2F128 $0x31, Y%d, Y%d, Y%d", j+4, j, 12+j)
+		}
+		out = []int{8, 9, 10, 11, 12, 13, 14, 15}
+	}
+	// Column t goes to dst + t·ld: two columns per step of SI.
+	for t, o := range out {
+		switch {
+		case t == 0:
+			p("\tVMOVUPS %s%d, (DI)", reg, o)
+		case t == 1:
+			p("\tVMOVUPS %s%d, (DI)(DX*1)", reg, o)
+		case t%2 == 0:
+			if t == 2 {
+				p("\tLEAQ (DI)(DX*2), SI")
+			} else {
+				p("\tLEAQ (SI)(DX*2), SI")
+			}
+			p("\tVMOVUPS %s%d, (SI)", reg, o)
+		default:
+			p("\tVMOVUPS %s%d, (SI)(DX*1)", reg, o)
+		}
+	}
+	for _, rg := range rows {
+		p("\tADDQ $%d, %s", step, rg)
+	}
+	p("\tLEAQ (DI)(DX*%d), DI", R)
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)

@@ -71,3 +71,9 @@ func init() {
 	gemmKernelsF32 = append(gemmKernelsF32, goKernelF32)
 	gemmKernelsF64 = append(gemmKernelsF64, goKernelF64)
 }
+
+//go:noescape
+func transpose8F32AVX2(n int, rows *[8]*float32, dst *float32, ld int)
+
+//go:noescape
+func transpose4F32AVX2(n int, rows *[4]*float32, dst *float32, ld int)

@@ -23,3 +23,6 @@ func axpyF64AVX2(n int, alpha float64, x, y *float64) { panic(noAsm) }
 func axpy4F32AVX2(n int, a, b *float32, ldb int, y *float32) { panic(noAsm) }
 
 const noAsm = "kernels: assembly routine called in a build without assembly"
+
+func transpose8F32AVX2(n int, rows *[8]*float32, dst *float32, ld int) { panic(noAsm) }
+func transpose4F32AVX2(n int, rows *[4]*float32, dst *float32, ld int) { panic(noAsm) }

@@ -1,0 +1,48 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPackRows checks PackRows against its definition for every row count
+// around the vector transposes' 4 and 8, lengths around their blocks,
+// strides above the row count, and rows that overlap in src (as the
+// windows of an image do); the elements of dst between columns stay as
+// they were.
+func TestPackRows(t *testing.T) {
+	testPackRows[float32](t)
+	testPackRows[float64](t)
+}
+
+func testPackRows[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	src := randSlice[T](rng, 1000)
+	for h := 1; h <= 19; h++ {
+		for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 67} {
+			for _, ld := range []int{h, h + 3, 32} {
+				if ld < h {
+					continue
+				}
+				offs := make([]int, h)
+				for i := range offs {
+					offs[i] = rng.IntN(len(src) - n + 1)
+				}
+				dst := make([]T, (n-1)*ld+h+2)
+				for i := range dst {
+					dst[i] = -1
+				}
+				PackRows(dst, ld, src, offs, n)
+				for i, v := range dst {
+					want := T(-1)
+					if t0, r := i/ld, i%ld; r < h && t0 < n {
+						want = src[offs[r]+t0]
+					}
+					if v != want {
+						t.Fatalf("h=%d n=%d ld=%d: dst[%d] = %v, want %v", h, n, ld, i, v, want)
+					}
+				}
+			}
+		}
+	}
+}
