@@ -61,3 +61,45 @@ func TestLowerLoop(t *testing.T) {
 		}
 	}
 }
+
+// The finiteness check reads the arguments of one type and extents
+// together: one variadic reduce per stage for each such group, and one
+// comparison for all of them, so that XLA fuses the check into a few
+// loops rather than a few per argument. (lowering/xla's TestFiniteCheck
+// runs such a check.)
+func TestFiniteCheckGroups(t *testing.T) {
+	ts := []graph.Type{
+		graph.ArrayOf(graph.Float32, 64, 8),
+		graph.ArrayOf(graph.Float32, 10),
+		graph.ArrayOf(graph.Float32, 64, 8),
+		graph.ArrayOf(graph.Int32, 3),
+		graph.ArrayOf(graph.Float64, 10),
+		graph.ArrayOf(graph.Float32, 64, 8),
+		graph.Scalar(graph.Float32),
+	}
+	text, err := stablehlo.FiniteCheckModule(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		// the three f32[64,8]: block sums, then their product
+		`"stablehlo.reduce"(%`,
+		`(tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)`,
+		`(tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>)`,
+		// f64 sums compared as f32: ±0 and NaN stay so
+		`"stablehlo.convert"`,
+		`-> tensor<7xf32>`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the check lacks %q:\n%s", want, text)
+		}
+	}
+	// two stages for each of the three float groups of more than one
+	// element (f32[64,8], f32[10], f64[10]); the scalar needs none
+	if got := strings.Count(text, `"stablehlo.reduce"`); got != 6 {
+		t.Errorf("%d reduces, want 6:\n%s", got, text)
+	}
+	if got := strings.Count(text, `"stablehlo.compare"`); got != 1 {
+		t.Errorf("%d comparisons, want 1:\n%s", got, text)
+	}
+}

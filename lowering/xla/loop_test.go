@@ -191,6 +191,11 @@ func TestFiniteCheck(t *testing.T) {
 		{graph.Float64, nil, 0, math.Inf(1), false},
 		{graph.Float32, nil, 0, -3, true},
 		{graph.Int32, []int{3}, 1, -7, true},
+		// Later members of groups checked together (same type and
+		// extents): their flags keep their places.
+		{graph.Float32, []int{37}, -1, 0, true},
+		{graph.Float64, []int{7, 5}, 34, math.Inf(-1), false},
+		{graph.Float32, []int{33, 64}, 100, math.NaN(), false},
 	}
 	var ts []graph.Type
 	var vals []graph.Value
