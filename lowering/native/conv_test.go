@@ -19,77 +19,13 @@ import (
 // channels last reach the GEMM kernel through the implicit im2col
 // ("conv as gemm" in the plan) while the others keep the generic loops.
 func TestConvGemm(t *testing.T) {
-	type conv struct {
-		name          string
-		dt            graph.DType
-		batch, h, w   int // w = 0: Conv1D
-		in, out       int
-		kh, kw        int
-		opt           layers.ConvOptions
-		norm, viaGemm bool
-	}
-	cases := []conv{
-		{"same-bn-relu", graph.Float32, 2, 7, 5, 3, 5, 3, 3, layers.ConvOptions{Padding: layers.PadSame}, true, true},
-		{"valid-stride-dilation", graph.Float32, 3, 9, 8, 2, 4, 2, 3,
-			layers.ConvOptions{Strides: []int{2, 1}, Dilations: []int{1, 2}, NoBias: true}, false, true},
-		{"explicit-f64", graph.Float64, 1, 6, 7, 4, 3, 3, 2,
-			layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{1, 0, 2, 1}}, true, true},
-		{"1x1", graph.Float32, 2, 4, 3, 5, 6, 1, 1, layers.ConvOptions{}, false, true},
-		{"conv1d-same", graph.Float32, 2, 11, 0, 3, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame}, false, true},
-		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, false},
-		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
-	}
-	for _, cc := range cases {
-		t.Run(cc.name, func(t *testing.T) {
-			var ext []int
-			switch {
-			case cc.w == 0:
-				ext = []int{cc.batch, cc.h, cc.in}
-			case cc.opt.Format == layers.ChannelsFirst:
-				ext = []int{cc.batch, cc.in, cc.h, cc.w}
-			default:
-				ext = []int{cc.batch, cc.h, cc.w, cc.in}
-			}
-			x, err := graph.NewInput("x", graph.ArrayOf(cc.dt, ext...), false)
+	for _, cc := range lowertest.ConvCases() {
+		t.Run(cc.Name, func(t *testing.T) {
+			y, err := cc.Build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			var y graph.Node
-			if cc.w == 0 {
-				y, _, err = layers.Conv1D("conv", x, cc.in, cc.out, cc.kh, cc.dt, cc.opt)
-			} else {
-				y, _, err = layers.Conv2D("conv", x, cc.in, cc.out, [2]int{cc.kh, cc.kw}, cc.dt, cc.opt)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cc.norm {
-				yt, err := graph.Check(y)
-				if err != nil {
-					t.Fatal(err)
-				}
-				e := yt.Types[y].(*graph.ArrayType).Layout.Extents()
-				flat, err := graph.NewView(graph.FlattenView{Axis: 0}, y)
-				if err == nil {
-					flat, err = graph.NewView(graph.FlattenView{Axis: 0}, flat)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				z, _, err := layers.BatchNorm("bn", flat, cc.out, cc.dt, layers.BatchNormOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if z, err = graph.NewView(graph.SubdivView{Axis: 0, Block: e[1] * e[2]}, z); err == nil {
-					z, err = graph.NewView(graph.SubdivView{Axis: 1, Block: e[2]}, z)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if y, err = layers.ReLU("relu", z); err != nil {
-					t.Fatal(err)
-				}
-			}
+			viaGemm := cc.Opt.Format != layers.ChannelsFirst && max(cc.Opt.Groups, 1) == 1 // the others keep the generic loops
 			in, err := lowertest.Inputs(y, 7, 0, lowertest.Dense)
 			if err != nil {
 				t.Fatal(err)
@@ -112,8 +48,8 @@ func TestConvGemm(t *testing.T) {
 					}
 					got := strings.Contains(p.Describe(), "conv as gemm")
 					p.Close()
-					if got != cc.viaGemm {
-						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, cc.viaGemm, p.Describe())
+					if got != viaGemm {
+						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, viaGemm, p.Describe())
 					}
 				}
 			}

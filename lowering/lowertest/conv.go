@@ -1,0 +1,100 @@
+package lowertest
+
+import (
+	"fmt"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
+)
+
+// A ConvCase is a convolution built by layers, with BatchNorm and ReLU
+// after it when Norm is set: the programs each back end's convolution
+// path is tested on.
+type ConvCase struct {
+	Name     string
+	DType    graph.DType
+	Batch, H int
+	W        int // 0: Conv1D
+	In, Out  int
+	KH, KW   int // KW unused by Conv1D
+	Opt      layers.ConvOptions
+	Norm     bool
+}
+
+// ConvCases are odd sizes, strides, dilations, every padding, one and two
+// spatial axes, both layouts, groups and depthwise, f32 and f64.
+func ConvCases() []ConvCase {
+	return []ConvCase{
+		{"same-bn-relu", graph.Float32, 2, 7, 5, 3, 5, 3, 3, layers.ConvOptions{Padding: layers.PadSame}, true},
+		{"valid-stride-dilation", graph.Float32, 3, 9, 8, 2, 4, 2, 3,
+			layers.ConvOptions{Strides: []int{2, 1}, Dilations: []int{1, 2}, NoBias: true}, false},
+		{"explicit-f64", graph.Float64, 1, 6, 7, 4, 3, 3, 2,
+			layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{1, 0, 2, 1}}, true},
+		{"1x1", graph.Float32, 2, 4, 3, 5, 6, 1, 1, layers.ConvOptions{}, false},
+		{"conv1d-same", graph.Float32, 2, 11, 0, 3, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame}, false},
+		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false},
+		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false},
+		{"groups-bn-stride-f64", graph.Float64, 2, 7, 6, 6, 9, 3, 2,
+			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 1}, Groups: 3}, true},
+		{"depthwise", graph.Float32, 2, 7, 5, 4, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 4}, false},
+		{"depthwise-multiplier-valid-f64", graph.Float64, 1, 6, 7, 3, 6, 2, 3,
+			layers.ConvOptions{Strides: []int{2, 2}, Dilations: []int{2, 1}, Groups: 3, NoBias: true}, false},
+		{"groups-channels-first", graph.Float32, 2, 5, 6, 4, 2, 3, 3,
+			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false},
+		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false},
+	}
+}
+
+// Build returns the case's program: the convolution of an input "x",
+// then, with Norm, BatchNorm over batch and image and a ReLU.
+func (c ConvCase) Build() (graph.Node, error) {
+	var ext []int
+	switch {
+	case c.W == 0:
+		ext = []int{c.Batch, c.H, c.In}
+	case c.Opt.Format == layers.ChannelsFirst:
+		ext = []int{c.Batch, c.In, c.H, c.W}
+	default:
+		ext = []int{c.Batch, c.H, c.W, c.In}
+	}
+	x, err := graph.NewInput("x", graph.ArrayOf(c.DType, ext...), false)
+	if err != nil {
+		return nil, err
+	}
+	var y graph.Node
+	if c.W == 0 {
+		y, _, err = layers.Conv1D("conv", x, c.In, c.Out, c.KH, c.DType, c.Opt)
+	} else {
+		y, _, err = layers.Conv2D("conv", x, c.In, c.Out, [2]int{c.KH, c.KW}, c.DType, c.Opt)
+	}
+	if err != nil || !c.Norm {
+		return y, err
+	}
+	if c.W == 0 || c.Opt.Format == layers.ChannelsFirst {
+		return nil, fmt.Errorf("conv case %s: Norm takes a 2-D channels-last convolution", c.Name)
+	}
+	// BatchNorm over [batch·H·W, out], seen back as [batch, H, W, out].
+	yt, err := graph.Check(y)
+	if err != nil {
+		return nil, err
+	}
+	e := yt.Types[y].(*graph.ArrayType).Layout.Extents()
+	flat, err := graph.NewView(graph.FlattenView{Axis: 0}, y)
+	if err == nil {
+		flat, err = graph.NewView(graph.FlattenView{Axis: 0}, flat)
+	}
+	if err != nil {
+		return nil, err
+	}
+	z, _, err := layers.BatchNorm("bn", flat, c.Out, c.DType, layers.BatchNormOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if z, err = graph.NewView(graph.SubdivView{Axis: 0, Block: e[1] * e[2]}, z); err == nil {
+		z, err = graph.NewView(graph.SubdivView{Axis: 1, Block: e[2]}, z)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return layers.ReLU("relu", z)
+}
