@@ -104,6 +104,11 @@ func saveBenchPlot(path string, rep benchInferReport) error {
 	for i := range plots {
 		plots[i][0].Draw(canvases[i][0])
 	}
+	return writePNG(path, img)
+}
+
+// writePNG writes the drawn image to path as PNG.
+func writePNG(path string, img *vgimg.Canvas) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -84,13 +83,5 @@ func saveTrainPlot(path string, rep trainReport) error {
 	canvases := plot.Align(plots, tiles, dc)
 	loss.Draw(canvases[0][0])
 	acc.Draw(canvases[0][1])
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writePNG(path, img)
 }
