@@ -152,6 +152,11 @@ func (f *Fitted) Checkpoint() (*Checkpoint, error) {
 	if carried == nil {
 		return nil, errors.New("train: checkpoint: the network has not been trained")
 	}
+	if f.cfg.CNN != nil {
+		// The metadata records an MLP's configuration; a CNN's would be
+		// written as one and not load back.
+		return nil, errors.New("train: checkpoint: a CNN's checkpoint is not supported yet (the metadata records MLP configurations only); keep its values with Fitted.Predict's network or train an MLP")
+	}
 	ospec, err := OptimizerSpecOf(f.cfg.Optimizer)
 	if err != nil {
 		return nil, fmt.Errorf("train: checkpoint: %w", err)

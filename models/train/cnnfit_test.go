@@ -2,6 +2,9 @@ package train
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/lowering/xla"
@@ -47,6 +50,15 @@ func TestFitCNN(t *testing.T) {
 	}
 	if acc < 0.9 {
 		t.Errorf("test accuracy %.4f after 3 epochs, want at least 0.9", acc)
+	}
+	// A CNN's checkpoint is refused, rather than written with an MLP's
+	// configuration that would not load back.
+	path := filepath.Join(t.TempDir(), "cnn.safetensors")
+	if err := f.Save(path, nil); err == nil || !strings.Contains(err.Error(), "a CNN's checkpoint is not supported") {
+		t.Errorf("Save of a CNN: error %v, want a CNN's checkpoint refused", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("Save of a CNN wrote %s (stat: %v)", path, err)
 	}
 }
 
