@@ -203,6 +203,22 @@ func Fused(n graph.Node) (*fusion.Graph, error) {
 	return res.Graph, nil
 }
 
+// FusedAndUnfused returns term cut by the fusion pipeline (Fused) and
+// layer by layer (fusion.Unfused), in that order, failing tb if either
+// cannot be cut: the two graphs a back end's pattern tests run.
+func FusedAndUnfused(tb testing.TB, term graph.Node) []*fusion.Graph {
+	tb.Helper()
+	f, err := Fused(term)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u, err := fusion.Unfused(term)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []*fusion.Graph{f, u}
+}
+
 // Scheduled is the fusion pipeline's graph with every kernel's loops in
 // the last order the schedule pass enumerates (its Choose option), after
 // subdivisions by 2 or 3, whatever the cost model predicts: any order the

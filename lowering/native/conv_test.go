@@ -30,15 +30,7 @@ func TestConvGemm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fusion.Fuse(y, fusion.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			unf, err := fusion.Unfused(y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range []*fusion.Graph{res.Graph, unf} {
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				for _, par := range []int{1, 0} {
 					b := native.New(native.Options{Parallelism: par})
 					lowertest.Check(t, b, g, y, in, 0)

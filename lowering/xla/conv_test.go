@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
 	"github.com/hofuse/hofuse/lowering/xla"
@@ -29,15 +28,7 @@ func TestConvolution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fusion.Fuse(y, fusion.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			unf, err := fusion.Unfused(y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range []*fusion.Graph{res.Graph, unf} {
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
 				m, err := stablehlo.Module(g)
 				if err != nil {

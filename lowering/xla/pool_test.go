@@ -83,15 +83,7 @@ func TestPooling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fusion.Fuse(y, fusion.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			unf, err := fusion.Unfused(y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range []*fusion.Graph{res.Graph, unf} {
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
 				m, err := stablehlo.Module(g)
 				if err != nil {
@@ -231,15 +223,7 @@ func TestReduceWindowTerms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fusion.Fuse(y, fusion.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			unf, err := fusion.Unfused(y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range []*fusion.Graph{res.Graph, unf} {
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
 				m, err := stablehlo.Module(g)
 				if err != nil {
