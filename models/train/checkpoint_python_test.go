@@ -32,7 +32,7 @@ func TestPythonCheckpoint(t *testing.T) {
 	if c.Extra["by"] != "python" || c.Optimizer.Name != "" || len(c.Values) != 8 {
 		t.Fatalf("loaded %d values, optimizer %q, extra %v; want the 8 inference tensors, none, by python", len(c.Values), c.Optimizer.Name, c.Extra)
 	}
-	w, err := LoadWeights(path, models.MLPConfig{Sizes: []int{4, 5, 3}, DType: graph.Float32, Norm: models.NormBatch})
+	w, err := LoadWeights(path, SpecOf(models.MLPConfig{Sizes: []int{4, 5, 3}, DType: graph.Float32, Norm: models.NormBatch}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,11 @@ func TestHofuseCheckpointFixture(t *testing.T) {
 	c, err := LoadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The committed file was written before checkpoints recorded a
+	// model's kind: it loads as the MLP it is (unless rewritten).
+	if mc, err := c.Model.Config(); err != nil || c.Model.IsCNN() || len(mc.Sizes) != 3 || (c.Model.Kind != "" && !*writeFixture) {
+		t.Errorf("committed checkpoint: model %+v loads as %+v (%v), want the MLP 64-32-10 with no kind recorded", c.Model, mc, err)
 	}
 	io, err := checkpoint.Load(ioPath)
 	if err != nil {
