@@ -227,10 +227,10 @@ func (s ModelSpec) cnnFieldSet() string {
 	return ""
 }
 
-// network returns the FitConfig fields of the network s records: Model
-// for an MLP; CNN for a CNN, with Model resolved from it (see
-// FitConfig.resolve).
-func (s ModelSpec) network() (FitConfig, error) {
+// Network returns the FitConfig fields of the network s records: Model
+// for an MLP; for a CNN, CNN and Model with the CNN's input and output
+// sizes, DType and Norm (as Fit sets it), which the checks of rows read.
+func (s ModelSpec) Network() (FitConfig, error) {
 	if s.IsCNN() {
 		cc, err := s.CNNConfig()
 		if err != nil {
@@ -383,7 +383,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 			c.Extra[k] = v
 		}
 	}
-	cfg, err := c.Model.network()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: metadata %s: %v", path, MetaModel, err)
 	}
@@ -405,7 +405,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 // one the model reads, of its type; a mismatch names the tensor and both
 // shapes.
 func LoadWeights(path string, spec ModelSpec) (*Checkpoint, error) {
-	cfg, err := spec.network()
+	cfg, err := spec.Network()
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: the model: %w", path, err)
 	}
@@ -501,7 +501,7 @@ func kindWords(cnn bool) string {
 // or CNN for a CNN), optimizer, batch size, seed and DropLast, and Resume
 // set to c.
 func (c *Checkpoint) FitConfig(epochs int, be lowering.Backend) (FitConfig, error) {
-	cfg, err := c.Model.network()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return FitConfig{}, fmt.Errorf("train: %s: %w", c.Path, err)
 	}
@@ -521,7 +521,7 @@ func (c *Checkpoint) FitConfig(epochs int, be lowering.Backend) (FitConfig, erro
 // trains nothing. Evaluate runs in batches of the recorded batch size
 // (256 when none is recorded).
 func (c *Checkpoint) Fitted(be lowering.Backend) (*Fitted, error) {
-	cfg, err := c.Model.network()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: %w", c.Path, err)
 	}
