@@ -325,6 +325,12 @@ func TestTrainFormats(t *testing.T) {
 	assert.Equal(t, 40, rep.TrainRows)
 	assert.Equal(t, 20, rep.TestRows)
 	assert.Equal(t, "MNIST in "+mnist, rep.Data)
+	// The CNN on the same images: --image from the flag, the classes
+	// from the data.
+	rep = trainJSON(t, "--data", "mnist:"+mnist, "--model", "cnn", "--image", "2x2x1", "--conv", "4", "--pool", "1", "--epochs", "2", "--batch", "8")
+	assert.Equal(t, "CNN 2x2x1, conv 4 (3x3 same), pool 1, 10 classes, f32, batchnorm, relu", rep.Model, "IDX labels are digits: 10 classes")
+	require.Len(t, rep.History, 2)
+	assert.Equal(t, 10, rep.Steps, "2 epochs of 5 batches of 8")
 }
 
 // train --backend pjrt follows native's loss curve to f32 rounding, and
