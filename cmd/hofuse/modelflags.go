@@ -217,7 +217,7 @@ func describeModel(cfg train.FitConfig) string {
 		return fmt.Sprintf("%s, %v, %v, %v", cnnShape(*c), c.DType, c.Norm, c.Activation.OrDefault())
 	}
 	m := cfg.Model
-	return fmt.Sprintf("MLP %s, %v, %v, %v", describeSizes(m.Sizes), m.DType, m.Norm, m.Activation.OrDefault())
+	return fmt.Sprintf("MLP %s, %v, %v, %v", joinInts(m.Sizes, "-"), m.DType, m.Norm, m.Activation.OrDefault())
 }
 
 // modelWords names a model kind for messages: "an MLP" or "a CNN".

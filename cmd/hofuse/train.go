@@ -274,13 +274,13 @@ const (
 	mlpBatch  = 64
 )
 
-// describeSizes writes sizes as 64-128-128-10.
-func describeSizes(sizes []int) string {
-	s := make([]string, len(sizes))
-	for i, n := range sizes {
-		s[i] = strconv.Itoa(n)
+// checkBatchNorm refuses a --batch of one row with BatchNorm, whose batch
+// statistics need two; other is the --norm to suggest instead.
+func checkBatchNorm(batch int, norm models.Norm, other string) error {
+	if batch < 2 && norm == models.NormBatch {
+		return usagef("--batch %d: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm %s", batch, other)
 	}
-	return strings.Join(s, "-")
+	return nil
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) (err error) {
@@ -406,8 +406,8 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		if mf.batch < 2 && cc.Norm == models.NormBatch {
-			return usagef("--batch %d: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm none", mf.batch)
+		if err := checkBatchNorm(mf.batch, cc.Norm, "none"); err != nil {
+			return err
 		}
 		opt, err := optimizerFor(*optName, *lr, true)
 		if err != nil {
@@ -434,8 +434,8 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		if !sizesGiven {
 			mc.Sizes, mf.sizes = nil, ""
 		}
-		if mf.batch < 2 && mc.Norm == models.NormBatch {
-			return usagef("--batch %d: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm layernorm", mf.batch)
+		if err := checkBatchNorm(mf.batch, mc.Norm, "layernorm"); err != nil {
+			return err
 		}
 		opt, err := optimizerFor(*optName, *lr, false)
 		if err != nil {
