@@ -27,7 +27,9 @@ type FitConfig struct {
 	// CNN, when set, is the network instead of Model: a models.CNN whose
 	// input is the flattened image (Height*Width*Channels features) and
 	// whose Classes are the outputs; Batch and Mode are set by Fit, and a
-	// zero DType means the training set's, as for Model.
+	// zero DType means the training set's, as for Model. Fit takes a copy
+	// with its defaults resolved and sets Model to the CNN's input and
+	// output sizes; a checkpoint records it with kind "cnn" (CNNSpecOf).
 	CNN *models.CNNConfig
 	// Optimizer updates the parameters, as optim.NewAdam(0.001). Required.
 	Optimizer optim.Optimizer
