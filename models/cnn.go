@@ -59,6 +59,14 @@ type CNNConfig struct {
 	MaxMemory int64
 }
 
+// WithDefaults returns cfg with every zero field that has a default
+// (Height, Width, Channels, Conv, Kernel, Pool, Classes, Name) set to it:
+// the configuration CNN builds, as a checkpoint records it.
+func (cfg CNNConfig) WithDefaults() CNNConfig {
+	cfg.defaults()
+	return cfg
+}
+
 func (cfg *CNNConfig) defaults() {
 	if cfg.Height == 0 {
 		cfg.Height = 8

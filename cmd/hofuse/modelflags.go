@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/models"
+	"github.com/hofuse/hofuse/models/train"
 )
 
 // mlpFlags are the flags that describe an MLP, shared by the commands that
@@ -186,20 +188,74 @@ func (m *mlpFlags) buildCNN() (*models.Model, error) {
 func (m *mlpFlags) summary(model *models.Model) string {
 	if m.kind == "cnn" {
 		cfg, _ := m.cnnConfig()
-		pad := "same"
-		if cfg.Valid {
-			pad = "valid"
-		}
-		hidden := ""
-		if len(cfg.Hidden) > 0 {
-			hidden = " hidden " + m.hidden + ","
-		}
-		return fmt.Sprintf("CNN %dx%dx%d, conv %s (%dx%d %s), pool %d,%s %d classes, batch %d, %v, %v, %v, %v; %s",
-			cfg.Height, cfg.Width, cfg.Channels, m.conv, cfg.Kernel, cfg.Kernel, pad, cfg.Pool, hidden, cfg.Classes,
+		return fmt.Sprintf("%s, batch %d, %v, %v, %v, %v; %s", cnnShape(cfg),
 			cfg.Batch, cfg.DType, cfg.Norm, cfg.Mode, cfg.Activation.OrDefault(), count(model.NumParams(), "parameter"))
 	}
 	cfg, _ := m.config()
 	return describe(model, cfg)
+}
+
+// cnnShape describes a CNN's layers: "CNN 8x8x1, conv 8,16 (3x3 same),
+// pool 2, 10 classes".
+func cnnShape(cfg models.CNNConfig) string {
+	pad := "same"
+	if cfg.Valid {
+		pad = "valid"
+	}
+	hidden := ""
+	if len(cfg.Hidden) > 0 {
+		hidden = " hidden " + joinInts(cfg.Hidden, ",") + ","
+	}
+	return fmt.Sprintf("CNN %dx%dx%d, conv %s (%dx%d %s), pool %d,%s %d classes",
+		cfg.Height, cfg.Width, cfg.Channels, joinInts(cfg.Conv, ","), cfg.Kernel, cfg.Kernel, pad, cfg.Pool, hidden, cfg.Classes)
+}
+
+// describeModel is a one-line description of the network cfg trains (its
+// CNN, or its MLP), without batch or mode.
+func describeModel(cfg train.FitConfig) string {
+	if c := cfg.CNN; c != nil {
+		return fmt.Sprintf("%s, %v, %v, %v", cnnShape(*c), c.DType, c.Norm, c.Activation.OrDefault())
+	}
+	m := cfg.Model
+	return fmt.Sprintf("MLP %s, %v, %v, %v", joinInts(m.Sizes, "-"), m.DType, m.Norm, m.Activation.OrDefault())
+}
+
+// modelWords names a model kind for messages: "an MLP" or "a CNN".
+func modelWords(cnn bool) string {
+	if cnn {
+		return "a CNN"
+	}
+	return "an MLP"
+}
+
+// imageHint says what to pass as --image for rows of features values,
+// given the --image that does not fit them.
+func imageHint(image string, features int) string {
+	hint := fmt.Sprintf("pass an --image HxWxC whose H·W·C is %d", features)
+	if r := int(math.Sqrt(float64(features))); r*r == features {
+		hint += fmt.Sprintf(", as %dx%dx1", r, r)
+	}
+	hint += " (--image " + image + " takes " + strconv.Itoa(imageFeatures(image)) + ")"
+	return hint
+}
+
+// imageFeatures is H·W·C of an --image that cnnConfig accepted.
+func imageFeatures(image string) int {
+	n := 1
+	for _, p := range strings.Split(image, "x") {
+		d, _ := strconv.Atoi(strings.TrimSpace(p))
+		n *= d
+	}
+	return n
+}
+
+// joinInts writes ns separated by sep.
+func joinInts(ns []int, sep string) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, sep)
 }
 
 // dependentRows reports whether the rows of a batch depend on each other

@@ -69,10 +69,13 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", *model, err)
 	}
-	mc, err := ck.Model.Config()
+	// The network, its sizes resolved (a CNN's input and classes), as
+	// the checks on the rows read them.
+	netCfg, err := ck.Model.Network()
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", *model, err)
 	}
+	mc := netCfg.Model
 	ds, err := df.load(mc.DType)
 	if err != nil {
 		return err
@@ -100,7 +103,7 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 		rows = parts[len(parts)-1]
 	}
 	hint := func(int, string) string {
-		return "the model (" + describeSizes(mc.Sizes) + ") was trained on other data"
+		return "the model (" + describeModel(netCfg) + ") was trained on other data"
 	}
 	if err := checkFits(rows, df.spec, mc.Sizes, hint); err != nil {
 		return err
@@ -116,7 +119,7 @@ func runPredict(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer net.Close()
 
-	rep := predictReport{Model: fmt.Sprintf("MLP %s, %v, %v", describeSizes(mc.Sizes), mc.DType, mc.Norm), Data: ds.description, Rows: rows.Rows(), Labels: rows.Labels()}
+	rep := predictReport{Model: describeModel(netCfg), Data: ds.description, Rows: rows.Rows(), Labels: rows.Labels()}
 	batch := min(net.Config().Batch, rows.Rows())
 	for lo := 0; lo < rows.Rows(); lo += batch {
 		idx := make([]int, min(batch, rows.Rows()-lo))

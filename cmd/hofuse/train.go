@@ -30,8 +30,8 @@ import (
 func init() {
 	register(&command{
 		name:    "train",
-		usage:   "[--data digits|FILE.csv|FILE.npz|mnist:DIR] [--epochs N] [--batch N] [--optimizer sgd|momentum|adam|adamw] [--lr X] [--seed N] [--backend native|pjrt] [--save FILE.safetensors] [--resume FILE] [--plot FILE.png] [--json] [model flags]",
-		summary: "train an MLP classifier on a data set, show its progress, and save it as safetensors",
+		usage:   "[--model mlp|cnn] [--data digits|FILE.csv|FILE.npz|mnist:DIR] [--epochs N] [--batch N] [--optimizer sgd|momentum|adam|adamw] [--lr X] [--seed N] [--backend native|pjrt] [--save FILE.safetensors] [--resume FILE] [--plot FILE.png] [--json] [model flags]",
+		summary: "train an MLP or CNN classifier on a data set, show its progress, and save it as safetensors",
 		run:     runTrain,
 	})
 }
@@ -220,12 +220,16 @@ func openBackend(name, plugin string, rf *runFlags) (lowering.Backend, func(), e
 	return nil, nil, usagef("--backend: %q is not native or pjrt", name)
 }
 
-// optimizerFor makes --optimizer with --lr (0: the optimizer's default).
-func optimizerFor(name string, lr float64) (optim.Optimizer, error) {
+// optimizerFor makes --optimizer with --lr (0: the optimizer's default,
+// for Adam and AdamW a larger one for a CNN).
+func optimizerFor(name string, lr float64, cnn bool) (optim.Optimizer, error) {
 	def := map[string]float64{"sgd": 0.1, "momentum": 0.01, "adam": 0.001, "adamw": 0.001}
 	d, ok := def[name]
 	if !ok {
 		return nil, usagef("--optimizer: %q is not sgd, momentum, adam or adamw", name)
+	}
+	if cnn && (name == "adam" || name == "adamw") {
+		d = cnnAdamLR
 	}
 	if lr == 0 {
 		lr = d
@@ -261,30 +265,42 @@ func describeOptimizer(o optim.Optimizer) string {
 	return o.Name()
 }
 
-// describeSizes writes sizes as 64-128-128-10.
-func describeSizes(sizes []int) string {
-	s := make([]string, len(sizes))
-	for i, n := range sizes {
-		s[i] = strconv.Itoa(n)
+// The CNN's defaults in train: Adam's learning rate and the batch. With
+// them (and 20 epochs) the CNN reaches 98.66% on the digits' test rows,
+// the mean over seeds 1 to 5 (BenchmarkFitCNNDigits).
+const (
+	cnnAdamLR = 0.003
+	cnnBatch  = 32
+	mlpBatch  = 64
+)
+
+// checkBatchNorm refuses a --batch of one row with BatchNorm, whose batch
+// statistics need two; other is the --norm to suggest instead.
+func checkBatchNorm(batch int, norm models.Norm, other string) error {
+	if batch < 2 && norm == models.NormBatch {
+		return usagef("--batch %d: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm %s", batch, other)
 	}
-	return strings.Join(s, "-")
+	return nil
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	c := commands["train"]
 	fs := newFlags(c, stderr)
+	modelName := fs.String("model", "mlp", "the model to train: mlp or cnn, each with its model flags (with --resume: the checkpoint's)")
 	var mf mlpFlags
-	mf.register(fs, 64)
+	mf.register(fs, 0)
 	mf.sizes = ""
 	fs.Lookup("sizes").DefValue = ""
 	fs.Lookup("sizes").Usage = "layer `sizes`, input first, comma-separated (default: the data's features, 128, 128, the data's classes)"
-	fs.Lookup("batch").Usage = "the `size` of a training step's batch, in rows (an epoch's last batch may be smaller)"
+	fs.Lookup("batch").Usage = fmt.Sprintf("the `size` of a training step's batch, in rows (an epoch's last batch may be smaller); 0: %d for an MLP, %d for a CNN", mlpBatch, cnnBatch)
 	fs.Lookup("mode").Usage = "not for train, which builds the network for training and for inference itself"
+	fs.Lookup("classes").DefValue = "0"
+	fs.Lookup("classes").Usage = "cnn: output `classes` (default: the data's classes)"
 	var df dataFlags
 	df.register(fs)
 	epochs := fs.Int("epochs", 20, "`passes` over the training rows (with --resume: more passes)")
 	optName := fs.String("optimizer", "adam", "sgd, momentum (SGD with momentum 0.9), adam or adamw")
-	lr := fs.Float64("lr", 0, "learning `rate` (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.001, PyTorch's default for Adam)")
+	lr := fs.Float64("lr", 0, "learning `rate` (0: the optimizer's default: sgd 0.1, momentum 0.01, adam and adamw 0.001, PyTorch's default for Adam, or 0.003 for a CNN)")
 	seed := fs.Uint64("seed", 1, "`seed` of the initial weights and of every epoch's order of rows")
 	split := fs.String("split", "0.8,0.2", "`fractions` of the rows to train and test on (a third, in the middle, is a validation set); the rows are shuffled with a fixed seed first, so every --seed sees the same split. Not with mnist:DIR, which has its own test set")
 	backend := fs.String("backend", "native", "where to train: native (in-process Go) or pjrt (a PJRT plugin)")
@@ -308,6 +324,8 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("unexpected arguments %q", pos)
 	case set["mode"]:
 		return usagef("--mode: train builds the network for training and for inference itself; leave --mode out")
+	case *resume == "" && !isModelName(*modelName):
+		return usagef("--model %s: want %s", *modelName, modelNames)
 	case *epochs < 1:
 		return usagef("--epochs %d: train at least 1 epoch", *epochs)
 	case *backend == "native" && set["plugin"]:
@@ -319,8 +337,8 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	case strings.HasPrefix(df.spec, "mnist:") && set["split"]:
 		return usagef("--split: mnist:DIR has its own test set (t10k); leave --split out")
 	}
-	if *resume != "" {
-		if err := rejectFlags(set, "comes from the checkpoint --resume reads; leave it out", "sizes", "dtype", "norm", "activation", "batch", "optimizer", "lr", "seed"); err != nil {
+	if *resume == "" {
+		if err := mf.checkKind(*modelName, set); err != nil {
 			return err
 		}
 	}
@@ -352,6 +370,23 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		if ck, err = train.LoadCheckpoint(*resume); err != nil {
 			return fmt.Errorf("--resume %s: %w", *resume, err)
 		}
+		// The model is the checkpoint's: flags of the other kind, or
+		// another --model, are refused by name, then every model flag.
+		cnn := ck.Model.IsCNN()
+		kind, other := "mlp", cnnOnlyFlags
+		if cnn {
+			kind, other = "cnn", mlpOnlyFlags
+		}
+		if set["model"] && *modelName != kind {
+			return usagef("--model %s: %s holds %s; --resume takes the model from the checkpoint, leave --model out", *modelName, *resume, modelWords(cnn))
+		}
+		if err := rejectFlags(set, fmt.Sprintf("describes %s, and %s holds %s; --resume takes the model from the checkpoint, leave it out", modelWords(!cnn), *resume, modelWords(cnn)), other...); err != nil {
+			return err
+		}
+		if err := rejectFlags(set, "comes from the checkpoint --resume reads; leave it out", append([]string{"sizes", "dtype", "norm", "activation", "batch", "optimizer", "lr", "seed"}, cnnOnlyFlags...)...); err != nil {
+			return err
+		}
+		mf.kind = kind
 		if cfg, err = ck.FitConfig(*epochs, nil); err != nil {
 			return fmt.Errorf("--resume %s: %w", *resume, err)
 		}
@@ -363,7 +398,31 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 				return fmt.Errorf("--resume %s: the split it records: %w", *resume, err)
 			}
 		}
+	} else if mf.kind == "cnn" {
+		if !set["batch"] {
+			mf.batch = cnnBatch
+		}
+		cc, err := mf.cnnConfig()
+		if err != nil {
+			return err
+		}
+		if err := checkBatchNorm(mf.batch, cc.Norm, "none"); err != nil {
+			return err
+		}
+		opt, err := optimizerFor(*optName, *lr, true)
+		if err != nil {
+			return err
+		}
+		cc.Batch, cc.Mode = 0, models.Inference
+		// Model holds the CNN's input and output sizes for the checks
+		// below (Fit sets it so too); Classes comes from the data
+		// unless --classes says.
+		cfg = train.FitConfig{CNN: &cc, Model: models.MLPConfig{Sizes: []int{cc.Height * cc.Width * cc.Channels, cc.Classes}, DType: cc.DType, Norm: cc.Norm},
+			Optimizer: opt, Epochs: *epochs, Batch: mf.batch, Seed: *seed}
 	} else {
+		if !set["batch"] {
+			mf.batch = mlpBatch
+		}
 		sizesGiven := mf.sizes != ""
 		if !sizesGiven {
 			mf.sizes = "1,1" // the data's, below; the other flags are checked now
@@ -375,10 +434,10 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		if !sizesGiven {
 			mc.Sizes, mf.sizes = nil, ""
 		}
-		if mf.batch < 2 && mc.Norm == models.NormBatch {
-			return usagef("--batch %d: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm layernorm", mf.batch)
+		if err := checkBatchNorm(mf.batch, mc.Norm, "layernorm"); err != nil {
+			return err
 		}
-		opt, err := optimizerFor(*optName, *lr)
+		opt, err := optimizerFor(*optName, *lr, false)
 		if err != nil {
 			return err
 		}
@@ -391,16 +450,25 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.Model.Sizes == nil {
-		classes := ds.rows.Classes()
-		if ds.test != nil {
-			classes = max(classes, ds.test.Classes())
-		}
+	classes := ds.rows.Classes()
+	if ds.test != nil {
+		classes = max(classes, ds.test.Classes())
+	}
+	switch {
+	case cfg.Model.Sizes == nil:
 		cfg.Model.Sizes = []int{ds.rows.Features(), 128, 128, classes}
+	case ck == nil && cfg.CNN != nil && !set["classes"]:
+		cfg.CNN.Classes, mf.classes = classes, classes
+		cfg.Model.Sizes[1] = classes
 	}
 	hint := func(size int, which string) string {
-		if ck != nil {
-			return "the checkpoint's model (" + describeSizes(cfg.Model.Sizes) + ") was trained on other data"
+		switch {
+		case ck != nil:
+			return "the checkpoint's model (" + describeModel(cfg) + ") was trained on other data"
+		case cfg.CNN != nil && which == "first":
+			return imageHint(mf.image, size)
+		case cfg.CNN != nil:
+			return fmt.Sprintf("pass --classes %d", size)
 		}
 		return fmt.Sprintf("pass --sizes with %d as its %s size", size, which)
 	}
@@ -430,9 +498,12 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		return usagef("--batch %d: %s; pass --batch %d or less", cfg.Batch, what, trainSet.Rows())
 	}
-	if mf.sizes != "" {
-		// The configuration as models.MLP sees it: sizes past a cap or
-		// the memory limit are said now.
+	if ck == nil {
+		// The configuration as models.MLP or models.CNN sees it: sizes
+		// past a cap or the memory limit are said now.
+		if mf.kind != "cnn" {
+			mf.sizes = joinInts(cfg.Model.Sizes, ",")
+		}
 		mf.batch = cfg.Batch
 		mf.mode = "training"
 		if _, err := mf.build(); err != nil {
@@ -453,7 +524,7 @@ func runTrain(args []string, stdout, stderr io.Writer) (err error) {
 		val = testSet
 	}
 	rep := trainReport{
-		Model: fmt.Sprintf("MLP %s, %v, %v, %v", describeSizes(cfg.Model.Sizes), cfg.Model.DType, cfg.Model.Norm, cfg.Model.Activation.OrDefault()),
+		Model: describeModel(cfg),
 		Data:  ds.description, TrainRows: trainSet.Rows(), TestRows: testSet.Rows(),
 		Optimizer: describeOptimizer(cfg.Optimizer), Backend: be.Name(), Batch: cfg.Batch, Seed: cfg.Seed,
 		History: []trainEpoch{},

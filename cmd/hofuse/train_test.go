@@ -28,6 +28,46 @@ func trainJSON(t *testing.T, args ...string) trainReport {
 	return rep
 }
 
+// "hofuse train --model cnn" on the digits with its defaults: the loss
+// falls, 3 epochs pass a floor (20 reach the 98%, see
+// BenchmarkFitCNNDigits), and the checkpoint predicts the test rows
+// with the test accuracy and loss train reported, with 10 logits a row.
+func TestTrainCNN(t *testing.T) {
+	dir := t.TempDir()
+	save, png := filepath.Join(dir, "cnn.safetensors"), filepath.Join(dir, "curves.png")
+	rep := trainJSON(t, "--model", "cnn", "--epochs", "3", "--save", save, "--plot", png)
+	assert.Equal(t, "CNN 8x8x1, conv 8,16 (3x3 same), pool 2, 10 classes, f32, batchnorm, relu", rep.Model)
+	assert.Equal(t, "Adam (lr 0.003)", rep.Optimizer)
+	assert.Equal(t, 32, rep.Batch)
+	require.Len(t, rep.History, 3)
+	assert.Less(t, rep.History[2].TrainLoss, rep.History[0].TrainLoss/2, "the loss falls")
+	assert.Equal(t, 3*45, rep.Steps, "45 steps an epoch: 44 batches of 32 and one of 30")
+	assert.Greater(t, rep.TestAccuracy, 0.93)
+	img, err := os.ReadFile(png)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(img), "\x89PNG\r\n\x1a\n"), "--plot writes a PNG")
+
+	code, out, errs := hofuse("predict", "--json", "--test", "--logits", "--model", save)
+	require.Equal(t, 0, code, errs)
+	var pr predictReport
+	require.NoError(t, json.Unmarshal([]byte(out), &pr))
+	assert.Equal(t, rep.Model, pr.Model)
+	assert.Equal(t, rep.TestRows, pr.Rows)
+	assert.Equal(t, rep.TestAccuracy, pr.Accuracy)
+	assert.InDelta(t, rep.TestLoss, pr.Loss, 1e-12)
+	require.Len(t, pr.Logits, rep.TestRows)
+	for i, row := range pr.Logits {
+		require.Len(t, row, 10)
+		best := 0
+		for j := range row {
+			if row[j] > row[best] {
+				best = j
+			}
+		}
+		assert.Equal(t, best, pr.Predictions[i], "row %d: the prediction is the largest logit", i)
+	}
+}
+
 // "hofuse train" on the digits: the loss falls, the test accuracy is far
 // past the 10% of untrained weights, the checkpoint it saves predicts
 // with the same accuracy, and the plot is a PNG.
@@ -73,20 +113,24 @@ func TestTrainDigits(t *testing.T) {
 }
 
 // Two epochs, saved, and two more resumed from the file alone give the
-// per-epoch losses of four epochs straight, exactly.
+// per-epoch losses of four epochs straight, exactly: for the MLP and for
+// the CNN, whose model comes from the file too.
 func TestTrainResume(t *testing.T) {
-	straight := trainJSON(t, "--epochs", "4")
 	save := filepath.Join(t.TempDir(), "r.safetensors")
-	a := trainJSON(t, "--epochs", "2", "--save", save)
-	b := trainJSON(t, "--epochs", "2", "--resume", save)
-	got := append(a.History, b.History...)
-	require.Len(t, got, 4)
-	for i, e := range straight.History {
-		assert.Equal(t, e.Epoch, got[i].Epoch)
-		assert.Equal(t, e.TrainLoss, got[i].TrainLoss, "epoch %d", e.Epoch)
-		assert.Equal(t, *e.ValLoss, *got[i].ValLoss, "epoch %d", e.Epoch)
+	for _, model := range [][]string{nil, {"--model", "cnn", "--conv", "4,8"}} {
+		straight := trainJSON(t, append([]string{"--epochs", "4"}, model...)...)
+		a := trainJSON(t, append([]string{"--epochs", "2", "--save", save}, model...)...)
+		b := trainJSON(t, "--epochs", "2", "--resume", save)
+		assert.Equal(t, straight.Model, b.Model)
+		got := append(a.History, b.History...)
+		require.Len(t, got, 4)
+		for i, e := range straight.History {
+			assert.Equal(t, e.Epoch, got[i].Epoch)
+			assert.Equal(t, e.TrainLoss, got[i].TrainLoss, "%q: epoch %d", model, e.Epoch)
+			assert.Equal(t, *e.ValLoss, *got[i].ValLoss, "%q: epoch %d", model, e.Epoch)
+		}
+		assert.Equal(t, straight.TestAccuracy, b.TestAccuracy, "%q", model)
 	}
-	assert.Equal(t, straight.TestAccuracy, b.TestAccuracy)
 
 	// The split is the checkpoint's too.
 	v := trainJSON(t, "--epochs", "1", "--split", "0.7,0.1,0.2", "--save", save)
@@ -137,6 +181,20 @@ func TestTrainBadInput(t *testing.T) {
 		{[]string{"--mode", "training"}, 2, "--mode: train builds the network for training and for inference itself; leave --mode out"},
 		{[]string{"--split", "0.5,0.4"}, 2, "--split 0.5,0.4: want 2 fractions (train, test) or 3 (train, validation, test) that sum to 1, as 0.8,0.2"},
 		{[]string{"--resume", missing}, 1, "--resume " + missing + ": checkpoint: open " + missing + ": no such file or directory"},
+		{[]string{"--model", "rnn"}, 2, "--model rnn: want mlp or cnn"},
+		{[]string{"--conv", "8"}, 2, "--conv: describes the CNN (cnn); the MLP's sizes are --sizes"},
+		{[]string{"--model", "cnn", "--sizes", "64,10"}, 2, "--sizes: describes the MLP; the CNN's sizes are --image, --conv, --kernel, --pool, --hidden and --classes"},
+		{[]string{"--model", "cnn", "--image", "28x28x1"}, 1,
+			"--data digits: 64 features a row, the model's input takes 784; pass an --image HxWxC whose H·W·C is 64, as 8x8x1 (--image 28x28x1 takes 784)"},
+		{[]string{"--model", "cnn", "--image", "4x4x3", "--data", labels, "--batch", "2"}, 1,
+			"--data " + labels + ": 2 features a row, the model's input takes 48; pass an --image HxWxC whose H·W·C is 2 (--image 4x4x3 takes 48)"},
+		{[]string{"--model", "cnn", "--image", "8x8"}, 2, "--image 8x8: want HxWxC, as 8x8x1"},
+		{[]string{"--model", "cnn", "--classes", "5"}, 1,
+			"--data digits: row 6 has label 5, out of range for the model's 5 outputs; fix the labels, or pass --classes 10"},
+		{[]string{"--model", "cnn", "--norm", "layernorm"}, 2, "--norm: layernorm, want batchnorm or none"},
+		{[]string{"--model", "cnn", "--batch", "1"}, 2, "--batch 1: BatchNorm normalises with the batch's statistics, so a batch needs at least 2 rows; pass a larger --batch, or --norm none"},
+		{[]string{"--model", "cnn", "--kernel", "9", "--valid"}, 2, "--kernel: block 1 convolves a 8x8 image with a valid 9x9 window: the image is too small for 2 blocks"},
+		{[]string{"--model", "cnn", "--conv", "8,0"}, 2, "--conv 8,0: size 2 is 0, want at least 1"},
 	} {
 		code, out, errs := hofuse(append([]string{"train", "--save", save}, tc.args...)...)
 		if tc.args[0] == "--save" {
@@ -152,12 +210,15 @@ func TestTrainBadInput(t *testing.T) {
 }
 
 // A checkpoint resumed or predicted on data it does not fit is refused,
-// naming the checkpoint's model; a file that is not a hofuse checkpoint
-// says what is missing.
+// naming the checkpoint's model, and so are the flags of a model given
+// with --resume (those of the other kind by name); a file that is not a
+// hofuse checkpoint says what is missing.
 func TestPredictBadInput(t *testing.T) {
 	dir := t.TempDir()
 	save := filepath.Join(dir, "m.safetensors")
 	trainJSON(t, "--epochs", "1", "--save", save)
+	cnn := filepath.Join(dir, "cnn.safetensors")
+	cnnModel := trainJSON(t, "--model", "cnn", "--conv", "4", "--epochs", "1", "--save", cnn).Model
 	small := filepath.Join(dir, "small.csv")
 	require.NoError(t, os.WriteFile(small, []byte("0.1,0.2,0\n0.3,0.4,1\n0.5,0.6,1\n0.7,0.8,0\n0.9,1,1\n"), 0o644))
 	for _, tc := range []struct {
@@ -167,10 +228,17 @@ func TestPredictBadInput(t *testing.T) {
 	}{
 		{[]string{"predict"}, 2, "hofuse predict: --model: name the network to predict with, a FILE.safetensors that 'hofuse train --save' wrote"},
 		{[]string{"predict", "--model", save, "--data", small}, 1,
-			"hofuse predict: --data " + small + ": 2 features a row, the model's input takes 64; the model (64-128-128-10) was trained on other data"},
+			"hofuse predict: --data " + small + ": 2 features a row, the model's input takes 64; the model (MLP 64-128-128-10, f32, batchnorm, relu) was trained on other data"},
 		{[]string{"train", "--resume", save, "--data", small, "--split", "0.6,0.4"}, 1,
-			"hofuse train: --data " + small + ": 2 features a row, the model's input takes 64; the checkpoint's model (64-128-128-10) was trained on other data"},
+			"hofuse train: --data " + small + ": 2 features a row, the model's input takes 64; the checkpoint's model (MLP 64-128-128-10, f32, batchnorm, relu) was trained on other data"},
 		{[]string{"train", "--resume", save, "--sizes", "64,10"}, 2, "hofuse train: --sizes: comes from the checkpoint --resume reads; leave it out"},
+		{[]string{"train", "--resume", save, "--model", "cnn"}, 2, "hofuse train: --model cnn: " + save + " holds an MLP; --resume takes the model from the checkpoint, leave --model out"},
+		{[]string{"train", "--resume", save, "--conv", "8"}, 2, "hofuse train: --conv: describes a CNN, and " + save + " holds an MLP; --resume takes the model from the checkpoint, leave it out"},
+		{[]string{"predict", "--model", cnn, "--data", small}, 1,
+			"hofuse predict: --data " + small + ": 2 features a row, the model's input takes 64; the model (" + cnnModel + ") was trained on other data"},
+		{[]string{"train", "--resume", cnn, "--model", "mlp"}, 2, "hofuse train: --model mlp: " + cnn + " holds a CNN; --resume takes the model from the checkpoint, leave --model out"},
+		{[]string{"train", "--resume", cnn, "--sizes", "64,10"}, 2, "hofuse train: --sizes: describes an MLP, and " + cnn + " holds a CNN; --resume takes the model from the checkpoint, leave it out"},
+		{[]string{"train", "--resume", cnn, "--kernel", "5"}, 2, "hofuse train: --kernel: comes from the checkpoint --resume reads; leave it out"},
 		{[]string{"predict", "--model", small}, 1, "hofuse predict: --model " + small + ": checkpoint: " + small + ": header length 3184658670939090480 is past the format's limit of 100000000 bytes; not a safetensors file, or a damaged one"},
 	} {
 		code, out, errs := hofuse(tc.args...)
@@ -257,33 +325,42 @@ func TestTrainFormats(t *testing.T) {
 	assert.Equal(t, 40, rep.TrainRows)
 	assert.Equal(t, 20, rep.TestRows)
 	assert.Equal(t, "MNIST in "+mnist, rep.Data)
+	// The CNN on the same images: --image from the flag, the classes
+	// from the data.
+	rep = trainJSON(t, "--data", "mnist:"+mnist, "--model", "cnn", "--image", "2x2x1", "--conv", "4", "--pool", "1", "--epochs", "2", "--batch", "8")
+	assert.Equal(t, "CNN 2x2x1, conv 4 (3x3 same), pool 1, 10 classes, f32, batchnorm, relu", rep.Model, "IDX labels are digits: 10 classes")
+	require.Len(t, rep.History, 2)
+	assert.Equal(t, 10, rep.Steps, "2 epochs of 5 batches of 8")
 }
 
 // train --backend pjrt follows native's loss curve to f32 rounding, and
-// its checkpoint predicts the same classes on either back end.
+// its checkpoint predicts the same classes on either back end: the MLP
+// and the CNN.
 func TestTrainPJRT(t *testing.T) {
 	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
-	save := filepath.Join(t.TempDir(), "p.safetensors")
-	p := trainJSON(t, "--backend", "pjrt", "--plugin", path, "--epochs", "3", "--save", save)
-	n := trainJSON(t, "--epochs", "3")
-	require.Len(t, p.History, 3)
-	for i, e := range p.History {
-		assert.InEpsilon(t, n.History[i].TrainLoss, e.TrainLoss, 1e-2, "epoch %d", e.Epoch)
-	}
-	assert.InDelta(t, n.TestAccuracy, p.TestAccuracy, 0.02)
-	var preds [2]predictReport
-	for i, args := range [][]string{{"--backend", "pjrt", "--plugin", path}, nil} {
-		code, out, errs := hofuse(append([]string{"predict", "--json", "--model", save}, args...)...)
-		require.Equal(t, 0, code, errs)
-		require.NoError(t, json.Unmarshal([]byte(out), &preds[i]))
-	}
-	differ := 0
-	for i := range preds[0].Predictions {
-		if preds[0].Predictions[i] != preds[1].Predictions[i] {
-			differ++
+	for _, model := range [][]string{nil, {"--model", "cnn"}} {
+		save := filepath.Join(t.TempDir(), "p.safetensors")
+		p := trainJSON(t, append([]string{"--backend", "pjrt", "--plugin", path, "--epochs", "3", "--save", save}, model...)...)
+		n := trainJSON(t, append([]string{"--epochs", "3"}, model...)...)
+		require.Len(t, p.History, 3)
+		for i, e := range p.History {
+			assert.InEpsilon(t, n.History[i].TrainLoss, e.TrainLoss, 1e-2, "%q: epoch %d", model, e.Epoch)
 		}
+		assert.InDelta(t, n.TestAccuracy, p.TestAccuracy, 0.02, "%q", model)
+		var preds [2]predictReport
+		for i, args := range [][]string{{"--backend", "pjrt", "--plugin", path}, nil} {
+			code, out, errs := hofuse(append([]string{"predict", "--json", "--model", save}, args...)...)
+			require.Equal(t, 0, code, errs)
+			require.NoError(t, json.Unmarshal([]byte(out), &preds[i]))
+		}
+		differ := 0
+		for i := range preds[0].Predictions {
+			if preds[0].Predictions[i] != preds[1].Predictions[i] {
+				differ++
+			}
+		}
+		assert.LessOrEqual(t, differ, 2, "%q: rows classed differently by PJRT and native (a near tie may flip)", model)
 	}
-	assert.LessOrEqual(t, differ, 2, "rows classed differently by PJRT and native (a near tie may flip)")
 }
 
 // predict --test classifies the test rows of the split train recorded:

@@ -24,14 +24,35 @@ const (
 	MetaProgress  = "hofuse.progress"
 )
 
-// ModelSpec is the MLP configuration a checkpoint records, in the words
-// the CLI's flags use.
+// The model kinds a ModelSpec records.
+const (
+	KindMLP = "mlp" // models.MLP; a file written before CNNs records no kind
+	KindCNN = "cnn" // models.CNN
+)
+
+// ModelSpec is the network a checkpoint records, in the words the CLI's
+// flags use: an MLP (Kind "mlp", or "" in files written before CNNs) by
+// its Sizes, or a CNN (Kind "cnn") by its image, blocks and dense layers.
+// DType, Norm, Activation and Eps are both kinds'; the fields of the
+// other kind are left out.
 type ModelSpec struct {
-	Sizes      []int   `json:"sizes"`
+	Kind       string  `json:"kind,omitempty"`
+	Sizes      []int   `json:"sizes,omitempty"`      // MLP: input first
 	DType      string  `json:"dtype"`                // "f32" or "f64"
-	Norm       string  `json:"norm"`                 // "none", "batchnorm" or "layernorm"
+	Norm       string  `json:"norm"`                 // "none", "batchnorm" or "layernorm" (a CNN: none or batchnorm)
 	Activation string  `json:"activation,omitempty"` // "" means ReLU
 	Eps        float64 `json:"eps,omitempty"`        // 0: the layer's default
+
+	// The CNN's fields (models.CNNConfig), every one recorded as built.
+	Height   int   `json:"height,omitempty"`
+	Width    int   `json:"width,omitempty"`
+	Channels int   `json:"channels,omitempty"`
+	Conv     []int `json:"conv,omitempty"`   // each block's output channels
+	Kernel   int   `json:"kernel,omitempty"` // Kernel × Kernel windows
+	Valid    bool  `json:"valid,omitempty"`  // "valid" convolutions, not "same"
+	Pool     int   `json:"pool,omitempty"`   // Pool × Pool max pooling at stride Pool; 1: none
+	Hidden   []int `json:"hidden,omitempty"` // dense layers after the blocks
+	Classes  int   `json:"classes,omitempty"`
 }
 
 // OptimizerSpec is the optimizer a checkpoint records: "sgd" (with
@@ -76,34 +97,156 @@ type Checkpoint struct {
 
 // SpecOf records an MLP configuration.
 func SpecOf(cfg models.MLPConfig) ModelSpec {
-	s := ModelSpec{Sizes: slices.Clone(cfg.Sizes), DType: cfg.DType.String(), Norm: cfg.Norm.String(), Eps: cfg.Eps}
+	s := ModelSpec{Kind: KindMLP, Sizes: slices.Clone(cfg.Sizes), DType: cfg.DType.String(), Norm: cfg.Norm.String(), Eps: cfg.Eps}
 	if cfg.Activation != layers.ActDefault {
 		s.Activation = cfg.Activation.String()
 	}
 	return s
 }
 
-// Config returns the MLP configuration s records (Batch and Mode unset).
+// CNNSpecOf records a CNN configuration, its defaults resolved (Name,
+// Batch, Mode and MaxMemory are not recorded).
+func CNNSpecOf(cfg models.CNNConfig) ModelSpec {
+	cfg = cfg.WithDefaults()
+	s := ModelSpec{Kind: KindCNN, DType: cfg.DType.String(), Norm: cfg.Norm.String(), Eps: cfg.Eps,
+		Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels, Conv: slices.Clone(cfg.Conv), Kernel: cfg.Kernel,
+		Valid: cfg.Valid, Pool: cfg.Pool, Hidden: slices.Clone(cfg.Hidden), Classes: cfg.Classes}
+	if cfg.Activation != layers.ActDefault {
+		s.Activation = cfg.Activation.String()
+	}
+	return s
+}
+
+// IsCNN reports whether s records a CNN.
+func (s ModelSpec) IsCNN() bool { return s.Kind == KindCNN }
+
+// common reads the fields both kinds share into dtype, norm, activation.
+func (s ModelSpec) common() (graph.DType, models.Norm, layers.Activation, error) {
+	dt, err := graph.ParseDType(s.DType)
+	if err != nil || !dt.IsFloat() {
+		return dt, 0, 0, fmt.Errorf("dtype %q, want f32 or f64", s.DType)
+	}
+	norm, err := models.ParseNorm(s.Norm)
+	if err != nil {
+		return dt, 0, 0, err
+	}
+	act := layers.ActDefault
+	if s.Activation != "" {
+		if act, err = layers.ParseActivation(s.Activation); err != nil {
+			return dt, 0, 0, err
+		}
+	}
+	return dt, norm, act, nil
+}
+
+// Config returns the MLP configuration s records (Batch and Mode unset);
+// a CNN's spec is an error (see CNNConfig).
 func (s ModelSpec) Config() (models.MLPConfig, error) {
 	var cfg models.MLPConfig
-	var err error
-	if len(s.Sizes) < 2 {
+	switch {
+	case s.Kind == KindCNN:
+		return cfg, errors.New("kind \"cnn\": the model is a CNN, not an MLP")
+	case s.Kind != "" && s.Kind != KindMLP:
+		return cfg, fmt.Errorf("kind %q, want %q or %q", s.Kind, KindMLP, KindCNN)
+	case len(s.Sizes) < 2:
 		return cfg, fmt.Errorf("sizes %v, want at least the input and output sizes", s.Sizes)
 	}
+	if f := s.cnnFieldSet(); f != "" {
+		return cfg, fmt.Errorf("%s is set, which describes a CNN, and the kind is %q; want kind \"cnn\" or no %s", f, s.kindName(), f)
+	}
 	cfg.Sizes = slices.Clone(s.Sizes)
-	if cfg.DType, err = graph.ParseDType(s.DType); err != nil || !cfg.DType.IsFloat() {
-		return cfg, fmt.Errorf("dtype %q, want f32 or f64", s.DType)
-	}
-	if cfg.Norm, err = models.ParseNorm(s.Norm); err != nil {
+	var err error
+	if cfg.DType, cfg.Norm, cfg.Activation, err = s.common(); err != nil {
 		return cfg, err
-	}
-	if s.Activation != "" {
-		if cfg.Activation, err = layers.ParseActivation(s.Activation); err != nil {
-			return cfg, err
-		}
 	}
 	cfg.Eps = s.Eps
 	return cfg, nil
+}
+
+// CNNConfig returns the CNN configuration s records (Batch and Mode
+// unset); an MLP's spec is an error (see Config).
+func (s ModelSpec) CNNConfig() (models.CNNConfig, error) {
+	var cfg models.CNNConfig
+	if s.Kind != KindCNN {
+		return cfg, fmt.Errorf("kind %q: the model is not a CNN", s.kindName())
+	}
+	if s.Sizes != nil {
+		return cfg, fmt.Errorf("sizes %v describe an MLP, and the kind is \"cnn\"; want no sizes", s.Sizes)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"height", s.Height}, {"width", s.Width}, {"channels", s.Channels}, {"kernel", s.Kernel}, {"pool", s.Pool}, {"classes", s.Classes}} {
+		// A zero would take the builder's default: a file records every size.
+		if f.v < 1 {
+			return cfg, fmt.Errorf("%s %d, want at least 1", f.name, f.v)
+		}
+	}
+	if len(s.Conv) == 0 {
+		return cfg, errors.New("conv [], want each convolution block's output channels")
+	}
+	cfg = models.CNNConfig{Height: s.Height, Width: s.Width, Channels: s.Channels, Conv: slices.Clone(s.Conv), Kernel: s.Kernel,
+		Valid: s.Valid, Pool: s.Pool, Hidden: slices.Clone(s.Hidden), Classes: s.Classes, Eps: s.Eps}
+	var err error
+	if cfg.DType, cfg.Norm, cfg.Activation, err = s.common(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// kindName is the kind s records, "mlp" when it records none.
+func (s ModelSpec) kindName() string {
+	if s.Kind == "" {
+		return KindMLP
+	}
+	return s.Kind
+}
+
+// cnnFieldSet names a CNN field s sets, or returns "".
+func (s ModelSpec) cnnFieldSet() string {
+	switch {
+	case s.Height != 0:
+		return "height"
+	case s.Width != 0:
+		return "width"
+	case s.Channels != 0:
+		return "channels"
+	case s.Conv != nil:
+		return "conv"
+	case s.Kernel != 0:
+		return "kernel"
+	case s.Valid:
+		return "valid"
+	case s.Pool != 0:
+		return "pool"
+	case s.Hidden != nil:
+		return "hidden"
+	case s.Classes != 0:
+		return "classes"
+	}
+	return ""
+}
+
+// Network returns the FitConfig fields of the network s records: Model
+// for an MLP; for a CNN, CNN and Model with the CNN's input and output
+// sizes, DType and Norm (as Fit sets it), which the checks of rows read.
+func (s ModelSpec) Network() (FitConfig, error) {
+	if s.IsCNN() {
+		cc, err := s.CNNConfig()
+		if err != nil {
+			return FitConfig{}, err
+		}
+		cfg := FitConfig{CNN: &cc}
+		if err := cfg.resolve(cc.DType); err != nil {
+			return FitConfig{}, err
+		}
+		return cfg, nil
+	}
+	mc, err := s.Config()
+	if err != nil {
+		return FitConfig{}, err
+	}
+	return FitConfig{Model: mc}, nil
 }
 
 // OptimizerSpecOf records an optimizer: optim.SGD or optim.Adam.
@@ -152,17 +295,16 @@ func (f *Fitted) Checkpoint() (*Checkpoint, error) {
 	if carried == nil {
 		return nil, errors.New("train: checkpoint: the network has not been trained")
 	}
+	spec := SpecOf(f.cfg.Model)
 	if f.cfg.CNN != nil {
-		// The metadata records an MLP's configuration; a CNN's would be
-		// written as one and not load back.
-		return nil, errors.New("train: checkpoint: a CNN's checkpoint is not supported yet (the metadata records MLP configurations only); keep its values with Fitted.Predict's network or train an MLP")
+		spec = CNNSpecOf(*f.cfg.CNN)
 	}
 	ospec, err := OptimizerSpecOf(f.cfg.Optimizer)
 	if err != nil {
 		return nil, fmt.Errorf("train: checkpoint: %w", err)
 	}
 	return &Checkpoint{
-		Model:     SpecOf(f.cfg.Model),
+		Model:     spec,
 		Optimizer: ospec,
 		Progress:  Progress{Steps: f.steps, Epoch: f.epoch, Done: f.done, Seed: f.cfg.Seed, Batch: f.cfg.Batch, DropLast: f.cfg.DropLast},
 		Values:    copyValues(carried),
@@ -241,7 +383,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 			c.Extra[k] = v
 		}
 	}
-	cfg, err := c.Model.Config()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: metadata %s: %v", path, MetaModel, err)
 	}
@@ -254,25 +396,31 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	return c, c.fill(f, cfg, opt)
 }
 
-// LoadWeights reads the parameters and running statistics of the MLP
-// cfg (Batch and Mode are ignored) from any safetensors file that holds
-// them by hofuse's names ("dense1.W" of [in, out], "dense1.b", "bn1.scale",
-// "bn1.shift", "bn1.mean", "bn1.var", …), whatever its metadata: a file
-// of weights for inference. Every tensor must be one the model reads, of
-// its type; a mismatch names the tensor and both shapes.
-func LoadWeights(path string, cfg models.MLPConfig) (*Checkpoint, error) {
+// LoadWeights reads the parameters and running statistics of the model
+// spec records (SpecOf an MLP's configuration, CNNSpecOf a CNN's) from
+// any safetensors file that holds them by hofuse's names ("dense1.W" of
+// [in, out], "dense1.b", "bn1.scale", "bn1.shift", "bn1.mean",
+// "bn1.var", a CNN's "conv1.K" of [kernel, kernel, in, out], …), whatever
+// its metadata: a file of weights for inference. Every tensor must be
+// one the model reads, of its type; a mismatch names the tensor and both
+// shapes.
+func LoadWeights(path string, spec ModelSpec) (*Checkpoint, error) {
+	cfg, err := spec.Network()
+	if err != nil {
+		return nil, fmt.Errorf("train: %s: the model: %w", path, err)
+	}
 	f, err := checkpoint.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpoint{Path: path, Model: SpecOf(cfg), Extra: f.Metadata}
+	c := &Checkpoint{Path: path, Model: spec, Extra: f.Metadata}
 	return c, c.fill(f, cfg, nil)
 }
 
-// fill checks the tensors of f against the carried values of the MLP
-// cfg trained with opt (with opt nil, the inference model's parameters
-// and running statistics) and takes them as c.Values.
-func (c *Checkpoint) fill(f *checkpoint.Checkpoint, cfg models.MLPConfig, opt optim.Optimizer) error {
+// fill checks the tensors of f against the carried values of the network
+// of cfg (its Model or CNN) trained with opt (with opt nil, the inference
+// model's parameters and running statistics) and takes them as c.Values.
+func (c *Checkpoint) fill(f *checkpoint.Checkpoint, cfg FitConfig, opt optim.Optimizer) error {
 	want, err := carriedTypes(cfg, opt)
 	if err != nil {
 		return fmt.Errorf("train: %s: %w", c.Path, err)
@@ -287,21 +435,19 @@ func (c *Checkpoint) fill(f *checkpoint.Checkpoint, cfg models.MLPConfig, opt op
 	return nil
 }
 
-// carriedTypes returns the types of the values the training step of
-// cfg with opt carries; with opt nil, those of the inputs the inference
-// model reads besides x.
-func carriedTypes(cfg models.MLPConfig, opt optim.Optimizer) (map[string]*graph.ArrayType, error) {
-	cfg.Batch, cfg.Mode = 2, models.Inference
+// carriedTypes returns the types of the values the training step of the
+// network of cfg (its Model or CNN) with opt carries; with opt nil, those
+// of the inputs the inference model reads besides x.
+func carriedTypes(cfg FitConfig, opt optim.Optimizer) (map[string]*graph.ArrayType, error) {
 	var inputs []*graph.Input
 	if opt == nil {
-		m, err := models.MLP(cfg)
+		m, err := cfg.build(2, models.Inference)
 		if err != nil {
 			return nil, err
 		}
 		inputs = m.Params
 	} else {
-		cfg.Mode = models.Training
-		m, err := models.MLP(cfg)
+		m, err := cfg.build(2, models.Training)
 		if err != nil {
 			return nil, err
 		}
@@ -321,7 +467,10 @@ func carriedTypes(cfg models.MLPConfig, opt optim.Optimizer) (map[string]*graph.
 // matchStep checks that c holds the values the training step of cfg
 // carries, of their types.
 func (c *Checkpoint) matchStep(cfg FitConfig) error {
-	want, err := carriedTypes(cfg.Model, cfg.Optimizer)
+	if c.Model.IsCNN() != (cfg.CNN != nil) {
+		return fmt.Errorf("%s holds %s, FitConfig trains %s; resume with the checkpoint's model (Checkpoint.FitConfig)", c.Path, kindWords(c.Model.IsCNN()), kindWords(cfg.CNN != nil))
+	}
+	want, err := carriedTypes(cfg, cfg.Optimizer)
 	if err != nil {
 		return err
 	}
@@ -339,11 +488,20 @@ func (c *Checkpoint) matchStep(cfg FitConfig) error {
 	return (&checkpoint.Checkpoint{Name: c.Path, Tensors: tensors}).Match(want)
 }
 
+// kindWords names a model kind for messages.
+func kindWords(cnn bool) string {
+	if cnn {
+		return "a CNN"
+	}
+	return "an MLP"
+}
+
 // FitConfig returns the configuration that continues the training c
-// records for epochs more epochs on be (nil: native): its model,
-// optimizer, batch size, seed and DropLast, and Resume set to c.
+// records for epochs more epochs on be (nil: native): its model (Model,
+// or CNN for a CNN), optimizer, batch size, seed and DropLast, and Resume
+// set to c.
 func (c *Checkpoint) FitConfig(epochs int, be lowering.Backend) (FitConfig, error) {
-	mc, err := c.Model.Config()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return FitConfig{}, fmt.Errorf("train: %s: %w", c.Path, err)
 	}
@@ -354,7 +512,8 @@ func (c *Checkpoint) FitConfig(epochs int, be lowering.Backend) (FitConfig, erro
 	if c.Batch < 1 {
 		return FitConfig{}, fmt.Errorf("train: %s: cannot resume: no batch size recorded", c.Path)
 	}
-	return FitConfig{Model: mc, Optimizer: opt, Backend: be, Epochs: epochs, Batch: c.Batch, Seed: c.Seed, DropLast: c.DropLast, Resume: c}, nil
+	cfg.Optimizer, cfg.Backend, cfg.Epochs, cfg.Batch, cfg.Seed, cfg.DropLast, cfg.Resume = opt, be, epochs, c.Batch, c.Seed, c.DropLast, c
+	return cfg, nil
 }
 
 // Fitted returns the network c holds, for Evaluate and Predict on be
@@ -362,7 +521,7 @@ func (c *Checkpoint) FitConfig(epochs int, be lowering.Backend) (FitConfig, erro
 // trains nothing. Evaluate runs in batches of the recorded batch size
 // (256 when none is recorded).
 func (c *Checkpoint) Fitted(be lowering.Backend) (*Fitted, error) {
-	mc, err := c.Model.Config()
+	cfg, err := c.Model.Network()
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: %w", c.Path, err)
 	}
@@ -373,13 +532,14 @@ func (c *Checkpoint) Fitted(be lowering.Backend) (*Fitted, error) {
 	if batch < 1 {
 		batch = 256
 	}
-	cfg := FitConfig{Model: mc, Backend: be, Batch: batch, Seed: c.Seed, DropLast: c.DropLast}
+	cfg.Backend, cfg.Batch, cfg.Seed, cfg.DropLast = be, batch, c.Seed, c.DropLast
 	if c.Optimizer.Name != "" {
 		if cfg.Optimizer, err = c.Optimizer.Optimizer(); err != nil {
 			return nil, fmt.Errorf("train: %s: %w", c.Path, err)
 		}
 	}
-	return &Fitted{cfg: cfg, be: be, classes: mc.Sizes[len(mc.Sizes)-1], trainers: map[int]*Trainer{},
+	sizes := cfg.Model.Sizes
+	return &Fitted{cfg: cfg, be: be, classes: sizes[len(sizes)-1], trainers: map[int]*Trainer{},
 		infer: map[int]*plan{}, loaded: copyValues(c.Values), steps: c.Steps, epoch: c.Epoch, done: c.Done}, nil
 }
 

@@ -3,9 +3,11 @@ package train
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -29,12 +31,31 @@ func fitLosses(t *testing.T, ctx context.Context, cfg FitConfig) (*Fitted, []flo
 
 // A checkpoint saved after training loads into a network that predicts
 // the same logits, bit for bit, and records the model, the optimizer and
-// where training stood.
+// where training stood: for the MLP with each optimizer, and for the CNN
+// (its kernels, BatchNorm parameters and running statistics of both
+// kinds of block, and Adam's state).
 func TestCheckpointRoundTrip(t *testing.T) {
+	type tc struct {
+		name string
+		cfg  FitConfig
+		// steps after the 2 epochs; params and stats, the tensors besides
+		// the optimizer's slots.
+		steps, params, stats int
+	}
+	var cases []tc
 	for _, opt := range []optim.Optimizer{optim.NewAdam(0.01), optim.SGD{LR: 0.05, Momentum: 0.9}, optim.NewAdamW(0.01)} {
 		cfg := digitsConfig(2)
 		cfg.Optimizer = opt
-		f, _, err := fitLosses(t, context.Background(), cfg)
+		// dense1.W, dense1.b, bn1.scale, bn1.shift, dense2.W, dense2.b;
+		// bn1.mean, bn1.var.
+		cases = append(cases, tc{"mlp " + opt.Name(), cfg, 46, 6, 2})
+	}
+	// conv1.K, bn1.scale, bn1.shift, conv2.K, bn2.scale, bn2.shift,
+	// dense1.W, dense1.b; the means and variances of bn1 and bn2.
+	cases = append(cases, tc{"cnn adam", cnnDigitsConfig(2, 1), 90, 8, 4})
+	for _, c := range cases {
+		opt := c.cfg.Optimizer
+		f, _, err := fitLosses(t, context.Background(), c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,24 +64,35 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		if err := f.Save(path, map[string]string{"data": "digits"}); err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadCheckpoint(path)
+		ck, err := LoadCheckpoint(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Steps != 46 || c.Epoch != 2 || c.Done != 0 || c.Batch != 64 || c.Seed != 1 || c.Extra["data"] != "digits" {
-			t.Errorf("%s: progress %+v, extra %v; want 46 steps, at epoch 2, batch 64, seed 1, data digits", opt.Name(), c.Progress, c.Extra)
+		if ck.Steps != c.steps || ck.Epoch != 2 || ck.Done != 0 || ck.Batch != c.cfg.Batch || ck.Seed != 1 || ck.Extra["data"] != "digits" {
+			t.Errorf("%s: progress %+v, extra %v; want %d steps, at epoch 2, batch %d, seed 1, data digits", c.name, ck.Progress, ck.Extra, c.steps, c.cfg.Batch)
 		}
-		back, err := c.Optimizer.Optimizer()
+		back, err := ck.Optimizer.Optimizer()
 		if err != nil || back != opt {
-			t.Errorf("optimizer %v (%v), want %v", back, err, opt)
+			t.Errorf("%s: optimizer %v (%v), want %v", c.name, back, err, opt)
 		}
-		// Parameters, 2 Adam slots each (1 for momentum SGD), and the
-		// running statistics of bn1.
-		slots := len(opt.Slots())
-		if want := 6*(1+slots) + 2; len(c.Values) != want {
-			t.Errorf("%s: %d tensors, want %d", opt.Name(), len(c.Values), want)
+		if ck.Model.IsCNN() != (c.cfg.CNN != nil) {
+			t.Errorf("%s: the checkpoint records kind %q", c.name, ck.Model.Kind)
 		}
-		g, err := c.Fitted(nil)
+		if c.cfg.CNN != nil {
+			// Every field as built, defaults resolved.
+			got, err := ck.Model.CNNConfig()
+			want := c.cfg.CNN.WithDefaults()
+			want.DType, want.Name = graph.Float32, ""
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the CNN loads as %+v (%v), want %+v", c.name, got, err, want)
+			}
+		}
+		// The parameters, each with its optimizer slots, and the
+		// running statistics.
+		if want := c.params*(1+len(opt.Slots())) + c.stats; len(ck.Values) != want {
+			t.Errorf("%s: %d tensors, want %d", c.name, len(ck.Values), want)
+		}
+		g, err := ck.Fitted(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,12 +111,12 @@ func TestCheckpointRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !slicesEqualBits(got.Float32s(), want.Float32s()) {
-			t.Errorf("%s: the loaded network's logits differ from the trained one's", opt.Name())
+			t.Errorf("%s: the loaded network's logits differ from the trained one's", c.name)
 		}
 		l1, a1, _ := f.Evaluate(te)
 		l2, a2, err := g.Evaluate(te)
 		if err != nil || l1 != l2 || a1 != a2 || a1 < 0.8 {
-			t.Errorf("%s: evaluate: loaded %v, %v (%v), trained %v, %v", opt.Name(), l2, a2, err, l1, a1)
+			t.Errorf("%s: evaluate: loaded %v, %v (%v), trained %v, %v", c.name, l2, a2, err, l1, a1)
 		}
 	}
 }
@@ -104,27 +136,37 @@ func slicesEqualBits(a, b []float32) bool {
 // Training 4 epochs straight and training 2, saving, loading and
 // resuming for 2 more take the same steps: the losses are equal bit for
 // bit. So are they when the run is stopped in the middle of an epoch and
-// resumed from there.
-func TestCheckpointResume(t *testing.T) { checkResume(t, nil) }
+// resumed from there. For the MLP and for the CNN, whose BatchNorm
+// running statistics and kernels carry over too.
+func TestCheckpointResume(t *testing.T) {
+	t.Run("mlp", func(t *testing.T) { checkResume(t, digitsConfig, nil) })
+	t.Run("cnn", func(t *testing.T) { checkResume(t, func(e int) FitConfig { return cnnDigitsConfig(e, 1) }, nil) })
+}
 
 // The same on PJRT, where the carried values live on the device: saved
 // from there and loaded back to it.
 func TestCheckpointResumePJRT(t *testing.T) {
-	checkResume(t, xla.New(pjrttest.Client(t), xla.Options{}))
+	be := xla.New(pjrttest.Client(t), xla.Options{})
+	t.Run("mlp", func(t *testing.T) { checkResume(t, digitsConfig, be) })
+	t.Run("cnn", func(t *testing.T) { checkResume(t, func(e int) FitConfig { return cnnDigitsConfig(e, 1) }, be) })
 }
 
-func checkResume(t *testing.T, be lowering.Backend) {
+// checkResume trains model(epochs) on be straight through and in pieces
+// saved and resumed, and compares every step's loss.
+func checkResume(t *testing.T, model func(epochs int) FitConfig, be lowering.Backend) {
 	config := func(epochs int) FitConfig {
-		c := digitsConfig(epochs)
+		c := model(epochs)
 		c.Backend = be
 		return c
 	}
+	tr, te := digitsSplit(t)
+	perEpoch := tr.NumBatches(config(1).Batch, false)
 	_, straight, err := fitLosses(t, context.Background(), config(4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(straight) != 4*23 {
-		t.Fatalf("%d steps, want %d", len(straight), 4*23)
+	if len(straight) != 4*perEpoch {
+		t.Fatalf("%d steps, want %d", len(straight), 4*perEpoch)
 	}
 	resume := func(f *Fitted, epochs int) []float64 {
 		t.Helper()
@@ -146,8 +188,8 @@ func checkResume(t *testing.T, be lowering.Backend) {
 			t.Fatal(err)
 		}
 		defer g.Close()
-		if g.Steps() != 4*23 {
-			t.Errorf("resumed run ends after %d steps, want %d", g.Steps(), 4*23)
+		if g.Steps() != 4*perEpoch {
+			t.Errorf("resumed run ends after %d steps, want %d", g.Steps(), 4*perEpoch)
 		}
 		return losses
 	}
@@ -158,15 +200,15 @@ func checkResume(t *testing.T, be lowering.Backend) {
 	}
 	checkSame(t, "2 + 2 epochs", straight, append(first, resume(f, 2)...))
 
-	// Stopped after 30 steps, in epoch 1: resumed for the rest of epoch 1
-	// and 2 more epochs.
+	// Stopped 7 steps into epoch 1: resumed for the rest of epoch 1 and
+	// 2 more epochs.
+	stop := perEpoch + 7
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := config(4)
-	tr, te := digitsSplit(t)
 	var part []float64
 	f, err = Fit(ctx, cfg, tr, te, Callbacks{Step: func(m StepMetrics) {
 		part = append(part, m.Loss)
-		if m.Step == 30 {
+		if m.Step == stop {
 			cancel()
 		}
 	}})
@@ -174,10 +216,10 @@ func checkResume(t *testing.T, be lowering.Backend) {
 		t.Fatalf("stopped run: %v", err)
 	}
 	c, err := f.Checkpoint()
-	if err != nil || c.Epoch != 1 || c.Done != 7 || c.Steps != 30 {
-		t.Fatalf("stopped run's checkpoint at %+v (%v), want epoch 1, 7 batches done, 30 steps", c.Progress, err)
+	if err != nil || c.Epoch != 1 || c.Done != 7 || c.Steps != stop {
+		t.Fatalf("stopped run's checkpoint at %+v (%v), want epoch 1, 7 batches done, %d steps", c.Progress, err, stop)
 	}
-	checkSame(t, "30 steps + the rest", straight, append(part, resume(f, 3)...))
+	checkSame(t, fmt.Sprintf("%d steps + the rest", stop), straight, append(part, resume(f, 3)...))
 }
 
 func checkSame(t *testing.T, what string, want, got []float64) {
@@ -230,8 +272,16 @@ func TestCheckpointMismatch(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("resume with SGD: %v\nwant %s", err, want)
 	}
+	// Resuming an MLP's checkpoint as a CNN.
+	cfg.Optimizer = optim.NewAdam(0.01)
+	cfg.CNN = &models.CNNConfig{}
+	_, err = Fit(context.Background(), cfg, tr, nil, Callbacks{})
+	want = `train: fit: resume: ` + path + ` holds an MLP, FitConfig trains a CNN; resume with the checkpoint's model (Checkpoint.FitConfig)`
+	if err == nil || err.Error() != want {
+		t.Errorf("resume as a CNN: %v\nwant %s", err, want)
+	}
 	// Weights for another model.
-	_, err = LoadWeights(path, models.MLPConfig{Sizes: []int{64, 32, 12}, DType: graph.Float32, Norm: models.NormBatch})
+	_, err = LoadWeights(path, SpecOf(models.MLPConfig{Sizes: []int{64, 32, 12}, DType: graph.Float32, Norm: models.NormBatch}))
 	want = `train: checkpoint: ` + path + `: tensor "dense2.W" is f32[32 10] in the file, the model wants f32[32 12]`
 	if err == nil || err.Error() != want {
 		t.Errorf("weights for 64-32-12: %v\nwant %s", err, want)
@@ -251,6 +301,24 @@ func TestCheckpointMismatch(t *testing.T) {
 		{"other sizes", func(_ map[string]*graph.Array, meta map[string]string) {
 			meta[MetaModel] = `{"sizes":[64,32,11],"dtype":"f32","norm":"batchnorm"}`
 		}, `tensor "dense2.W" is f32[32 10] in the file, the model wants f32[32 11]`},
+		{"unknown kind", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"kind":"rnn","sizes":[64,32,10],"dtype":"f32","norm":"batchnorm"}`
+		}, `metadata hofuse.model: kind "rnn", want "mlp" or "cnn"`},
+		{"cnn field on an mlp", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"sizes":[64,32,10],"dtype":"f32","norm":"batchnorm","conv":[8]}`
+		}, `metadata hofuse.model: conv is set, which describes a CNN, and the kind is "mlp"; want kind "cnn" or no conv`},
+		{"cnn with sizes", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"kind":"cnn","sizes":[64,10],"dtype":"f32","norm":"batchnorm","height":8,"width":8,"channels":1,"conv":[8],"kernel":3,"pool":2,"classes":10}`
+		}, `metadata hofuse.model: sizes [64 10] describe an MLP, and the kind is "cnn"; want no sizes`},
+		{"cnn without a kernel", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"kind":"cnn","dtype":"f32","norm":"batchnorm","height":8,"width":8,"channels":1,"conv":[8],"pool":2,"classes":10}`
+		}, `metadata hofuse.model: kernel 0, want at least 1`},
+		{"cnn too small", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"kind":"cnn","dtype":"f32","norm":"batchnorm","height":2,"width":2,"channels":16,"conv":[8,8],"kernel":3,"pool":2,"classes":10}`
+		}, `metadata hofuse.model: CNNConfig.Pool: block 2 pools a 1x1 image with a 2x2 window: the image is too small for 2 blocks`},
+		{"cnn over an mlp's tensors", func(_ map[string]*graph.Array, meta map[string]string) {
+			meta[MetaModel] = `{"kind":"cnn","dtype":"f32","norm":"batchnorm","height":8,"width":8,"channels":1,"conv":[8,16],"kernel":3,"pool":2,"classes":10}`
+		}, `tensor "bn1.mean" is f32[32] in the file, the model wants f32[8]`},
 		{"no model", func(_ map[string]*graph.Array, meta map[string]string) { delete(meta, MetaModel) },
 			`no "hofuse.model" in the metadata, so the model is unknown; load it with LoadWeights and the model's configuration`},
 		{"missing tensor", func(tensors map[string]*graph.Array, _ map[string]string) { delete(tensors, "dense1.W.v") },

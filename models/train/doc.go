@@ -65,14 +65,16 @@
 // checkpoint): the parameters, the optimizer's state and the BatchNorm
 // running statistics, by the names the step carries them under
 // ("dense1.W", "dense1.W.m", "bn1.mean", …), and in the metadata, as
-// JSON, the model (MetaModel), the optimizer (MetaOptimizer) and where
+// JSON, the model (MetaModel: an MLP's sizes, or with "kind": "cnn" a
+// CNN's image, blocks and dense layers; a file that records no kind is an
+// MLP, as every file written before CNNs), the optimizer (MetaOptimizer) and where
 // training stood (MetaProgress: steps, epoch, batches of it done, seed,
 // batch size). LoadCheckpoint needs only the file: Checkpoint.Fitted
 // predicts with it, and Checkpoint.FitConfig continues its training,
 // taking the steps the run that saved it would have taken next (the same
 // order of rows, the same step count for Adam's bias correction), so the
 // loss curve goes on bit for bit. LoadWeights reads the parameters of a
-// model given its configuration from any safetensors file with hofuse's
+// model given its configuration (SpecOf, CNNSpecOf) from any safetensors file with hofuse's
 // names, such as one written by Python. A tensor missing, extra or of
 // another shape is an error naming it and both shapes.
 //

@@ -27,7 +27,9 @@ type FitConfig struct {
 	// CNN, when set, is the network instead of Model: a models.CNN whose
 	// input is the flattened image (Height*Width*Channels features) and
 	// whose Classes are the outputs; Batch and Mode are set by Fit, and a
-	// zero DType means the training set's, as for Model.
+	// zero DType means the training set's, as for Model. Fit takes a copy
+	// with its defaults resolved and sets Model to the CNN's input and
+	// output sizes; a checkpoint records it with kind "cnn" (CNNSpecOf).
 	CNN *models.CNNConfig
 	// Optimizer updates the parameters, as optim.NewAdam(0.001). Required.
 	Optimizer optim.Optimizer
@@ -179,21 +181,8 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	if train.Classes() == 0 {
 		return nil, fmt.Errorf("train: fit: %s has no class labels; Fit trains classifiers", train.Name())
 	}
-	if cfg.CNN != nil {
-		c := *cfg.CNN
-		if c.DType == graph.Invalid {
-			c.DType = train.DType()
-		}
-		// The model's input and output sizes, for the checks: build it
-		// once at batch 2.
-		c.Batch, c.Mode = 2, models.Inference
-		m, err := models.CNN(c)
-		if err != nil {
-			return nil, fmt.Errorf("train: fit: FitConfig.CNN: %w", err)
-		}
-		cfg.CNN = &c
-		cfg.Model = models.MLPConfig{Sizes: []int{m.Input.Type.(*graph.ArrayType).Layout[1].Extent, m.OutputType.Layout[1].Extent},
-			DType: c.DType, Norm: c.Norm}
+	if err := cfg.resolve(train.DType()); err != nil {
+		return nil, fmt.Errorf("train: fit: FitConfig.CNN: %w", err)
 	}
 	if cfg.Model.DType == graph.Invalid {
 		cfg.Model.DType = train.DType()
@@ -233,18 +222,45 @@ func newFitted(cfg FitConfig, train, val *data.Dataset) (*Fitted, error) {
 	return f, nil
 }
 
-// build builds the network for a batch of n rows in mode: the CNN when
-// FitConfig.CNN is set, else the MLP.
-func (f *Fitted) build(n int, mode models.Mode) (*models.Model, error) {
-	if f.cfg.CNN != nil {
-		c := *f.cfg.CNN
+// resolve readies a CNN configuration: with cfg.CNN set, it takes a copy
+// with its defaults resolved and DType set (dt when zero), and sets
+// cfg.Model to the input and output sizes of the CNN, its DType and Norm,
+// which the checks on the data and on Predict's rows read.
+func (cfg *FitConfig) resolve(dt graph.DType) error {
+	if cfg.CNN == nil {
+		return nil
+	}
+	c := cfg.CNN.WithDefaults()
+	if c.DType == graph.Invalid {
+		c.DType = dt
+	}
+	// The model's input and output sizes: build it once at batch 2.
+	c.Batch, c.Mode = 2, models.Inference
+	m, err := models.CNN(c)
+	if err != nil {
+		return err
+	}
+	cfg.CNN = &c
+	cfg.Model = models.MLPConfig{Sizes: []int{m.Input.Type.(*graph.ArrayType).Layout[1].Extent, m.OutputType.Layout[1].Extent},
+		DType: c.DType, Norm: c.Norm}
+	return nil
+}
+
+// build builds the network of cfg for a batch of n rows in mode: the CNN
+// when cfg.CNN is set, else the MLP.
+func (cfg *FitConfig) build(n int, mode models.Mode) (*models.Model, error) {
+	if cfg.CNN != nil {
+		c := *cfg.CNN
 		c.Batch, c.Mode = n, mode
 		return models.CNN(c)
 	}
-	mc := f.cfg.Model
+	mc := cfg.Model
 	mc.Batch, mc.Mode = n, mode
 	return models.MLP(mc)
 }
+
+// build builds f's network for a batch of n rows in mode.
+func (f *Fitted) build(n int, mode models.Mode) (*models.Model, error) { return f.cfg.build(n, mode) }
 
 // checkSet says whether ds fits the model of cfg.
 func checkSet(cfg FitConfig, ds *data.Dataset) error {

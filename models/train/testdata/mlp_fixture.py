@@ -93,6 +93,8 @@ def verify():
     model = json.loads(meta["hofuse.model"])
     opt = json.loads(meta["hofuse.optimizer"])
     prog = json.loads(meta["hofuse.progress"])
+    # Files written since CNNs were added record the kind too.
+    assert model.pop("kind", "mlp") == "mlp", model
     assert model == {"sizes": [64, 32, 10], "dtype": "f32", "norm": "batchnorm"}, model
     assert opt["name"] == "adam" and opt["lr"] == 0.01, opt
     assert prog["steps"] == 46 and prog["epoch"] == 2 and prog["batch"] == 64, prog
