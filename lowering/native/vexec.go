@@ -484,8 +484,8 @@ func max8[T float32 | float64](x []T) T {
 }
 
 // foldChunk reduces res into acc (left to right but for the sums and
-// maxima of float32 programs and of float64 ones that are not rounding to
-// float32: sum8, max8), rounding every step to dt as the interpreter does (a no-op for float32 programs, which compute in
+// maxima of float32 programs (kernels.SumF32, kernels.MaxF32) and of
+// float64 ones that are not rounding to float32 (sum8, max8)), rounding every step to dt as the interpreter does (a no-op for float32 programs, which compute in
 // float32).
 func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType) T {
 	if dt == graph.Int32 {
@@ -503,6 +503,9 @@ func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType)
 	}
 	switch op {
 	case graph.Add:
+		if r32, ok := any(res).([]float32); ok {
+			return acc + T(kernels.SumF32(r32))
+		}
 		if !rnd {
 			return acc + sum8(res)
 		}

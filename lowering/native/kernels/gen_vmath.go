@@ -112,6 +112,7 @@ func main() {
 	erfLoop("erfF32AVX2", "Y", "X", 4, "", "VCVTPD2PSY")
 	erfLoop("erfF32AVX512", "Z", "Y", 8, ".BCST", "VCVTPD2PS")
 	maxLoop("maxF32AVX2")
+	sumLoop("sumF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8)
@@ -576,6 +577,40 @@ func maxLoop(name string) {
 	p("\tVMOVMSKPS Y5, AX")
 	p("\tTESTL AX, AX")
 	p("\tSETNE posZero+21(FP)")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
+// partial sums (four vectors of eight lanes), added pairwise at the end.
+func sumLoop(name string) {
+	p("")
+	p("// func %s(n int, x *float32) float32", name)
+	p("// n must be a multiple of 32 and at least 32.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-20", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	for v := 0; v < 4; v++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", v, v, v)
+	}
+	p("\tSHRQ $5, CX")
+	p("%s_loop:", name)
+	for v := 0; v < 4; v++ {
+		p("\tVADDPS %d(SI), Y%d, Y%d", 32*v, v, v)
+	}
+	p("\tADDQ $128, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("\tVADDPS Y1, Y0, Y0")
+	p("\tVADDPS Y3, Y2, Y2")
+	p("\tVADDPS Y2, Y0, Y0")
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVMOVSS X0, ret+16(FP)")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

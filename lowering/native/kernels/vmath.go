@@ -309,3 +309,21 @@ func MaxF32(x []float32) float32 {
 	}
 	return m
 }
+
+// SumF32 is the sum of x in float32 (0 when empty): with AVX2, in 32
+// interleaved partial sums added pairwise at the end, then the last
+// elements left to right; the order, and so the rounding, differs from a
+// left-to-right sum (by at most the usual bound of a pairwise-blocked
+// sum), the additions of one step not waiting for each other.
+func SumF32(x []float32) float32 {
+	var s float32
+	i := 0
+	if hasAVX2 && len(x) >= 32 {
+		i = len(x) &^ 31
+		s = sumF32AVX2(i, &x[0])
+	}
+	for _, v := range x[i:] {
+		s += v
+	}
+	return s
+}

@@ -51,6 +51,12 @@ func arithMaxF64AVX2(n int, x, y, z *float64)
 //go:noescape
 func arithMinF64AVX2(n int, x, y, z *float64)
 
+// sumF32AVX2 is the sum of x[:n] in 32 partial float32 sums, n a
+// multiple of 32 and at least 32.
+//
+//go:noescape
+func sumF32AVX2(n int, x *float32) float32
+
 // maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
 // at least 32, and whether any element was NaN and any +0.
 //

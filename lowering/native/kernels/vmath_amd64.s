@@ -1122,6 +1122,37 @@ maxF32AVX2_loop:
 	VZEROUPPER
 	RET
 
+// func sumF32AVX2(n int, x *float32) float32
+// n must be a multiple of 32 and at least 32.
+TEXT ·sumF32AVX2(SB), NOSPLIT, $0-20
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	SHRQ $5, CX
+sumF32AVX2_loop:
+	VADDPS 0(SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	ADDQ $128, SI
+	DECQ CX
+	JNZ sumF32AVX2_loop
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VADDPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSS X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
 // func arithAddF32AVX2(n int, x, y, z *float32)
 // n must be a multiple of 16.
 TEXT ·arithAddF32AVX2(SB), NOSPLIT, $0-32
