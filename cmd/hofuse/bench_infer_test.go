@@ -345,7 +345,7 @@ func TestBenchPeersReal(t *testing.T) {
 func TestBenchInferPJRT(t *testing.T) {
 	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
 	doc := benchJSON(t, "bench", "stack", "--backend", "all", "--plugin", path, "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
-	require.Len(t, doc.Rows, 8)
+	require.Len(t, doc.Rows, 12) // three workloads, two back ends, fused and unfused
 	for i, r := range doc.Rows {
 		assert.Equal(t, []string{"native", "pjrt"}[i/2%2], r["backend"], "row %d", i)
 		assert.Equal(t, []string{"fused", "unfused"}[i%2], r["mode"], "row %d", i)
