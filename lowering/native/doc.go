@@ -44,7 +44,9 @@
 // row is written there directly; a reduction folds each chunk as it is
 // computed (float32 sums through 32 partial sums), so a row chain of maps
 // and reductions — a softmax, a LayerNorm — makes one pass per reduction
-// over its row, the later ones from cache.
+// over its row, the later ones from cache. exp (x - c), c invariant, the
+// shifted exponential of a softmax row, is one instruction
+// (kernels.ExpSubF32) when the difference is read by the exp alone.
 // Programs whose values are all f32 run in float32 (the interpreter's
 // results exactly, for the correctly rounded ops); others run in float64
 // and round every op to its type, as the interpreter does. A body whose

@@ -50,6 +50,8 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			selChunk(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
 		case vkElem:
 			elemChunk(z, regs, fr, in, i0)
+		case vkExpSub:
+			expSubChunk(z, regs[in.a][:m], regs[in.b][0])
 		}
 		if in.rnd {
 			roundChunk(z, in.dt)
@@ -151,6 +153,11 @@ func expChunk[T float32 | float64](z, x []T) {
 	case []float64:
 		kernels.ExpF64(z, any(x).([]float64))
 	}
+}
+
+// expSubChunk sets z[k] = e**(x[k] - b): float32 programs only (fuseExpSub).
+func expSubChunk[T float32 | float64](z, x []T, b T) {
+	kernels.ExpSubF32(any(z).([]float32), any(x).([]float32), float32(b))
 }
 
 func unChunk[T float32 | float64](op graph.Op, z, x []T) {

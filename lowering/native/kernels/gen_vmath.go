@@ -109,6 +109,8 @@ func main() {
 	expLoop("expF64AVX2", 8, 13)
 	exp32Loop("expF32AVX2", "Y", 32, "")
 	exp32Loop("expF32AVX512", "Z", 64, ".BCST")
+	expSub32Loop("expSubF32AVX2", "Y", 32, "")
+	expSub32Loop("expSubF32AVX512", "Z", 64, ".BCST")
 	erfLoop("erfF32AVX2", "Y", "X", 4, "", "VCVTPD2PSY")
 	erfLoop("erfF32AVX512", "Z", "Y", 8, ".BCST", "VCVTPD2PS")
 	maxLoop("maxF32AVX2")
@@ -462,7 +464,17 @@ func rootLoop(name string, inverse bool) {
 // elements, n a multiple of two vectors, in float32 arithmetic, two
 // vectors at a time, by the algorithm of expPoly32: reg is "Y" (AVX2) or
 // "Z" (AVX-512, whose memory operands broadcast one constant, bcst).
-func exp32Loop(name, reg string, vbytes int, bcst string) {
+// exp32Loop writes z[i] = e**x[i] in float32 (see expPoly32).
+func exp32Loop(name, reg string, vbytes int, bcst string) { exp32Emit(name, reg, vbytes, bcst, false) }
+
+// expSub32Loop writes z[i] = e**(x[i] - b) in float32, b a scalar: the
+// rounded difference, then exp32Loop's algorithm on it, so the bits are
+// those of a subtraction followed by exp32Loop, without the pass between.
+func expSub32Loop(name, reg string, vbytes int, bcst string) {
+	exp32Emit(name, reg, vbytes, bcst, true)
+}
+
+func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	round := "VROUNDPS $1"
 	if reg == "Z" {
 		round = "VRNDSCALEPS $1"
@@ -472,12 +484,22 @@ func exp32Loop(name, reg string, vbytes int, bcst string) {
 		ld = func(k string) string { return c(k) }
 	}
 	p("")
-	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of %d.", 2*vbytes/4)
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	if sub {
+		p("// func %s(n int, x *float32, b float32, z *float32)", name)
+		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tVBROADCASTSS b+16(FP), %s12", reg)
+		p("\tMOVQ z+24(FP), DI")
+	} else {
+		p("// func %s(n int, x, z *float32)", name)
+		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tMOVQ z+16(FP), DI")
+	}
 	if reg == "Z" {
 		p("\tVBROADCASTSS %s, Z13", c("s_lo"))
 		p("\tVBROADCASTSS %s, Z14", c("s_hi"))
@@ -495,6 +517,9 @@ func exp32Loop(name, reg string, vbytes int, bcst string) {
 		r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*6+i) }
 		x, k, n, q, a, b := r(0), r(1), r(2), r(3), r(4), r(5)
 		p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
+		if sub {
+			p("\tVSUBPS %s12, %s, %s", reg, x, x)
+		}
 		p("\tVMAXPS %s, %s13, %s", x, reg, x)
 		p("\tVMINPS %s, %s14, %s", x, reg, x)
 		p("\tVMOVAPS %s15, %s", reg, k)

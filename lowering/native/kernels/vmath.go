@@ -327,3 +327,31 @@ func SumF32(x []float32) float32 {
 	}
 	return s
 }
+
+// ExpSubF32 sets z[i] = e**(x[i] - b) for i < len(z), bit for bit as the
+// float32 subtraction followed by ExpF32, in one pass; x must be at least
+// as long as z, and may be z itself.
+func ExpSubF32(z, x []float32, b float32) {
+	x = x[:len(z)]
+	i := 0
+	switch {
+	case hasAVX512 && len(z) >= 32:
+		i = len(z) &^ 31
+		expSubF32AVX512(i, &x[0], b, &z[0])
+	case hasAVX2 && len(z) >= 16:
+		i = len(z) &^ 15
+		expSubF32AVX2(i, &x[0], b, &z[0])
+	}
+	if i == len(z) {
+		return
+	}
+	var buf [16]float32
+	for ; i < len(z); i += 16 {
+		k := copy(buf[:], x[i:])
+		for j := range buf[:k] {
+			buf[j] -= b
+		}
+		ExpF32(buf[:k], buf[:k])
+		copy(z[i:], buf[:k])
+	}
+}

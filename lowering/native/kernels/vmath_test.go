@@ -443,3 +443,39 @@ func TestSumF32(t *testing.T) {
 		t.Errorf("SumF32 of 2²⁴ and 63 ones = %v, want %v (partial sums)", got, float32(1<<24+62))
 	}
 }
+
+// ExpSubF32 gives the bits of the float32 subtraction followed by ExpF32,
+// for every length up to 100 and a long one (the AVX-512 loop, the AVX2
+// one and the padded tail), with ±Inf and NaN in x and in b.
+func TestExpSubF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	for _, b := range []float32{0, 3.5, -80, 1e30, inf, -inf, nan} {
+		for _, n := range append(func() (ns []int) {
+			for n := range 101 {
+				ns = append(ns, n)
+			}
+			return
+		}(), 1000, 4099) {
+			x := make([]float32, n)
+			for k := range x {
+				x[k] = float32(r.NormFloat64() * 30)
+			}
+			if n > 3 {
+				x[1], x[2], x[3] = inf, -inf, nan
+			}
+			want := make([]float32, n)
+			for k := range x {
+				want[k] = x[k] - b
+			}
+			ExpF32(want, want)
+			got := make([]float32, n)
+			ExpSubF32(got, x, b)
+			for k := range got {
+				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("b=%v n=%d: e**(%v - b) = %v, want %v", b, n, x[k], got[k], want[k])
+				}
+			}
+		}
+	}
+}
