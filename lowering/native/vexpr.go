@@ -962,9 +962,22 @@ func (p *vprog) prologue(fr *frame) {
 	}
 }
 
+// fill sets every element of x to v: a long x by doubling copies
+// (memmove's vector stores), since a row loop refills its broadcast
+// registers, a chunk each, for every row whose invariants changed (the
+// mean and the scale of a LayerNorm row).
 func fill[T float32 | float64](x []T, v T) {
-	for i := range x {
+	if len(x) < 32 {
+		for i := range x {
+			x[i] = v
+		}
+		return
+	}
+	for i := range 16 {
 		x[i] = v
+	}
+	for i := 16; i < len(x); i *= 2 {
+		copy(x[i:], x[:i])
 	}
 }
 
