@@ -862,7 +862,13 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	if f32 {
 		body = fuseExpSub(body, b.regs, outs)
 	}
-	base := b.c.b.allocV(f32, len(b.regs))
+	// Registers as long as the loop's longest chunk: a loop over ten
+	// classes needs ten elements, not a chunk.
+	length := chunk
+	if b.loop != nil && b.loop.n > 0 {
+		length = min(chunk, b.loop.n)
+	}
+	base := b.c.b.allocV(f32, len(b.regs), length)
 	p := &vprog{f32: f32, base: base, regs: b.regs}
 	for r, info := range b.regs {
 		if info.konst {
