@@ -297,3 +297,30 @@ func TestViewOfKernelResultIsNoKernel(t *testing.T) {
 	require.Len(t, g.Kernels, 2, "%s", g)
 	require.Equal(t, `zip (zip (+)) (flip 0 t1_kernel) B`, graph.Print(g.Kernels[1].Body))
 }
+
+// sameArgProgram draws traversals that read one array twice or more,
+// beside others: nzip or rnz (+) over a lambda whose parameters are bound
+// to X0 or X1, repeated.
+func sameArgProgram(r *rand.Rand, cfg graphtest.Config) (graph.Node, []*graph.Input) {
+	if cfg.DType == graph.Invalid {
+		cfg.DType = graph.Float64
+	}
+	n := 1 + r.IntN(5)
+	ops := map[string]graph.Node{"X0": operand(r, cfg, "X0", n), "X1": operand(r, cfg, "X1", n)}
+	var params, args, terms []string
+	for i := range 2 + r.IntN(3) {
+		params, args = append(params, fmt.Sprintf("p%d", i)), append(args, fmt.Sprintf("X%d", r.IntN(2)))
+		terms = append(terms, fmt.Sprintf("p%d * %d", i, i+1))
+	}
+	fn := fmt.Sprintf("(\\%s -> %s)", strings.Join(params, " "), strings.Join(terms, " - "))
+	hof := "nzip " + fn
+	if r.IntN(2) == 0 {
+		hof = "rnz (+) " + fn
+	}
+	return parseWith(hof+" "+strings.Join(args, " "), ops)
+}
+
+func TestSameArgLaw(t *testing.T) {
+	st := checkLaw(t, SameArg{}, sameArgProgram, nil, exactTol)
+	requireApplied(t, st, lawCases/2)
+}

@@ -39,7 +39,10 @@
 //     and recognise operators by shape.
 //  2. vertical: nzip-nzip and rnz-nzip, with the housekeeping rules of
 //     normalise (less flip-flip), which reduce the applications ncomp
-//     builds. Vertical fusion runs before horizontal because fusing
+//     builds, and same-arg, which merges the arguments of a traversal
+//     that are one node (composing a row's sum into the quotient that
+//     reads the row leaves zip f e e behind), so that their producer
+//     counts one consumer. Vertical fusion runs before horizontal because fusing
 //     pipelines decides which traversals remain to be put side by side.
 //  3. contract: dead-arg, drop-copy, eta, flip-flip and contract. It drops
 //     the arguments a function never reads (reverse mode leaves the
@@ -131,9 +134,14 @@
 //     when its function is short scalar code whose recomputation (extra
 //     operations × extent) costs no more than writing and reading the
 //     materialised array; and fuse a producer of arrays into a consumer
-//     that reads each element more than once, or inside an inner lambda,
-//     only when the producer is cheap (trivial arrays, at most 2
-//     arithmetic operations, no reduction).
+//     that reads each element inside an inner lambda only when the
+//     producer is cheap (trivial arrays, at most 2 arithmetic operations,
+//     no reduction). A consumer that reads each element more than once,
+//     but each time whole, as an argument of its own traversals (a
+//     softmax's sum and quotient of one row), takes any producer but a
+//     matrix product: β binds the element with a let, computed once per
+//     iteration into a buffer the size of one element (a row, in cache)
+//     that the traversals reread.
 //   - rnz-nzip never fuses a matrix product (a producer whose elements are
 //     rows of reductions, a dense layer) into a reduction: there it would
 //     run one dot product at a time; materialised, it runs as a GEMM. A

@@ -54,7 +54,7 @@ type pass struct {
 var pipeline = []pass{
 	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{}}, nil},
 	{"contract", contractRules, nil},
-	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, NZipNZip{}, RNZNZip{}}, nil},
+	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, SameArg{}, NZipNZip{}, RNZNZip{}}, nil},
 	{"contract", contractRules, nil},
 	{"horizontal", []Rule{Product{}, FanOut{}, Beta{}, InlineLet{}, Eta{}}, mergeSiblings},
 }

@@ -146,7 +146,7 @@ func (c *Context) Uses(n graph.Node) int {
 func Rules() []Rule {
 	return []Rule{
 		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{},
-		NZipNZip{}, RNZNZip{},
+		SameArg{}, NZipNZip{}, RNZNZip{},
 		DeadArg{}, DropCopy{}, Contract{},
 		Product{}, FanOut{},
 		MapMap{}, MapRNZ{}, RNZMap{}, RNZRNZ{}, HoistView{},

@@ -79,6 +79,14 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 		return nil // an op, a section or a partial nzip uses each argument once, directly
 	}
 	count, under := occurrences(l.Body, l.Params[i])
+	if count > 1 && !under && !rowsOfReductions(p) {
+		// Read several times, but each time whole, by the consumer's
+		// own higher-order functions (the sum and the quotient of a
+		// softmax row): composed, the element is bound by a let
+		// (betaReduce) and computed once per iteration, into a row the
+		// consumer rereads from cache instead of from memory.
+		return nil
+	}
 	if (count > 1 || under) && !cheapProducer(p) {
 		where := ""
 		if under {

@@ -15,6 +15,7 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/models"
@@ -244,6 +245,9 @@ type benchInferReport struct {
 	MaxAbsDiffReference float64          `json:"max_abs_diff_reference"`
 	ReferenceChecks     []referenceCheck `json:"reference_checks"`
 	Rows                []benchInferRow  `json:"rows"`
+	// Legend says, one line per workload, what its fused and unfused rows
+	// run (bench stack's).
+	Legend []string `json:"legend,omitempty"`
 	// Skipped says, one line each, which peers did not run and why.
 	Skipped []string `json:"skipped,omitempty"`
 }
@@ -399,9 +403,10 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		if sizes, err = parseBatches(*batches); err != nil {
 			return err
 		}
-		works = []benchWorkload{lnGELUResidualWorkload(*features), softmaxWorkload(*classes)}
+		works = []benchWorkload{lnGELUResidualWorkload(*features), softmaxWorkload(*classes), softmaxLayerWorkload(*classes)}
 		rep.Model = fmt.Sprintf("x + GELU(LayerNorm(x)) on batch×%d f32; softmax over rows of batch×%d f32; batches %s",
 			*features, *classes, benchBatches(sizes))
+		rep.Legend = stackLegend
 	}
 
 	var names []string
@@ -919,9 +924,59 @@ func lnGELUResidualWorkload(features int) benchWorkload {
 	}}
 }
 
-// softmaxWorkload is the softmax over the rows of batch×classes f32.
+// stackLegend is what each workload of bench stack runs fused and unfused.
+var stackLegend = []string{
+	"layernorm_gelu_residual: three layers (LayerNorm, GELU, the residual add), three kernels unfused; fused: what Fuse makes of them",
+	"softmax: the five operators an exporter writes (ONNX Softmax-13's body: ReduceMax, Sub, Exp, ReduceSum, Div), five kernels unfused; fused: what Fuse makes of them",
+	"softmax_layer: layers.Softmax, one layer, so one kernel fused and unfused alike",
+}
+
+// softmaxWorkload is the softmax over the rows of batch×classes f32 as an
+// exporter writes it: ONNX Softmax-13's function body, ReduceMax, Sub,
+// Exp, ReduceSum and Div, each an operator of its own (imports/nd's, as
+// the ONNX importer builds them), so that unfused runs one kernel per
+// operator with a temporary between each.
 func softmaxWorkload(classes int) benchWorkload {
 	return benchWorkload{name: "softmax", build: func(batch int, seed uint64) (*benchWork, error) {
+		x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, batch, classes), false)
+		if err != nil {
+			return nil, err
+		}
+		out, err := softmaxOperators(x)
+		if err != nil {
+			return nil, err
+		}
+		return softmaxWork("softmax", x, out, batch, classes, seed)
+	}}
+}
+
+// softmaxOperators is the softmax over the last axis of x, a rank-2 array,
+// as ONNX Softmax-13's function body: m = ReduceMax(x, keepdims), e =
+// Exp(Sub(x, m)), Div(e, ReduceSum(e, keepdims)).
+func softmaxOperators(x graph.Node) (graph.Node, error) {
+	m, err := nd.Ops{Source: "reducemax"}.Reduce(nd.Max, x, []int{1}, true)
+	if err != nil {
+		return nil, err
+	}
+	d, err := nd.Ops{Source: "sub"}.Binary(graph.Sub, x, m)
+	if err != nil {
+		return nil, err
+	}
+	e, err := nd.Ops{Source: "exp"}.Unary(graph.Exp, d)
+	if err != nil {
+		return nil, err
+	}
+	s, err := nd.Ops{Source: "reducesum"}.Reduce(nd.Sum, e, []int{1}, true)
+	if err != nil {
+		return nil, err
+	}
+	return nd.Ops{Source: "div"}.Binary(graph.Div, e, s)
+}
+
+// softmaxLayerWorkload is the softmax over the rows of batch×classes f32
+// as layers.Softmax builds it: one layer.
+func softmaxLayerWorkload(classes int) benchWorkload {
+	return benchWorkload{name: "softmax_layer", build: func(batch int, seed uint64) (*benchWork, error) {
 		x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, batch, classes), false)
 		if err != nil {
 			return nil, err
@@ -930,19 +985,27 @@ func softmaxWorkload(classes int) benchWorkload {
 		if err != nil {
 			return nil, err
 		}
-		r := rand.New(rand.NewPCG(seed, 0x736f66746d6178)) // "softmax"
-		a, err := graph.RandomArray(r, graph.Float32, batch, classes)
-		if err != nil {
-			return nil, err
-		}
-		return &benchWork{Name: "softmax", Batch: batch, Term: out, In: map[string]graph.Value{"x": a}, RowInput: "x",
-			DType: graph.Float32, Peer: map[string]any{"kind": "softmax"}}, nil
+		return softmaxWork("softmax_layer", x, out, batch, classes, seed)
 	}}
+}
+
+// softmaxWork is a softmax workload over x with random rows.
+func softmaxWork(name string, x *graph.Input, out graph.Node, batch, classes int, seed uint64) (*benchWork, error) {
+	r := rand.New(rand.NewPCG(seed, 0x736f66746d6178)) // "softmax"
+	a, err := graph.RandomArray(r, graph.Float32, batch, classes)
+	if err != nil {
+		return nil, err
+	}
+	return &benchWork{Name: name, Batch: batch, Term: out, In: map[string]graph.Value{x.Name: a}, RowInput: x.Name,
+		DType: graph.Float32, Peer: map[string]any{"kind": "softmax"}}, nil
 }
 
 // writeBenchInferText prints the report as a table.
 func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 	fmt.Fprintf(w, "%s\n", rep.Model)
+	for _, l := range rep.Legend {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	if rep.PeakGFlops > 0 {
 		fmt.Fprintf(w, "machine peak: %.1f GFLOP/s (%s)\n", rep.PeakGFlops, rep.PeakHow)
 	}

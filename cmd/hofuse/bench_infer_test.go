@@ -67,6 +67,7 @@ type benchInferDoc struct {
 	ReferenceChecks []referenceCheck `json:"reference_checks"`
 	Rows            []map[string]any `json:"rows"`
 	Skipped         []string         `json:"skipped"`
+	Legend          []string         `json:"legend"`
 }
 
 // rowKeys are the keys every hofuse row has.
@@ -165,8 +166,10 @@ func TestBenchMatmulTiny(t *testing.T) {
 func TestBenchStackTiny(t *testing.T) {
 	doc := benchJSON(t, "bench", "stack", "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
 	assert.Equal(t, "x + GELU(LayerNorm(x)) on batch×8 f32; softmax over rows of batch×16 f32; batches 3", doc.Model)
-	checkInferRows(t, doc, []string{"layernorm_gelu_residual", "softmax"}, []int{3}, 1e-5)
-	// One check per batch: both stacks are checked on the same rows.
+	checkInferRows(t, doc, []string{"layernorm_gelu_residual", "softmax", "softmax_layer"}, []int{3}, 1e-5)
+	require.Len(t, doc.Legend, 3)
+	assert.Contains(t, doc.Legend[1], "ReduceMax, Sub, Exp, ReduceSum, Div")
+	// One check per batch: the stacks are checked on the same rows.
 	assert.Equal(t, []referenceCheck{{Batch: 3, Rows: []int{0, 1, 2}, All: true}}, doc.ReferenceChecks)
 	// Memory-bound stacks have no products to count.
 	assert.Nil(t, doc.PeakGFlops)
@@ -174,6 +177,12 @@ func TestBenchStackTiny(t *testing.T) {
 	// LayerNorm, GELU and the residual add are three kernels unfused.
 	assert.Equal(t, 3.0, doc.Rows[1]["kernels"])
 	assert.Less(t, doc.Rows[0]["kernels"], 3.0)
+	// The exporter's softmax is five kernels unfused, fewer fused; the
+	// softmax layer is one kernel either way.
+	assert.Equal(t, 5.0, doc.Rows[3]["kernels"])
+	assert.Less(t, doc.Rows[2]["kernels"], 5.0)
+	assert.Equal(t, 1.0, doc.Rows[4]["kernels"])
+	assert.Equal(t, 1.0, doc.Rows[5]["kernels"])
 }
 
 // --plot writes a PNG.
@@ -336,7 +345,7 @@ func TestBenchPeersReal(t *testing.T) {
 func TestBenchInferPJRT(t *testing.T) {
 	path := pjrttest.PluginPath(t) // skips without a plugin, unless HOFUSE_REQUIRE_PJRT=1
 	doc := benchJSON(t, "bench", "stack", "--backend", "all", "--plugin", path, "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
-	require.Len(t, doc.Rows, 8)
+	require.Len(t, doc.Rows, 12) // three workloads, two back ends, fused and unfused
 	for i, r := range doc.Rows {
 		assert.Equal(t, []string{"native", "pjrt"}[i/2%2], r["backend"], "row %d", i)
 		assert.Equal(t, []string{"fused", "unfused"}[i%2], r["mode"], "row %d", i)

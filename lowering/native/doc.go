@@ -37,8 +37,16 @@
 //
 // Innermost loops, whose elements are scalars, are compiled into vector
 // programs (vexpr.go): the scalar body becomes a few instructions, each a
-// tight loop over a chunk of 256 elements, run chunk by chunk; values that
+// tight loop over a chunk of 1024 elements, run chunk by chunk; values that
 // do not depend on the element are computed once per loop and broadcast.
+// A unit-stride row of the program's type is read in place, and a result
+// computed by the last instruction and stored plainly into a unit-stride
+// row is written there directly; a reduction folds each chunk as it is
+// computed (float32 sums through 32 partial sums), so a row chain of maps
+// and reductions — a softmax, a LayerNorm — makes one pass per reduction
+// over its row, the later ones from cache. exp (x - c), c invariant, the
+// shifted exponential of a softmax row, is one instruction
+// (kernels.ExpSubF32) when the difference is read by the exp alone.
 // Programs whose values are all f32 run in float32 (the interpreter's
 // results exactly, for the correctly rounded ops); others run in float64
 // and round every op to its type, as the interpreter does. A body whose

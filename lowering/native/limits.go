@@ -28,8 +28,9 @@ func (b *builder) arenaBytes(frames int) int64 {
 			n = graph.AddBytes(n, k)
 		}
 	}
-	regs := graph.AddBytes(graph.MulBytes(8, int64(b.nV[0])), graph.MulBytes(4, int64(b.nV[1])))
-	return graph.AddBytes(n, graph.MulBytes(int64(frames)*chunk, regs))
+	v64, v32 := b.vregElems()
+	regs := graph.AddBytes(graph.MulBytes(8, int64(v64)), graph.MulBytes(4, int64(v32)))
+	return graph.AddBytes(n, graph.MulBytes(int64(frames), regs))
 }
 
 // checkMemory refuses a plan whose arena, with the buffers built so far,

@@ -548,7 +548,7 @@ type bufSpec struct {
 type builder struct {
 	nInts, nFlts int
 	bufs         [5][]bufSpec // by dtype
-	nV           [2]int       // vector registers: [0] float64, [1] float32
+	vlens        [2][]int     // vector registers' lengths: [0] float64, [1] float32
 	vconsts      []vconstSpec
 	hooks        []func(*runtime)
 }
@@ -564,13 +564,31 @@ func (b *builder) alloc(dt graph.DType, n int, perFrame bool) int {
 	return len(b.bufs[dt]) - 1
 }
 
-func (b *builder) allocV(f32 bool, n int) int {
+// allocV allocates n vector registers of length elements each (at most
+// chunk: a program over a short loop gets short registers) and returns
+// the first's index.
+func (b *builder) allocV(f32 bool, n, length int) int {
 	i := 0
 	if f32 {
 		i = 1
 	}
-	b.nV[i] += n
-	return b.nV[i] - n
+	first := len(b.vlens[i])
+	for range n {
+		b.vlens[i] = append(b.vlens[i], length)
+	}
+	return first
+}
+
+// vregElems is the total length of the vector registers, float64 and
+// float32.
+func (b *builder) vregElems() (f64, f32 int) {
+	for _, n := range b.vlens[0] {
+		f64 += n
+	}
+	for _, n := range b.vlens[1] {
+		f32 += n
+	}
+	return f64, f32
 }
 
 func (b *builder) vconst(f32 bool, idx int, k float64) {
@@ -630,7 +648,8 @@ func (b *builder) bytes(frames int) int {
 			n += k
 		}
 	}
-	n += frames * chunk * (8*b.nV[0] + 4*b.nV[1])
+	v64, v32 := b.vregElems()
+	n += frames * (8*v64 + 4*v32)
 	return n
 }
 
@@ -667,8 +686,8 @@ func (b *builder) runtime(workers int) *runtime {
 		fr.f64 = perFrame(b.bufs[graph.Float64], shared64)
 		fr.bl = perFrame(b.bufs[graph.Bool], sharedB)
 		fr.i32 = perFrame(b.bufs[graph.Int32], sharedI)
-		fr.v64 = vregs[float64](b.nV[0])
-		fr.v32 = vregs[float32](b.nV[1])
+		fr.v64 = vregs[float64](b.vlens[0])
+		fr.v32 = vregs[float32](b.vlens[1])
 		for _, k := range b.vconsts {
 			if k.f32 {
 				fill(fr.v32[k.idx], float32(k.k))
@@ -721,11 +740,17 @@ func perFrame[T any](specs []bufSpec, shared [][]T) [][]T {
 	return out
 }
 
-func vregs[T float32 | float64](n int) [][]T {
-	back := make([]T, n*chunk)
-	out := make([][]T, n)
-	for i := range out {
-		out[i] = back[i*chunk : (i+1)*chunk : (i+1)*chunk]
+func vregs[T float32 | float64](lens []int) [][]T {
+	total := 0
+	for _, n := range lens {
+		total += n
+	}
+	back := make([]T, total)
+	out := make([][]T, len(lens))
+	off := 0
+	for i, n := range lens {
+		out[i] = back[off : off+n : off+n]
+		off += n
 	}
 	return out
 }

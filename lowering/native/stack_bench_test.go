@@ -7,13 +7,17 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
-// stackTerm builds a memory-bound layer stack on rows×cols float32: "softmax"
-// (softmax over each row) or "lngelu" (x + GELU(LayerNorm(x))), with random
-// inputs.
+// stackTerm builds a memory-bound layer stack on rows×cols float32, with
+// random inputs: "softmax", the softmax over each row as an exporter
+// writes it (ONNX Softmax-13's body: ReduceMax, Sub, Exp, ReduceSum and
+// Div, each an operator of its own, so five kernels unfused);
+// "softmax_layer", layers.Softmax (one layer, one kernel unfused); or
+// "lngelu", x + GELU(LayerNorm(x)) (three layers).
 func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[string]graph.Value) {
 	tb.Helper()
 	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, rows, cols), false)
@@ -25,6 +29,10 @@ func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[stri
 	var out graph.Node
 	switch kind {
 	case "softmax":
+		if out, err = softmaxOperators(x); err != nil {
+			tb.Fatal(err)
+		}
+	case "softmax_layer":
 		if out, err = layers.Softmax("softmax", x); err != nil {
 			tb.Fatal(err)
 		}
@@ -55,14 +63,38 @@ func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[stri
 	return out, in
 }
 
+// softmaxOperators is the softmax over the last axis of x as ONNX
+// Softmax-13's function body: m = ReduceMax(x, keepdims), e = Exp(Sub(x,
+// m)), Div(e, ReduceSum(e, keepdims)), each built by imports/nd as the ONNX
+// importer builds the operator.
+func softmaxOperators(x graph.Node) (graph.Node, error) {
+	m, err := nd.Ops{Source: "reducemax"}.Reduce(nd.Max, x, []int{1}, true)
+	if err != nil {
+		return nil, err
+	}
+	d, err := nd.Ops{Source: "sub"}.Binary(graph.Sub, x, m)
+	if err != nil {
+		return nil, err
+	}
+	e, err := nd.Ops{Source: "exp"}.Unary(graph.Exp, d)
+	if err != nil {
+		return nil, err
+	}
+	s, err := nd.Ops{Source: "reducesum"}.Reduce(nd.Sum, e, []int{1}, true)
+	if err != nil {
+		return nil, err
+	}
+	return nd.Ops{Source: "div"}.Binary(graph.Div, e, s)
+}
+
 // BenchmarkStack runs the memory-bound stacks of hofuse bench stack, fused
-// and unfused: softmax over 256×32768 and LayerNorm + GELU + residual add
-// on 256×4096, float32.
+// and unfused: softmax over 256×32768 (the exporter's five operators, and
+// layers.Softmax) and LayerNorm + GELU + residual add on 256×4096, float32.
 func BenchmarkStack(b *testing.B) {
 	for _, c := range []struct {
 		kind       string
 		rows, cols int
-	}{{"softmax", 256, 32768}, {"lngelu", 256, 4096}} {
+	}{{"softmax", 256, 32768}, {"softmax_layer", 256, 32768}, {"lngelu", 256, 4096}} {
 		for _, mode := range []string{"fused", "unfused"} {
 			b.Run(fmt.Sprintf("%s/mode=%s", c.kind, mode), func(b *testing.B) {
 				term, in := stackTerm(b, c.kind, c.rows, c.cols)

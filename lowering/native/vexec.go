@@ -50,6 +50,8 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			selChunk(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
 		case vkElem:
 			elemChunk(z, regs, fr, in, i0)
+		case vkExpSub:
+			expSubChunk(z, regs[in.a][:m], regs[in.b][0])
 		}
 		if in.rnd {
 			roundChunk(z, in.dt)
@@ -151,6 +153,11 @@ func expChunk[T float32 | float64](z, x []T) {
 	case []float64:
 		kernels.ExpF64(z, any(x).([]float64))
 	}
+}
+
+// expSubChunk sets z[k] = e**(x[k] - b): float32 programs only (fuseExpSub).
+func expSubChunk[T float32 | float64](z, x []T, b T) {
+	kernels.ExpSubF32(any(z).([]float32), any(x).([]float32), float32(b))
 }
 
 func unChunk[T float32 | float64](op graph.Op, z, x []T) {
@@ -484,8 +491,8 @@ func max8[T float32 | float64](x []T) T {
 }
 
 // foldChunk reduces res into acc (left to right but for the sums and
-// maxima of float32 programs and of float64 ones that are not rounding to
-// float32: sum8, max8), rounding every step to dt as the interpreter does (a no-op for float32 programs, which compute in
+// maxima of float32 programs (kernels.SumF32, kernels.MaxF32) and of
+// float64 ones that are not rounding to float32 (sum8, max8)), rounding every step to dt as the interpreter does (a no-op for float32 programs, which compute in
 // float32).
 func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType) T {
 	if dt == graph.Int32 {
@@ -503,6 +510,9 @@ func foldChunk[T float32 | float64](acc T, res []T, op graph.Op, dt graph.DType)
 	}
 	switch op {
 	case graph.Add:
+		if r32, ok := any(res).([]float32); ok {
+			return acc + T(kernels.SumF32(r32))
+		}
 		if !rnd {
 			return acc + sum8(res)
 		}

@@ -41,9 +41,12 @@ func notVectorisable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errNotVectorisable, fmt.Sprintf(format, args...))
 }
 
-// chunk is the length of a vector register: 256 float64s are 2 KiB, so
-// the few registers of a program fit in L1 beside the rows it streams.
-const chunk = 256
+// chunk is the length of a vector register: 1024 float32s are 4 KiB, so
+// the few registers a program writes fit in L1 beside the rows it streams
+// (a unit-stride row is read in place), and every instruction's dispatch
+// is paid once per 1024 elements: against 256, a softmax over rows of
+// 32768 float32 takes 10-20% less time.
+const chunk = 1024
 
 // A vloop is an innermost loop being compiled: the element registers of
 // its elements, which per-element fallbacks set.
@@ -67,14 +70,15 @@ func (l *vloop) sets(reg int) bool {
 type vkind uint8
 
 const (
-	vkLoad  vkind = iota // dst = the chunk of a strided source
-	vkBcast              // prologue: dst filled with fn's value
-	vkSetF               // prologue: flts[freg] = fn
-	vkSetup              // prologue: run setup
-	vkUn                 // dst = op a
-	vkBin                // dst = a op b
-	vkSel                // dst = select c a b
-	vkElem               // dst[k] = fn, with element k's registers set
+	vkLoad   vkind = iota // dst = the chunk of a strided source
+	vkBcast               // prologue: dst filled with fn's value
+	vkSetF                // prologue: flts[freg] = fn
+	vkSetup               // prologue: run setup
+	vkUn                  // dst = op a
+	vkBin                 // dst = a op b
+	vkSel                 // dst = select c a b
+	vkElem                // dst[k] = fn, with element k's registers set
+	vkExpSub              // dst = exp (a - b[0]), b broadcast (float32 programs; see fuseExpSub)
 )
 
 type vinstr struct {
@@ -854,7 +858,17 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	for _, dt := range outDTs {
 		f32 = f32 && ok32(dt)
 	}
-	base := b.c.b.allocV(f32, len(b.regs))
+	body := b.body
+	if f32 {
+		body = fuseExpSub(body, b.regs, outs)
+	}
+	// Registers as long as the loop's longest chunk: a loop over ten
+	// classes needs ten elements, not a chunk.
+	length := chunk
+	if b.loop != nil && b.loop.n > 0 {
+		length = min(chunk, b.loop.n)
+	}
+	base := b.c.b.allocV(f32, len(b.regs), length)
 	p := &vprog{f32: f32, base: base, regs: b.regs}
 	for r, info := range b.regs {
 		if info.konst {
@@ -877,13 +891,55 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	for _, in := range b.pro {
 		p.pro = append(p.pro, shift(in))
 	}
-	for _, in := range b.body {
+	for _, in := range body {
 		p.body = append(p.body, shift(in))
 	}
 	for _, o := range outs {
 		p.outs = append(p.outs, base+o)
 	}
 	return p
+}
+
+// fuseExpSub replaces exp (x - c), c invariant (a literal or a broadcast
+// register), by one instruction when the difference is read by the exp
+// alone: one pass (kernels.ExpSubF32, bit for bit the two ops) instead of
+// two over the chunk. It is the shifted exponential of every softmax and
+// log-sum-exp row.
+func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
+	reads := make([]int, len(regs))
+	for _, o := range outs {
+		reads[o]++
+	}
+	for _, in := range body {
+		switch in.kind {
+		case vkUn:
+			reads[in.a]++
+		case vkBin:
+			reads[in.a]++
+			reads[in.b]++
+		case vkSel:
+			reads[in.a]++
+			reads[in.b]++
+			reads[in.c]++
+		}
+		for _, cp := range in.copies {
+			reads[cp.vreg]++
+		}
+	}
+	var out []vinstr
+	for i := 0; i < len(body); i++ {
+		in := body[i]
+		if i+1 < len(body) && in.kind == vkBin && in.op == graph.Sub && in.dt == graph.Float32 &&
+			(regs[in.b].konst || regs[in.b].bcast) && reads[in.dst] == 1 {
+			if e := body[i+1]; e.kind == vkUn && e.op == graph.Exp && e.a == in.dst && e.dt == graph.Float32 {
+				out = append(out, vinstr{kind: vkExpSub, op: graph.Exp, dt: graph.Float32, dst: e.dst, a: in.a, b: in.b})
+				i++
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // prologue runs the program's once-per-loop part.
@@ -912,9 +968,22 @@ func (p *vprog) prologue(fr *frame) {
 	}
 }
 
+// fill sets every element of x to v: a long x by doubling copies
+// (memmove's vector stores), since a row loop refills its broadcast
+// registers, a chunk each, for every row whose invariants changed (the
+// mean and the scale of a LayerNorm row).
 func fill[T float32 | float64](x []T, v T) {
-	for i := range x {
+	if len(x) < 32 {
+		for i := range x {
+			x[i] = v
+		}
+		return
+	}
+	for i := range 16 {
 		x[i] = v
+	}
+	for i := 16; i < len(x); i *= 2 {
+		copy(x[i:], x[:i])
 	}
 }
 
@@ -924,18 +993,24 @@ func (p *vprog) describe() string {
 	if p.f32 {
 		class = "f32"
 	}
-	ops, loads, elems := 0, 0, 0
+	ops, loads, elems, expSubs := 0, 0, 0, 0
 	for _, in := range p.body {
 		switch in.kind {
 		case vkLoad:
 			loads++
 		case vkElem:
 			elems++
+		case vkExpSub:
+			ops += 2
+			expSubs++
 		default:
 			ops++
 		}
 	}
 	s := fmt.Sprintf("%d loads, %d ops, %s chunks", loads, ops, class)
+	if expSubs > 0 {
+		s += ", exp (x - c) in one pass"
+	}
 	if elems > 0 {
 		s += fmt.Sprintf(", %d per-element closures", elems)
 	}

@@ -39,6 +39,10 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 		stores[i] = storeOf(l)
 	}
 	p := b.finish(outs, dts)
+	if f, ok := directStore(p, stores); ok {
+		c.note("vector loop [%d]: %s, result computed in place", leaves[0].layout[0].Extent, p.describe())
+		return f, true, nil
+	}
 	c.note("vector loop [%d]: %s", leaves[0].layout[0].Extent, p.describe())
 	if p.f32 {
 		return func(fr *frame, lo, hi int) {
@@ -62,6 +66,55 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 			}
 		}
 	}, true, nil
+}
+
+// directStore returns the loop of a program whose one result is stored
+// plainly into a unit-stride row of the program's own type and computed
+// by its last instruction: that instruction writes straight into the
+// destination, its register aliasing the row's chunk, instead of into a
+// register that is then copied. The instruction is elementwise and
+// reads element k before it writes it, and no instruction follows it, so
+// a destination that is also read (a map in place, sharedElemLet's) reads
+// its old values.
+func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
+	if len(stores) != 1 || len(p.body) == 0 {
+		return nil, false
+	}
+	st, last := stores[0], p.body[len(p.body)-1]
+	if st.acc != graph.OpInvalid || st.stride != 1 || last.dst != p.outs[0] {
+		return nil, false
+	}
+	switch last.kind {
+	case vkUn, vkBin, vkSel, vkExpSub:
+	default:
+		return nil, false
+	}
+	out, buf, reg := p.outs[0], st.buf, st.reg
+	switch {
+	case p.f32 && st.dt == graph.Float32:
+		return func(fr *frame, lo, hi int) {
+			p.prologue(fr)
+			d := fr.f32[buf]
+			for i0 := lo; i0 < hi; i0 += chunk {
+				m := min(chunk, hi-i0)
+				off := fr.ints[reg] + i0
+				fr.v32[out] = d[off : off+m : off+m]
+				p.run(fr, i0, m)
+			}
+		}, true
+	case !p.f32 && st.dt == graph.Float64:
+		return func(fr *frame, lo, hi int) {
+			p.prologue(fr)
+			d := fr.f64[buf]
+			for i0 := lo; i0 < hi; i0 += chunk {
+				m := min(chunk, hi-i0)
+				off := fr.ints[reg] + i0
+				fr.v64[out] = d[off : off+m : off+m]
+				p.run(fr, i0, m)
+			}
+		}, true
+	}
+	return nil, false
 }
 
 // A vmark is where the compiler stood before a vector program was built:

@@ -109,9 +109,12 @@ func main() {
 	expLoop("expF64AVX2", 8, 13)
 	exp32Loop("expF32AVX2", "Y", 32, "")
 	exp32Loop("expF32AVX512", "Z", 64, ".BCST")
+	expSub32Loop("expSubF32AVX2", "Y", 32, "")
+	expSub32Loop("expSubF32AVX512", "Z", 64, ".BCST")
 	erfLoop("erfF32AVX2", "Y", "X", 4, "", "VCVTPD2PSY")
 	erfLoop("erfF32AVX512", "Z", "Y", 8, ".BCST", "VCVTPD2PS")
 	maxLoop("maxF32AVX2")
+	sumLoop("sumF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8)
@@ -461,7 +464,17 @@ func rootLoop(name string, inverse bool) {
 // elements, n a multiple of two vectors, in float32 arithmetic, two
 // vectors at a time, by the algorithm of expPoly32: reg is "Y" (AVX2) or
 // "Z" (AVX-512, whose memory operands broadcast one constant, bcst).
-func exp32Loop(name, reg string, vbytes int, bcst string) {
+// exp32Loop writes z[i] = e**x[i] in float32 (see expPoly32).
+func exp32Loop(name, reg string, vbytes int, bcst string) { exp32Emit(name, reg, vbytes, bcst, false) }
+
+// expSub32Loop writes z[i] = e**(x[i] - b) in float32, b a scalar: the
+// rounded difference, then exp32Loop's algorithm on it, so the bits are
+// those of a subtraction followed by exp32Loop, without the pass between.
+func expSub32Loop(name, reg string, vbytes int, bcst string) {
+	exp32Emit(name, reg, vbytes, bcst, true)
+}
+
+func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	round := "VROUNDPS $1"
 	if reg == "Z" {
 		round = "VRNDSCALEPS $1"
@@ -471,12 +484,22 @@ func exp32Loop(name, reg string, vbytes int, bcst string) {
 		ld = func(k string) string { return c(k) }
 	}
 	p("")
-	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of %d.", 2*vbytes/4)
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	if sub {
+		p("// func %s(n int, x *float32, b float32, z *float32)", name)
+		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tVBROADCASTSS b+16(FP), %s12", reg)
+		p("\tMOVQ z+24(FP), DI")
+	} else {
+		p("// func %s(n int, x, z *float32)", name)
+		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tMOVQ z+16(FP), DI")
+	}
 	if reg == "Z" {
 		p("\tVBROADCASTSS %s, Z13", c("s_lo"))
 		p("\tVBROADCASTSS %s, Z14", c("s_hi"))
@@ -494,6 +517,9 @@ func exp32Loop(name, reg string, vbytes int, bcst string) {
 		r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*6+i) }
 		x, k, n, q, a, b := r(0), r(1), r(2), r(3), r(4), r(5)
 		p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
+		if sub {
+			p("\tVSUBPS %s12, %s, %s", reg, x, x)
+		}
 		p("\tVMAXPS %s, %s13, %s", x, reg, x)
 		p("\tVMINPS %s, %s14, %s", x, reg, x)
 		p("\tVMOVAPS %s15, %s", reg, k)
@@ -576,6 +602,40 @@ func maxLoop(name string) {
 	p("\tVMOVMSKPS Y5, AX")
 	p("\tTESTL AX, AX")
 	p("\tSETNE posZero+21(FP)")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
+// partial sums (four vectors of eight lanes), added pairwise at the end.
+func sumLoop(name string) {
+	p("")
+	p("// func %s(n int, x *float32) float32", name)
+	p("// n must be a multiple of 32 and at least 32.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-20", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	for v := 0; v < 4; v++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", v, v, v)
+	}
+	p("\tSHRQ $5, CX")
+	p("%s_loop:", name)
+	for v := 0; v < 4; v++ {
+		p("\tVADDPS %d(SI), Y%d, Y%d", 32*v, v, v)
+	}
+	p("\tADDQ $128, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("\tVADDPS Y1, Y0, Y0")
+	p("\tVADDPS Y3, Y2, Y2")
+	p("\tVADDPS Y2, Y0, Y0")
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVMOVSS X0, ret+16(FP)")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

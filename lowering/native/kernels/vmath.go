@@ -309,3 +309,49 @@ func MaxF32(x []float32) float32 {
 	}
 	return m
 }
+
+// SumF32 is the sum of x in float32 (0 when empty): with AVX2, in 32
+// interleaved partial sums added pairwise at the end, then the last
+// elements left to right; the order, and so the rounding, differs from a
+// left-to-right sum (by at most the usual bound of a pairwise-blocked
+// sum), the additions of one step not waiting for each other.
+func SumF32(x []float32) float32 {
+	var s float32
+	i := 0
+	if hasAVX2 && len(x) >= 32 {
+		i = len(x) &^ 31
+		s = sumF32AVX2(i, &x[0])
+	}
+	for _, v := range x[i:] {
+		s += v
+	}
+	return s
+}
+
+// ExpSubF32 sets z[i] = e**(x[i] - b) for i < len(z), bit for bit as the
+// float32 subtraction followed by ExpF32, in one pass; x must be at least
+// as long as z, and may be z itself.
+func ExpSubF32(z, x []float32, b float32) {
+	x = x[:len(z)]
+	i := 0
+	switch {
+	case hasAVX512 && len(z) >= 32:
+		i = len(z) &^ 31
+		expSubF32AVX512(i, &x[0], b, &z[0])
+	case hasAVX2 && len(z) >= 16:
+		i = len(z) &^ 15
+		expSubF32AVX2(i, &x[0], b, &z[0])
+	}
+	if i == len(z) {
+		return
+	}
+	var buf [16]float32
+	for ; i < len(z); i += 16 {
+		k := copy(buf[:], x[i:])
+		for j := range buf[:k] {
+			buf[j] -= b
+		}
+		ExpF32(buf[:k], buf[:k])
+		copy(z[i:], buf[:k])
+	}
+}

@@ -51,6 +51,22 @@ func arithMaxF64AVX2(n int, x, y, z *float64)
 //go:noescape
 func arithMinF64AVX2(n int, x, y, z *float64)
 
+// expSubF32AVX2 and expSubF32AVX512 set z[i] = e**(x[i] - b) for i < n,
+// n a multiple of 16 and 32: the rounded difference, then the loops of
+// expF32AVX2 and expF32AVX512.
+//
+//go:noescape
+func expSubF32AVX2(n int, x *float32, b float32, z *float32)
+
+//go:noescape
+func expSubF32AVX512(n int, x *float32, b float32, z *float32)
+
+// sumF32AVX2 is the sum of x[:n] in 32 partial float32 sums, n a
+// multiple of 32 and at least 32.
+//
+//go:noescape
+func sumF32AVX2(n int, x *float32) float32
+
 // maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
 // at least 32, and whether any element was NaN and any +0.
 //

@@ -401,3 +401,84 @@ func TestExpTails(t *testing.T) {
 		}
 	}
 }
+
+// SumF32 against the float64 sum of the same elements: within n·2⁻²⁴ of
+// the sum of magnitudes (the bound of any order of float32 additions);
+// NaN and ±Inf propagate as in any order.
+func TestSumF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 95, 255, 256, 1000, 4096, 32768} {
+		x := make([]float32, n)
+		var want, mag float64
+		for k := range x {
+			x[k] = float32(r.NormFloat64() * 10)
+			want += float64(x[k])
+			mag += math.Abs(float64(x[k]))
+		}
+		got := float64(SumF32(x))
+		if d := math.Abs(got - want); d > float64(n)*mag*0x1p-24 {
+			t.Errorf("n=%d: SumF32 = %v, float64 sum %v (difference %g)", n, got, want, d)
+		}
+		if n == 0 {
+			continue
+		}
+		for _, c := range []struct {
+			v, want float32
+		}{{float32(math.NaN()), float32(math.NaN())}, {float32(math.Inf(1)), float32(math.Inf(1))}, {float32(math.Inf(-1)), float32(math.Inf(-1))}} {
+			y := append([]float32(nil), x...)
+			y[n-1-n/3] = c.v
+			if got := SumF32(y); !(got == c.want || (got != got && c.want != c.want)) {
+				t.Errorf("n=%d with %v: SumF32 = %v", n, c.v, got)
+			}
+		}
+	}
+	// Left to right, 2²⁴ + 1 + 1 ... loses every 1; the partial sums
+	// keep them: the asm loop really runs (n ≥ 32).
+	if !hasAVX2 {
+		return
+	}
+	x := make([]float32, 64)
+	for k := range x {
+		x[k] = 1
+	}
+	x[0] = 1 << 24
+	if got := SumF32(x); got != 1<<24+62 {
+		t.Errorf("SumF32 of 2²⁴ and 63 ones = %v, want %v (partial sums)", got, float32(1<<24+62))
+	}
+}
+
+// ExpSubF32 gives the bits of the float32 subtraction followed by ExpF32,
+// for every length up to 100 and a long one (the AVX-512 loop, the AVX2
+// one and the padded tail), with ±Inf and NaN in x and in b.
+func TestExpSubF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	for _, b := range []float32{0, 3.5, -80, 1e30, inf, -inf, nan} {
+		for _, n := range append(func() (ns []int) {
+			for n := range 101 {
+				ns = append(ns, n)
+			}
+			return
+		}(), 1000, 4099) {
+			x := make([]float32, n)
+			for k := range x {
+				x[k] = float32(r.NormFloat64() * 30)
+			}
+			if n > 3 {
+				x[1], x[2], x[3] = inf, -inf, nan
+			}
+			want := make([]float32, n)
+			for k := range x {
+				want[k] = x[k] - b
+			}
+			ExpF32(want, want)
+			got := make([]float32, n)
+			ExpSubF32(got, x, b)
+			for k := range got {
+				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("b=%v n=%d: e**(%v - b) = %v, want %v", b, n, x[k], got[k], want[k])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package native_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
+	"github.com/hofuse/hofuse/lowering/lowertest"
+	"github.com/hofuse/hofuse/lowering/native"
+)
+
+// rowStack builds the stacks of BenchmarkStack on rows×cols of dt:
+// "softmax" (the exporter's five operators), "softmax_layer"
+// (layers.Softmax) or "lngelu" (x + GELU(LayerNorm(x))). The rows of x
+// are random but for special ones: in the softmaxes row 1 holds +Inf, row
+// 2 a NaN, row 3 -Inf and huge values, and with five rows or more row 4
+// is all -Inf (the max is -Inf, every exp(v - m) NaN).
+func rowStack(t *testing.T, kind string, dt graph.DType, rows, cols int) (graph.Node, map[string]graph.Value) {
+	t.Helper()
+	x, err := graph.NewInput("x", graph.ArrayOf(dt, rows, cols), false)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
+	in := map[string]graph.Value{}
+	var out graph.Node
+	switch kind {
+	case "softmax":
+		out, err = softmaxOperators(x)
+	case "softmax_layer":
+		out, err = layers.Softmax("softmax", x)
+	case "lngelu":
+		var h graph.Node
+		var p *layers.LayerNormParams
+		h, p, err = layers.LayerNorm("ln", x, cols, dt, layers.LayerNormOptions{})
+		require.NoError(t, err)
+		h, err = layers.GELU("gelu", h)
+		require.NoError(t, err)
+		b := layers.NewBuilder("residual")
+		add := b.Lambda([]string{"r", "s"}, func(vs []graph.Node) graph.Node { return b.Zip(b.Op(graph.Add), vs[0], vs[1]) })
+		out, err = b.Done(b.Zip(add, x, h))
+		for _, i := range p.Params() {
+			in[i.Name], err = graph.RandomArray(r, dt, cols)
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, err)
+	xv, err := graph.Zeros(dt, rows, cols)
+	require.NoError(t, err)
+	for i := range rows {
+		for j := range cols {
+			v := r.NormFloat64() * 4
+			if strings.HasPrefix(kind, "softmax") {
+				switch {
+				case i == 1 && j == cols/2:
+					v = math.Inf(1)
+				case i == 2 && j == cols-1:
+					v = math.NaN()
+				case i == 3 && j == 0:
+					v = math.Inf(-1)
+				case i == 3 && j == cols/3:
+					v = 1e30
+				case i == 4:
+					v = math.Inf(-1)
+				}
+			}
+			xv.Set(v, i, j)
+		}
+	}
+	in["x"] = xv
+	return out, in
+}
+
+// TestRowStacks runs the memory-bound stacks fused, as Fuse makes them, and
+// unfused against the interpreter: row lengths of 1, below, at and across
+// a vector chunk (256) and AVX2's blocks, float32 and float64, and in the
+// softmaxes rows with ±Inf and NaN, whose max decides the row.
+func TestRowStacks(t *testing.T) {
+	for _, kind := range []string{"softmax", "softmax_layer", "lngelu"} {
+		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+			for _, cols := range []int{1, 2, 7, 33, 255, 256, 257, 1000} {
+				t.Run(fmt.Sprintf("%s/%v/%d", kind, dt, cols), func(t *testing.T) {
+					term, in := rowStack(t, kind, dt, 6, cols)
+					res, err := fusion.Fuse(term, fusion.Options{})
+					require.NoError(t, err)
+					lowertest.Check(t, native.New(native.Options{}), res.Graph, term, in, 0)
+					unf, err := fusion.Unfused(term)
+					require.NoError(t, err)
+					lowertest.Check(t, native.New(native.Options{}), unf, term, in, 0)
+				})
+			}
+		}
+	}
+}
+
+// TestRowStackPlans checks what the stacks compile to: the exporter's
+// softmax (five kernels unfused) is one kernel fused, whose row loop
+// computes the row of exponentials once into scratch (a let, not a
+// temporary between kernels) and reads it back for the sum and the
+// quotient; every map of the row loops writes its result straight into
+// its destination.
+func TestRowStackPlans(t *testing.T) {
+	for _, kind := range []string{"softmax", "softmax_layer", "lngelu"} {
+		term, _ := rowStack(t, kind, graph.Float32, 8, 4096)
+		res, err := fusion.Fuse(term, fusion.Options{})
+		require.NoError(t, err)
+		require.Len(t, res.Graph.Kernels, 1, "%s: fused into one kernel", kind)
+		p, err := native.New(native.Options{}).Plan(res.Graph)
+		require.NoError(t, err)
+		d := p.Describe()
+		p.Close()
+		maps := strings.Count(d, "vector loop [4096]")
+		require.Positive(t, maps, d)
+		require.Equal(t, maps, strings.Count(d, "result computed in place"), "%s: every map stores in place\n%s", kind, d)
+		if kind != "lngelu" {
+			require.Contains(t, d, "exp (x - c) in one pass", "%s: the shifted exponential is one instruction", kind)
+		}
+		if kind == "softmax" {
+			unf, err := fusion.Unfused(term)
+			require.NoError(t, err)
+			require.Len(t, unf.Kernels, 5)
+			require.Contains(t, d, "materialise f32[4096] into scratch", "the row of exponentials is a let in cache")
+		}
+	}
+}
+
+// TestExpSubFusion checks fuseExpSub: exp (v - c), c invariant, is one
+// instruction when the difference is read by the exp alone, and stays
+// two where the difference is read again, or is not by an invariant; the
+// results equal the interpreter's, on rows with ±Inf and NaN.
+func TestExpSubFusion(t *testing.T) {
+	const note = "exp (x - c) in one pass"
+	A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, 4, 1030), false)
+	require.NoError(t, err)
+	av, err := graph.Zeros(graph.Float32, 4, 1030)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range 4 {
+		for j := range 1030 {
+			av.Set(r.NormFloat64()*20, i, j)
+		}
+	}
+	av.Set(math.Inf(1), 1, 3)
+	av.Set(math.Inf(-1), 2, 1029)
+	av.Set(math.NaN(), 3, 500)
+	in := map[string]graph.Value{"A": av}
+	for _, c := range []struct {
+		src   string
+		fused bool
+	}{
+		{`map (\r -> let m = reduce max r in map (\v -> exp (v - m)) r) A`, true},
+		{`map (map (\v -> exp (v - 2.5))) A`, true},
+		{`map (\r -> let m = reduce max r in map (\v -> exp (v - m) + (v - m)) r) A`, false}, // the difference read twice
+		{`map (\r -> map (\v -> exp (v - v * 0.5)) r) A`, false},                             // not an invariant
+		{`map (\r -> let m = reduce max r in map (\v -> exp (m - v)) r) A`, false},           // the invariant first
+	} {
+		term, err := graph.ParseTerm(c.src, A)
+		require.NoError(t, err)
+		g, err := fusion.Whole(term)
+		require.NoError(t, err)
+		p, err := native.New(native.Options{}).Plan(g)
+		require.NoError(t, err)
+		d := p.Describe()
+		p.Close()
+		require.Equal(t, c.fused, strings.Contains(d, note), "%s:\n%s", c.src, d)
+		lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
+	}
+}
