@@ -2,8 +2,10 @@ package onnx
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 	"github.com/hofuse/hofuse/layers"
 )
@@ -22,6 +24,7 @@ func init() {
 		&converter{op: "Max", since: 6, convert: variadic(graph.Max)},
 		&converter{op: "Min", since: 6, convert: variadic(graph.Min)},
 		&converter{op: "Sum", since: 6, convert: variadic(graph.Add)},
+		&converter{op: "Mean", since: 6, convert: convMean},
 		&converter{op: "Neg", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Neg, v) })},
 		&converter{op: "Abs", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Abs, v) })},
 		&converter{op: "Exp", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Exp, v) })},
@@ -45,6 +48,24 @@ func init() {
 		&converter{op: "Gelu", since: 20, check: checkGelu, convert: convGelu},
 		&converter{op: "Clip", since: 6, until: 10, convert: convClip},
 		&converter{op: "Clip", since: 11, convert: convClip, needKnown: []int{1, 2}},
+		&converter{op: "PRelu", since: 6, until: 6, convert: convPRelu},
+		&converter{op: "PRelu", since: 7, convert: convPRelu},
+		&converter{op: "HardSigmoid", since: 6, convert: convHardSigmoid},
+		&converter{op: "HardSwish", since: 14, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Mul(v, hardSigmoid(b, v, 1.0/6, 0.5))
+		})},
+		&converter{op: "Softsign", since: 1, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Div(v, b.Add(b.Const(1), b.Call(graph.Abs, v)))
+		})},
+		&converter{op: "ThresholdedRelu", since: 10, convert: convThresholdedRelu},
+		&converter{op: "Mish", since: 18, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Mul(v, b.Call(graph.Tanh, softplus(b, v)))
+		})},
+		&converter{op: "Celu", since: 12, convert: convCelu},
+		&converter{op: "Shrink", since: 9, convert: convShrink},
+		&converter{op: "Sign", since: 9, convert: unary(sign)},
+		&converter{op: "Floor", since: 6, convert: convRound(true)},
+		&converter{op: "Ceil", since: 6, convert: convRound(false)},
 	)
 }
 
@@ -377,4 +398,186 @@ func convClip(c *ctx) error {
 		}
 		return y
 	})(c)
+}
+
+// convMean: the elementwise mean of all inputs, broadcast (opset 8 and
+// later; opset 6's inputs have one shape, which broadcasting accepts):
+// their sum, left to right, divided by their number.
+func convMean(c *ctx) error {
+	if err := variadic(graph.Add)(c); err != nil {
+		return err
+	}
+	n := c.nin()
+	if n == 1 {
+		return nil
+	}
+	name := c.node.GetOutput()[0]
+	sum := c.imp.vals[name].term
+	y, err := c.ops().Map(sum, func(b *layers.Builder, v graph.Node) graph.Node { return b.Div(v, b.Const(float64(n))) })
+	if err != nil {
+		return c.wrap(err, "mean of %d inputs", n)
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convPRelu: x for x ≥ 0, slope·x for x < 0. From opset 7 the slope
+// broadcasts to X one way (the result has X's shape; a slope of shape
+// [C,1,1] gives one slope per channel of an [N,C,H,W] input). In opset 6
+// the slope is one value or one per channel: a slope of shape [C] for X
+// of shape [N,C,…] applies along axis 1.
+func convPRelu(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	slope, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	xs, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	ss, err := c.shapeOf(1)
+	if err != nil {
+		return err
+	}
+	if c.opset <= 6 && len(ss) == 1 && len(xs) > 2 && ss[0] == xs[1] {
+		axes := make([]int, len(xs)-2)
+		for i := range axes {
+			axes[i] = i + 1
+		}
+		if slope, err = c.ops().Unsqueeze(slope, axes); err != nil {
+			return c.wrap(err, "slope per channel")
+		}
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Lt, vs[0], b.Const(0)), b.Mul(vs[1], vs[0]), vs[0])
+	}, x, slope)
+	if err != nil {
+		return c.wrap(err, "slope")
+	}
+	if _, ys, err := nd.Shape(y); err != nil || !slices.Equal(ys, xs) {
+		return c.errorf("slope of shape %v does not broadcast to X's shape %v (PRelu broadcasts the slope one way, to X)", ss, xs)
+	}
+	c.out(0, y)
+	return nil
+}
+
+// hardSigmoid is max(0, min(1, alpha·x + beta)).
+func hardSigmoid(b *layers.Builder, v graph.Node, alpha, beta float64) graph.Node {
+	lin := b.Add(b.Mul(b.Const(alpha), v), b.Const(beta))
+	return b.Call(graph.Max, b.Const(0), b.Call(graph.Min, b.Const(1), lin))
+}
+
+// convHardSigmoid: max(0, min(1, alpha·x + beta)), alpha 0.2 and beta 0.5
+// by default. HardSwish (opset 14) is x·HardSigmoid(x) with alpha 1/6.
+func convHardSigmoid(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 0.2)
+	if err != nil {
+		return err
+	}
+	beta, err := c.attrFloat("beta", 0.5)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node { return hardSigmoid(b, v, alpha, beta) })(c)
+}
+
+// convThresholdedRelu (opset 10): x for x > alpha, 0 otherwise (alpha
+// default 1).
+func convThresholdedRelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 1)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(alpha)), v, b.Const(0))
+	})(c)
+}
+
+// convCelu (opset 12): max(0, x) + min(0, alpha·(exp(x/alpha) − 1)),
+// alpha default 1 and not 0.
+func convCelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 1)
+	if err != nil {
+		return err
+	}
+	if alpha == 0 {
+		return c.errorf("attribute alpha is 0; Celu divides by it")
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		neg := b.Mul(b.Const(alpha), b.Sub(b.Call(graph.Exp, b.Div(v, b.Const(alpha))), b.Const(1)))
+		return b.Add(b.Call(graph.Max, b.Const(0), v), b.Call(graph.Min, b.Const(0), neg))
+	})(c)
+}
+
+// convShrink (opset 9): x + bias for x < −lambd, x − bias for x > lambd,
+// 0 otherwise (lambd default 0.5, bias 0).
+func convShrink(c *ctx) error {
+	lambd, err := c.attrFloat("lambd", 0.5)
+	if err != nil {
+		return err
+	}
+	bias, err := c.attrFloat("bias", 0)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		hi := b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(lambd)), b.Sub(v, b.Const(bias)), b.Const(0))
+		return b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(-lambd)), b.Add(v, b.Const(bias)), hi)
+	})(c)
+}
+
+// sign is 1 for x > 0, −1 for x < 0 and x itself otherwise (0, and NaN
+// stays NaN), as numpy.sign gives.
+func sign(b *layers.Builder, v graph.Node) graph.Node {
+	neg := b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), b.Const(-1), v)
+	return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), b.Const(1), neg)
+}
+
+// Rounding. The IR has no floor or ceil; it converts to i32 rounding
+// toward zero. A float of magnitude 2^52 or more (2^23 for float32) is a
+// whole number already, and NaN and the infinities are their own floor,
+// so those are kept; below, the truncation is computed in two parts of
+// at most 2^31 so that i32 holds each, then moved down (floor) or up
+// (ceil) by one where it is on the wrong side of x.
+const (
+	wholeF64 = 1 << 52
+	split31  = 1 << 31
+)
+
+// convRound converts Floor (floor true) and Ceil of a float input.
+func convRound(floor bool) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		dt, _, err := nd.Shape(x)
+		if err != nil {
+			return c.wrap(err, "input X")
+		}
+		if !dt.IsFloat() {
+			return c.errorf("input X has element type %v, want float or double", dt)
+		}
+		conv := graph.ToF32
+		whole := float64(1 << 23)
+		if dt == graph.Float64 {
+			conv, whole = graph.ToF64, wholeF64
+		}
+		return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			// hi: v truncated to a multiple of 2^31; lo: the rest truncated.
+			hi := b.Mul(b.Call(conv, b.Call(graph.ToI32, b.Div(v, b.Const(split31)))), b.Const(split31))
+			t := b.Add(hi, b.Call(conv, b.Call(graph.ToI32, b.Sub(v, hi))))
+			var r graph.Node
+			if floor {
+				r = b.Call(graph.Select, b.Call(graph.Gt, t, v), b.Sub(t, b.Const(1)), t)
+			} else {
+				r = b.Call(graph.Select, b.Call(graph.Lt, t, v), b.Add(t, b.Const(1)), t)
+			}
+			return b.Call(graph.Select, b.Call(graph.Lt, b.Call(graph.Abs, v), b.Const(whole)), r, v)
+		})(c)
+	}
 }

@@ -60,6 +60,10 @@ OPS = [
     "Reshape", "Transpose", "Squeeze", "Unsqueeze", "ReduceSum", "ReduceMean",
     "ReduceMax", "Constant", "Cast", "Concat", "ArgMax", "ArgMin",
     "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "Pad",
+    "PRelu", "HardSigmoid", "HardSwish", "Abs", "Reciprocal", "Floor", "Ceil",
+    "Sign", "Softsign", "ThresholdedRelu", "Mish", "Celu", "Shrink", "Sum",
+    "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
+    "ReduceSumSquare", "ReduceLogSum",
 ]
 OPSET = set(OPS)
 
@@ -77,6 +81,13 @@ INDEX_SLOTS = {
     ("ReduceSum", 1),
     ("ReduceMean", 1),
     ("ReduceMax", 1),
+    ("ReduceMin", 1),
+    ("ReduceProd", 1),
+    ("ReduceL1", 1),
+    ("ReduceL2", 1),
+    ("ReduceLogSumExp", 1),
+    ("ReduceSumSquare", 1),
+    ("ReduceLogSum", 1),
     ("Pad", 1),
     ("Pad", 3),
 }
