@@ -97,7 +97,6 @@ func ranges(cs []*converter) string {
 // with the reason the coverage report gives.
 var plannedOps = map[string]string{
 	"ConvTranspose":         "transposed convolutions are not supported yet",
-	"GlobalMaxPool":         "not supported yet",
 	"LSTM":                  "recurrent layers are not supported",
 	"GRU":                   "recurrent layers are not supported",
 	"RNN":                   "recurrent layers are not supported",

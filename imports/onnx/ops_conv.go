@@ -17,6 +17,8 @@ func init() {
 		&converter{op: "MaxPool", since: 1, check: checkPool, convert: convPool(true)},
 		&converter{op: "AveragePool", since: 1, check: checkPool, convert: convPool(false)},
 		&converter{op: "GlobalAveragePool", since: 1, convert: convGlobalAveragePool},
+		&converter{op: "GlobalMaxPool", since: 1, convert: convGlobalMaxPool},
+		&converter{op: "LRN", since: 1, convert: convLRN},
 		&converter{op: "Pad", since: 2, until: 10, check: checkPad, convert: convPad},
 		&converter{op: "Pad", since: 11, check: checkPad, needKnown: []int{1, 2, 3}, convert: convPad},
 	)
@@ -273,6 +275,111 @@ func convGlobalAveragePool(c *ctx) error {
 	c.out(0, y)
 	return nil
 }
+
+// convGlobalMaxPool: the largest element over the spatial axes of X [N,
+// C, ...], kept as axes of extent 1: [N, C, 1, ...]. NaN propagates.
+func convGlobalMaxPool(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	if len(ext) < 3 {
+		return c.errorf("input X has shape %v, want rank 3 or more ([N, C, D1, …])", ext)
+	}
+	axes := make([]int, len(ext)-2)
+	for i := range axes {
+		axes[i] = i + 2
+	}
+	y, err := c.ops().Reduce(nd.Max, x, axes, true)
+	if err != nil {
+		return c.wrap(err, "pool")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convLRN: local response normalization across channels of X [N, C, …]:
+//
+//	square_sum[n, c, …] = Σ x[n, i, …]² for i from max(0, c − ⌊(size−1)/2⌋) to min(C−1, c + ⌈(size−1)/2⌉)
+//	Y = X / (bias + alpha/size · square_sum)^beta
+//
+// (size required, alpha 1e-4, beta 0.75, bias 1). The window sum is
+// size shifted views of the squares padded with zeros along the channels.
+func convLRN(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	if len(ext) < 3 {
+		return c.errorf("input X has shape %v, want rank 3 or more ([N, C, D1, …])", ext)
+	}
+	size, err := c.attrInt("size", 0)
+	if err != nil {
+		return err
+	}
+	if size < 1 || size > maxLRNSize {
+		return c.errorf("attribute size is %d, want between 1 and %d", size, maxLRNSize)
+	}
+	alpha, err := c.attrFloat("alpha", 1e-4)
+	if err != nil {
+		return err
+	}
+	beta, err := c.attrFloat("beta", 0.75)
+	if err != nil {
+		return err
+	}
+	bias, err := c.attrFloat("bias", 1)
+	if err != nil {
+		return err
+	}
+	n := int(size)
+	lo, hi := (n-1)/2, n/2 // ⌊(size−1)/2⌋ and ⌈(size−1)/2⌉
+	sq, err := c.ops().Map(x, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+	if err != nil {
+		return c.wrap(err, "squares")
+	}
+	padded, err := c.view(graph.PadView{Axis: 1, Lo: lo, Hi: hi, Fill: graph.FillZero}, sq)
+	if err != nil {
+		return err
+	}
+	// Shift j reads channel c − lo + j of the squares: padded cropped by
+	// j before and size − 1 − j after.
+	args := []graph.Node{x}
+	for j := range n {
+		s := padded
+		if j > 0 || n-1-j > 0 {
+			if s, err = c.view(graph.CropView{Axis: 1, Lo: j, Hi: n - 1 - j}, padded); err != nil {
+				return err
+			}
+		}
+		args = append(args, s)
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		sum := vs[1]
+		for _, v := range vs[2:] {
+			sum = b.Add(sum, v)
+		}
+		den := b.Add(b.Const(bias), b.Mul(b.Const(alpha/float64(n)), sum))
+		return b.Div(vs[0], b.Call(graph.Pow, den, b.Const(beta)))
+	}, args...)
+	if err != nil {
+		return c.wrap(err, "normalizing")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// maxLRNSize bounds LRN's window: the term adds one view per channel of
+// it.
+const maxLRNSize = 64
 
 // convPad: Pad in constant mode. The pads are [x1_begin, x2_begin, …,
 // x1_end, x2_end, …] (an attribute up to opset 10, a known input from 11,

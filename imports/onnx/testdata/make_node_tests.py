@@ -63,7 +63,8 @@ OPS = [
     "PRelu", "HardSigmoid", "HardSwish", "Abs", "Reciprocal", "Floor", "Ceil",
     "Sign", "Softsign", "ThresholdedRelu", "Mish", "Celu", "Shrink", "Sum",
     "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
-    "ReduceSumSquare", "ReduceLogSum",
+    "ReduceSumSquare", "ReduceLogSum", "GlobalMaxPool", "InstanceNormalization",
+    "LRN",
 ]
 OPSET = set(OPS)
 
