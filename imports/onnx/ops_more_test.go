@@ -7,7 +7,11 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/lowering"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/pjrt"
+	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
 // TestRounding checks Floor and Ceil past what ONNX's node tests feed
@@ -92,6 +96,24 @@ func TestMoreRefusals(t *testing.T) {
 			[]string{`"p"`, "slope of shape [2 2 3] does not broadcast to X's shape [2 3]"}},
 		{"Celu alpha 0", newModel(13).input("x", tFloat, 3).output("y").node("Celu", "c", []string{"x"}, []string{"y"}, aFloat("alpha", 0)),
 			[]string{`"c"`, "alpha is 0"}},
+		{"Slice reversing", newModel(13).input("x", tFloat, 4).output("y").initI("s", []int64{1}, -1).initI("e", []int64{1}, -100).
+			initI("a", []int64{1}, 0).initI("st", []int64{1}, -1).node("Slice", "cut", []string{"x", "s", "e", "a", "st"}, []string{"y"}),
+			[]string{`"cut"`, "step -1 on axis 0 is not supported", "reverses an axis"}},
+		{"Slice empty", newModel(13).input("x", tFloat, 4).output("y").initI("s", []int64{1}, 3).initI("e", []int64{1}, 1).
+			node("Slice", "cut", []string{"x", "s", "e"}, []string{"y"}),
+			[]string{`"cut"`, "the slice of axis 0 (extent 4) is empty"}},
+		{"Tile zero", newModel(13).input("x", tFloat, 2, 3).output("y").initI("r", []int64{2}, 0, 1).
+			node("Tile", "t", []string{"x", "r"}, []string{"y"}),
+			[]string{`"t"`, "repeats [0 1]: 0 for axis 0"}},
+		{"Split sizes", newModel(13).input("x", tFloat, 5).output("y0", "y1").initI("sp", []int64{2}, 2, 2).
+			node("Split", "sp", []string{"x", "sp"}, []string{"y0", "y1"}),
+			[]string{`"sp"`, "split [2 2] adds up to 4, not the extent 5 of axis 0"}},
+		{"Split unequal before 18", newModel(13).input("x", tFloat, 5).output("y0", "y1").
+			node("Split", "sp", []string{"x"}, []string{"y0", "y1"}),
+			[]string{`"sp"`, "axis 0 of extent 5 does not split into 2 equal parts"}},
+		{"Expand mismatch", newModel(13).input("x", tFloat, 3).output("y").initI("sh", []int64{2}, 2, 4).
+			node("Expand", "ex", []string{"x", "sh"}, []string{"y"}),
+			[]string{`"ex"`, "input of shape [3] does not broadcast with shape [2 4] (axis 1: 3 and 4)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ImportBytes(tc.b.bytes(t), "test.onnx", imports.Options{})
@@ -101,6 +123,109 @@ func TestMoreRefusals(t *testing.T) {
 			for _, w := range tc.wants {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// backendsT returns the native back end and, unless -short, PJRT when a
+// plugin is found (required with HOFUSE_REQUIRE_PJRT=1).
+func backendsT(t *testing.T) []lowering.Backend {
+	t.Helper()
+	bs := []lowering.Backend{native.New(native.Options{})}
+	if testing.Short() {
+		return bs
+	}
+	path, err := pjrt.Locate("")
+	if err != nil || !pjrt.CgoEnabled() {
+		if pjrttest.Required() {
+			t.Fatalf("no PJRT plugin: %v", err)
+		}
+		return bs
+	}
+	client, err := pjrt.Open(path)
+	if err != nil {
+		t.Fatalf("PJRT plugin %s does not open: %v", path, err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return append(bs, xla.New(client, xla.Options{}))
+}
+
+// TestDataViews checks Slice of a data tensor (crops, steps past the end
+// of the axis, which pad, and steps that do not), Split, Tile and Expand
+// on the interpreter and every back end. The expected values are numpy's
+// x[...] and numpy.tile / numpy.broadcast_to of x = arange, written out.
+func TestDataViews(t *testing.T) {
+	x := make([]float32, 20)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	slice := func(starts, ends, axes, steps []int64) func(b *mb) *mb {
+		return func(b *mb) *mb {
+			n := int64(len(starts))
+			b = b.initI("s", []int64{n}, starts...).initI("e", []int64{n}, ends...).initI("a", []int64{n}, axes...).initI("st", []int64{n}, steps...)
+			return b.node("Relu", "r", []string{"x"}, []string{"h"}).node("Slice", "cut", []string{"h", "s", "e", "a", "st"}, []string{"y"})
+		}
+	}
+	backends := backendsT(t)
+	for _, tc := range []opCase{
+		// x.reshape(2, 10)[:, 1:9]
+		{name: "Slice crop", x: x, xShape: []int{2, 10}, build: slice([]int64{1}, []int64{9}, []int64{1}, []int64{1}), yShape: []int{2, 8},
+			want: []float64{1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18}},
+		// x.reshape(2, 10)[:, ::3]: 4 elements, the last block padded.
+		{name: "Slice step 3 padded", x: x, xShape: []int{2, 10}, build: slice([]int64{0}, []int64{100}, []int64{1}, []int64{3}), yShape: []int{2, 4},
+			want: []float64{0, 3, 6, 9, 10, 13, 16, 19}},
+		// x.reshape(2, 10)[:, 1:8:2]
+		{name: "Slice step 2", x: x, xShape: []int{2, 10}, build: slice([]int64{1}, []int64{8}, []int64{-1}, []int64{2}), yShape: []int{2, 4},
+			want: []float64{1, 3, 5, 7, 11, 13, 15, 17}},
+		// x.reshape(4, 5)[1::2, -1:-6:-5]: a negative step keeping one element.
+		{name: "Slice two axes", x: x, xShape: []int{4, 5}, build: slice([]int64{1, -1}, []int64{4, -6}, []int64{0, 1}, []int64{2, -5}), yShape: []int{2, 1},
+			want: []float64{9, 19}},
+		// numpy.tile(x[:6].reshape(2, 3), (2, 3))
+		{name: "Tile", x: x[:6], xShape: []int{2, 3},
+			build: func(b *mb) *mb {
+				return b.initI("rep", []int64{2}, 2, 3).node("Tile", "t", []string{"x", "rep"}, []string{"y"})
+			}, yShape: []int{4, 9},
+			want: []float64{0, 1, 2, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 3, 4, 5}},
+		// numpy.broadcast_to(x[:3].reshape(3, 1), (2, 3, 2))
+		{name: "Expand", x: x[:3], xShape: []int{3, 1},
+			build: func(b *mb) *mb {
+				return b.initI("shape", []int64{3}, 2, 1, 2).node("Expand", "ex", []string{"x", "shape"}, []string{"y"})
+			}, yShape: []int{2, 3, 2}, want: []float64{0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}},
+		// numpy.split(x[:10].reshape(2, 5), [3], axis=1)[1] (opset 18's
+		// num_outputs=2 cuts 5 into 3 and 2).
+		{name: "Split uneven", opset: 18, x: x[:10], xShape: []int{2, 5},
+			build: func(b *mb) *mb {
+				return b.node("Split", "sp", []string{"x"}, []string{"y0", "y"}, aInt("axis", 1), aInt("num_outputs", 2))
+			}, yShape: []int{2, 2}, want: []float64{3, 4, 8, 9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runOpCase(t, tc)
+			dims := make([]any, len(tc.xShape))
+			for i, d := range tc.xShape {
+				dims[i] = d
+			}
+			opset := tc.opset
+			if opset == 0 {
+				opset = 13
+			}
+			m := importT(t, tc.build(newModel(opset).input("x", tFloat, dims...).output("y")), imports.Options{})
+			bind, err := m.Bindings(map[string]graph.Value{"x": f32(t, tc.x, tc.xShape...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range backends {
+				for _, unfused := range []bool{false, true} {
+					v, err := backendRun(b, m, bind, unfused)
+					if err != nil {
+						t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
+					}
+					outs, err := m.OutputValues(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					expect(t, outs["y"], tc.yShape, tc.want)
 				}
 			}
 		})

@@ -64,7 +64,7 @@ OPS = [
     "Sign", "Softsign", "ThresholdedRelu", "Mish", "Celu", "Shrink", "Sum",
     "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
     "ReduceSumSquare", "ReduceLogSum", "GlobalMaxPool", "InstanceNormalization",
-    "LRN",
+    "LRN", "Expand", "Tile", "Slice", "Split",
 ]
 OPSET = set(OPS)
 
@@ -91,6 +91,13 @@ INDEX_SLOTS = {
     ("ReduceLogSum", 1),
     ("Pad", 1),
     ("Pad", 3),
+    ("Expand", 1),
+    ("Tile", 1),
+    ("Slice", 1),
+    ("Slice", 2),
+    ("Slice", 3),
+    ("Slice", 4),
+    ("Split", 1),
 }
 # Operators whose first output is integer indices.
 INDEX_PRODUCERS = {"ArgMax", "ArgMin"}
