@@ -104,7 +104,6 @@ var plannedOps = map[string]string{
 	"Loop":                  "control flow is not supported",
 	"Scan":                  "control flow is not supported",
 	"ConstantOfShape":       "not supported yet",
-	"Where":                 "not supported yet",
 	"Resize":                "not supported yet",
 	"NonZero":               "data-dependent shapes are not supported",
 	"Upsample":              "not supported yet",

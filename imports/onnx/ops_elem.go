@@ -65,6 +65,16 @@ func init() {
 		&converter{op: "Shrink", since: 9, convert: convShrink},
 		&converter{op: "Sign", since: 9, convert: unary(sign)},
 		&converter{op: "Floor", since: 6, convert: convRound(true)},
+		&converter{op: "Greater", since: 7, convert: convBinary(graph.Gt)},
+		&converter{op: "Less", since: 7, convert: convBinary(graph.Lt)},
+		&converter{op: "GreaterOrEqual", since: 12, convert: convBinary(graph.Ge)},
+		&converter{op: "LessOrEqual", since: 12, convert: convBinary(graph.Le)},
+		&converter{op: "Equal", since: 7, convert: convBinary(graph.Eq)},
+		&converter{op: "And", since: 7, convert: convBinary(graph.And)},
+		&converter{op: "Or", since: 7, convert: convBinary(graph.Or)},
+		&converter{op: "Xor", since: 7, convert: convXor},
+		&converter{op: "Not", since: 1, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Not, v) })},
+		&converter{op: "Where", since: 9, convert: convWhere},
 		&converter{op: "Ceil", since: 6, convert: convRound(false)},
 	)
 }
@@ -580,4 +590,61 @@ func convRound(floor bool) func(c *ctx) error {
 			return b.Call(graph.Select, b.Call(graph.Lt, b.Call(graph.Abs, v), b.Const(whole)), r, v)
 		})(c)
 	}
+}
+
+// convXor (opset 7): a or b, but not both, broadcast; the inputs are bool.
+func convXor(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	y, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	for i, v := range []graph.Node{x, y} {
+		if dt, _, err := nd.Shape(v); err != nil || dt != graph.Bool {
+			return c.errorf("input %d is not bool", i)
+		}
+	}
+	z, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.And, b.Call(graph.Or, vs[0], vs[1]), b.Call(graph.Not, b.Call(graph.And, vs[0], vs[1])))
+	}, x, y)
+	if err != nil {
+		return c.wrap(err, "xor")
+	}
+	c.out(0, z)
+	return nil
+}
+
+// convWhere (opset 9): X where the bool condition holds, else Y, the
+// three broadcast; X and Y have one element type.
+func convWhere(c *ctx) error {
+	var in [3]graph.Node
+	var err error
+	for i := range in {
+		if in[i], err = c.in(i); err != nil {
+			return err
+		}
+	}
+	dts := make([]graph.DType, 3)
+	for i, v := range in {
+		if dts[i], _, err = nd.Shape(v); err != nil {
+			return c.wrap(err, "input %d", i)
+		}
+	}
+	if dts[0] != graph.Bool {
+		return c.errorf("input condition has element type %v, want bool", dts[0])
+	}
+	if dts[1] != dts[2] {
+		return c.errorf("inputs X and Y have element types %v and %v, want one", dts[1], dts[2])
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.Select, vs[0], vs[1], vs[2])
+	}, in[0], in[1], in[2])
+	if err != nil {
+		return c.wrap(err, "where")
+	}
+	c.out(0, y)
+	return nil
 }

@@ -429,7 +429,8 @@ func convInstanceNorm(c *ctx) error {
 // (ReduceSum 13, the others 18). No axes means
 // every axis, or with noop_with_empty_axes=1 (in the input form) the
 // input unchanged. keepdims (default 1) keeps each reduced axis with
-// extent 1.
+// extent 1. ReduceMax and ReduceMin of a bool input (opset 20) are
+// "any" and "all".
 func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 	return func(c *ctx) error {
 		axes, ok, err := c.axesArg(from)
@@ -468,6 +469,9 @@ func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 		if err != nil {
 			return err
 		}
+		if dt, _, _ := nd.Shape(x); dt == graph.Bool && (kind == nd.Max || kind == nd.Min) {
+			return c.reduceBool(kind, x, norm, keep != 0)
+		}
 		y, err := c.ops().Reduce(kind, x, norm, keep != 0)
 		if err != nil {
 			return c.wrap(err, "axes %v", axes)
@@ -475,6 +479,28 @@ func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 		c.out(0, y)
 		return nil
 	}
+}
+
+// reduceBool is ReduceMax (any) and ReduceMin (all) of a bool input
+// (opset 20): the booleans as 0 and 1 in f32, reduced, compared with 0.
+func (c *ctx) reduceBool(kind nd.ReduceKind, x graph.Node, axes []int, keep bool) error {
+	ops := c.ops()
+	f, err := ops.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, v, b.Call(graph.ToF32, b.Const(1)), b.Call(graph.ToF32, b.Const(0)))
+	})
+	if err != nil {
+		return c.wrap(err, "input data")
+	}
+	r, err := ops.Reduce(kind, f, axes, keep)
+	if err != nil {
+		return c.wrap(err, "axes %v", axes)
+	}
+	y, err := ops.Map(r, func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Gt, v, b.Const(0)) })
+	if err != nil {
+		return c.wrap(err, "axes %v", axes)
+	}
+	c.out(0, y)
+	return nil
 }
 
 // convArg converts ArgMax and ArgMin: the index of the largest (smallest)

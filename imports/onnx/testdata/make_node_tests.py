@@ -64,7 +64,8 @@ OPS = [
     "Sign", "Softsign", "ThresholdedRelu", "Mish", "Celu", "Shrink", "Sum",
     "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
     "ReduceSumSquare", "ReduceLogSum", "GlobalMaxPool", "InstanceNormalization",
-    "LRN", "Expand", "Tile", "Slice", "Split",
+    "LRN", "Expand", "Tile", "Slice", "Split", "Greater", "Less",
+    "GreaterOrEqual", "LessOrEqual", "Equal", "Not", "And", "Or", "Xor", "Where",
 ]
 OPSET = set(OPS)
 
@@ -72,6 +73,9 @@ OPSET = set(OPS)
 MAX_ELEMENTS = 4096
 
 FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.DOUBLE}
+# bool tensors are kept too: comparisons produce them, Where and the
+# logical operators read them.
+DATA_TYPES = FLOAT_TYPES | {TensorProto.BOOL}
 INDEX_TYPES = {TensorProto.INT64, TensorProto.INT32}
 
 # (operator, input slot) pairs whose input is a shape or a list of axes.
@@ -187,7 +191,7 @@ def graph_reason(model):
     for name, et in sorted(types.items(), key=lambda kv: kv[0]):
         if et is None:
             return f"value {name!r} is not a tensor (sequence, map or optional)"
-        if et in FLOAT_TYPES:
+        if et in DATA_TYPES:
             continue
         if et in INDEX_TYPES:
             uses = consumers.get(name, [])
@@ -229,7 +233,7 @@ def as_tensor(value, name):
 
 def data_reason(tensors):
     for t in tensors:
-        if t.data_type not in FLOAT_TYPES | INDEX_TYPES:
+        if t.data_type not in DATA_TYPES | INDEX_TYPES:
             return f"tensor {t.name!r} has dtype {dtype_label(t.data_type)}"
         n = int(np.prod(t.dims)) if len(t.dims) else 1
         if n > MAX_ELEMENTS:
