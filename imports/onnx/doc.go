@@ -33,7 +33,8 @@
 // ThresholdedRelu, Shrink, Clip; the comparisons Greater, Less,
 // GreaterOrEqual, LessOrEqual, Equal, the logical Not, And, Or, Xor, and
 // Where, on bool tensors. The IR has no floor: Floor and Ceil truncate
-// through i32 in two parts and adjust, exact for every float. Linear
+// through i32 in two parts and adjust, exact for every float (a zero
+// result may lose its sign). Linear
 // algebra and normalisation: Gemm, MatMul, Softmax, LogSoftmax,
 // BatchNormalization (inference), LayerNormalization,
 // InstanceNormalization, LRN (a sum of shifted views of the padded

@@ -30,9 +30,10 @@ onnx/backend/test/data/pytorch-converted and pytorch-operator directories.
 A case is kept when
   * every node is in the default ONNX domain and its operator is in OPS below
     (so an "_expanded" case is kept when its whole function body is),
-  * every tensor is float32 or float64, except int64/int32 tensors that only
-    feed a shape or axes input (Reshape's shape, Squeeze/Unsqueeze/Reduce* axes)
-    or that are the indices ArgMax/ArgMin produce,
+  * every tensor is float32, float64 or bool, except int64/int32 tensors that
+    only feed a shape or axes input (Reshape's and Expand's shape,
+    Squeeze/Unsqueeze/Reduce* axes, Pad's pads, Tile's repeats, Split's sizes,
+    Slice's starts/ends/axes/steps) or that are the indices ArgMax/ArgMin produce,
   * every input and output has at most MAX_ELEMENTS elements.
 INDEX.json lists, per kept case, the operator under test, every operator in the
 graph, the opset, the tolerances ONNX gives the case, each input's and
