@@ -418,11 +418,11 @@ func convMean(c *ctx) error {
 		return err
 	}
 	n := c.nin()
-	if n == 1 {
+	outs := c.node.GetOutput()
+	if n == 1 || len(outs) == 0 || outs[0] == "" {
 		return nil
 	}
-	name := c.node.GetOutput()[0]
-	sum := c.imp.vals[name].term
+	sum := c.imp.vals[outs[0]].term
 	y, err := c.ops().Map(sum, func(b *layers.Builder, v graph.Node) graph.Node { return b.Div(v, b.Const(float64(n))) })
 	if err != nil {
 		return c.wrap(err, "mean of %d inputs", n)
