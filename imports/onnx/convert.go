@@ -103,7 +103,6 @@ var plannedOps = map[string]string{
 	"If":                    "control flow is not supported",
 	"Loop":                  "control flow is not supported",
 	"Scan":                  "control flow is not supported",
-	"ConstantOfShape":       "not supported yet",
 	"Resize":                "not supported yet",
 	"NonZero":               "data-dependent shapes are not supported",
 	"Upsample":              "not supported yet",

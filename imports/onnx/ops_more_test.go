@@ -193,6 +193,18 @@ func TestDataViews(t *testing.T) {
 			build: func(b *mb) *mb {
 				return b.initI("shape", []int64{3}, 2, 1, 2).node("Expand", "ex", []string{"x", "shape"}, []string{"y"})
 			}, yShape: []int{2, 3, 2}, want: []float64{0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}},
+		// x.reshape(4, 5)[1:3, 2:] with opset 9's attributes.
+		{name: "Slice opset 9", opset: 9, x: x, xShape: []int{4, 5},
+			build: func(b *mb) *mb {
+				return b.node("Relu", "r", []string{"x"}, []string{"h"}).
+					node("Slice", "cut", []string{"h"}, []string{"y"}, aInts("starts", 1, 2), aInts("ends", 3, 1000), aInts("axes", 0, 1))
+			}, yShape: []int{2, 3}, want: []float64{7, 8, 9, 12, 13, 14}},
+		// numpy.split(x.reshape(4, 5), [1], axis=0)[1] with opset 11's
+		// split attribute.
+		{name: "Split attribute", opset: 11, x: x, xShape: []int{4, 5},
+			build: func(b *mb) *mb {
+				return b.node("Split", "sp", []string{"x"}, []string{"y0", "y"}, aInt("axis", -2), aInts("split", 1, 3))
+			}, yShape: []int{3, 5}, want: []float64{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}},
 		// numpy.split(x[:10].reshape(2, 5), [3], axis=1)[1] (opset 18's
 		// num_outputs=2 cuts 5 into 3 and 2).
 		{name: "Split uneven", opset: 18, x: x[:10], xShape: []int{2, 5},
