@@ -27,14 +27,14 @@
 // # Operators
 //
 // Elementwise: Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean (broadcast);
-// Neg, Abs, Reciprocal, Exp, Log, Sqrt, Erf, Floor, Ceil, Sign and the
+// Neg, Abs, Reciprocal, Exp, Log, Sqrt, Erf, Floor, Ceil, Round, Sign and the
 // activations Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Sigmoid,
 // HardSigmoid, HardSwish, Tanh, Softplus, Softsign, Mish, Gelu,
 // ThresholdedRelu, Shrink, Clip; the comparisons Greater, Less,
 // GreaterOrEqual, LessOrEqual, Equal, the logical Not, And, Or, Xor, and
-// Where, on bool tensors. The IR has no floor: Floor and Ceil truncate
-// through i32 in two parts and adjust, exact for every float (a zero
-// result may lose its sign). Linear
+// Where, on bool tensors. The IR has no floor: Floor, Ceil and Round
+// (half to even) truncate through i32 in two parts and adjust, exact for
+// every float (a zero result may lose its sign). Linear
 // algebra and normalisation: Gemm, MatMul, Softmax, LogSoftmax,
 // BatchNormalization (inference), LayerNormalization,
 // InstanceNormalization, LRN (a sum of shifted views of the padded

@@ -64,7 +64,8 @@ func init() {
 		&converter{op: "Celu", since: 12, convert: convCelu},
 		&converter{op: "Shrink", since: 9, convert: convShrink},
 		&converter{op: "Sign", since: 9, convert: unary(sign)},
-		&converter{op: "Floor", since: 6, convert: convRound(true)},
+		&converter{op: "Floor", since: 6, convert: convRound(roundFloor)},
+		&converter{op: "Round", since: 11, convert: convRound(roundEven)},
 		&converter{op: "Greater", since: 7, convert: convBinary(graph.Gt)},
 		&converter{op: "Less", since: 7, convert: convBinary(graph.Lt)},
 		&converter{op: "GreaterOrEqual", since: 12, convert: convBinary(graph.Ge)},
@@ -75,7 +76,7 @@ func init() {
 		&converter{op: "Xor", since: 7, convert: convXor},
 		&converter{op: "Not", since: 1, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Not, v) })},
 		&converter{op: "Where", since: 9, convert: convWhere},
-		&converter{op: "Ceil", since: 6, convert: convRound(false)},
+		&converter{op: "Ceil", since: 6, convert: convRound(roundCeil)},
 	)
 }
 
@@ -547,19 +548,37 @@ func sign(b *layers.Builder, v graph.Node) graph.Node {
 	return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), b.Const(1), neg)
 }
 
-// Rounding. The IR has no floor or ceil; it converts to i32 rounding
-// toward zero. A float of magnitude 2^52 or more (2^23 for float32) is a
-// whole number already, and NaN and the infinities are their own floor,
-// so those are kept; below, the truncation is computed in two parts of
-// at most 2^31 so that i32 holds each, then moved down (floor) or up
-// (ceil) by one where it is on the wrong side of x.
+// Rounding. The IR has no floor, ceil or round; it converts to i32
+// rounding toward zero. A float of magnitude 2^52 or more (2^23 for
+// float32) is a whole number already, and NaN and the infinities are
+// their own floor, so those are kept; below, the truncation is computed
+// in two parts of at most 2^31 so that i32 holds each, then moved by one
+// where it is on the wrong side of x (Floor, Ceil) or where the fraction
+// rounds away from zero (Round: above one half, or one half with an odd
+// truncation, rounding half to even as ONNX and numpy do).
 const (
 	wholeF64 = 1 << 52
 	split31  = 1 << 31
 )
 
-// convRound converts Floor (floor true) and Ceil of a float input.
-func convRound(floor bool) func(c *ctx) error {
+type rounding int
+
+const (
+	roundFloor rounding = iota
+	roundCeil
+	roundEven
+)
+
+// trunc is v rounded toward zero, for |v| < 2^52; conv converts back to
+// v's type.
+func trunc(b *layers.Builder, v graph.Node, conv graph.Op) graph.Node {
+	// hi: v truncated to a multiple of 2^31; then the rest truncated.
+	hi := b.Mul(b.Call(conv, b.Call(graph.ToI32, b.Div(v, b.Const(split31)))), b.Const(split31))
+	return b.Add(hi, b.Call(conv, b.Call(graph.ToI32, b.Sub(v, hi))))
+}
+
+// convRound converts Floor, Ceil and Round (opset 11) of a float input.
+func convRound(mode rounding) func(c *ctx) error {
 	return func(c *ctx) error {
 		x, err := c.in(0)
 		if err != nil {
@@ -578,14 +597,21 @@ func convRound(floor bool) func(c *ctx) error {
 			conv, whole = graph.ToF64, wholeF64
 		}
 		return unary(func(b *layers.Builder, v graph.Node) graph.Node {
-			// hi: v truncated to a multiple of 2^31; lo: the rest truncated.
-			hi := b.Mul(b.Call(conv, b.Call(graph.ToI32, b.Div(v, b.Const(split31)))), b.Const(split31))
-			t := b.Add(hi, b.Call(conv, b.Call(graph.ToI32, b.Sub(v, hi))))
+			t := trunc(b, v, conv)
 			var r graph.Node
-			if floor {
+			switch mode {
+			case roundFloor:
 				r = b.Call(graph.Select, b.Call(graph.Gt, t, v), b.Sub(t, b.Const(1)), t)
-			} else {
+			case roundCeil:
 				r = b.Call(graph.Select, b.Call(graph.Lt, t, v), b.Add(t, b.Const(1)), t)
+			default:
+				frac := b.Call(graph.Abs, b.Sub(v, t))
+				half := b.Mul(t, b.Const(0.5))
+				odd := b.Call(graph.Ne, trunc(b, half, conv), half)
+				away := b.Call(graph.Or, b.Call(graph.Gt, frac, b.Const(0.5)),
+					b.Call(graph.And, b.Call(graph.Eq, frac, b.Const(0.5)), odd))
+				step := b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), b.Call(conv, b.Const(-1)), b.Call(conv, b.Const(1)))
+				r = b.Call(graph.Select, away, b.Add(t, step), t)
 			}
 			return b.Call(graph.Select, b.Call(graph.Lt, b.Call(graph.Abs, v), b.Const(whole)), r, v)
 		})(c)

@@ -14,13 +14,13 @@ import (
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
-// TestRounding checks Floor and Ceil past what ONNX's node tests feed
+// TestRounding checks Floor, Ceil and Round past what ONNX's node tests feed
 // (small floats): halves on both sides of zero, magnitudes past i32's
 // range where the truncation runs in two parts, whole numbers past 2^52,
 // the infinities and NaN, in float64, on the interpreter and the native
-// back end, against Go's math.Floor and math.Ceil.
+// back end, against Go's math.Floor, math.Ceil and math.RoundToEven.
 func TestRounding(t *testing.T) {
-	xs := []float64{-2.5, -2, -0.5, 0, 0.5, 2.5, 1<<31 - 0.5, -(1 << 31) - 0.5,
+	xs := []float64{-2.5, -2, -0.5, 0, 0.5, 1.5, 2.5, 0.49999999999999994, -3.5, 2.75, -2.25, 1<<31 - 0.5, -(1 << 31) - 0.5, 1<<32 + 1.5,
 		1<<40 + 0.5, -(1 << 40) - 0.25, 1<<52 - 0.5, -(1 << 52) + 0.5, 1 << 53, 1e300,
 		math.Inf(1), math.Inf(-1), math.NaN()}
 	x, err := graph.FromFloat64(xs, len(xs))
@@ -30,7 +30,7 @@ func TestRounding(t *testing.T) {
 	for _, op := range []struct {
 		name string
 		f    func(float64) float64
-	}{{"Floor", math.Floor}, {"Ceil", math.Ceil}} {
+	}{{"Floor", math.Floor}, {"Ceil", math.Ceil}, {"Round", math.RoundToEven}} {
 		t.Run(op.name, func(t *testing.T) {
 			b := newModel(13).input("x", tDouble, len(xs)).output("y").node(op.name, "r", []string{"x"}, []string{"y"})
 			m := importT(t, b, imports.Options{})
@@ -62,6 +62,11 @@ func TestMoreElementwise(t *testing.T) {
 		{name: "Mish overflow", opset: 18, x: []float32{100}, xShape: []int{1}, build: one("Mish"), yShape: []int{1}, want: []float64{100}},
 		{name: "HardSwish", opset: 14, x: xs, xShape: []int{2, 4}, build: one("HardSwish"), yShape: []int{2, 4},
 			want: mapF(xs, func(v float64) float64 { return v * math.Max(0, math.Min(1, v/6+0.5)) })},
+		// Float32 rounding near the last fractional values (2^23 − 0.5).
+		{name: "Round f32", opset: 11, x: []float32{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997, 8388607.5}, xShape: []int{8}, build: one("Round"), yShape: []int{8},
+			want: []float64{-2, -2, 0, 0, 2, 2, 0, 8388608}},
+		{name: "Floor f32", opset: 13, x: []float32{-2.5, -0.5, 0.5, 8388607.5, -8388607.5, 16777215, 3e9, -3e9}, xShape: []int{8}, build: one("Floor"), yShape: []int{8},
+			want: []float64{-3, -1, 0, 8388607, -8388608, 16777215, 3e9, -3e9}},
 		{name: "Sign", opset: 13, x: xs, xShape: []int{8}, build: one("Sign"), yShape: []int{8}, want: []float64{-1, -1, -1, 0, 1, 1, 1, 1}},
 		{name: "Mean of three", opset: 13, x: xs[:4], xShape: []int{4},
 			build: func(b *mb) *mb {
