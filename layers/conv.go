@@ -50,7 +50,7 @@ type ConvOptions struct {
 	// first); nil or 0 means 1.
 	Strides []int
 	// Dilations between window elements, one per spatial axis; nil or 0
-	// means 1. Poolings take none.
+	// means 1.
 	Dilations []int
 	// Padding is the padding mode.
 	Padding PaddingMode
@@ -70,6 +70,14 @@ type ConvOptions struct {
 	// included (PyTorch's default), not by the elements inside the input
 	// (ONNX's and TensorFlow's default, and this package's).
 	CountIncludePad bool
+	// CeilMode (poolings only) adds a last, partial window on an axis
+	// whose windows leave elements over, as ONNX's and PyTorch's
+	// ceil_mode: ceil((padded - span)/stride) + 1 positions, less one when
+	// the last would start in the padding after the input. The partial
+	// window reads the pooling's fill past the padding; an average
+	// divides by its elements inside the input, or with CountIncludePad
+	// inside the padded input.
+	CeilMode bool
 }
 
 // ConvParams are the parameters of a convolution.
@@ -122,6 +130,13 @@ func Conv1D(name string, x graph.Node, in, out, kernel int, dt graph.DType, opt 
 	return conv("Conv1D", name, x, in, out, []int{kernel}, dt, opt)
 }
 
+// Conv3D is Conv2D over three spatial axes: x is dt[batch, depth, height,
+// width, in] channels last or dt[batch, in, depth, height, width] channels
+// first, with a kernel of kernel[0] × kernel[1] × kernel[2].
+func Conv3D(name string, x graph.Node, in, out int, kernel [3]int, dt graph.DType, opt ConvOptions) (graph.Node, *ConvParams, error) {
+	return conv("Conv3D", name, x, in, out, kernel[:], dt, opt)
+}
+
 // spatial is one spatial axis of a convolution or pooling: its window and
 // the padding that makes it fit.
 type spatial struct {
@@ -130,16 +145,26 @@ type spatial struct {
 	size         int    // the window's width
 	stride, dil  int
 	lo, hi       int // padding
+	ceilHi       int // more padding after, reaching ceil mode's partial last window (poolings)
 	positions    int // of the output
 	paddedExtent int
 	windowSpan   int
 }
 
 func spatialNames(n int) []string {
-	if n == 1 {
+	switch n {
+	case 1:
 		return []string{"length"}
+	case 2:
+		return []string{"height", "width"}
+	case 3:
+		return []string{"depth", "height", "width"}
 	}
-	return []string{"height", "width"}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("spatial axis %d", i)
+	}
+	return names
 }
 
 // geometry checks the sizes, strides, dilations and padding of the
@@ -163,8 +188,8 @@ func (l *layer) geometry(extents, kernel []int, opt ConvOptions, pooling bool) (
 		}
 		return vs[i], nil
 	}
-	if pooling && opt.Dilations != nil {
-		return nil, l.errorf("a pooling takes no dilations")
+	if opt.CeilMode && !pooling {
+		return nil, l.errorf("ceil mode is for poolings; a convolution takes no partial windows")
 	}
 	if opt.Padding == PadExplicit && len(opt.Pads) != 2*n {
 		return nil, l.errorf("%d explicit pads for %d spatial axes, want %d (before and after each)", len(opt.Pads), n, 2*n)
@@ -214,6 +239,16 @@ func (l *layer) geometry(extents, kernel []int, opt ConvOptions, pooling bool) (
 				s.name, s.lo, s.hi, s.windowSpan)
 		}
 		s.positions = (s.paddedExtent-s.windowSpan)/s.stride + 1
+		if opt.CeilMode {
+			// One more position when windows are left over, unless it
+			// would start in the padding after the input.
+			p := (s.paddedExtent-s.windowSpan+s.stride-1)/s.stride + 1
+			if (p-1)*s.stride >= s.extent+s.lo {
+				p--
+			}
+			s.positions = p
+			s.ceilHi = max((p-1)*s.stride+s.windowSpan-s.paddedExtent, 0)
+		}
 		out[i] = s
 	}
 	return out, nil
@@ -237,8 +272,8 @@ func (l *layer) moveAxis(x graph.Node, from, to int) graph.Node {
 // the spatial axes ss: [p1, ..., pn, k1, ..., kn, C], padded with fill.
 func (l *layer) windows(img graph.Node, ss []spatial, fill graph.Fill) graph.Node {
 	for i, s := range ss {
-		if s.lo > 0 || s.hi > 0 {
-			img = l.View(graph.PadView{Axis: i, Lo: s.lo, Hi: s.hi, Fill: fill}, img)
+		if hi := s.hi + s.ceilHi; s.lo > 0 || hi > 0 {
+			img = l.View(graph.PadView{Axis: i, Lo: s.lo, Hi: hi, Fill: fill}, img)
 		}
 	}
 	// Window the last spatial axis first, so that the axes before it keep
@@ -364,15 +399,15 @@ func kernelExtents(f DataFormat, kernel []int, cg, out int) []int {
 // type is an error naming the layer and the extents.
 func ConvWith(name string, x, k, b graph.Node, in, out int, kernel []int, dt graph.DType, opt ConvOptions) (graph.Node, error) {
 	kind := "Conv2D"
-	if len(kernel) == 1 {
-		kind = "Conv1D"
+	if len(kernel) == 1 || len(kernel) == 3 {
+		kind = fmt.Sprintf("Conv%dD", len(kernel))
 	}
 	l := newLayer(kind, name)
 	if err := l.validate(dt); err != nil {
 		return nil, err
 	}
-	if len(kernel) != 1 && len(kernel) != 2 {
-		return nil, l.errorf("%d kernel extents %v, want 1 or 2", len(kernel), kernel)
+	if len(kernel) < 1 || len(kernel) > 3 {
+		return nil, l.errorf("%d kernel extents %v, want 1, 2 or 3", len(kernel), kernel)
 	}
 	if err := l.positive("in", in); err != nil {
 		return nil, err

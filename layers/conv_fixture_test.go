@@ -39,6 +39,7 @@ type convFixture struct {
 	Padding   string    `json:"padding"`
 	Pads      []int     `json:"pads"`
 	Include   bool      `json:"count_include_pad"`
+	Ceil      bool      `json:"ceil_mode"`
 	X         []float64 `json:"x"`
 	K         []float64 `json:"K"`
 	B         []float64 `json:"b"`
@@ -51,7 +52,7 @@ type convFixture struct {
 }
 
 func (f convFixture) opts() layers.ConvOptions {
-	o := layers.ConvOptions{Strides: f.Strides, Dilations: f.Dilations, Groups: f.Groups, Pads: f.Pads, CountIncludePad: f.Include}
+	o := layers.ConvOptions{Strides: f.Strides, Dilations: f.Dilations, Groups: f.Groups, Pads: f.Pads, CountIncludePad: f.Include, CeilMode: f.Ceil}
 	if f.Format == "first" {
 		o.Format = layers.ChannelsFirst
 	}
@@ -127,10 +128,13 @@ func TestConvAgainstJAX(t *testing.T) {
 			var y graph.Node
 			var p *layers.ConvParams
 			var err error
-			if len(f.Spatial) == 1 {
+			switch len(f.Spatial) {
+			case 1:
 				y, p, err = layers.Conv1D("conv", x, f.In, f.Out, f.Kernel[0], dt, f.opts())
-			} else {
+			case 2:
 				y, p, err = layers.Conv2D("conv", x, f.In, f.Out, [2]int{f.Kernel[0], f.Kernel[1]}, dt, f.opts())
+			default:
+				y, p, err = layers.Conv3D("conv", x, f.In, f.Out, [3]int{f.Kernel[0], f.Kernel[1], f.Kernel[2]}, dt, f.opts())
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -163,19 +167,20 @@ func TestConvAgainstJAX(t *testing.T) {
 	}
 }
 
-// TestPoolsAgainstJAX checks MaxPool2D and AvgPool2D and their gradients
-// against jax.lax.reduce_window and jax.grad.
+// TestPoolsAgainstJAX checks MaxPool and AvgPool (one to three spatial
+// axes, dilated, ceil mode) and their gradients against
+// jax.lax.reduce_window and jax.grad.
 func TestPoolsAgainstJAX(t *testing.T) {
 	_, pools := readConvFixtures(t)
 	dt := graph.Float64
 	for _, f := range pools {
 		t.Run(f.Name, func(t *testing.T) {
 			x := input(t, dt, f.xExtents(f.Channels)...)
-			pool := layers.AvgPool2D
+			pool := layers.AvgPool
 			if f.Kind == "max" {
-				pool = layers.MaxPool2D
+				pool = layers.MaxPool
 			}
-			y, err := pool("pool", x, [2]int{f.Window[0], f.Window[1]}, f.opts())
+			y, err := pool("pool", x, f.Window, f.opts())
 			if err != nil {
 				t.Fatal(err)
 			}

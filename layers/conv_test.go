@@ -343,8 +343,10 @@ func TestConvErrors(t *testing.T) {
 		_, _, err := layers.Conv2D("conv1", x, tc.in, tc.out, tc.k, dt, tc.opt)
 		assertError(t, err, tc.want)
 	}
-	_, err := layers.MaxPool2D("pool", x, [2]int{2, 2}, layers.ConvOptions{Dilations: []int{2, 2}})
-	assertError(t, err, "pool (MaxPool2D): a pooling takes no dilations")
+	_, _, err := layers.Conv2D("conv", x, 6, 2, [2]int{2, 2}, dt, layers.ConvOptions{CeilMode: true})
+	assertError(t, err, "conv (Conv2D): ceil mode is for poolings; a convolution takes no partial windows")
+	_, err = layers.MaxPool("pool", x, []int{2, 2, 2, 2}, layers.ConvOptions{})
+	assertError(t, err, "pool (MaxPool): a window of 4 axes [2 2 2 2]; one, two or three spatial axes are supported")
 	_, err = layers.AvgPool2D("pool", x, [2]int{2, 2}, layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{2, 0, 0, 0}})
 	assertError(t, err, "pool (AvgPool2D): height padding 2 before and 0 after is not smaller than the window of 2: a window would see padding only")
 	_, err = layers.MaxPool2D("pool", input(t, dt, 2, 5), [2]int{2, 2}, layers.ConvOptions{})

@@ -10,7 +10,7 @@ import (
 // elements of x, channel by channel: x is dt[batch, height, width,
 // channels] channels last or dt[batch, channels, height, width] channels
 // first, opt gives the strides (nil: 1, not the window as in Keras's
-// default; pass them) and the padding; dilations are refused. Padding
+// default; pass them), the dilations, the padding and ceil mode. Padding
 // reads as -Inf, the identity of max, so it never wins. The term is
 //
 //	map (\img -> map (\row -> map (\win -> rnz (zip max) (\r -> reduce (zip max) r) win) row)
@@ -32,19 +32,21 @@ func AvgPool2D(name string, x graph.Node, window [2]int, opt ConvOptions) (graph
 	return pool("AvgPool2D", name, x, window[:], opt, false)
 }
 
-// MaxPool is MaxPool2D with one or two spatial axes, by len(window): x is
-// dt[batch, length, channels] (or channels first) for one.
+// MaxPool is MaxPool2D with one, two or three spatial axes, by
+// len(window): x is dt[batch, length, channels] (or channels first) for
+// one, dt[batch, depth, height, width, channels] for three.
 func MaxPool(name string, x graph.Node, window []int, opt ConvOptions) (graph.Node, error) {
 	return pool(poolKind("MaxPool", window), name, x, window, opt, true)
 }
 
-// AvgPool is AvgPool2D with one or two spatial axes, by len(window).
+// AvgPool is AvgPool2D with one, two or three spatial axes, by
+// len(window).
 func AvgPool(name string, x graph.Node, window []int, opt ConvOptions) (graph.Node, error) {
 	return pool(poolKind("AvgPool", window), name, x, window, opt, false)
 }
 
 func poolKind(kind string, window []int) string {
-	if len(window) == 1 || len(window) == 2 {
+	if len(window) >= 1 && len(window) <= 3 {
 		return fmt.Sprintf("%s%dD", kind, len(window))
 	}
 	return kind
@@ -55,8 +57,8 @@ func pool(kind, name string, x graph.Node, window []int, opt ConvOptions, isMax 
 	if l.name == "" {
 		return nil, &Error{Kind: kind, Msg: "empty layer name"}
 	}
-	if len(window) != 1 && len(window) != 2 {
-		return nil, l.errorf("a window of %d axes %v; one or two spatial axes are supported", len(window), window)
+	if len(window) < 1 || len(window) > 3 {
+		return nil, l.errorf("a window of %d axes %v; one, two or three spatial axes are supported", len(window), window)
 	}
 	if opt.Groups != 0 || opt.NoBias {
 		return nil, l.errorf("a pooling takes no groups and no bias")
@@ -97,19 +99,26 @@ func pool(kind, name string, x graph.Node, window []int, opt ConvOptions, isMax 
 	}
 	// The divisors of an average: the elements of each window inside the
 	// input, a product of one count per spatial axis, or the window size.
-	padded := false
+	// Without CountIncludePad an average counts the elements inside the
+	// input; with it, those inside the padded input, which is the whole
+	// window unless ceil mode adds a partial one.
+	varies := false
 	for _, s := range ss {
-		padded = padded || s.lo > 0 || s.hi > 0
+		if opt.CountIncludePad {
+			varies = varies || s.ceilHi > 0
+		} else {
+			varies = varies || s.lo > 0 || s.hi+s.ceilHi > 0
+		}
 	}
 	size := 1
 	for _, s := range ss {
 		size *= s.size
 	}
 	var counts []graph.Node // per spatial axis, [positions], when they vary
-	if !isMax && padded && !opt.CountIncludePad {
+	if !isMax && varies {
 		counts = make([]graph.Node, n)
 		for i, s := range ss {
-			counts[i] = l.axisCounts(x, xt, opt.Format, n, i, s)
+			counts[i] = l.axisCounts(x, xt, opt.Format, n, i, s, opt.CountIncludePad)
 		}
 	}
 	xl := l.channelsLast(x, opt.Format, n)
@@ -148,10 +157,11 @@ func pool(kind, name string, x graph.Node, window []int, opt ConvOptions, isMax 
 }
 
 // axisCounts returns, for spatial axis i of x, how many elements of each
-// window position lie inside the input: the window sums of ones over the
-// zero-padded axis. The ones are made from one line of x along the axis
-// (a conversion of the literal 1 per element: x's values are not read).
-func (l *layer) axisCounts(x graph.Node, xt *graph.ArrayType, f DataFormat, n, i int, s spatial) graph.Node {
+// window position lie inside the input (or, withPad, inside the padded
+// input): the window sums of ones over the zero-padded axis. The ones are
+// made from one line of x along the axis (a conversion of the literal 1
+// per element: x's values are not read).
+func (l *layer) axisCounts(x graph.Node, xt *graph.ArrayType, f DataFormat, n, i int, s spatial, withPad bool) graph.Node {
 	// A line along axis i: drop every other axis with first.
 	line := x
 	axis := 1 + i
@@ -169,9 +179,18 @@ func (l *layer) axisCounts(x graph.Node, xt *graph.ArrayType, f DataFormat, n, i
 	if xt.DType == graph.Float64 {
 		one = graph.ToF64
 	}
+	lo, hi := s.lo, s.hi+s.ceilHi
+	if withPad && (s.lo > 0 || s.hi > 0) {
+		// Ones over the padded extent: the padded line, read as ones.
+		line = l.View(graph.PadView{Axis: 0, Lo: s.lo, Hi: s.hi}, line)
+		lo, hi = 0, s.ceilHi
+	}
 	ones := l.Map(l.Lambda1("v", func(graph.Node) graph.Node { return l.Call(one, l.Const(1)) }), line)
-	padded := l.View(graph.PadView{Axis: 0, Lo: s.lo, Hi: s.hi}, ones)
-	w := l.View(graph.WindowView{Axis: 0, Width: s.size, Stride: s.stride, Dilation: 1}, padded)
+	padded := ones
+	if lo > 0 || hi > 0 {
+		padded = l.View(graph.PadView{Axis: 0, Lo: lo, Hi: hi}, ones)
+	}
+	w := l.View(graph.WindowView{Axis: 0, Width: s.size, Stride: s.stride, Dilation: s.dil}, padded)
 	return l.Map(l.Lambda1("w", func(w graph.Node) graph.Node { return l.Reduce(l.Op(graph.Add), w) }), w)
 }
 

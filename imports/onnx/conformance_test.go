@@ -34,22 +34,45 @@ const (
 	confAtol = 1e-6
 )
 
+// roundedExpected lists the cases whose expected outputs ONNX writes by
+// hand, rounded to a few decimals: they are held to ONNX's own rtol 1e-3.
+var roundedExpected = map[string]bool{
+	// y = np.array([[[[0.1511]], [[0.2841]], [[0.3572]]]]) in ONNX's
+	// averagepool.py; ONNX Runtime gives 0.28404444 for the second, as
+	// hofuse does.
+	"node/test_averagepool_2d_ceil_last_window_starts_on_pad": true,
+}
+
 // knownUnsupported lists the conformance cases hofuse cannot run although
 // the coverage pass accepts their operators, each with the reason. A case
 // the coverage pass refuses is unsupported with the pass's reason and
 // needs no entry. A listed case that passes fails the test, so the list
 // stays true.
 var knownUnsupported = map[string]string{
-	"node/test_constant_pad":                               "Pad with constant_value 1.2: a pad view fills with 0, -inf or +inf only",
-	"node/test_constant_pad_axes":                          "Pad with constant_value 1.2: a pad view fills with 0, -inf or +inf only",
-	"node/test_constant_pad_negative_axes":                 "Pad with constant_value 1.2: a pad view fills with 0, -inf or +inf only",
 	"node/test_castlike_DOUBLE_to_FLOAT_expanded":          "input like has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_castlike_FLOAT_to_DOUBLE_expanded":          "input like has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_l1_empty_set":                        "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_l2_empty_set":                        "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_log_sum_empty_set":                   "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_log_sum_exp_empty_set":               "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_min_empty_set":                       "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_prod_empty_set":                      "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_sum_square_empty_set":                "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_reduce_l1_empty_set_expanded":               "input data has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_reduce_log_sum_empty_set_expanded":          "input data has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_reduce_max_empty_set":                       "input data has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_reduce_sum_empty_set":                       "input data has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_reduce_sum_empty_set_non_reduced_axis_zero": "input data has an extent 0; the IR's arrays have at least one element on every axis",
 	"node/test_reduce_sum_square_empty_set_expanded":       "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_slice_neg_steps":                            "a step of -1 or -3 reverses an axis, which no view of the IR expresses; Slice refuses it",
+	"node/test_slice_start_out_of_bounds":                  "the slice is empty (extent 0); the IR's arrays have at least one element on every axis",
+	"node/test_split_zero_size_splits_opset13":             "input input has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_split_zero_size_splits_opset18":             "input input has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_not_2d":                                     "the model imports opset 1, older than the oldest hofuse reads (6); the importer says so and how to convert it",
+	"node/test_not_3d":                                     "the model imports opset 1, older than the oldest hofuse reads (6); the importer says so and how to convert it",
+	"node/test_not_4d":                                     "the model imports opset 1, older than the oldest hofuse reads (6); the importer says so and how to convert it",
+	"node/test_reduce_max_empty_set_bool":                  "input data has an extent 0; the IR's arrays have at least one element on every axis",
+	"node/test_training_dropout_zero_ratio":                "training_mode is true; hofuse runs Dropout in inference only and the importer says so (the ratio is 0 here, but it is a graph input, not known when the model is imported)",
 	"node/test_reshape_allowzero_reordered":                "input data has an extent 0; the IR's arrays have at least one element on every axis",
 }
 
@@ -203,7 +226,7 @@ func graphNames(path string) ([]string, []string, error) {
 // compareTensor checks a result against the expected tensor: same extents
 // (a scalar against a 0-d tensor), values within the tolerances, NaN
 // where NaN is expected.
-func compareTensor(got graph.Value, want *tensor) error {
+func compareTensor(got graph.Value, want *tensor, rtol float64) error {
 	var vals []float64
 	var ext []int
 	switch g := got.(type) {
@@ -232,12 +255,12 @@ func compareTensor(got graph.Value, want *tensor) error {
 			}
 			continue
 		}
-		if d := math.Abs(g-w) - confRtol*math.Abs(w); d > confAtol && d > worst {
+		if d := math.Abs(g-w) - rtol*math.Abs(w); d > confAtol && d > worst {
 			worst, at = d, i
 		}
 	}
 	if at >= 0 {
-		return fmt.Errorf("element %d: got %v, want %v (tolerance %g + %g·|want|)", at, vals[at], want.at(at), confAtol, confRtol)
+		return fmt.Errorf("element %d: got %v, want %v (tolerance %g + %g·|want|)", at, vals[at], want.at(at), confAtol, rtol)
 	}
 	return nil
 }
@@ -427,7 +450,11 @@ func runCase(c confCase, backends []lowering.Backend) confResult {
 				if !ok {
 					continue
 				}
-				if err := compareTensor(got, w); err != nil {
+				rtol := confRtol
+				if roundedExpected[c.name] {
+					rtol = 1e-3
+				}
+				if err := compareTensor(got, w, rtol); err != nil {
 					r.status, r.why = "fail", fmt.Sprintf("%s: output %s: %v", ru.name, name, err)
 					return r
 				}

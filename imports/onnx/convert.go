@@ -97,17 +97,12 @@ func ranges(cs []*converter) string {
 // with the reason the coverage report gives.
 var plannedOps = map[string]string{
 	"ConvTranspose":         "transposed convolutions are not supported yet",
-	"GlobalMaxPool":         "not supported yet",
 	"LSTM":                  "recurrent layers are not supported",
 	"GRU":                   "recurrent layers are not supported",
 	"RNN":                   "recurrent layers are not supported",
 	"If":                    "control flow is not supported",
 	"Loop":                  "control flow is not supported",
 	"Scan":                  "control flow is not supported",
-	"ConstantOfShape":       "not supported yet",
-	"Slice":                 "not supported yet",
-	"Expand":                "not supported yet",
-	"Where":                 "not supported yet",
 	"Resize":                "not supported yet",
 	"NonZero":               "data-dependent shapes are not supported",
 	"Upsample":              "not supported yet",

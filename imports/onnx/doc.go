@@ -19,7 +19,35 @@
 // run along one axis; Squeeze, Unsqueeze and ReduceSum take axes as an
 // attribute before 13 and as an input from it (ReduceMean, ReduceMax and
 // ReduceMin from 18); opset 6's arithmetic broadcasts only with its
-// broadcast attribute. The converters' doc comments state the semantics.
+// broadcast attribute; PRelu's slope of shape [C] applies per channel in
+// opset 6 and broadcasts from 7; Split takes its sizes as an attribute
+// before 13, as an input from it, and cuts unevenly with num_outputs from
+// 18. The converters' doc comments state the semantics.
+//
+// # Operators
+//
+// Elementwise: Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean (broadcast);
+// Neg, Abs, Reciprocal, Exp, Log, Sqrt, Erf, Floor, Ceil, Round, Sign and the
+// activations Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Sigmoid,
+// HardSigmoid, HardSwish, Tanh, Softplus, Softsign, Mish, Gelu,
+// ThresholdedRelu, Shrink, Clip; the comparisons Greater, Less,
+// GreaterOrEqual, LessOrEqual, Equal, the logical Not, And, Or, Xor, and
+// Where, on bool tensors. The IR has no floor: Floor, Ceil and Round
+// (half to even) truncate through i32 in two parts and adjust, exact for
+// every float (a zero result may lose its sign). Linear
+// algebra and normalisation: Gemm, MatMul, Softmax, LogSoftmax,
+// BatchNormalization (inference), LayerNormalization,
+// InstanceNormalization, LRN (a sum of shifted views of the padded
+// squares). Reductions: every Reduce*, ArgMax, ArgMin. Windows: Conv,
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Pad (constant).
+// Views: Identity, Dropout (inference), Flatten, Reshape, Transpose,
+// Squeeze, Unsqueeze, Concat, Split (crops), Slice (a crop; a step s > 1
+// splits the axis into blocks of s and keeps the first of each; a
+// negative step is refused unless it keeps one element, since no view
+// reverses an axis), Expand and Tile (an axis stretched from extent 1 is
+// zipped with the index input of its extent, the IR making arrays only by
+// mapping over arrays). Constant, Cast, Shape, Gather and ConstantOfShape
+// serve the shape computations below.
 //
 // # What folds at import time
 //
@@ -27,8 +55,10 @@
 // initializers, Constant outputs, Shape (the IR's extents are static), and
 // ConstantOfShape of a known shape, and every node whose inputs are all
 // known (Gather, Slice, Concat, Unsqueeze, Cast and arithmetic on shape
-// vectors, the subgraphs exporters write for x.view(x.size(0), -1)). Inputs that must be known — Reshape's shape, the
-// axes inputs, Clip's bounds — are checked by the coverage pass. A known
+// vectors, the subgraphs exporters write for x.view(x.size(0), -1)).
+// Inputs that must be known — Reshape's, Expand's and Tile's shape
+// inputs, the axes inputs, Slice's starts, ends, axes and steps, Split's
+// sizes, Clip's bounds — are checked by the coverage pass. A known
 // tensor that a term reads becomes a parameter input named as the file
 // names it, with its value in the Model.
 //

@@ -34,7 +34,9 @@ func readNpyF32(t *testing.T, path string) ([]float64, []int) {
 }
 
 // TestExportedModels runs the models real exporters wrote (scikit-learn
-// through skl2onnx, Keras through tf2onnx, Softmax at two opsets) on the
+// through skl2onnx, Keras through tf2onnx, Softmax at two opsets, a CNN
+// over InstanceNormalization, PRelu, LRN, Slice, Split, HardSwish, Mish
+// and GlobalMaxPool written as PyTorch exports it) on the
 // interpreter and, fused and unfused, on the native back end and on PJRT
 // when a plugin is found, against onnxruntime's outputs within 1e-5
 // relative, and checks the digits predictions.
@@ -66,6 +68,7 @@ func TestExportedModels(t *testing.T) {
 		{"softmax_opset11_noaxis.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_noaxis_ort_output.npy", ""},
 		{"logsoftmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "logsoftmax_opset11_axis1_ort_output.npy", ""},
 		{"softmax_opset13_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset13_axis1_ort_output.npy", ""},
+		{"ops_cnn_digits.onnx", "digits_input.npy", "input", "probabilities", "ops_cnn_digits_ort_probabilities.npy", ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			xv, xs := readNpyF32(t, filepath.Join(dir, tc.input))

@@ -17,58 +17,50 @@ func init() {
 		&converter{op: "MaxPool", since: 1, check: checkPool, convert: convPool(true)},
 		&converter{op: "AveragePool", since: 1, check: checkPool, convert: convPool(false)},
 		&converter{op: "GlobalAveragePool", since: 1, convert: convGlobalAveragePool},
+		&converter{op: "GlobalMaxPool", since: 1, convert: convGlobalMaxPool},
+		&converter{op: "LRN", since: 1, convert: convLRN},
 		&converter{op: "Pad", since: 2, until: 10, check: checkPad, convert: convPad},
 		&converter{op: "Pad", since: 11, check: checkPad, needKnown: []int{1, 2, 3}, convert: convPad},
 	)
 }
 
-// checkConv refuses a kernel of other than one or two spatial axes.
+// maxSpatial is the most spatial axes a convolution or pooling takes.
+const maxSpatial = 3
+
+// checkConv refuses a kernel of more than three spatial axes.
 func checkConv(n *onnxpb.NodeProto, _ int) string {
-	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) != 1 && len(a.GetInts()) != 2 {
-		return fmt.Sprintf("a kernel of %d spatial axes; one- and two-dimensional convolutions are supported", len(a.GetInts()))
+	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) > maxSpatial {
+		return fmt.Sprintf("a kernel of %d spatial axes; one- to three-dimensional convolutions are supported", len(a.GetInts()))
 	}
 	return ""
 }
 
 // checkPool refuses what the poolings do not support: the Indices
-// output, windows of other than one or two axes, dilations, ceil_mode=1
-// (a partial last window).
+// output, windows of more than three axes.
 func checkPool(n *onnxpb.NodeProto, _ int) string {
 	if o := n.GetOutput(); len(o) > 1 && o[1] != "" {
 		return "the Indices output is not supported"
 	}
-	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) != 1 && len(a.GetInts()) != 2 {
-		return fmt.Sprintf("a window of %d spatial axes; one- and two-dimensional poolings are supported", len(a.GetInts()))
-	}
-	if a := attr(n, "dilations"); a != nil && slices.ContainsFunc(a.GetInts(), func(d int64) bool { return d != 1 }) {
-		return fmt.Sprintf("dilations %v: dilated poolings are not supported", a.GetInts())
-	}
-	if v, set := intAttrIs(n, "ceil_mode", 0); set {
-		return fmt.Sprintf("ceil_mode=%d (a partial last window) is not supported", v)
+	if a := attr(n, "kernel_shape"); a != nil && len(a.GetInts()) > maxSpatial {
+		return fmt.Sprintf("a window of %d spatial axes; one- to three-dimensional poolings are supported", len(a.GetInts()))
 	}
 	return ""
 }
 
-// checkPad refuses the modes other than constant, and a constant
-// attribute (up to opset 10) that is not 0, -inf or +inf.
+// checkPad refuses the modes other than constant.
 func checkPad(n *onnxpb.NodeProto, _ int) string {
 	if a := attr(n, "mode"); a != nil && string(a.GetS()) != "constant" {
 		return fmt.Sprintf("mode %q is not supported; hofuse pads in constant mode only", a.GetS())
-	}
-	if a := attr(n, "value"); a != nil {
-		if v := float64(a.GetF()); v != 0 && !math.IsInf(v, 0) {
-			return fmt.Sprintf("value %v is not supported; hofuse pads with 0, -inf or +inf", v)
-		}
 	}
 	return ""
 }
 
 // windowArgs reads the attributes ONNX's Conv, MaxPool and AveragePool
 // share for an input of the given spatial extents and a kernel of the
-// given extents: strides, dilations (Conv only: dilated is false for the
-// poolings, which refuse them), and the padding, auto_pad resolved into
-// explicit pads before and after each axis in layers' order.
-func (c *ctx) windowArgs(spatial, kernel []int, dilated bool) (layers.ConvOptions, error) {
+// given extents: strides, dilations (from opset 10 for the poolings), and
+// the padding, auto_pad resolved into explicit pads before and after each
+// axis in layers' order.
+func (c *ctx) windowArgs(spatial, kernel []int) (layers.ConvOptions, error) {
 	n := len(spatial)
 	opt := layers.ConvOptions{Format: layers.ChannelsFirst, Padding: layers.PadExplicit}
 	ints := func(name string, def int) ([]int, error) {
@@ -96,19 +88,10 @@ func (c *ctx) windowArgs(spatial, kernel []int, dilated bool) (layers.ConvOption
 	if opt.Strides, err = ints("strides", 1); err != nil {
 		return opt, err
 	}
-	dil := make([]int, n)
-	for i := range dil {
-		dil[i] = 1
-	}
 	if c.node.GetOpType() == "Conv" || c.opset >= 10 {
-		if dil, err = ints("dilations", 1); err != nil {
+		if opt.Dilations, err = ints("dilations", 1); err != nil {
 			return opt, err
 		}
-	}
-	if dilated {
-		opt.Dilations = dil
-	} else if slices.ContainsFunc(dil, func(d int) bool { return d != 1 }) {
-		return opt, c.errorf("dilations %v: dilated poolings are not supported", dil)
 	}
 	auto, err := c.attrString("auto_pad", "NOTSET")
 	if err != nil {
@@ -135,7 +118,10 @@ func (c *ctx) windowArgs(spatial, kernel []int, dilated bool) (layers.ConvOption
 	case "VALID":
 	case "SAME_UPPER", "SAME_LOWER":
 		for i := range n {
-			span := (kernel[i]-1)*dil[i] + 1
+			span := kernel[i]
+			if opt.Dilations != nil {
+				span = (kernel[i]-1)*opt.Dilations[i] + 1
+			}
 			out := (spatial[i] + opt.Strides[i] - 1) / opt.Strides[i]
 			total := max((out-1)*opt.Strides[i]+span-spatial[i], 0)
 			lo := total / 2
@@ -150,8 +136,9 @@ func (c *ctx) windowArgs(spatial, kernel []int, dilated bool) (layers.ConvOption
 	return opt, nil
 }
 
-// convConv: Conv of X [N, C, D1 (, D2)] with W [M, C/group, k1 (, k2)] and
-// the optional bias B [M], through layers.ConvWith (channels first).
+// convConv: Conv of X [N, C, D1, …] with W [M, C/group, k1, …] (one to
+// three spatial axes) and the optional bias B [M], through
+// layers.ConvWith (channels first).
 func convConv(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -161,8 +148,8 @@ func convConv(c *ctx) error {
 	if err != nil {
 		return c.wrap(err, "input X")
 	}
-	if len(ext) != 3 && len(ext) != 4 {
-		return c.errorf("input X has shape %v: one- and two-dimensional convolutions ([N, C, L] or [N, C, H, W]) are supported", ext)
+	if len(ext) < 3 || len(ext) > 2+maxSpatial {
+		return c.errorf("input X has shape %v: one- to three-dimensional convolutions ([N, C, L] to [N, C, D, H, W]) are supported", ext)
 	}
 	w, err := c.in(1)
 	if err != nil {
@@ -191,7 +178,7 @@ func convConv(c *ctx) error {
 	if err != nil {
 		return err
 	}
-	opt, err := c.windowArgs(ext[2:], kernel, true)
+	opt, err := c.windowArgs(ext[2:], kernel)
 	if err != nil {
 		return err
 	}
@@ -208,9 +195,10 @@ func convConv(c *ctx) error {
 }
 
 // convPool converts MaxPool (max) and AveragePool: windows of
-// kernel_shape over X [N, C, D1 (, D2)], with the padding attributes;
-// AveragePool's count_include_pad (default 0) says whether padding counts
-// in the divisor. ceil_mode=1 is refused where it would add a window.
+// kernel_shape over X [N, C, D1, …] (one to three spatial axes), with the
+// strides, dilations, padding and ceil_mode attributes; AveragePool's
+// count_include_pad (default 0) says whether padding counts in the
+// divisor.
 func convPool(isMax bool) func(c *ctx) error {
 	return func(c *ctx) error {
 		x, err := c.in(0)
@@ -221,8 +209,8 @@ func convPool(isMax bool) func(c *ctx) error {
 		if err != nil {
 			return c.wrap(err, "input X")
 		}
-		if len(ext) != 3 && len(ext) != 4 {
-			return c.errorf("input X has shape %v: one- and two-dimensional poolings ([N, C, L] or [N, C, H, W]) are supported", ext)
+		if len(ext) < 3 || len(ext) > 2+maxSpatial {
+			return c.errorf("input X has shape %v: one- to three-dimensional poolings ([N, C, L] to [N, C, D, H, W]) are supported", ext)
 		}
 		kernel, set, err := c.attrInts("kernel_shape")
 		if err != nil {
@@ -231,7 +219,7 @@ func convPool(isMax bool) func(c *ctx) error {
 		if !set || len(kernel) != len(ext)-2 {
 			return c.errorf("kernel_shape %v, want one extent per spatial axis of X %v", kernel, ext)
 		}
-		opt, err := c.windowArgs(ext[2:], kernel, false)
+		opt, err := c.windowArgs(ext[2:], kernel)
 		if err != nil {
 			return err
 		}
@@ -239,14 +227,7 @@ func convPool(isMax bool) func(c *ctx) error {
 		if err != nil {
 			return err
 		}
-		if ceil != 0 {
-			for i, e := range ext[2:] {
-				rest := e + opt.Pads[2*i] + opt.Pads[2*i+1] - kernel[i]
-				if rest >= 0 && rest%opt.Strides[i] != 0 {
-					return c.errorf("ceil_mode=1 adds a partial window on spatial axis %d (extent %d, kernel %d, stride %d); it is not supported", i, e, kernel[i], opt.Strides[i])
-				}
-			}
-		}
+		opt.CeilMode = ceil != 0
 		var y graph.Node
 		if isMax {
 			y, err = layers.MaxPool(c.name, x, kernel, opt)
@@ -295,10 +276,116 @@ func convGlobalAveragePool(c *ctx) error {
 	return nil
 }
 
+// convGlobalMaxPool: the largest element over the spatial axes of X [N,
+// C, ...], kept as axes of extent 1: [N, C, 1, ...]. NaN propagates.
+func convGlobalMaxPool(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	if len(ext) < 3 {
+		return c.errorf("input X has shape %v, want rank 3 or more ([N, C, D1, …])", ext)
+	}
+	axes := make([]int, len(ext)-2)
+	for i := range axes {
+		axes[i] = i + 2
+	}
+	y, err := c.ops().Reduce(nd.Max, x, axes, true)
+	if err != nil {
+		return c.wrap(err, "pool")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convLRN: local response normalization across channels of X [N, C, …]:
+//
+//	square_sum[n, c, …] = Σ x[n, i, …]² for i from max(0, c − ⌊(size−1)/2⌋) to min(C−1, c + ⌈(size−1)/2⌉)
+//	Y = X / (bias + alpha/size · square_sum)^beta
+//
+// (size required, alpha 1e-4, beta 0.75, bias 1). The window sum is
+// size shifted views of the squares padded with zeros along the channels.
+func convLRN(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	_, ext, err := nd.Shape(x)
+	if err != nil {
+		return c.wrap(err, "input X")
+	}
+	if len(ext) < 3 {
+		return c.errorf("input X has shape %v, want rank 3 or more ([N, C, D1, …])", ext)
+	}
+	size, err := c.attrInt("size", 0)
+	if err != nil {
+		return err
+	}
+	if size < 1 || size > maxLRNSize {
+		return c.errorf("attribute size is %d, want between 1 and %d", size, maxLRNSize)
+	}
+	alpha, err := c.attrFloat("alpha", 1e-4)
+	if err != nil {
+		return err
+	}
+	beta, err := c.attrFloat("beta", 0.75)
+	if err != nil {
+		return err
+	}
+	bias, err := c.attrFloat("bias", 1)
+	if err != nil {
+		return err
+	}
+	n := int(size)
+	lo, hi := (n-1)/2, n/2 // ⌊(size−1)/2⌋ and ⌈(size−1)/2⌉
+	sq, err := c.ops().Map(x, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+	if err != nil {
+		return c.wrap(err, "squares")
+	}
+	padded, err := c.view(graph.PadView{Axis: 1, Lo: lo, Hi: hi, Fill: graph.FillZero}, sq)
+	if err != nil {
+		return err
+	}
+	// Shift j reads channel c − lo + j of the squares: padded cropped by
+	// j before and size − 1 − j after.
+	args := []graph.Node{x}
+	for j := range n {
+		s := padded
+		if j > 0 || n-1-j > 0 {
+			if s, err = c.view(graph.CropView{Axis: 1, Lo: j, Hi: n - 1 - j}, padded); err != nil {
+				return err
+			}
+		}
+		args = append(args, s)
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		sum := vs[1]
+		for _, v := range vs[2:] {
+			sum = b.Add(sum, v)
+		}
+		den := b.Add(b.Const(bias), b.Mul(b.Const(alpha/float64(n)), sum))
+		return b.Div(vs[0], b.Call(graph.Pow, den, b.Const(beta)))
+	}, args...)
+	if err != nil {
+		return c.wrap(err, "normalizing")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// maxLRNSize bounds LRN's window: the term adds one view per channel of
+// it.
+const maxLRNSize = 64
+
 // convPad: Pad in constant mode. The pads are [x1_begin, x2_begin, …,
 // x1_end, x2_end, …] (an attribute up to opset 10, a known input from 11,
-// with optional axes from 18); a negative pad crops. The constant must be
-// 0, -inf or +inf: the fills a pad view has.
+// with optional axes from 18); a negative pad crops. A constant of 0,
+// -inf or +inf is a pad view's fill; any other is selected outside the
+// input.
 func convPad(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -367,38 +454,79 @@ func convPad(c *ctx) error {
 	if len(pads) != 2*len(axes) {
 		return c.errorf("pads %v has %d values for %d axes, want %d", pads, len(pads), len(axes), 2*len(axes))
 	}
-	var fill graph.Fill
+	// A pad view fills with 0, -inf or +inf. Any other constant is
+	// selected where a -inf-padded array of zeros says "outside".
+	fill, other := graph.FillZero, false
 	switch {
 	case value == 0:
-		fill = graph.FillZero
 	case math.IsInf(value, -1):
 		fill = graph.FillNegInf
 	case math.IsInf(value, 1):
 		fill = graph.FillPosInf
 	default:
-		return c.errorf("constant_value %v is not supported; hofuse pads with 0, -inf or +inf", value)
+		other = true
 	}
-	y := x
 	n := len(axes)
-	for i, a := range axes {
-		lo, hi := pads[i], pads[n+i]
-		if lo < 0 || hi < 0 {
-			cl, ch := max(-lo, 0), max(-hi, 0)
-			if cl+ch >= ext[a] {
-				return c.errorf("pads %v crop all %d elements of axis %d", pads, ext[a], a)
+	padded := func(y graph.Node, fill graph.Fill) (graph.Node, error) {
+		for i, a := range axes {
+			lo, hi := pads[i], pads[n+i]
+			if lo < 0 || hi < 0 {
+				cl, ch := max(-lo, 0), max(-hi, 0)
+				if cl+ch >= ext[a] {
+					return nil, c.errorf("pads %v crop all %d elements of axis %d", pads, ext[a], a)
+				}
+				if y, err = c.view(graph.CropView{Axis: a, Lo: cl, Hi: ch}, y); err != nil {
+					return nil, err
+				}
 			}
-			if y, err = c.view(graph.CropView{Axis: a, Lo: cl, Hi: ch}, y); err != nil {
-				return err
+			if lo > 0 || hi > 0 {
+				if y, err = c.view(graph.PadView{Axis: a, Lo: max(lo, 0), Hi: max(hi, 0), Fill: fill}, y); err != nil {
+					return nil, err
+				}
 			}
 		}
-		if lo > 0 || hi > 0 {
-			if y, err = c.view(graph.PadView{Axis: a, Lo: max(lo, 0), Hi: max(hi, 0), Fill: fill}, y); err != nil {
-				return err
-			}
+		return y, nil
+	}
+	y, err := padded(x, fill)
+	if err != nil {
+		return err
+	}
+	if other {
+		if y, err = c.fillOutside(x, y, value, padded); err != nil {
+			return err
 		}
 	}
 	c.out(0, y)
 	return nil
+}
+
+// fillOutside returns y, x padded with zeros by pad, with value in place
+// of the padding: select (inside) y value, where inside is read from an
+// array of x's zeros padded by pad with -inf.
+func (c *ctx) fillOutside(x, y graph.Node, value float64, pad func(graph.Node, graph.Fill) (graph.Node, error)) (graph.Node, error) {
+	dt, _, err := nd.Shape(x)
+	if err != nil {
+		return nil, c.wrap(err, "input data")
+	}
+	conv := graph.ToF32
+	if dt == graph.Float64 {
+		conv = graph.ToF64
+	}
+	zeros, err := c.ops().Map(x, func(b *layers.Builder, _ graph.Node) graph.Node { return b.Call(conv, b.Const(0)) })
+	if err != nil {
+		return nil, c.wrap(err, "pad")
+	}
+	mask, err := pad(zeros, graph.FillNegInf)
+	if err != nil {
+		return nil, err
+	}
+	y, err = c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Eq, vs[1], b.Const(0)), vs[0], b.Call(conv, b.Const(value)))
+	}, y, mask)
+	if err != nil {
+		return nil, c.wrap(err, "pad")
+	}
+	return y, nil
 }
 
 // view applies the view v to x, with the node's name as source.

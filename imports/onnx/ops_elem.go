@@ -2,8 +2,10 @@ package onnx
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 	"github.com/hofuse/hofuse/layers"
 )
@@ -22,6 +24,7 @@ func init() {
 		&converter{op: "Max", since: 6, convert: variadic(graph.Max)},
 		&converter{op: "Min", since: 6, convert: variadic(graph.Min)},
 		&converter{op: "Sum", since: 6, convert: variadic(graph.Add)},
+		&converter{op: "Mean", since: 6, convert: convMean},
 		&converter{op: "Neg", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Neg, v) })},
 		&converter{op: "Abs", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Abs, v) })},
 		&converter{op: "Exp", since: 6, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Exp, v) })},
@@ -45,6 +48,35 @@ func init() {
 		&converter{op: "Gelu", since: 20, check: checkGelu, convert: convGelu},
 		&converter{op: "Clip", since: 6, until: 10, convert: convClip},
 		&converter{op: "Clip", since: 11, convert: convClip, needKnown: []int{1, 2}},
+		&converter{op: "PRelu", since: 6, until: 6, convert: convPRelu},
+		&converter{op: "PRelu", since: 7, convert: convPRelu},
+		&converter{op: "HardSigmoid", since: 6, convert: convHardSigmoid},
+		&converter{op: "HardSwish", since: 14, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Mul(v, hardSigmoid(b, v, 1.0/6, 0.5))
+		})},
+		&converter{op: "Softsign", since: 1, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Div(v, b.Add(b.Const(1), b.Call(graph.Abs, v)))
+		})},
+		&converter{op: "ThresholdedRelu", since: 10, convert: convThresholdedRelu},
+		&converter{op: "Mish", since: 18, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			return b.Mul(v, b.Call(graph.Tanh, softplus(b, v)))
+		})},
+		&converter{op: "Celu", since: 12, convert: convCelu},
+		&converter{op: "Shrink", since: 9, convert: convShrink},
+		&converter{op: "Sign", since: 9, convert: unary(sign)},
+		&converter{op: "Floor", since: 6, convert: convRound(roundFloor)},
+		&converter{op: "Round", since: 11, convert: convRound(roundEven)},
+		&converter{op: "Greater", since: 7, convert: convBinary(graph.Gt)},
+		&converter{op: "Less", since: 7, convert: convBinary(graph.Lt)},
+		&converter{op: "GreaterOrEqual", since: 12, convert: convBinary(graph.Ge)},
+		&converter{op: "LessOrEqual", since: 12, convert: convBinary(graph.Le)},
+		&converter{op: "Equal", since: 7, convert: convBinary(graph.Eq)},
+		&converter{op: "And", since: 7, convert: convBinary(graph.And)},
+		&converter{op: "Or", since: 7, convert: convBinary(graph.Or)},
+		&converter{op: "Xor", since: 7, convert: convXor},
+		&converter{op: "Not", since: 1, convert: unary(func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Not, v) })},
+		&converter{op: "Where", since: 9, convert: convWhere},
+		&converter{op: "Ceil", since: 6, convert: convRound(roundCeil)},
 	)
 }
 
@@ -377,4 +409,268 @@ func convClip(c *ctx) error {
 		}
 		return y
 	})(c)
+}
+
+// convMean: the elementwise mean of all inputs, broadcast (opset 8 and
+// later; opset 6's inputs have one shape, which broadcasting accepts):
+// their sum, left to right, divided by their number.
+func convMean(c *ctx) error {
+	if err := variadic(graph.Add)(c); err != nil {
+		return err
+	}
+	n := c.nin()
+	outs := c.node.GetOutput()
+	if n == 1 || len(outs) == 0 || outs[0] == "" {
+		return nil
+	}
+	sum := c.imp.vals[outs[0]].term
+	y, err := c.ops().Map(sum, func(b *layers.Builder, v graph.Node) graph.Node { return b.Div(v, b.Const(float64(n))) })
+	if err != nil {
+		return c.wrap(err, "mean of %d inputs", n)
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convPRelu: x for x ≥ 0, slope·x for x < 0. From opset 7 the slope
+// broadcasts to X one way (the result has X's shape; a slope of shape
+// [C,1,1] gives one slope per channel of an [N,C,H,W] input). In opset 6
+// the slope is one value or one per channel: a slope of shape [C] for X
+// of shape [N,C,…] applies along axis 1.
+func convPRelu(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	slope, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	xs, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	ss, err := c.shapeOf(1)
+	if err != nil {
+		return err
+	}
+	if c.opset <= 6 && len(ss) == 1 && len(xs) > 2 && ss[0] == xs[1] {
+		axes := make([]int, len(xs)-2)
+		for i := range axes {
+			axes[i] = i + 1
+		}
+		if slope, err = c.ops().Unsqueeze(slope, axes); err != nil {
+			return c.wrap(err, "slope per channel")
+		}
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Lt, vs[0], b.Const(0)), b.Mul(vs[1], vs[0]), vs[0])
+	}, x, slope)
+	if err != nil {
+		return c.wrap(err, "slope")
+	}
+	if _, ys, err := nd.Shape(y); err != nil || !slices.Equal(ys, xs) {
+		return c.errorf("slope of shape %v does not broadcast to X's shape %v (PRelu broadcasts the slope one way, to X)", ss, xs)
+	}
+	c.out(0, y)
+	return nil
+}
+
+// hardSigmoid is max(0, min(1, alpha·x + beta)).
+func hardSigmoid(b *layers.Builder, v graph.Node, alpha, beta float64) graph.Node {
+	lin := b.Add(b.Mul(b.Const(alpha), v), b.Const(beta))
+	return b.Call(graph.Max, b.Const(0), b.Call(graph.Min, b.Const(1), lin))
+}
+
+// convHardSigmoid: max(0, min(1, alpha·x + beta)), alpha 0.2 and beta 0.5
+// by default. HardSwish (opset 14) is x·HardSigmoid(x) with alpha 1/6.
+func convHardSigmoid(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 0.2)
+	if err != nil {
+		return err
+	}
+	beta, err := c.attrFloat("beta", 0.5)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node { return hardSigmoid(b, v, alpha, beta) })(c)
+}
+
+// convThresholdedRelu (opset 10): x for x > alpha, 0 otherwise (alpha
+// default 1).
+func convThresholdedRelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 1)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(alpha)), v, b.Const(0))
+	})(c)
+}
+
+// convCelu (opset 12): max(0, x) + min(0, alpha·(exp(x/alpha) − 1)),
+// alpha default 1 and not 0.
+func convCelu(c *ctx) error {
+	alpha, err := c.attrFloat("alpha", 1)
+	if err != nil {
+		return err
+	}
+	if alpha == 0 {
+		return c.errorf("attribute alpha is 0; Celu divides by it")
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		neg := b.Mul(b.Const(alpha), b.Sub(b.Call(graph.Exp, b.Div(v, b.Const(alpha))), b.Const(1)))
+		return b.Add(b.Call(graph.Max, b.Const(0), v), b.Call(graph.Min, b.Const(0), neg))
+	})(c)
+}
+
+// convShrink (opset 9): x + bias for x < −lambd, x − bias for x > lambd,
+// 0 otherwise (lambd default 0.5, bias 0).
+func convShrink(c *ctx) error {
+	lambd, err := c.attrFloat("lambd", 0.5)
+	if err != nil {
+		return err
+	}
+	bias, err := c.attrFloat("bias", 0)
+	if err != nil {
+		return err
+	}
+	return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+		hi := b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(lambd)), b.Sub(v, b.Const(bias)), b.Const(0))
+		return b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(-lambd)), b.Add(v, b.Const(bias)), hi)
+	})(c)
+}
+
+// sign is 1 for x > 0, −1 for x < 0 and x itself otherwise (0, and NaN
+// stays NaN), as numpy.sign gives.
+func sign(b *layers.Builder, v graph.Node) graph.Node {
+	neg := b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), b.Const(-1), v)
+	return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(0)), b.Const(1), neg)
+}
+
+// Rounding. The IR has no floor, ceil or round; it converts to i32
+// rounding toward zero. A float of magnitude 2^52 or more (2^23 for
+// float32) is a whole number already, and NaN and the infinities are
+// their own floor, so those are kept; below, the truncation is computed
+// in two parts of at most 2^31 so that i32 holds each, then moved by one
+// where it is on the wrong side of x (Floor, Ceil) or where the fraction
+// rounds away from zero (Round: above one half, or one half with an odd
+// truncation, rounding half to even as ONNX and numpy do).
+const (
+	wholeF64 = 1 << 52
+	split31  = 1 << 31
+)
+
+type rounding int
+
+const (
+	roundFloor rounding = iota
+	roundCeil
+	roundEven
+)
+
+// trunc is v rounded toward zero, for |v| < 2^52; conv converts back to
+// v's type.
+func trunc(b *layers.Builder, v graph.Node, conv graph.Op) graph.Node {
+	// hi: v truncated to a multiple of 2^31; then the rest truncated.
+	hi := b.Mul(b.Call(conv, b.Call(graph.ToI32, b.Div(v, b.Const(split31)))), b.Const(split31))
+	return b.Add(hi, b.Call(conv, b.Call(graph.ToI32, b.Sub(v, hi))))
+}
+
+// convRound converts Floor, Ceil and Round (opset 11) of a float input.
+func convRound(mode rounding) func(c *ctx) error {
+	return func(c *ctx) error {
+		x, err := c.in(0)
+		if err != nil {
+			return err
+		}
+		dt, _, err := nd.Shape(x)
+		if err != nil {
+			return c.wrap(err, "input X")
+		}
+		if !dt.IsFloat() {
+			return c.errorf("input X has element type %v, want float or double", dt)
+		}
+		conv := graph.ToF32
+		whole := float64(1 << 23)
+		if dt == graph.Float64 {
+			conv, whole = graph.ToF64, wholeF64
+		}
+		return unary(func(b *layers.Builder, v graph.Node) graph.Node {
+			t := trunc(b, v, conv)
+			var r graph.Node
+			switch mode {
+			case roundFloor:
+				r = b.Call(graph.Select, b.Call(graph.Gt, t, v), b.Sub(t, b.Const(1)), t)
+			case roundCeil:
+				r = b.Call(graph.Select, b.Call(graph.Lt, t, v), b.Add(t, b.Const(1)), t)
+			default:
+				frac := b.Call(graph.Abs, b.Sub(v, t))
+				half := b.Mul(t, b.Const(0.5))
+				odd := b.Call(graph.Ne, trunc(b, half, conv), half)
+				away := b.Call(graph.Or, b.Call(graph.Gt, frac, b.Const(0.5)),
+					b.Call(graph.And, b.Call(graph.Eq, frac, b.Const(0.5)), odd))
+				step := b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(0)), b.Call(conv, b.Const(-1)), b.Call(conv, b.Const(1)))
+				r = b.Call(graph.Select, away, b.Add(t, step), t)
+			}
+			return b.Call(graph.Select, b.Call(graph.Lt, b.Call(graph.Abs, v), b.Const(whole)), r, v)
+		})(c)
+	}
+}
+
+// convXor (opset 7): a or b, but not both, broadcast; the inputs are bool.
+func convXor(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	y, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	for i, v := range []graph.Node{x, y} {
+		if dt, _, err := nd.Shape(v); err != nil || dt != graph.Bool {
+			return c.errorf("input %d is not bool", i)
+		}
+	}
+	z, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.And, b.Call(graph.Or, vs[0], vs[1]), b.Call(graph.Not, b.Call(graph.And, vs[0], vs[1])))
+	}, x, y)
+	if err != nil {
+		return c.wrap(err, "xor")
+	}
+	c.out(0, z)
+	return nil
+}
+
+// convWhere (opset 9): X where the bool condition holds, else Y, the
+// three broadcast; X and Y have one element type.
+func convWhere(c *ctx) error {
+	var in [3]graph.Node
+	var err error
+	for i := range in {
+		if in[i], err = c.in(i); err != nil {
+			return err
+		}
+	}
+	dts := make([]graph.DType, 3)
+	for i, v := range in {
+		if dts[i], _, err = nd.Shape(v); err != nil {
+			return c.wrap(err, "input %d", i)
+		}
+	}
+	if dts[0] != graph.Bool {
+		return c.errorf("input condition has element type %v, want bool", dts[0])
+	}
+	if dts[1] != dts[2] {
+		return c.errorf("inputs X and Y have element types %v and %v, want one", dts[1], dts[2])
+	}
+	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		return b.Call(graph.Select, vs[0], vs[1], vs[2])
+	}, in[0], in[1], in[2])
+	if err != nil {
+		return c.wrap(err, "where")
+	}
+	c.out(0, y)
+	return nil
 }

@@ -1,31 +1,30 @@
 package onnx
 
 import (
+	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 )
 
 func init() {
 	register(
-		&converter{op: "Slice", since: 1, until: 9, convert: convSlice, allKnown: true, why: sliceRefusal},
-		&converter{op: "Slice", since: 10, convert: convSlice, allKnown: true, why: sliceRefusal},
+		&converter{op: "Slice", since: 1, until: 9, convert: convSlice},
+		&converter{op: "Slice", since: 10, convert: convSlice, needKnown: []int{1, 2, 3, 4}},
 		&converter{op: "ConstantOfShape", since: 9, check: checkConstantOfShape, convert: convConstantOfShape, needKnown: []int{0}},
 	)
 }
 
-// sliceRefusal is why Slice of computed values is not supported.
-const sliceRefusal = "Slice of values computed from the model's inputs is not supported (the IR has no offset view yet); Slice folds only on known tensors (shape vectors, initializers)"
-
-// convSlice folds Slice on a known tensor (the shape computations
-// exporters write: Shape, then Slice of some extents). Up to opset 9
-// starts, ends and the optional axes are attributes; from 10 they are
-// inputs 1 to 3, with the optional steps as input 4. Negative starts and
-// ends count from the end of their axis and are clamped to it, as
-// numpy's slicing does; a negative step walks backwards.
+// convSlice converts Slice. Up to opset 9 starts, ends and the optional
+// axes are attributes; from 10 they are inputs 1 to 3, with the optional
+// steps as input 4, and must be known. Negative starts and ends count
+// from the end of their axis and are clamped to it, as numpy's slicing
+// does; a negative step walks backwards. On a known tensor (the shape
+// computations exporters write: Shape, then Slice of some extents) the
+// result is computed at import time. Otherwise it is a view of the data:
+// a crop for step 1, and for a step s > 1 a crop, then the axis split
+// into blocks of s (padded to a whole number of blocks) of which the
+// first element of each is kept. A negative step that keeps more than
+// one element is refused: the IR has no view that reverses an axis.
 func convSlice(c *ctx) error {
-	data := c.known(0)
-	if data == nil {
-		return c.errorf("%s", sliceRefusal)
-	}
 	var starts, ends, axes, steps []int
 	var err error
 	if c.opset < 10 {
@@ -52,7 +51,11 @@ func convSlice(c *ctx) error {
 			}
 		}
 	}
-	r := len(data.dims)
+	dims, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	r := len(dims)
 	if len(starts) != len(ends) {
 		return c.errorf("starts has %d entries and ends %d", len(starts), len(ends))
 	}
@@ -78,10 +81,10 @@ func convSlice(c *ctx) error {
 	step := make([]int, r)
 	cnt := make([]int, r)
 	for d := range r {
-		lo[d], step[d], cnt[d] = 0, 1, data.dims[d]
+		lo[d], step[d], cnt[d] = 0, 1, dims[d]
 	}
 	for k, d := range axes {
-		n, s := data.dims[d], steps[k]
+		n, s := dims[d], steps[k]
 		if s == 0 {
 			return c.errorf("step of axis %d is 0", d)
 		}
@@ -101,13 +104,30 @@ func convSlice(c *ctx) error {
 		}
 		lo[d], step[d] = b, s
 	}
-	out := &tensor{elem: data.elem, dims: cnt}
 	total := prod(cnt)
-	if total > maxFold {
-		return c.errorf("the result has %d elements, more than the %d hofuse folds at import time", total, maxFold)
+	if data := c.known(0); data != nil && total <= maxFold {
+		c.outConst(0, sliceKnown(data, lo, step, cnt))
+		return nil
 	}
+	y, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	for d := range r {
+		if y, err = c.sliceAxis(y, d, dims[d], lo[d], step[d], cnt[d]); err != nil {
+			return err
+		}
+	}
+	c.out(0, y)
+	return nil
+}
+
+// sliceKnown computes a slice of a known tensor.
+func sliceKnown(data *tensor, lo, step, cnt []int) *tensor {
+	r := len(data.dims)
+	out := &tensor{elem: data.elem, dims: cnt}
 	idx := make([]int, r)
-	for range total {
+	for range prod(cnt) {
 		src := 0
 		for d := range r {
 			src = src*data.dims[d] + lo[d] + idx[d]*step[d]
@@ -124,8 +144,47 @@ func convSlice(c *ctx) error {
 			idx[d] = 0
 		}
 	}
-	c.outConst(0, out)
-	return nil
+	return out
+}
+
+// sliceAxis keeps cnt elements of axis d (extent n) of y, from lo on,
+// step apart, as views.
+func (c *ctx) sliceAxis(y graph.Node, d, n, lo, step, cnt int) (graph.Node, error) {
+	var err error
+	switch {
+	case cnt == 0:
+		return nil, c.errorf("the slice of axis %d (extent %d) is empty; the IR's arrays have at least one element on every axis", d, n)
+	case cnt == n && step == 1:
+		return y, nil
+	case cnt == 1:
+		return c.view(graph.CropView{Axis: d, Lo: lo, Hi: n - lo - 1}, y)
+	case step < 0:
+		return nil, c.errorf("step %d on axis %d is not supported: the IR has no view that reverses an axis (only a negative step that keeps one element is)", step, d)
+	}
+	// Keep elements lo … lo+(cnt−1)·step, then as many more as the last
+	// block of step needs, padding past the end of the axis.
+	span := (cnt-1)*step + 1
+	keep := min(cnt*step, n-lo)
+	if lo > 0 || lo+keep < n {
+		if y, err = c.view(graph.CropView{Axis: d, Lo: lo, Hi: n - lo - keep}, y); err != nil {
+			return nil, err
+		}
+	}
+	if step == 1 {
+		return y, nil
+	}
+	if keep < cnt*step {
+		if keep < span {
+			return nil, c.errorf("slice of axis %d: %d elements kept, %d needed", d, keep, span)
+		}
+		if y, err = c.view(graph.PadView{Axis: d, Hi: cnt*step - keep, Fill: graph.FillZero}, y); err != nil {
+			return nil, err
+		}
+	}
+	if y, err = c.view(graph.SubdivView{Axis: d, Block: step}, y); err != nil {
+		return nil, err
+	}
+	return c.view(graph.FirstView{Axis: d + 1}, y)
 }
 
 // normAxesKeepOrder resolves axes (negative from the end) for rank r,

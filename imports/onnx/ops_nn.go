@@ -20,6 +20,7 @@ func init() {
 		&converter{op: "BatchNormalization", since: 6, until: 13, check: checkBatchNorm, convert: convBatchNorm},
 		&converter{op: "BatchNormalization", since: 14, check: checkBatchNorm, convert: convBatchNorm},
 		&converter{op: "LayerNormalization", since: 17, convert: convLayerNorm},
+		&converter{op: "InstanceNormalization", since: 6, convert: convInstanceNorm},
 		&converter{op: "ReduceSum", since: 1, until: 12, convert: convReduce(nd.Sum, 13)},
 		&converter{op: "ReduceSum", since: 13, needKnown: []int{1}, convert: convReduce(nd.Sum, 13)},
 		&converter{op: "ReduceMean", since: 1, until: 17, convert: convReduce(nd.Mean, 18)},
@@ -346,6 +347,81 @@ func convLayerNorm(c *ctx) error {
 	return nil
 }
 
+// convInstanceNorm: each channel of each instance of X [N, C, D1, …]
+// normalised over its spatial axes, then scaled and shifted per channel:
+//
+//	m = mean over D1, … of X, v = mean of (X − m)²
+//	Y = scale · (X − m) / sqrt(v + epsilon) + B
+//
+// with scale and B of shape [C] and epsilon default 1e-5.
+func convInstanceNorm(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	ext, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	if len(ext) < 3 {
+		return c.errorf("input X has shape %v, want rank 3 or more ([N, C, D1, …])", ext)
+	}
+	eps, err := c.attrFloat("epsilon", 1e-5)
+	if err != nil {
+		return err
+	}
+	spatial := make([]int, len(ext)-2)
+	for i := range spatial {
+		spatial[i] = i + 2
+	}
+	ps := make([]graph.Node, 2) // scale, B
+	for i := range ps {
+		if ps[i], err = c.in(i + 1); err != nil {
+			return err
+		}
+		pe, err := c.shapeOf(i + 1)
+		if err != nil {
+			return err
+		}
+		if len(pe) != 1 || pe[0] != ext[1] {
+			return c.errorf("input %d (%s) has shape %v, want [%d] (the channels of X %v)", i+1, []string{"scale", "B"}[i], pe, ext[1], ext)
+		}
+		unsq := make([]int, len(ext)-2)
+		for k := range unsq {
+			unsq[k] = k + 1
+		}
+		if ps[i], err = c.ops().Unsqueeze(ps[i], unsq); err != nil {
+			return c.wrap(err, "input %d", i+1)
+		}
+	}
+	ops := c.ops()
+	mean, err := ops.Reduce(nd.Mean, x, spatial, true)
+	if err != nil {
+		return c.wrap(err, "mean")
+	}
+	d, err := ops.Binary(graph.Sub, x, mean)
+	if err != nil {
+		return c.wrap(err, "centering")
+	}
+	sq, err := ops.Map(d, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+	if err != nil {
+		return c.wrap(err, "squaring")
+	}
+	variance, err := ops.Reduce(nd.Mean, sq, spatial, true)
+	if err != nil {
+		return c.wrap(err, "variance")
+	}
+	y, err := ops.ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
+		norm := b.Div(vs[0], b.Call(graph.Sqrt, b.Add(vs[1], b.Const(eps))))
+		return b.Add(b.Mul(vs[2], norm), vs[3])
+	}, d, variance, ps[0], ps[1])
+	if err != nil {
+		return c.wrap(err, "normalizing")
+	}
+	c.out(0, y)
+	return nil
+}
+
 // convReduce converts ReduceSum, ReduceMean, ReduceMax, ReduceMin,
 // ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum and
 // ReduceLogSumExp (nd.Reduce's kinds): the input reduced over axes, which
@@ -353,7 +429,8 @@ func convLayerNorm(c *ctx) error {
 // (ReduceSum 13, the others 18). No axes means
 // every axis, or with noop_with_empty_axes=1 (in the input form) the
 // input unchanged. keepdims (default 1) keeps each reduced axis with
-// extent 1.
+// extent 1. ReduceMax and ReduceMin of a bool input (opset 20) are
+// "any" and "all".
 func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 	return func(c *ctx) error {
 		axes, ok, err := c.axesArg(from)
@@ -392,6 +469,9 @@ func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 		if err != nil {
 			return err
 		}
+		if dt, _, _ := nd.Shape(x); dt == graph.Bool && (kind == nd.Max || kind == nd.Min) {
+			return c.reduceBool(kind, x, norm, keep != 0)
+		}
 		y, err := c.ops().Reduce(kind, x, norm, keep != 0)
 		if err != nil {
 			return c.wrap(err, "axes %v", axes)
@@ -399,6 +479,28 @@ func convReduce(kind nd.ReduceKind, from int) func(c *ctx) error {
 		c.out(0, y)
 		return nil
 	}
+}
+
+// reduceBool is ReduceMax (any) and ReduceMin (all) of a bool input
+// (opset 20): the booleans as 0 and 1 in f32, reduced, compared with 0.
+func (c *ctx) reduceBool(kind nd.ReduceKind, x graph.Node, axes []int, keep bool) error {
+	ops := c.ops()
+	f, err := ops.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		return b.Call(graph.Select, v, b.Call(graph.ToF32, b.Const(1)), b.Call(graph.ToF32, b.Const(0)))
+	})
+	if err != nil {
+		return c.wrap(err, "input data")
+	}
+	r, err := ops.Reduce(kind, f, axes, keep)
+	if err != nil {
+		return c.wrap(err, "axes %v", axes)
+	}
+	y, err := ops.Map(r, func(b *layers.Builder, v graph.Node) graph.Node { return b.Call(graph.Gt, v, b.Const(0)) })
+	if err != nil {
+		return c.wrap(err, "axes %v", axes)
+	}
+	c.out(0, y)
+	return nil
 }
 
 // convArg converts ArgMax and ArgMin: the index of the largest (smallest)

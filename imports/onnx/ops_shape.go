@@ -8,6 +8,7 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
+	"github.com/hofuse/hofuse/layers"
 )
 
 func init() {
@@ -26,6 +27,10 @@ func init() {
 		&converter{op: "Unsqueeze", since: 13, convert: convUnsqueeze, needKnown: []int{1}},
 		&converter{op: "Concat", since: 4, convert: convConcat},
 		&converter{op: "Cast", since: 6, check: checkCast, convert: convCast},
+		&converter{op: "Expand", since: 8, convert: convExpand, needKnown: []int{1}},
+		&converter{op: "Tile", since: 6, convert: convTile, needKnown: []int{1}},
+		&converter{op: "Split", since: 2, until: 12, convert: convSplit},
+		&converter{op: "Split", since: 13, convert: convSplit, needKnown: []int{1}},
 	)
 }
 
@@ -625,5 +630,249 @@ func convCast(c *ctx) error {
 		return c.wrap(err, "to %s", elemName(to))
 	}
 	c.out(0, y)
+	return nil
+}
+
+// convExpand (opset 8): the input broadcast with the known shape input
+// 1, both ways as NumPy broadcasts (a target extent of 1 keeps the
+// input's extent).
+func convExpand(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	st, err := c.constIn(1, "shape")
+	if err != nil {
+		return err
+	}
+	shape, err := st.ints()
+	if err != nil {
+		return c.wrap(err, "input shape")
+	}
+	xs, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	r := max(len(xs), len(shape))
+	out := make([]int, r)
+	for k := range r {
+		a, b := 1, 1
+		if j := k - (r - len(xs)); j >= 0 {
+			a = xs[j]
+		}
+		if j := k - (r - len(shape)); j >= 0 {
+			b = shape[j]
+		}
+		switch {
+		case b < 1 || b > graph.MaxExtent:
+			return c.errorf("shape %v has extent %d; extents must be between 1 and %d", shape, b, graph.MaxExtent)
+		case a == b || b == 1:
+			out[k] = a
+		case a == 1:
+			out[k] = b
+		default:
+			return c.errorf("input of shape %v does not broadcast with shape %v (axis %d: %d and %d)", xs, shape, k, a, b)
+		}
+	}
+	y, err := c.stretch(x, xs, out)
+	if err != nil {
+		return err
+	}
+	c.out(0, y)
+	return nil
+}
+
+// stretch returns x (of extents xs) broadcast to the extents out, which
+// NumPy's rules allow. The IR makes an array only by mapping over one of
+// its extents, so each axis stretched from 1 is zipped with the index
+// input of its extent (whose values are not read); leading axes of
+// extent 1 are views.
+func (c *ctx) stretch(x graph.Node, xs, out []int) (graph.Node, error) {
+	r := len(out)
+	args := []graph.Node{x}
+	for k, e := range out {
+		j := k - (r - len(xs))
+		if e == 1 || (j >= 0 && xs[j] == e) {
+			continue
+		}
+		idx, err := nd.Index(e)
+		if err != nil {
+			return nil, c.wrap(err, "axis %d", k)
+		}
+		var v graph.Node = idx
+		if k < r-1 {
+			trail := make([]int, r-1-k)
+			for i := range trail {
+				trail[i] = i + 1
+			}
+			if v, err = c.ops().Unsqueeze(idx, trail); err != nil {
+				return nil, c.wrap(err, "axis %d", k)
+			}
+		}
+		args = append(args, v)
+	}
+	y := x
+	var err error
+	if len(args) > 1 {
+		if y, err = c.ops().ZipWith(func(_ *layers.Builder, vs ...graph.Node) graph.Node { return vs[0] }, args...); err != nil {
+			return nil, c.wrap(err, "broadcasting to %v", out)
+		}
+	}
+	if y, err = c.ops().Broadcast(y, out); err != nil {
+		return nil, c.wrap(err, "broadcasting to %v", out)
+	}
+	return y, nil
+}
+
+// convTile (opset 6): the input repeated along each axis as often as the
+// known input repeats says (one count per axis, at least 1). Axis i of
+// extent d repeated r times becomes the axes [r, d], stretched from
+// [1, d], merged into one of extent r·d.
+func convTile(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	rt, err := c.constIn(1, "repeats")
+	if err != nil {
+		return err
+	}
+	reps, err := rt.ints()
+	if err != nil {
+		return c.wrap(err, "input repeats")
+	}
+	xs, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	if len(reps) != len(xs) {
+		return c.errorf("repeats %v has %d entries for an input of rank %d", reps, len(reps), len(xs))
+	}
+	var unsq, wide, final []int
+	for i, r := range reps {
+		if r < 1 {
+			return c.errorf("repeats %v: %d for axis %d; the IR's arrays have at least one element on every axis", reps, r, i)
+		}
+		if xs[i] > graph.MaxExtent/r {
+			return c.errorf("repeats %v: axis %d of extent %d becomes longer than %d", reps, i, xs[i], graph.MaxExtent)
+		}
+		if r > 1 {
+			unsq = append(unsq, len(wide))
+			wide = append(wide, r)
+		}
+		wide = append(wide, xs[i])
+		final = append(final, r*xs[i])
+	}
+	if len(unsq) == 0 {
+		c.out(0, x)
+		return nil
+	}
+	ops := c.ops()
+	y, err := ops.Unsqueeze(x, unsq)
+	if err != nil {
+		return c.wrap(err, "tile")
+	}
+	ys := slices.Clone(wide)
+	for _, a := range unsq {
+		ys[a] = 1
+	}
+	if y, err = c.stretch(y, ys, wide); err != nil {
+		return err
+	}
+	if y, err = ops.Reshape(y, final); err != nil {
+		return c.wrap(err, "tile")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// convSplit: the input cut along axis (default 0) into one part per
+// output. The parts' extents are attribute split (up to opset 12) or the
+// known input 1 (from 13); without them the axis is cut into equal
+// parts, which must divide it, or from opset 18 with attribute
+// num_outputs into parts of ⌈extent/num_outputs⌉, the last one smaller.
+// Each part is a crop of the input.
+func convSplit(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	xs, err := c.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	r := len(xs)
+	axis64, err := c.attrInt("axis", 0)
+	if err != nil {
+		return err
+	}
+	axis := int(axis64)
+	if axis < -r || axis >= r {
+		return c.errorf("axis %d is out of range for rank %d", axis, r)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	n := xs[axis]
+	nout := len(c.node.GetOutput())
+	var split []int
+	if c.opset < 13 {
+		if split, _, err = c.attrInts("split"); err != nil {
+			return err
+		}
+	} else if c.has(1) {
+		t, err := c.constIn(1, "split")
+		if err != nil {
+			return err
+		}
+		if split, err = t.ints(); err != nil {
+			return c.wrap(err, "input split")
+		}
+	}
+	if split == nil {
+		parts := nout
+		if a := attr(c.node, "num_outputs"); a != nil && c.opset >= 18 {
+			if parts = int(a.GetI()); parts != nout {
+				return c.errorf("num_outputs is %d and the node has %d outputs", parts, nout)
+			}
+		}
+		if parts < 1 {
+			return c.errorf("no outputs")
+		}
+		size := n / parts
+		if n%parts != 0 {
+			if c.opset < 18 {
+				return c.errorf("axis %d of extent %d does not split into %d equal parts; give split", axis, n, parts)
+			}
+			size = (n + parts - 1) / parts
+		}
+		for i := range parts {
+			split = append(split, min(size, n-i*size))
+		}
+	}
+	if len(split) != nout {
+		return c.errorf("split %v has %d parts for %d outputs", split, len(split), nout)
+	}
+	sum := 0
+	for _, e := range split {
+		if e < 1 {
+			return c.errorf("split %v has a part of extent %d; the IR's arrays have at least one element on every axis", split, e)
+		}
+		sum += e
+	}
+	if sum != n {
+		return c.errorf("split %v adds up to %d, not the extent %d of axis %d", split, sum, n, axis)
+	}
+	lo := 0
+	for i, e := range split {
+		y := x
+		if e != n {
+			if y, err = c.view(graph.CropView{Axis: axis, Lo: lo, Hi: n - lo - e}, x); err != nil {
+				return err
+			}
+		}
+		c.out(i, y)
+		lo += e
+	}
 	return nil
 }

@@ -12,8 +12,9 @@ JAX (jax.lax.conv_general_dilated, jax.lax.reduce_window, jax.grad):
 The cases cover every padding mode hofuse's layers take ("valid", "same",
 explicit), strides, dilations, groups (depthwise included), both data
 formats (channels last NHWC with an HWIO kernel, channels first NCHW with an
-OIHW kernel), odd sizes, one-dimensional convolutions, and max and average
-pooling (padding excluded from the average's count, or included).
+OIHW kernel), odd sizes, one- and three-dimensional convolutions, and max
+and average pooling (padding excluded from the average's count, or
+included; dilated; ceil mode; one to three spatial axes).
 
 Conventions (what hofuse's layers/conv.go and pool.go document):
   - "same" pads max((out-1)*stride + span - in, 0) in total, the odd element
@@ -23,6 +24,12 @@ Conventions (what hofuse's layers/conv.go and pool.go document):
     channel group g.
   - max pooling pads with -inf; average pooling divides by the number of
     window elements inside the input unless count_include_pad.
+  - ceil mode (ONNX's and PyTorch's ceil_mode=1) has
+    ceil((in + pads - span)/stride) + 1 positions, less one when the last
+    would start in the padding after the input; the partial last window is
+    padded after with the fill, and an average divides by its elements
+    inside the input (inside the explicitly padded input with
+    count_include_pad).
   - The max pooling's gradient in JAX goes wholly to one arg-max on a tie;
     hofuse splits it. The random inputs have no ties.
 
@@ -71,17 +78,18 @@ def conv_case(rng, case):
     first = case["format"] == "first"
     cin, cout, g = case["in"], case["out"], case.get("groups", 1)
     k = case["kernel"]
+    sp = {1: "H", 2: "HW", 3: "DHW"}[nsp]
     if first:
         xs = [case["batch"], cin] + case["spatial"]
         ks = [cout, cin // g] + k
-        lhs = "NC" + "HW"[:nsp] if nsp == 2 else "NCH"
-        rhs = "OI" + ("HW" if nsp == 2 else "H")
+        lhs = "NC" + sp
+        rhs = "OI" + sp
         dn = (lhs, rhs, lhs)
     else:
         xs = [case["batch"]] + case["spatial"] + [cin]
         ks = k + [cin // g, cout]
-        lhs = "N" + ("HW" if nsp == 2 else "H") + "C"
-        rhs = ("HW" if nsp == 2 else "H") + "IO"
+        lhs = "N" + sp + "C"
+        rhs = sp + "IO"
         dn = (lhs, rhs, lhs)
     x = rng.uniform(-1, 1, xs)
     K = rng.uniform(-1, 1, ks)
@@ -113,24 +121,59 @@ def pool_case(rng, case):
     xs = [case["batch"], case["channels"]] + case["spatial"] if first else [case["batch"]] + case["spatial"] + [case["channels"]]
     x = rng.uniform(-1, 1, xs)
     win = case["window"]
-    st = case.get("strides", [1, 1])
+    nsp = len(win)
+    st = case.get("strides", [1] * nsp)
+    dil = case.get("dilations", [1] * nsp)
     if first:
-        dims, strides = (1, 1) + tuple(win), (1, 1) + tuple(st)
+        dims, strides, wdil = (1, 1) + tuple(win), (1, 1) + tuple(st), (1, 1) + tuple(dil)
     else:
-        dims, strides = (1,) + tuple(win) + (1,), (1,) + tuple(st) + (1,)
+        dims, strides, wdil = (1,) + tuple(win) + (1,), (1,) + tuple(st) + (1,), (1,) + tuple(dil) + (1,)
     pad = padding_arg(case)
     if not isinstance(pad, str):
         pad = [(0, 0)] + pad + [(0, 0)] if not first else [(0, 0), (0, 0)] + pad
     else:
         pad = jax.lax.padtype_to_pads(xs, dims, strides, pad)
+    pad = [tuple(p) for p in pad]
+    # The padding the windows read: ceil mode adds, after each axis, what
+    # its partial last window needs.
+    wpad = list(pad)
+    if case.get("ceil_mode"):
+        for a in range(len(xs)):
+            e, (lo, hi) = xs[a], pad[a]
+            span = (dims[a] - 1) * wdil[a] + 1
+            out = -(-(e + lo + hi - span) // strides[a]) + 1
+            if (out - 1) * strides[a] >= e + lo:
+                out -= 1
+            wpad[a] = (lo, hi + max((out - 1) * strides[a] + span - (e + lo + hi), 0))
+
+    def window_sum(v, init, op, p):
+        return jax.lax.reduce_window(v, init, op, dims, strides, p, window_dilation=wdil)
+
+    def strided_max(x):
+        # max over the window's elements, each a strided slice of the
+        # padded input: JAX has no gradient of a dilated reduce_window max.
+        xp = jnp.pad(x, wpad, constant_values=-jnp.inf)
+        outs = [(xp.shape[a] - ((dims[a] - 1) * wdil[a] + 1)) // strides[a] + 1 for a in range(x.ndim)]
+        parts = []
+        for off in np.ndindex(*dims):
+            start = [o * d for o, d in zip(off, wdil)]
+            limit = [st + (n - 1) * sd + 1 for st, n, sd in zip(start, outs, strides)]
+            parts.append(jax.lax.slice(xp, start, limit, strides))
+        return jnp.max(jnp.stack(parts), axis=0)
 
     def f(x):
         if case["kind"] == "max":
-            return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, dims, strides, pad)
-        s = jax.lax.reduce_window(x, 0.0, jax.lax.add, dims, strides, pad)
+            if any(d != 1 for d in dil):
+                return strided_max(x)
+            return window_sum(x, -jnp.inf, jax.lax.max, wpad)
+        s = window_sum(x, 0.0, jax.lax.add, wpad)
         if case.get("count_include_pad"):
-            return s / float(np.prod(win))
-        n = jax.lax.reduce_window(jnp.ones_like(x), 0.0, jax.lax.add, dims, strides, pad)
+            # Elements inside the explicitly padded input: ones padded with
+            # ones, then as far as the partial windows need with zeros.
+            ones = jnp.pad(jnp.ones_like(x), pad, constant_values=1.0)
+            extra = [(0, w[1] - p[1]) for w, p in zip(wpad, pad)]
+            return s / window_sum(ones, 0.0, jax.lax.add, extra)
+        n = window_sum(jnp.ones_like(x), 0.0, jax.lax.add, wpad)
         return s / n
 
     y = f(x)
@@ -171,13 +214,47 @@ POOLS = [
 ]
 
 
+# Drawn after the cases above, so that adding them left those unchanged.
+CONVS_3D = [
+    dict(name="ndhwc-same-stride", format="last", batch=1, spatial=[4, 5, 3], **{"in": 2}, out=3, kernel=[2, 3, 2],
+         strides=[1, 2, 1], padding="same"),
+    dict(name="ncdhw-explicit-dilation-groups", format="first", batch=2, spatial=[5, 4, 4], **{"in": 2}, out=2, kernel=[2, 2, 2],
+         dilations=[2, 1, 1], groups=2, padding="explicit", pads=[1, 0, 0, 1, 1, 1]),
+]
+
+POOLS_MORE = [
+    dict(name="max-dilated-nchw", kind="max", format="first", batch=1, channels=2, spatial=[6, 7], window=[2, 3], strides=[1, 2],
+         dilations=[2, 2], padding="valid"),
+    dict(name="avg-dilated-explicit", kind="avg", format="last", batch=2, channels=2, spatial=[6, 6], window=[2, 2], strides=[2, 1],
+         dilations=[3, 2], padding="explicit", pads=[1, 1, 0, 1]),
+    dict(name="max-ceil", kind="max", format="first", batch=1, channels=2, spatial=[6, 7], window=[3, 3], strides=[2, 2],
+         padding="valid", ceil_mode=True),
+    dict(name="avg-ceil-exclude-pad", kind="avg", format="first", batch=2, channels=1, spatial=[5, 8], window=[2, 3], strides=[2, 3],
+         padding="explicit", pads=[1, 0, 0, 1], ceil_mode=True),
+    dict(name="avg-ceil-include-pad", kind="avg", format="last", batch=1, channels=2, spatial=[7, 5], window=[3, 2], strides=[3, 2],
+         padding="explicit", pads=[1, 1, 1, 0], count_include_pad=True, ceil_mode=True),
+    dict(name="max-ceil-last-starts-on-pad", kind="max", format="first", batch=1, channels=1, spatial=[5, 5], window=[3, 3],
+         strides=[3, 3], padding="explicit", pads=[1, 1, 1, 1], ceil_mode=True),
+    dict(name="max-3d", kind="max", format="first", batch=1, channels=2, spatial=[4, 5, 4], window=[2, 2, 3], strides=[2, 1, 1],
+         dilations=[1, 2, 1], padding="explicit", pads=[0, 1, 1, 1, 1, 0]),
+    dict(name="avg-3d-same", kind="avg", format="last", batch=2, channels=1, spatial=[3, 4, 5], window=[2, 3, 3], strides=[1, 2, 2],
+         padding="same"),
+    dict(name="max-1d-ceil-dilated", kind="max", format="last", batch=2, channels=2, spatial=[9], window=[3], strides=[2],
+         dilations=[2], padding="valid", ceil_mode=True),
+]
+
+
 def main():
     rng = np.random.default_rng(20261123)
+    convs = [conv_case(rng, c) for c in CONVS]
+    pools = [pool_case(rng, c) for c in POOLS]
+    convs += [conv_case(rng, c) for c in CONVS_3D]
+    pools += [pool_case(rng, c) for c in POOLS_MORE]
     out = {
         "generator": "layers/testdata/make_conv_fixtures.py",
         "jax": jax.__version__,
-        "convs": [conv_case(rng, c) for c in CONVS],
-        "pools": [pool_case(rng, c) for c in POOLS],
+        "convs": convs,
+        "pools": pools,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))

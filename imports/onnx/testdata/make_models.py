@@ -8,6 +8,10 @@ How to rerun (from the repository root; takes about a minute on two cores):
         scikit-learn==1.9.1 skl2onnx==1.20.0 tensorflow-cpu==2.21.0 tf2onnx==1.17.0
     /tmp/venv-fixtures/bin/python imports/onnx/testdata/make_models.py
 
+With --ops-cnn-only it writes only ops_cnn_digits.onnx and its output and puts
+that model's entry into models/INDEX.json (needs onnx, onnxruntime, numpy and
+scikit-learn, for the digits data).
+
 Versions used for the committed files (pip resolved the rest; full list in
 imports/onnx/testdata/MANIFEST): Python 3.11.7, onnx 1.23.2, onnxruntime 1.31.1,
 numpy 2.4.6, scikit-learn 1.9.1, skl2onnx 1.20.0, tensorflow-cpu 2.21.0,
@@ -33,6 +37,11 @@ imports/onnx/testdata/models/
                                          one-node models on a rank-3 input, where opset
                                          <= 12 flattens from the axis and opset 13 does not
   opset11_input.npy, <model>_ort_output.npy   their input (float32 [2,3,4]) and outputs
+  ops_cnn_digits.onnx                    a small CNN written with onnx.helper as PyTorch
+                                         exports one (opset 18): Conv, InstanceNormalization,
+                                         PRelu, LRN, Slice, Split, HardSwish, Mish, Concat,
+                                         GlobalMaxPool, GlobalAveragePool, Gemm, Softmax
+  ops_cnn_digits_ort_probabilities.npy   onnxruntime's output (float32 [16,10])
   INDEX.json                             every model: inputs, outputs, opsets, reference files
 imports/tf/testdata/
   digits_input.npy                       the same 16 rows
@@ -50,7 +59,9 @@ Every reference output is computed by the runtime named from the file just
 written, and cross-checked here: onnxruntime against scikit-learn's
 predict_proba, TensorFlow's frozen graphs against Keras's predict, onnxruntime
 on the tf2onnx model against TensorFlow, the opset-11 models against a numpy
-evaluation of the flattening semantics (which must differ from opset 13's).
+evaluation of the flattening semantics (which must differ from opset 13's). The
+CNN's reference is onnxruntime's alone (onnx.reference's LRN loops over the batch
+axis instead of the channels, so it cannot check it).
 Seeds are fixed (numpy, scikit-learn random_state, keras.utils.set_random_seed,
 TensorFlow op determinism, one thread), so a rerun on the same versions writes
 the same numbers.
@@ -336,6 +347,97 @@ def keras_models(x, y, rows, onnx_index, tf_index):
     return acc
 
 
+def ops_cnn_model(x, y, rows, index):
+    """A small CNN written with onnx.helper in the form PyTorch's exporter gives
+    (opset 18, NCHW, per-channel PRelu slopes of shape [C,1,1]), over the
+    operators an MLP or CNN export uses beyond the basic ones: Reshape, Conv,
+    InstanceNormalization, PRelu, LRN, Slice of a data tensor (a crop), Split
+    into two channel groups, HardSwish on one and Mish on the other, Concat,
+    Conv, GlobalMaxPool and GlobalAveragePool concatenated, Flatten, Gemm,
+    Softmax. The convolutions' weights are random (seeded); the Gemm is fitted
+    to the training rows by ridge regression on the features onnxruntime
+    computes, so that the model classifies digits."""
+    rng = np.random.default_rng(5)
+    f32 = np.float32
+    w1 = (rng.standard_normal((6, 1, 3, 3)) / 3).astype(f32)
+    b1 = (rng.standard_normal(6) * 0.1).astype(f32)
+    scale = (1 + 0.2 * rng.standard_normal(6)).astype(f32)
+    shift = (0.1 * rng.standard_normal(6)).astype(f32)
+    slope = np.array([0.25, 0.1, 0.3, 0.05, 0.2, 0.15], f32).reshape(6, 1, 1)
+    w2 = (rng.standard_normal((16, 6, 3, 3)) / np.sqrt(54)).astype(f32)
+    b2 = (rng.standard_normal(16) * 0.1).astype(f32)
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    consts = {
+        "shape": i64(-1, 1, 8, 8), "W1": w1, "B1": b1, "in_scale": scale, "in_bias": shift,
+        "slope": slope, "crop_starts": i64(1, 1), "crop_ends": i64(7, 7), "crop_axes": i64(2, 3),
+        "groups": i64(3, 3), "W2": w2, "B2": b2,
+    }
+    n = helper.make_node
+    feature_nodes = [
+        n("Reshape", ["input", "shape"], ["image"], name="/Reshape"),
+        n("Conv", ["image", "W1", "B1"], ["c1"], name="/conv1/Conv", kernel_shape=[3, 3],
+          pads=[1, 1, 1, 1]),
+        n("InstanceNormalization", ["c1", "in_scale", "in_bias"], ["n1"], name="/norm/InstanceNormalization",
+          epsilon=1e-5),
+        n("PRelu", ["n1", "slope"], ["a1"], name="/act/PRelu"),
+        n("LRN", ["a1"], ["l1"], name="/lrn/LRN", size=3, alpha=0.5, beta=0.75, bias=1.0),
+        n("Slice", ["l1", "crop_starts", "crop_ends", "crop_axes"], ["crop"], name="/Slice"),
+        n("Split", ["crop", "groups"], ["g1", "g2"], name="/Split", axis=1),
+        n("HardSwish", ["g1"], ["h1"], name="/HardSwish"),
+        n("Mish", ["g2"], ["h2"], name="/Mish"),
+        n("Concat", ["h1", "h2"], ["joined"], name="/Concat", axis=1),
+        n("Conv", ["joined", "W2", "B2"], ["c2"], name="/conv2/Conv", kernel_shape=[3, 3]),
+        n("GlobalMaxPool", ["c2"], ["gmax"], name="/GlobalMaxPool"),
+        n("GlobalAveragePool", ["c2"], ["gavg"], name="/GlobalAveragePool"),
+        n("Concat", ["gmax", "gavg"], ["pooled"], name="/Concat_1", axis=1),
+        n("Flatten", ["pooled"], ["features"], name="/Flatten", axis=1),
+    ]
+    opsets = [helper.make_opsetid("", 18)]
+
+    def model(nodes, outputs, inits):
+        graph = helper.make_graph(
+            nodes, "ops_cnn_digits",
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 64])],
+            outputs,
+            [onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
+        m = helper.make_model_gen_version(graph, producer_name="make_models.py", opset_imports=opsets)
+        onnx.checker.check_model(m, full_check=True)
+        return m
+
+    # Features of the training rows, then the Gemm fitted to one-hot labels.
+    feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
+                                                                     ["batch", 32])], consts)
+    sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (feats,) = sess.run(None, {"input": x[:TRAIN]})
+    a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
+    target = np.eye(10)[y[:TRAIN]] * 8 - 4
+    coef = np.linalg.solve(a.T @ a + 1e-2 * np.eye(a.shape[1]), a.T @ target)
+    consts["fc_W"] = coef[:-1].astype(f32)
+    consts["fc_B"] = coef[-1].astype(f32)
+    nodes = feature_nodes + [
+        n("Gemm", ["features", "fc_W", "fc_B"], ["logits"], name="/fc/Gemm"),
+        n("Softmax", ["logits"], ["probabilities"], name="/Softmax", axis=1),
+    ]
+    full = model(nodes, [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
+                                                       ["batch", 10])], consts)
+    path = os.path.join(MODELS, "ops_cnn_digits.onnx")
+    write_proto(path, full)
+    (probs,) = ort_run(path, {"input": rows})
+    (heldout,) = ort_run(path, {"input": x[TRAIN:]})
+    acc = float((heldout.argmax(axis=1) == y[TRAIN:]).mean())
+    ref = save_npy(os.path.join(MODELS, "ops_cnn_digits_ort_probabilities.npy"), probs)
+    index.append(onnx_entry(
+        path, input_file="digits_input.npy", references={"probabilities": ref},
+        reference_runtime=f"onnxruntime {ort.__version__}",
+        heldout_accuracy=round(acc, 4),
+        note="written with onnx.helper in the form of a PyTorch export (opset 18): "
+             "Reshape, Conv, InstanceNormalization, PRelu ([C,1,1] slope), LRN, Slice "
+             "(crop of a data tensor), Split, HardSwish, Mish, Concat, Conv, GlobalMaxPool, "
+             "GlobalAveragePool, Flatten, Gemm, Softmax; random seeded convolutions, the "
+             "Gemm fitted by ridge regression on the training rows' features"))
+    return acc
+
+
 def numpy_softmax(x, axis, flatten, log):
     """Softmax of x by opset <= 12 (flatten from axis) or opset 13 (one axis) rules."""
     x64 = x.astype(np.float64)
@@ -407,7 +509,31 @@ def check_sizes(paths):
     return sizes
 
 
+def ops_cnn_only():
+    """Writes the CNN alone and puts its entry into models/INDEX.json, leaving
+    the other models' files and entries as they are."""
+    x, y = digits()
+    rows = x[TRAIN:TRAIN + ROWS]
+    entries = []
+    acc = ops_cnn_model(x, y, rows, entries)
+    path = os.path.join(MODELS, "INDEX.json")
+    with open(path) as f:
+        index = json.load(f)
+    index["models"] = [m for m in index["models"] if m["file"] != entries[0]["file"]] + entries
+    with open(path, "w") as f:
+        json.dump(index, f, indent=1)
+        f.write("\n")
+    sizes = check_sizes([os.path.join(MODELS, "ops_cnn_digits.onnx"),
+                         os.path.join(MODELS, "ops_cnn_digits_ort_probabilities.npy")])
+    for p, n in sizes.items():
+        print(f"{n:8d}  {p}")
+    print(f"held-out accuracy: ops CNN {acc:.4f}")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--ops-cnn-only"]:
+        return ops_cnn_only()
     os.makedirs(MODELS, exist_ok=True)
     os.makedirs(TF_DIR, exist_ok=True)
     x, y = digits()
@@ -420,6 +546,7 @@ def main():
     skl_acc = sklearn_models(x, y, rows, onnx_index)
     keras_acc = keras_models(x, y, rows, onnx_index, tf_index)
     old_opset_models(onnx_index)
+    ops_acc = ops_cnn_model(x, y, rows, onnx_index)
 
     common = {
         "generator": "imports/onnx/testdata/make_models.py",
@@ -440,7 +567,7 @@ def main():
     for p, n in sizes.items():
         print(f"{n:8d}  {p}")
     print(f"{sum(sizes.values()):8d}  total; held-out accuracy: scikit-learn {skl_acc:.4f}, "
-          f"keras {keras_acc:.4f}")
+          f"keras {keras_acc:.4f}, ops CNN {ops_acc:.4f}")
     return 0
 
 
