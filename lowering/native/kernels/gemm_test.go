@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -571,10 +572,11 @@ func benchMicro[T float32 | float64](b *testing.B, kern *microKernel[T]) {
 }
 
 // TestGemmSmallMBits checks the row-by-row path of products of at most
-// smallM rows (float32: four rows of B at a time, then single rows)
-// against its definition, one
-// axpy per row of B in order, bit for bit, overwriting and accumulating,
-// on one and two threads.
+// smallM rows against its definition, bit for bit, overwriting and
+// accumulating, with the left operand stored and transposed, on one and
+// two threads: with AVX-512 (gemvRow), one exactly rounded fused
+// multiply-add per row of B in order for every column; otherwise one axpy
+// per row of B in order (four rows of B at a time, then single rows).
 func TestGemmSmallMBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, m := range []int{1, 2, 4} {
@@ -590,17 +592,39 @@ func TestGemmSmallMBits(t *testing.T) {
 						if !acc {
 							clear(row)
 						}
+						if hasGemvAsm {
+							fmaRows(row, a[i*k:][:k], 1, b, ldb)
+							continue
+						}
 						for kk := range k {
 							axpyUnitF32(a[i*k+kk], b[kk*ldb:][:n], row)
 						}
 					}
+					// The same left operand stored transposed, k×m.
+					at := make([]float32, k*m)
+					for i := range m {
+						for kk := range k {
+							at[kk*m+i] = a[i*k+kk]
+						}
+					}
 					for _, threads := range []int{1, 2} {
-						got := append([]float32(nil), c...)
-						GemmF32(GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, C: got, LDC: ldc,
-							Accumulate: acc, Threads: threads})
-						for i := range got {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("m=%d n=%d k=%d accumulate=%v threads=%d: C[%d] = %v, want %v", m, n, k, acc, threads, i, got[i], want[i])
+						for _, trans := range []bool{false, true} {
+							if trans && !hasGemvAsm {
+								continue // a scalar loop there, not an axpy
+							}
+							p := GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, LDC: ldc,
+								Accumulate: acc, Threads: threads}
+							if trans {
+								p.A, p.LDA, p.TransA = at, m, true
+							}
+							got := append([]float32(nil), c...)
+							p.C = got
+							GemmF32(p)
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("m=%d n=%d k=%d accumulate=%v transA=%v threads=%d: C[%d] = %v, want %v",
+										m, n, k, acc, trans, threads, i, got[i], want[i])
+								}
 							}
 						}
 					}
@@ -608,4 +632,106 @@ func TestGemmSmallMBits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fmaRows sets row[j] = fma(a[kk·ainc], b[kk·ldb+j], row[j]) for kk = 0,
+// 1, ... in order, each fused multiply-add rounded once, exactly (through
+// math/big, so that no double rounding hides in the reference).
+func fmaRows[T float32 | float64](row, a []T, ainc int, b []T, ldb int) {
+	k := (len(a)-1)/ainc + 1
+	x, y, z := new(big.Float).SetPrec(512), new(big.Float).SetPrec(512), new(big.Float).SetPrec(512)
+	for j := range row {
+		for kk := range k {
+			x.SetFloat64(float64(a[kk*ainc]))
+			y.SetFloat64(float64(b[kk*ldb+j]))
+			z.SetFloat64(float64(row[j]))
+			x.Mul(x, y)
+			x.Add(x, z)
+			var r T
+			switch p := any(&r).(type) {
+			case *float32:
+				*p, _ = x.Float32()
+			case *float64:
+				*p, _ = x.Float64()
+			}
+			if r == 0 {
+				// An exact zero is +0 in round to nearest, unless the
+				// product and row[j] are both -0.
+				av, bv := a[kk*ainc], b[kk*ldb+j]
+				if (av == 0 || bv == 0) && math.Signbit(float64(row[j])) && math.Signbit(float64(av))!= math.Signbit(float64(bv)) {
+					r = T(math.Copysign(0, -1))
+				} else {
+					r = 0
+				}
+			}
+			row[j] = r
+		}
+	}
+}
+
+// TestGemvRow checks the AVX-512 row-by-matrix kernels against exactly
+// rounded fused multiply-adds in order, bit for bit, on every tile width
+// and tail (n around multiples of the vector and of the 16-vector tile),
+// with a strided row of A, overwriting and accumulating, and checks that
+// nothing past the row is written.
+func TestGemvRow(t *testing.T) {
+	if !hasGemvAsm {
+		t.Skip("no AVX-512 here: gemvRow is not used")
+	}
+	testGemvRow[float32](t)
+	testGemvRow[float64](t)
+}
+
+func testGemvRow[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{1, 7, 8, 15, 16, 17, 100, 127, 128, 129, 255, 256, 257, 383, 513} {
+		for _, k := range []int{1, 2, 7, 61} {
+			for _, ainc := range []int{1, 3} {
+				for _, add := range []bool{false, true} {
+					ldb := n + 5
+					a, b := randSlice[T](rng, (k-1)*ainc+1), randSlice[T](rng, (k-1)*ldb+n)
+					c := randSlice[T](rng, n+3)
+					want := append([]T(nil), c...)
+					if !add {
+						clear(want[:n])
+					}
+					fmaRows(want[:n], a, ainc, b, ldb)
+					got := append([]T(nil), c...)
+					gemvRow(k, a, ainc, b, ldb, got[:n], add)
+					for i := range got {
+						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+							t.Fatalf("%T n=%d k=%d ainc=%d add=%v: c[%d] = %v, want %v", got[0], n, k, ainc, add, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMLPGemvF32 is the forward pass of an MLP 784-512-512-10 at batch
+// 1: three products of one row by a weight matrix, bound by reading the
+// 2.6 MiB of weights (from the last-level cache when the loop repeats).
+func BenchmarkMLPGemvF32(b *testing.B) {
+	runThreads(b, func(b *testing.B, threads int) {
+		rng := rand.New(rand.NewPCG(9, 11))
+		dims := []int{784, 512, 512, 10}
+		in := randSlice[float32](rng, dims[0])
+		var layers []GemmParams[float32]
+		bytes := 0
+		for l := 0; l+1 < len(dims); l++ {
+			k, n := dims[l], dims[l+1]
+			out := make([]float32, n)
+			layers = append(layers, GemmParams[float32]{M: 1, N: n, K: k, A: in, LDA: k,
+				B: randSlice[float32](rng, k*n), LDB: n, C: out, LDC: n, Threads: threads})
+			in = out
+			bytes += 4 * k * n
+		}
+		b.SetBytes(int64(bytes))
+		for b.Loop() {
+			for _, p := range layers {
+				GemmF32(p)
+			}
+		}
+	})
 }

@@ -40,6 +40,10 @@ func main() {
 	axpy("axpyF32AVX2", 4)
 	axpy("axpyF64AVX2", 8)
 	axpy4("axpy4F32AVX2")
+	for nv := 1; nv <= 16; nv++ {
+		gemv(fmt.Sprintf("gemvF32AVX512x%d", nv), 4, nv)
+		gemv(fmt.Sprintf("gemvF64AVX512x%d", nv), 8, nv)
+	}
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 
@@ -408,6 +412,80 @@ func transpose(name string, R int) {
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gemv emits
+//
+//	func name(k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool)
+//
+// for the product of one row by a matrix, over a tile of nv AVX-512
+// vectors of columns, the last one masked by mask (one bit per lane; all
+// ones for a full vector): y = Σ_kk a[kk·ainc]·b[kk·ldb:] over kk < k, or
+// y += that with add. The tile's nv accumulators stay in registers for the
+// whole of k, each step one FMA per vector in kk order: the bits of k axpy
+// steps of one FMA each, with y loaded and stored once instead of once per
+// row of b. The masked lanes of b are neither read (AVX-512 masked loads
+// do not fault) nor stored.
+func gemv(name string, elem, nv int) {
+	sfx, typ, bc, sh := "PS", "float32", "VBROADCASTSS", 2
+	if elem == 8 {
+		sfx, typ, bc, sh = "PD", "float64", "VBROADCASTSD", 3
+	}
+	last := nv - 1
+	acc := func(v int) string { return fmt.Sprintf("Z%d", v) }
+	op := func(v int) string {
+		if v == last {
+			return fmt.Sprintf("%d(%%s), Z31, K1, %s", 64*v, acc(v))
+		}
+		return fmt.Sprintf("%d(%%s), Z31, %s", 64*v, acc(v))
+	}
+	p("")
+	p("// func %s(k int, a *%s, ainc int, b *%s, ldb int, y *%s, mask uint16, add bool)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-51", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ ainc+16(FP), R9")
+	p("\tSHLQ $%d, R9", sh)
+	p("\tMOVQ b+24(FP), SI")
+	p("\tMOVQ ldb+32(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ y+40(FP), DI")
+	p("\tKMOVW mask+48(FP), K1")
+	for v := 0; v < nv; v++ {
+		p("\tVPXORD %s, %s, %s", acc(v), acc(v), acc(v))
+	}
+	p("\tMOVBLZX add+50(FP), DX")
+	p("\tTESTQ DX, DX")
+	p("\tJZ %s_start", name)
+	for v := 0; v < nv; v++ {
+		if v == last {
+			p("\tVMOVUP%s %d(DI), K1, %s", sfx[1:], 64*v, acc(v))
+		} else {
+			p("\tVMOVUP%s %d(DI), %s", sfx[1:], 64*v, acc(v))
+		}
+	}
+	p("%s_start:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\t%s (AX), Z31", bc)
+	for v := 0; v < nv; v++ {
+		p("\tVFMADD231%s "+op(v), sfx, "SI")
+	}
+	p("\tADDQ R9, AX")
+	p("\tADDQ R8, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	for v := 0; v < nv; v++ {
+		if v == last {
+			p("\tVMOVUP%s %s, K1, %d(DI)", sfx[1:], acc(v), 64*v)
+		} else {
+			p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(v), 64*v)
+		}
+	}
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

@@ -1,0 +1,152 @@
+//go:build amd64 && !purego
+
+package kernels
+
+// The AVX-512 row-by-matrix kernels of kernels_amd64.s (gen_asm.go's gemv),
+// one per tile width: gemvF32AVX512[v-1] covers v vectors of 16 columns.
+
+//go:noescape
+func gemvF32AVX512x1(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x2(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x3(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x4(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x5(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x6(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x7(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x8(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x9(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x10(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x11(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x12(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x13(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x14(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x15(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x16(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x1(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x2(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x3(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x4(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x5(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x6(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x7(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x8(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x9(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x10(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x11(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x12(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x13(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x14(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x15(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x16(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+var gemvF32AVX512 = [16]func(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool){
+	gemvF32AVX512x1,
+	gemvF32AVX512x2,
+	gemvF32AVX512x3,
+	gemvF32AVX512x4,
+	gemvF32AVX512x5,
+	gemvF32AVX512x6,
+	gemvF32AVX512x7,
+	gemvF32AVX512x8,
+	gemvF32AVX512x9,
+	gemvF32AVX512x10,
+	gemvF32AVX512x11,
+	gemvF32AVX512x12,
+	gemvF32AVX512x13,
+	gemvF32AVX512x14,
+	gemvF32AVX512x15,
+	gemvF32AVX512x16,
+}
+
+var gemvF64AVX512 = [16]func(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool){
+	gemvF64AVX512x1,
+	gemvF64AVX512x2,
+	gemvF64AVX512x3,
+	gemvF64AVX512x4,
+	gemvF64AVX512x5,
+	gemvF64AVX512x6,
+	gemvF64AVX512x7,
+	gemvF64AVX512x8,
+	gemvF64AVX512x9,
+	gemvF64AVX512x10,
+	gemvF64AVX512x11,
+	gemvF64AVX512x12,
+	gemvF64AVX512x13,
+	gemvF64AVX512x14,
+	gemvF64AVX512x15,
+	gemvF64AVX512x16,
+}
+// hasGemvAsm says whether gemvRow can run: it needs AVX-512.
+var hasGemvAsm = hasAVX512
+
+// gemvAsm calls the kernel of nv vectors for T.
+func gemvAsm[T float32 | float64](nv, k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool) {
+	switch ap := any(a).(type) {
+	case *float32:
+		gemvF32AVX512[nv-1](k, ap, ainc, any(b).(*float32), ldb, any(y).(*float32), mask, add)
+	case *float64:
+		gemvF64AVX512[nv-1](k, ap, ainc, any(b).(*float64), ldb, any(y).(*float64), mask, add)
+	}
+}
