@@ -138,6 +138,7 @@ var gemvF64AVX512 = [16]func(k int, a *float64, ainc int, b *float64, ldb int, y
 	gemvF64AVX512x15,
 	gemvF64AVX512x16,
 }
+
 // hasGemvAsm says whether gemvRow can run: it needs AVX-512.
 var hasGemvAsm = hasAVX512
 

@@ -658,7 +658,7 @@ func fmaRows[T float32 | float64](row, a []T, ainc int, b []T, ldb int) {
 				// An exact zero is +0 in round to nearest, unless the
 				// product and row[j] are both -0.
 				av, bv := a[kk*ainc], b[kk*ldb+j]
-				if (av == 0 || bv == 0) && math.Signbit(float64(row[j])) && math.Signbit(float64(av))!= math.Signbit(float64(bv)) {
+				if (av == 0 || bv == 0) && math.Signbit(float64(row[j])) && math.Signbit(float64(av)) != math.Signbit(float64(bv)) {
 					r = T(math.Copysign(0, -1))
 				} else {
 					r = 0
