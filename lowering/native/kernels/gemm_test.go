@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -182,7 +183,7 @@ func TestGemmF64(t *testing.T) { testGemm[float64](t) }
 // testGemmLarge covers the blocking: several k blocks, row and column
 // chunks, many threads, tall and wide shapes.
 func testGemmLarge[T float32 | float64](t *testing.T) {
-	sizes := [][3]int{{100, 300, 257}, {257, 129, 513}, {1, 777, 300}, {300, 1, 300}, {3, 1000, 40}, {1000, 3, 40}, {67, 45, 1}}
+	sizes := [][3]int{{100, 300, 257}, {257, 129, 513}, {1, 777, 300}, {300, 1, 300}, {3, 1000, 40}, {1000, 3, 40}, {67, 45, 1}, {70, 96, 513}}
 	if testing.Short() {
 		sizes = sizes[:3]
 	}
@@ -734,4 +735,63 @@ func BenchmarkMLPGemvF32(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestGemmStridedBBits checks that the kernels that read B in place give
+// the bits of the same kernels on B packed (the summation order is the
+// same), on whole panels of B with padding between its rows, several k
+// blocks, row chunks and threads, accumulating or not, with an epilogue.
+func TestGemmStridedBBits(t *testing.T) {
+	testGemmStridedBBits[float32](t)
+	testGemmStridedBBits[float64](t)
+}
+
+func testGemmStridedBBits[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	tested := 0
+	for _, kern := range kernelsOf[T]() {
+		if kern.strided == nil {
+			continue
+		}
+		packed := *kern
+		packed.strided = nil
+		for _, s := range [][3]int{{5, 1, 1}, {13, 2, 300}, {100, 4, 513}, {256, 16, 784}, {37, 3, 17}} {
+			m, n, k := s[0], s[1]*kern.nr, s[2]
+			for _, threads := range []int{1, 2, 3} {
+				for _, acc := range []bool{false, true} {
+					lda, ldb, ldc := k+1, n+3, n+2
+					a, b := randSlice[T](rng, m*lda), randSlice[T](rng, k*ldb)
+					c := randSlice[T](rng, m*ldc)
+					var rows atomic.Int64
+					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: lda, B: b, LDB: ldb, LDC: ldc,
+						Accumulate: acc, Threads: threads,
+						Epilogue: func(row, col0 int, c []T) {
+							rows.Add(int64(len(c)))
+							for i := range c {
+								c[i] = c[i]*2 + 1
+							}
+						}}
+					want, got := append([]T(nil), c...), append([]T(nil), c...)
+					p.C = want
+					gemm(&p, &packed)
+					p.C = got
+					rows.Store(0)
+					gemm(&p, kern)
+					if rows.Load() != int64(m*n) {
+						t.Fatalf("%s m=%d n=%d k=%d: the epilogue saw %d elements, want %d", kern.name, m, n, k, rows.Load(), m*n)
+					}
+					for i := range got {
+						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+							t.Fatalf("%s m=%d n=%d k=%d threads=%d accumulate=%v: C[%d] = %v in place, %v packed",
+								kern.name, m, n, k, threads, acc, i, got[i], want[i])
+						}
+					}
+					tested++
+				}
+			}
+		}
+	}
+	if tested == 0 && hasAVX512 {
+		t.Fatal("no kernel reads B in place on this AVX-512 machine")
+	}
 }

@@ -34,6 +34,8 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX2", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2})
 	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
+	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
+	gemmKernel(kern{name: "gemmF64AVX512StridedB", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
 
 	dot("dotF32AVX2", 4)
 	dot("dotF64AVX2", 8)
@@ -61,6 +63,7 @@ type kern struct {
 	nv        int    // vectors per row of the register tile (NR = nv*vbytes/elem)
 	bsets     int    // register sets for the B row, alternated between k steps
 	bcastRegs int    // registers for broadcast A elements, used round-robin
+	stridedB  bool   // B read in place, row kk at b + kk·ldb, instead of packed
 }
 
 func (k kern) suffix() string {
@@ -107,14 +110,34 @@ func gemmKernel(k kern) {
 	nr := k.nv * k.vbytes / k.elem
 	const unroll = 4
 	p("")
-	p("// func %s(kc int, a, b, c *%s, ldc int, add bool)", k.name, map[int]string{4: "float32", 8: "float64"}[k.elem])
-	p("// Register tile %d×%d.", k.mr, nr)
-	p("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
-	p("\tMOVQ kc+0(FP), CX")
-	p("\tMOVQ a+8(FP), AX")
-	p("\tMOVQ b+16(FP), BX")
-	p("\tMOVQ c+24(FP), DX")
-	p("\tMOVQ ldc+32(FP), R8")
+	typ := map[int]string{4: "float32", 8: "float64"}[k.elem]
+	addArg := "add+40(FP)"
+	if k.stridedB {
+		// B in place: row kk of the panel at b + kk·ldb elements. R11
+		// holds ldb in bytes, R12 3·ldb, R13 4·ldb.
+		p("// func %s(kc int, a, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ)
+		p("// Register tile %d×%d, B read in place at stride ldb.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-49", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ ldb+24(FP), R11")
+		p("\tSHLQ $%d, R11", map[int]int{4: 2, 8: 3}[k.elem])
+		p("\tLEAQ (R11)(R11*2), R12")
+		p("\tLEAQ (R11*4), R13")
+		p("\tMOVQ c+32(FP), DX")
+		p("\tMOVQ ldc+40(FP), R8")
+		addArg = "add+48(FP)"
+	} else {
+		p("// func %s(kc int, a, b, c *%s, ldc int, add bool)", k.name, typ)
+		p("// Register tile %d×%d.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ c+24(FP), DX")
+		p("\tMOVQ ldc+32(FP), R8")
+	}
 	if k.elem == 4 {
 		p("\tSHLQ $2, R8")
 	} else {
@@ -145,6 +168,11 @@ func gemmKernel(k kern) {
 	step := func(u, bcastBase int) {
 		set := u % k.bsets
 		for v := 0; v < k.nv; v++ {
+			if k.stridedB {
+				addr := [4]string{"(BX)", "(BX)(R11*1)", "(BX)(R11*2)", "(BX)(R12*1)"}[u]
+				p("\tVMOVUP%s %d%s, %s", sfx[1:], v*k.vbytes, addr, k.breg(set, v))
+				continue
+			}
 			p("\tVMOVUP%s %d(BX), %s", sfx[1:], (u*nr+v*k.vbytes/k.elem)*k.elem, k.breg(set, v))
 		}
 		for i := 0; i < k.mr; i++ {
@@ -163,7 +191,11 @@ func gemmKernel(k kern) {
 		step(u, u*k.mr)
 	}
 	p("\tADDQ $%d, AX", unroll*k.mr*k.elem)
-	p("\tADDQ $%d, BX", unroll*nr*k.elem)
+	if k.stridedB {
+		p("\tADDQ R13, BX")
+	} else {
+		p("\tADDQ $%d, BX", unroll*nr*k.elem)
+	}
 	p("\tDECQ R9")
 	p("\tJNZ %s_loop%d", k.name, unroll)
 	p("%s_tail:", k.name)
@@ -172,11 +204,15 @@ func gemmKernel(k kern) {
 	p("%s_loop1:", k.name)
 	step(0, 0)
 	p("\tADDQ $%d, AX", k.mr*k.elem)
-	p("\tADDQ $%d, BX", nr*k.elem)
+	if k.stridedB {
+		p("\tADDQ R11, BX")
+	} else {
+		p("\tADDQ $%d, BX", nr*k.elem)
+	}
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop1", k.name)
 	p("%s_store:", k.name)
-	p("\tCMPB add+40(FP), $0")
+	p("\tCMPB %s, $0", addArg)
 	p("\tJEQ %s_overwrite", k.name)
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {

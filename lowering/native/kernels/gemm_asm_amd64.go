@@ -151,3 +151,19 @@ func gemvAsm[T float32 | float64](nv, k int, a *T, ainc int, b *T, ldb int, y *T
 		gemvF64AVX512[nv-1](k, ap, ainc, any(b).(*float64), ldb, any(y).(*float64), mask, add)
 	}
 }
+
+//go:noescape
+func gemmF32AVX512StridedB(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedB(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// stridedKernel wraps an assembly micro-kernel that reads B in place.
+func stridedKernel[T float32 | float64](mr, nr int, f func(kc int, a, b *T, ldb int, c *T, ldc int, add bool)) func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+	return func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[kc*mr-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		f(kc, &a[0], &b[0], ldb, &c[0], ldc, add)
+	}
+}
