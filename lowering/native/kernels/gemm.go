@@ -112,6 +112,11 @@ type microKernel[T float32 | float64] struct {
 	// of 11 interleaved rounds), its kernel time unchanged: the panel's
 	// rows stay in L2 between the A panels that reuse it.
 	strided func(kc int, a, b []T, ldb int, c []T, ldc int, add bool)
+	// direct, if not nil, is strided reading A in place too: row i of the
+	// mr×kc panel at a[i·lda:]. Used with strided for a left operand
+	// that is not transposed nor supplied by PackA, on whole panels of
+	// rows, so that A is not packed either.
+	direct func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool)
 
 	// narrow, if not nil, is a kernel with a tile at most half as wide, to
 	// use when N fits in one of its panels: most of this kernel's tile
@@ -255,6 +260,7 @@ type gemmJob[T float32 | float64] struct {
 	bl        bLayout
 	bp        []T  // packed B in use: packBuf
 	direct    bool // B read in place by kern.strided
+	directA   bool // A read in place too, by kern.direct
 	mc        int  // rows per chunk, a multiple of mr
 	cpan      int  // panels per chunk (columns, in the row-by-row path)
 	rowBlocks int  // ceil(M/mc)
@@ -357,6 +363,7 @@ func (j *gemmJob[T]) run() {
 
 	// Buffers.
 	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0
+	j.directA = j.direct && kern.direct != nil && !p.TransA && p.PackA == nil
 	if !j.direct {
 		j.packBuf = grow(j.packBuf, j.bl.size())
 		j.bp = j.packBuf
@@ -570,7 +577,15 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 	for k0 := 0; k0 < p.K; k0 += bl.kcs {
 		kc := min(bl.kcs, p.K-k0)
 		add := p.Accumulate || k0 > 0
-		j.packA(buf.packA, i0, i1, k0, kc)
+		// Packed A: all the chunk's rows, or with directA only the last
+		// panel when it has fewer than mr rows.
+		pk0 := i0
+		if j.directA {
+			pk0 = i0 + (i1-i0)/mr*mr
+		}
+		if pk0 < i1 {
+			j.packA(buf.packA, pk0, i1, k0, kc)
+		}
 		var bBlock []T
 		if !j.direct {
 			bBlock = j.bp[k0*bl.npan*nr:]
@@ -585,9 +600,13 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 				bp = bBlock[jp*kc*nr:][:kc*nr]
 			}
 			for ip := 0; i0+ip*mr < i1; ip++ {
-				ap := buf.packA[ip*kc*mr:][:kc*mr]
 				row0 := i0 + ip*mr
 				h := min(mr, i1-row0)
+				if j.directA && h == mr {
+					kern.direct(kc, p.A[row0*p.LDA+k0:], p.LDA, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)
+					continue
+				}
+				ap := buf.packA[(row0-pk0)/mr*kc*mr:][:kc*mr]
 				if h == mr && w == nr {
 					if j.direct {
 						kern.strided(kc, ap, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)

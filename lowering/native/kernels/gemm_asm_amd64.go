@@ -167,3 +167,19 @@ func stridedKernel[T float32 | float64](mr, nr int, f func(kc int, a, b *T, ldb 
 		f(kc, &a[0], &b[0], ldb, &c[0], ldc, add)
 	}
 }
+
+//go:noescape
+func gemmF32AVX512Direct(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512Direct(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// directKernel wraps an assembly micro-kernel that reads A and B in place.
+func directKernel[T float32 | float64](mr, nr int, f func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool)) func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+	return func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[(mr-1)*lda+kc-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		f(kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add)
+	}
+}

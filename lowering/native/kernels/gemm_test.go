@@ -737,10 +737,12 @@ func BenchmarkMLPGemvF32(b *testing.B) {
 	})
 }
 
-// TestGemmStridedBBits checks that the kernels that read B in place give
-// the bits of the same kernels on B packed (the summation order is the
-// same), on whole panels of B with padding between its rows, several k
-// blocks, row chunks and threads, accumulating or not, with an epilogue.
+// TestGemmStridedBBits checks that the kernels that read B in place, and
+// those that read A in place too, give the bits of the same kernels on
+// packed operands (the summation order is the same), on whole panels of B
+// with padding between the rows of A and B, whole and partial panels of
+// A, several k blocks, row chunks and threads, accumulating or not, with
+// an epilogue.
 func TestGemmStridedBBits(t *testing.T) {
 	testGemmStridedBBits[float32](t)
 	testGemmStridedBBits[float64](t)
@@ -753,9 +755,9 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 		if kern.strided == nil {
 			continue
 		}
-		packed := *kern
-		packed.strided = nil
-		for _, s := range [][3]int{{5, 1, 1}, {13, 2, 300}, {100, 4, 513}, {256, 16, 784}, {37, 3, 17}} {
+		packed, stridedOnly := *kern, *kern
+		packed.strided, packed.direct, stridedOnly.direct = nil, nil, nil
+		for _, s := range [][3]int{{5, 1, 1}, {12, 1, 3}, {13, 2, 300}, {100, 4, 513}, {256, 16, 784}, {37, 3, 17}, {48, 2, 256}} {
 			m, n, k := s[0], s[1]*kern.nr, s[2]
 			for _, threads := range []int{1, 2, 3} {
 				for _, acc := range []bool{false, true} {
@@ -771,19 +773,22 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 								c[i] = c[i]*2 + 1
 							}
 						}}
-					want, got := append([]T(nil), c...), append([]T(nil), c...)
+					want := append([]T(nil), c...)
 					p.C = want
 					gemm(&p, &packed)
-					p.C = got
-					rows.Store(0)
-					gemm(&p, kern)
-					if rows.Load() != int64(m*n) {
-						t.Fatalf("%s m=%d n=%d k=%d: the epilogue saw %d elements, want %d", kern.name, m, n, k, rows.Load(), m*n)
-					}
-					for i := range got {
-						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
-							t.Fatalf("%s m=%d n=%d k=%d threads=%d accumulate=%v: C[%d] = %v in place, %v packed",
-								kern.name, m, n, k, threads, acc, i, got[i], want[i])
+					for _, kv := range []*microKernel[T]{&stridedOnly, kern} {
+						got := append([]T(nil), c...)
+						p.C = got
+						rows.Store(0)
+						gemm(&p, kv)
+						if rows.Load() != int64(m*n) {
+							t.Fatalf("%s m=%d n=%d k=%d: the epilogue saw %d elements, want %d", kern.name, m, n, k, rows.Load(), m*n)
+						}
+						for i := range got {
+							if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+								t.Fatalf("%s m=%d n=%d k=%d threads=%d accumulate=%v A in place=%v: C[%d] = %v in place, %v packed",
+									kern.name, m, n, k, threads, acc, kv.direct != nil, i, got[i], want[i])
+							}
 						}
 					}
 					tested++

@@ -36,6 +36,8 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
 	gemmKernel(kern{name: "gemmF64AVX512StridedB", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
+	gemmKernel(kern{name: "gemmF32AVX512Direct", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
+	gemmKernel(kern{name: "gemmF64AVX512Direct", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 
 	dot("dotF32AVX2", 4)
 	dot("dotF64AVX2", 8)
@@ -64,7 +66,14 @@ type kern struct {
 	bsets     int    // register sets for the B row, alternated between k steps
 	bcastRegs int    // registers for broadcast A elements, used round-robin
 	stridedB  bool   // B read in place, row kk at b + kk·ldb, instead of packed
+	directA   bool   // A read in place too (needs stridedB): row i at a + i·lda
 }
+
+// directARows addresses row i of an A read in place, with AX at row 0, SI
+// at row 3, DI at row 6, R13 holding lda in bytes and R10 3·lda: twelve
+// rows from three base registers and the scaled indexes x86 allows.
+var directARows = [12]string{"(AX)", "(AX)(R13*1)", "(AX)(R13*2)", "(SI)", "(AX)(R13*4)", "(SI)(R13*2)",
+	"(DI)", "(SI)(R13*4)", "(AX)(R13*8)", "(DI)(R10*1)", "(DI)(R13*4)", "(SI)(R13*8)"}
 
 func (k kern) suffix() string {
 	if k.elem == 4 {
@@ -112,9 +121,29 @@ func gemmKernel(k kern) {
 	p("")
 	typ := map[int]string{4: "float32", 8: "float64"}[k.elem]
 	addArg := "add+40(FP)"
-	if k.stridedB {
+	sh := map[int]int{4: 2, 8: 3}[k.elem]
+	if k.directA {
+		if k.mr != 12 {
+			log.Fatalf("%s: directA addresses 12 rows, not %d", k.name, k.mr)
+		}
+		// A and B in place: row i of A at a + i·lda, row kk of B's
+		// panel at b + kk·ldb elements.
+		p("// func %s(kc int, a *%s, lda int, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ, typ)
+		p("// Register tile %d×%d, A and B read in place at strides lda and ldb.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-57", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ lda+16(FP), R13")
+		p("\tMOVQ b+24(FP), BX")
+		p("\tMOVQ ldb+32(FP), R11")
+		p("\tSHLQ $%d, R11", sh)
+		p("\tLEAQ (R11)(R11*2), R12")
+		p("\tMOVQ c+40(FP), DX")
+		p("\tMOVQ ldc+48(FP), R8")
+		addArg = "add+56(FP)"
+	} else if k.stridedB {
 		// B in place: row kk of the panel at b + kk·ldb elements. R11
-		// holds ldb in bytes, R12 3·ldb, R13 4·ldb.
+		// holds ldb in bytes, R12 3·ldb.
 		p("// func %s(kc int, a, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ)
 		p("// Register tile %d×%d, B read in place at stride ldb.", k.mr, nr)
 		p("TEXT ·%s(SB), NOSPLIT, $0-49", k.name)
@@ -122,9 +151,8 @@ func gemmKernel(k kern) {
 		p("\tMOVQ a+8(FP), AX")
 		p("\tMOVQ b+16(FP), BX")
 		p("\tMOVQ ldb+24(FP), R11")
-		p("\tSHLQ $%d, R11", map[int]int{4: 2, 8: 3}[k.elem])
+		p("\tSHLQ $%d, R11", sh)
 		p("\tLEAQ (R11)(R11*2), R12")
-		p("\tLEAQ (R11*4), R13")
 		p("\tMOVQ c+32(FP), DX")
 		p("\tMOVQ ldc+40(FP), R8")
 		addArg = "add+48(FP)"
@@ -155,6 +183,13 @@ func gemmKernel(k kern) {
 			p("\tADDQ R8, R10")
 		}
 	}
+	if k.directA {
+		// R10 was the prefetch pointer; now 3·lda.
+		p("\tSHLQ $%d, R13", sh)
+		p("\tLEAQ (R13)(R13*2), R10")
+		p("\tLEAQ (AX)(R10*1), SI")
+		p("\tLEAQ (SI)(R10*1), DI")
+	}
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
 			r := k.acc(i, v)
@@ -177,7 +212,11 @@ func gemmKernel(k kern) {
 		}
 		for i := 0; i < k.mr; i++ {
 			a := k.areg(bcastBase + i)
-			p("\t%s %d(AX), %s", k.bcast(), (u*k.mr+i)*k.elem, a)
+			if k.directA {
+				p("\t%s %d%s, %s", k.bcast(), u*k.elem, directARows[i], a)
+			} else {
+				p("\t%s %d(AX), %s", k.bcast(), (u*k.mr+i)*k.elem, a)
+			}
 			for v := 0; v < k.nv; v++ {
 				p("\tVFMADD231%s %s, %s, %s", sfx, k.breg(set, v), a, k.acc(i, v))
 			}
@@ -190,9 +229,15 @@ func gemmKernel(k kern) {
 	for u := 0; u < unroll; u++ {
 		step(u, u*k.mr)
 	}
-	p("\tADDQ $%d, AX", unroll*k.mr*k.elem)
+	if k.directA {
+		for _, r := range []string{"AX", "SI", "DI"} {
+			p("\tADDQ $%d, %s", unroll*k.elem, r)
+		}
+	} else {
+		p("\tADDQ $%d, AX", unroll*k.mr*k.elem)
+	}
 	if k.stridedB {
-		p("\tADDQ R13, BX")
+		p("\tLEAQ (BX)(R11*4), BX")
 	} else {
 		p("\tADDQ $%d, BX", unroll*nr*k.elem)
 	}
@@ -203,7 +248,13 @@ func gemmKernel(k kern) {
 	p("\tJZ %s_store", k.name)
 	p("%s_loop1:", k.name)
 	step(0, 0)
-	p("\tADDQ $%d, AX", k.mr*k.elem)
+	if k.directA {
+		for _, r := range []string{"AX", "SI", "DI"} {
+			p("\tADDQ $%d, %s", k.elem, r)
+		}
+	} else {
+		p("\tADDQ $%d, AX", k.mr*k.elem)
+	}
 	if k.stridedB {
 		p("\tADDQ R11, BX")
 	} else {

@@ -59,6 +59,8 @@ func init() {
 		gemmKernelsF64 = append(gemmKernelsF64, asmKernel("avx512", 12, 16, 256, 96, gemmF64AVX512))
 		gemmKernelsF32[0].strided = stridedKernel(12, 32, gemmF32AVX512StridedB)
 		gemmKernelsF64[0].strided = stridedKernel(12, 16, gemmF64AVX512StridedB)
+		gemmKernelsF32[0].direct = directKernel(12, 32, gemmF32AVX512Direct)
+		gemmKernelsF64[0].direct = directKernel(12, 16, gemmF64AVX512Direct)
 	}
 	if hasAVX2 {
 		avx2F32 := asmKernel("avx2", 6, 16, 256, 96, gemmF32AVX2)
