@@ -183,3 +183,9 @@ func directKernel[T float32 | float64](mr, nr int, f func(kc int, a *T, lda int,
 		f(kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add)
 	}
 }
+
+//go:noescape
+func gemmF32AVX512Narrow(kc int, a, b, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512Narrow(kc int, a, b, c *float64, ldc int, add bool)

@@ -36,6 +36,10 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
 	gemmKernel(kern{name: "gemmF64AVX512StridedB", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
+	// One vector wide, for products of at most 16 (float32) or 8
+	// (float64) columns, such as a classifier's last layer.
+	gemmKernel(kern{name: "gemmF32AVX512Narrow", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
+	gemmKernel(kern{name: "gemmF64AVX512Narrow", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF32AVX512Direct", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 	gemmKernel(kern{name: "gemmF64AVX512Direct", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 

@@ -72,6 +72,15 @@ func init() {
 		gemmKernelsF32 = append(gemmKernelsF32, avx2F32)
 		gemmKernelsF64 = append(gemmKernelsF64, avx2F64)
 	}
+	if hasAVX512 {
+		// Narrow products take the one-vector AVX-512 tile, twice the AVX2
+		// one's rows for the same FMAs.
+		n32 := asmKernel("avx512-narrow", 12, 16, 256, 96, gemmF32AVX512Narrow)
+		n64 := asmKernel("avx512-narrow", 12, 8, 256, 96, gemmF64AVX512Narrow)
+		gemmKernelsF32[0].narrow, gemmKernelsF64[0].narrow = n32, n64
+		gemmKernelsF32 = append(gemmKernelsF32, n32)
+		gemmKernelsF64 = append(gemmKernelsF64, n64)
+	}
 	gemmKernelsF32 = append(gemmKernelsF32, goKernelF32)
 	gemmKernelsF64 = append(gemmKernelsF64, goKernelF64)
 }
