@@ -321,18 +321,7 @@ func (j *gemmJob[T]) run() {
 	j.fork.job = j
 
 	if p.M <= smallM && p.PackA == nil {
-		// Row by row, the product is bound by reading B once per row of
-		// A: a thread is worth waking for minGemvPerThread elements of it.
-		threads = max(1, min(p.Threads, p.M*p.N*p.K/minGemvPerThread))
-		j.cpan = p.N // columns per chunk
-		switch {
-		case threads > 1 && j.gemv():
-			// Whole tiles of gemvRow: each thread reads the same long
-			// pieces of B's rows as one thread does.
-			j.cpan = min(p.N, gemvTileCols[T]())
-		case threads > 1:
-			j.cpan = min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
-		}
+		threads, j.cpan = j.smallMSplit()
 		j.colBlocks = ceilDiv(p.N, j.cpan)
 		j.phase = phaseSmallM
 		j.next.Store(0)
@@ -419,6 +408,23 @@ func (j *gemmJob[T]) runPart(part int) {
 			j.smallMBlock(c*j.cpan, min(j.p.N, (c+1)*j.cpan))
 		}
 	}
+}
+
+// smallMSplit returns the threads and the columns per chunk of a
+// row-by-row product. It is bound by reading B once per row of A: a
+// thread is worth waking for minGemvPerThread elements of it.
+func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
+	p := &j.p
+	threads = max(1, min(p.Threads, p.M*p.N*p.K/minGemvPerThread))
+	switch {
+	case threads == 1:
+		return 1, p.N
+	case j.gemv():
+		// Whole tiles of gemvRow: each thread reads the same long pieces
+		// of B's rows as one thread does.
+		return threads, min(p.N, gemvTileCols[T]())
+	}
+	return threads, min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
 }
 
 // smallMBlock computes columns [c0, c1) of C row by row: with Axpy, C[i] =

@@ -800,3 +800,35 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 		t.Fatal("no kernel reads B in place on this AVX-512 machine")
 	}
 }
+
+// TestSmallMSplit checks how row-by-row products are cut: the float32
+// layers of the MLP 784-512-512-10 at batch 1 run on two threads, in whole
+// gemvRow tiles with AVX-512; the last, 512×10, on one.
+func TestSmallMSplit(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, threads int
+		wantThreads      int
+		wantCols         int // with gemvRow; 0: all of N
+	}{
+		{1, 512, 784, 2, 2, 256},
+		{1, 512, 512, 2, 2, 256},
+		{1, 10, 512, 2, 1, 0},
+		{1, 512, 784, 1, 1, 0},
+		{4, 300, 300, 8, 5, 256},
+		{1, 1024, 1024, 8, 8, 256},
+	} {
+		j := &gemmJob[float32]{p: GemmParams[float32]{M: c.m, N: c.n, K: c.k, Threads: c.threads}}
+		threads, cols := j.smallMSplit()
+		want := c.wantCols
+		if want == 0 || !hasGemvAsm {
+			want = c.n
+			if c.wantThreads > 1 {
+				want = min(c.n, smallMBlock*ceilDiv(c.n, smallMBlock*chunksPerThread*c.wantThreads))
+			}
+		}
+		if threads != c.wantThreads || cols != want {
+			t.Errorf("M=%d N=%d K=%d Threads=%d: %d threads, %d columns per chunk; want %d, %d",
+				c.m, c.n, c.k, c.threads, threads, cols, c.wantThreads, want)
+		}
+	}
+}
