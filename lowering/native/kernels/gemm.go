@@ -317,7 +317,7 @@ func (j *gemmJob[T]) run() {
 	p, kern := &j.p, j.kern
 	mr, nr := kern.mr, kern.nr
 
-	threads := max(1, min(p.Threads, p.M*p.N*p.K/minWorkPerThread))
+	threads := GemmThreads(p.M, p.N, p.K, p.Threads, p.PackA != nil)
 	j.fork.job = j
 
 	if p.M <= smallM && p.PackA == nil {
@@ -410,12 +410,26 @@ func (j *gemmJob[T]) runPart(part int) {
 	}
 }
 
+// GemmThreads returns the most goroutines, the caller's included, that
+// Gemm runs an m×k by k×n product on when GemmParams.Threads is threads
+// (packA: GemmParams.PackA is set), so that a caller can skip preparing
+// for concurrent epilogues when it is 1. A product takes a thread per
+// minWorkPerThread multiply-adds; a row-by-row one (m ≤ 4, no PackA),
+// bound by reading B once per row of A, per minGemvPerThread elements of
+// B read.
+func GemmThreads(m, n, k, threads int, packA bool) int {
+	per := minWorkPerThread
+	if m <= smallM && !packA {
+		per = minGemvPerThread
+	}
+	return max(1, min(threads, m*n*k/per))
+}
+
 // smallMSplit returns the threads and the columns per chunk of a
-// row-by-row product. It is bound by reading B once per row of A: a
-// thread is worth waking for minGemvPerThread elements of it.
+// row-by-row product.
 func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
 	p := &j.p
-	threads = max(1, min(p.Threads, p.M*p.N*p.K/minGemvPerThread))
+	threads = GemmThreads(p.M, p.N, p.K, p.Threads, false)
 	switch {
 	case threads == 1:
 		return 1, p.N

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -831,4 +832,58 @@ func TestSmallMSplit(t *testing.T) {
 				c.m, c.n, c.k, c.threads, threads, cols, c.wantThreads, want)
 		}
 	}
+}
+
+// TestGemmThreads checks the bound that callers use to skip preparing for
+// concurrent epilogues, and that Gemm keeps to it: no epilogue runs on
+// more goroutines than it says.
+func TestGemmThreads(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, threads int
+		packA            bool
+		want             int
+	}{
+		{1, 512, 784, 2, false, 2},
+		{1, 10, 512, 2, false, 1},
+		{256, 32, 64, 2, false, 1},
+		{256, 10, 32, 2, false, 1},
+		{256, 512, 784, 2, false, 2},
+		{256, 512, 784, 1, false, 1},
+		{4, 512, 512, 8, true, 2},
+		{0, 5, 5, 2, false, 1},
+	} {
+		if got := GemmThreads(c.m, c.n, c.k, c.threads, c.packA); got != c.want {
+			t.Errorf("GemmThreads(%d, %d, %d, %d, %v) = %d, want %d", c.m, c.n, c.k, c.threads, c.packA, got, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, s := range [][3]int{{1, 512, 784}, {3, 700, 300}, {256, 32, 64}, {64, 256, 300}, {300, 300, 300}} {
+		m, n, k := s[0], s[1], s[2]
+		bound := GemmThreads(m, n, k, 4, false)
+		var mu sync.Mutex
+		ids := map[uint64]bool{}
+		p := GemmParams[float32]{M: m, N: n, K: k, A: randSlice[float32](rng, m*k), LDA: k,
+			B: randSlice[float32](rng, k*n), LDB: n, C: make([]float32, m*n), LDC: n, Threads: 4,
+			Epilogue: func(row, col0 int, c []float32) {
+				mu.Lock()
+				ids[goid()] = true
+				mu.Unlock()
+			}}
+		for range 20 {
+			GemmF32(p)
+		}
+		if len(ids) > bound {
+			t.Errorf("%dx%dx%d: epilogues on %d goroutines, GemmThreads says at most %d", m, n, k, len(ids), bound)
+		}
+	}
+}
+
+// goid returns the current goroutine's id, from the first line of its
+// stack trace ("goroutine N [running]:").
+func goid() uint64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	var id uint64
+	fmt.Sscanf(s, "goroutine %d ", &id)
+	return id
 }
