@@ -117,12 +117,34 @@ type microKernel[T float32 | float64] struct {
 	// that is not transposed nor supplied by PackA, on whole panels of
 	// rows, so that A is not packed either.
 	direct func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool)
+	// stridedTails, narrowest first, compute only the first rows of a
+	// packed A panel, B in place: a last panel of h < mr rows takes the
+	// narrowest with at least h rows instead of all mr (the MLP at batch
+	// 256 has 21 panels of 12 rows and one of 4).
+	stridedTails []stridedTail[T]
 
 	// narrow, if not nil, is a kernel with a tile at most half as wide, to
 	// use when N fits in one of its panels: most of this kernel's tile
 	// would be padding (float32 N = 10: 1.2× faster with the 16-wide AVX2
 	// tile than with the 32-wide AVX-512 one; float64 N = 8: 1.2×).
 	narrow *microKernel[T]
+}
+
+// A stridedTail is a kernel for the first rows of a packed A panel of
+// the micro-kernel's mr rows, with B in place; it writes rows×nr of C.
+type stridedTail[T float32 | float64] struct {
+	rows int
+	fn   func(kc int, a, b []T, ldb int, c []T, ldc int, add bool)
+}
+
+// tailFor returns the narrowest tail kernel for h rows, or nil.
+func (k *microKernel[T]) tailFor(h int) *stridedTail[T] {
+	for i := range k.stridedTails {
+		if k.stridedTails[i].rows >= h {
+			return &k.stridedTails[i]
+		}
+	}
+	return nil
 }
 
 // forN returns the kernel to use for products with n columns.
@@ -637,7 +659,15 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 				}
 				// Edge tile: compute into buf.tile, then store the valid part.
 				if j.direct {
-					kern.strided(kc, ap, bp, p.LDB, buf.tile, nr, false)
+					if tl := kern.tailFor(h); tl != nil && w == nr {
+						if tl.rows == h {
+							tl.fn(kc, ap, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)
+							continue
+						}
+						tl.fn(kc, ap, bp, p.LDB, buf.tile, nr, false)
+					} else {
+						kern.strided(kc, ap, bp, p.LDB, buf.tile, nr, false)
+					}
 				} else {
 					kern.fn(kc, ap, bp, buf.tile, nr, false)
 				}

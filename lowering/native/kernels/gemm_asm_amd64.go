@@ -189,3 +189,26 @@ func gemmF32AVX512Narrow(kc int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
 func gemmF64AVX512Narrow(kc int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX512StridedBTail4(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX512StridedBTail8(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedBTail4(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedBTail8(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// tailKernel wraps an assembly kernel that computes the first rows of a
+// packed A panel of mr rows, B in place: rows×nr of C.
+func tailKernel[T float32 | float64](rows, mr, nr int, f func(kc int, a, b *T, ldb int, c *T, ldc int, add bool)) stridedTail[T] {
+	return stridedTail[T]{rows: rows, fn: func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[(kc-1)*mr+rows-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(rows-1)*ldc+nr-1]
+		f(kc, &a[0], &b[0], ldb, &c[0], ldc, add)
+	}}
+}

@@ -40,6 +40,12 @@ func main() {
 	// (float64) columns, such as a classifier's last layer.
 	gemmKernel(kern{name: "gemmF32AVX512Narrow", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF64AVX512Narrow", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
+	// The first 4 or 8 rows of a 12-row packed A panel, with B in place:
+	// a last panel of fewer rows than the tile costs its rows, not 12.
+	for _, rows := range []int{4, 8} {
+		gemmKernel(kern{name: fmt.Sprintf("gemmF32AVX512StridedBTail%d", rows), elem: 4, reg: "Z", vbytes: 64, mr: rows, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, astep: 12})
+		gemmKernel(kern{name: fmt.Sprintf("gemmF64AVX512StridedBTail%d", rows), elem: 8, reg: "Z", vbytes: 64, mr: rows, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, astep: 12})
+	}
 	gemmKernel(kern{name: "gemmF32AVX512Direct", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 	gemmKernel(kern{name: "gemmF64AVX512Direct", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 
@@ -71,6 +77,7 @@ type kern struct {
 	bcastRegs int    // registers for broadcast A elements, used round-robin
 	stridedB  bool   // B read in place, row kk at b + kk·ldb, instead of packed
 	directA   bool   // A read in place too (needs stridedB): row i at a + i·lda
+	astep     int    // A elements per k step of a packed panel, if not mr: a tail kernel's rows of a wider panel
 }
 
 // directARows addresses row i of an A read in place, with AX at row 0, SI
@@ -121,6 +128,10 @@ func gemmKernel(k kern) {
 	}
 	sfx := k.suffix()
 	nr := k.nv * k.vbytes / k.elem
+	astep := k.mr
+	if k.astep != 0 {
+		astep = k.astep
+	}
 	const unroll = 4
 	p("")
 	typ := map[int]string{4: "float32", 8: "float64"}[k.elem]
@@ -219,7 +230,7 @@ func gemmKernel(k kern) {
 			if k.directA {
 				p("\t%s %d%s, %s", k.bcast(), u*k.elem, directARows[i], a)
 			} else {
-				p("\t%s %d(AX), %s", k.bcast(), (u*k.mr+i)*k.elem, a)
+				p("\t%s %d(AX), %s", k.bcast(), (u*astep+i)*k.elem, a)
 			}
 			for v := 0; v < k.nv; v++ {
 				p("\tVFMADD231%s %s, %s, %s", sfx, k.breg(set, v), a, k.acc(i, v))
@@ -238,7 +249,7 @@ func gemmKernel(k kern) {
 			p("\tADDQ $%d, %s", unroll*k.elem, r)
 		}
 	} else {
-		p("\tADDQ $%d, AX", unroll*k.mr*k.elem)
+		p("\tADDQ $%d, AX", unroll*astep*k.elem)
 	}
 	if k.stridedB {
 		p("\tLEAQ (BX)(R11*4), BX")
@@ -257,7 +268,7 @@ func gemmKernel(k kern) {
 			p("\tADDQ $%d, %s", k.elem, r)
 		}
 	} else {
-		p("\tADDQ $%d, AX", k.mr*k.elem)
+		p("\tADDQ $%d, AX", astep*k.elem)
 	}
 	if k.stridedB {
 		p("\tADDQ R11, BX")

@@ -60,6 +60,10 @@ func init() {
 		gemmKernelsF32[0].strided = stridedKernel(12, 32, gemmF32AVX512StridedB)
 		gemmKernelsF64[0].strided = stridedKernel(12, 16, gemmF64AVX512StridedB)
 		gemmKernelsF32[0].direct = directKernel(12, 32, gemmF32AVX512Direct)
+		gemmKernelsF32[0].stridedTails = []stridedTail[float32]{
+			tailKernel(4, 12, 32, gemmF32AVX512StridedBTail4), tailKernel(8, 12, 32, gemmF32AVX512StridedBTail8)}
+		gemmKernelsF64[0].stridedTails = []stridedTail[float64]{
+			tailKernel(4, 12, 16, gemmF64AVX512StridedBTail4), tailKernel(8, 12, 16, gemmF64AVX512StridedBTail8)}
 		gemmKernelsF64[0].direct = directKernel(12, 16, gemmF64AVX512Direct)
 	}
 	if hasAVX2 {
