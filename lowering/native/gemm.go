@@ -96,7 +96,10 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 
 	s := &gemmSite{M: M, N: N, K: K, dt: x.dt}
-	threads := c.workers
+	// As many threads as the kernel will use: a product that runs on
+	// one (a small layer) then runs its epilogue on the caller's frame,
+	// with no frame to borrow per row segment and no registers to lend.
+	threads := kernels.GemmThreads(M, N, K, c.workers, false)
 	if c.par {
 		threads = 1
 	}

@@ -61,6 +61,7 @@
 //
 //	kernel      float32 tile  float64 tile  kc   mc   registers
 //	avx512      12×32         12×16         256  96   24 zmm accumulators
+//	  narrow    12×16         12×8          256  96   12 zmm accumulators
 //	avx2        6×16          6×8           256  96   12 ymm accumulators
 //	go          2×4           2×4           256  128  8 scalars
 //
@@ -75,13 +76,30 @@
 //
 //   - Edge tiles (M or N not a multiple of the tile) are computed into a
 //     scratch tile and copied; packing pads with zeros.
-//   - When N fits in one AVX2 panel (float32 N ≤ 16, float64 N ≤ 8) the
-//     AVX2 kernel runs instead of the twice as wide AVX-512 one (1.2×).
-//   - With M ≤ 4 the product is computed row by row
-//     with the axpy or dot loop instead: packing B does not pay for so few
-//     rows (8× faster for M = 1).
-//   - B is packed whole before the rows are computed, row by row of B so
-//     that the prefetchers follow. Packing constant operands (weights) once
+//   - When N fits in one vector (float32 N ≤ 16, float64 N ≤ 8) the
+//     one-vector AVX-512 kernel (avx512 narrow) runs instead of the twice
+//     as wide one; without AVX-512, the AVX2 kernel. The float32 256×512
+//     by 512×10 product of the MLP took 40 µs of CPU with it against 70 µs
+//     with the AVX2 6×16 tile that served before (medians of 11 rounds).
+//   - With M ≤ 4 the product is computed row by row instead: packing B
+//     does not pay for so few rows (8× faster for M = 1). With AVX-512 each
+//     row takes gemvRow, a tile of up to 16 vectors of C held in registers
+//     over all of K (the bits of one FMA per row of B in order); otherwise
+//     the axpy loop (four rows of B at a time), or the dot loop for Bᵀ.
+//   - The AVX-512 kernels read a B that is not transposed in place when N
+//     is a multiple of nr (strided: row kk of a panel at b[kk·ldb:]), with
+//     the same bits as packed; the panel's rows stay in L2 between the A
+//     panels that reuse it, and the packing pass and its barrier go. A left
+//     operand that is not transposed nor supplied by PackA is then read
+//     in place too (twelve row pointers from three base registers), except
+//     a last panel of fewer than mr rows. Single-core CPU time of the
+//     float32 MLP at batch 256 (mlpLayers, medians of 11 interleaved
+//     rounds on a loaded machine): 1.89 ms packed, 1.82 B in place, 1.80
+//     A and B in place. A last panel of fewer than mr rows then takes a
+//     kernel of 4 or 8 rows over the packed panel's first rows (the MLP
+//     at batch 256 has 21 panels of 12 rows and one of 4): 1.79 → 1.74 ms.
+//   - Otherwise B is packed whole before the rows are computed, row by row
+//     of B so that the prefetchers follow. Packing constant operands (weights) once
 //     ahead made the MLP benchmark 7-30% faster; that entry point (PackBF32,
 //     PackBF64) had no caller in the executor and was removed, to come back
 //     with the parameters a compiled model binds once.
@@ -92,11 +110,16 @@
 // product is cut into about 4 chunks of C per thread (row blocks, and
 // column blocks when there are too few rows), which the threads claim one
 // at a time, so that a thread slowed by another process on its core takes
-// fewer. Products under 2¹⁹ multiply-adds per thread use fewer threads.
+// fewer. Products under 2¹⁹ multiply-adds per thread use fewer threads;
+// row-by-row products (M ≤ 4) are split by columns, whole gemvRow tiles,
+// and take a thread per 2¹⁶ elements of B they read.
 //
 // The helpers are goroutines of a package-wide pool, started on first use
 // (as many as the largest Threads − 1 seen) and kept for the life of the
 // process, blocked on a channel while idle; nothing needs to be shut down.
+// A worker that finishes a part polls for the next fork for 50 µs before it
+// blocks: the products of one inference follow each other closely, and
+// waking a blocked worker wakes an OS thread.
 // The caller claims parts like any helper, so a call whose helpers are busy
 // (with other products, or stalled) still completes, and a product may be
 // started from inside another's epilogue.

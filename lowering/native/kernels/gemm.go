@@ -103,11 +103,48 @@ type microKernel[T float32 | float64] struct {
 	mc     int // most rows of A packed at once (a multiple of mr): an mc×kc block stays in L2
 	fn     func(kc int, a, b, c []T, ldc int, add bool)
 
+	// strided, if not nil, is fn reading B in place instead of packed:
+	// row kk of the kc×nr panel at b[kk·ldb:]. A B that is not
+	// transposed and has whole panels (N a multiple of nr) is then never
+	// packed: no packing pass, no barrier between it and the compute, no
+	// packed copy to read back. The float32 MLP 784-512-512-10 at batch
+	// 256 on one core took 1.77 ms of CPU against 1.86 ms packed (medians
+	// of 11 interleaved rounds), its kernel time unchanged: the panel's
+	// rows stay in L2 between the A panels that reuse it.
+	strided func(kc int, a, b []T, ldb int, c []T, ldc int, add bool)
+	// direct, if not nil, is strided reading A in place too: row i of the
+	// mr×kc panel at a[i·lda:]. Used with strided for a left operand
+	// that is not transposed nor supplied by PackA, on whole panels of
+	// rows, so that A is not packed either.
+	direct func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool)
+	// stridedTails, narrowest first, compute only the first rows of a
+	// packed A panel, B in place: a last panel of h < mr rows takes the
+	// narrowest with at least h rows instead of all mr (the MLP at batch
+	// 256 has 21 panels of 12 rows and one of 4).
+	stridedTails []stridedTail[T]
+
 	// narrow, if not nil, is a kernel with a tile at most half as wide, to
 	// use when N fits in one of its panels: most of this kernel's tile
 	// would be padding (float32 N = 10: 1.2× faster with the 16-wide AVX2
 	// tile than with the 32-wide AVX-512 one; float64 N = 8: 1.2×).
 	narrow *microKernel[T]
+}
+
+// A stridedTail is a kernel for the first rows of a packed A panel of
+// the micro-kernel's mr rows, with B in place; it writes rows×nr of C.
+type stridedTail[T float32 | float64] struct {
+	rows int
+	fn   func(kc int, a, b []T, ldb int, c []T, ldc int, add bool)
+}
+
+// tailFor returns the narrowest tail kernel for h rows, or nil.
+func (k *microKernel[T]) tailFor(h int) *stridedTail[T] {
+	for i := range k.stridedTails {
+		if k.stridedTails[i].rows >= h {
+			return &k.stridedTails[i]
+		}
+	}
+	return nil
 }
 
 // forN returns the kernel to use for products with n columns.
@@ -150,6 +187,12 @@ const (
 // (float32 K = N = 512: 8× faster for M = 1, 2× for M = 4, 1.2× for M = 6;
 // 2× slower for M = 12).
 const smallM = 4
+
+// minGemvPerThread is the fewest elements of B a row-by-row product
+// reads per thread before another thread is worth waking: 256 KiB of
+// float32, about 3 µs from the last-level cache. (The float32 products
+// of 784×512 and 512×512 at batch 1 use two threads; 512×10 one.)
+const minGemvPerThread = 1 << 16
 
 // smallMBlock is the column block of a parallel row-by-row product, a
 // multiple of every vector loop's width.
@@ -237,11 +280,13 @@ type gemmJob[T float32 | float64] struct {
 	kern *microKernel[T]
 
 	bl        bLayout
-	bp        []T // packed B in use: packBuf
-	mc        int // rows per chunk, a multiple of mr
-	cpan      int // panels per chunk (columns, in the row-by-row path)
-	rowBlocks int // ceil(M/mc)
-	colBlocks int // ceil(npan/cpan)
+	bp        []T  // packed B in use: packBuf
+	direct    bool // B read in place by kern.strided
+	directA   bool // A read in place too, by kern.direct
+	mc        int  // rows per chunk, a multiple of mr
+	cpan      int  // panels per chunk (columns, in the row-by-row path)
+	rowBlocks int  // ceil(M/mc)
+	colBlocks int  // ceil(npan/cpan)
 	phase     int
 	next      atomic.Int32 // next unclaimed unit (phasePackB) or chunk (phaseCompute, phaseSmallM)
 
@@ -294,14 +339,11 @@ func (j *gemmJob[T]) run() {
 	p, kern := &j.p, j.kern
 	mr, nr := kern.mr, kern.nr
 
-	threads := max(1, min(p.Threads, p.M*p.N*p.K/minWorkPerThread))
+	threads := GemmThreads(p.M, p.N, p.K, p.Threads, p.PackA != nil)
 	j.fork.job = j
 
 	if p.M <= smallM && p.PackA == nil {
-		j.cpan = p.N // columns per chunk
-		if threads > 1 {
-			j.cpan = min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
-		}
+		threads, j.cpan = j.smallMSplit()
 		j.colBlocks = ceilDiv(p.N, j.cpan)
 		j.phase = phaseSmallM
 		j.next.Store(0)
@@ -331,8 +373,12 @@ func (j *gemmJob[T]) run() {
 	threads = min(threads, j.rowBlocks*j.colBlocks)
 
 	// Buffers.
-	j.packBuf = grow(j.packBuf, j.bl.size())
-	j.bp = j.packBuf
+	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0
+	j.directA = j.direct && kern.direct != nil && !p.TransA && p.PackA == nil
+	if !j.direct {
+		j.packBuf = grow(j.packBuf, j.bl.size())
+		j.bp = j.packBuf
+	}
 	if len(j.parts) < threads {
 		j.parts = append(j.parts, make([]partBuf[T], threads-len(j.parts))...)
 	}
@@ -342,9 +388,11 @@ func (j *gemmJob[T]) run() {
 		b.tile = grow(b.tile, mr*nr)
 	}
 
-	j.phase = phasePackB
-	j.next.Store(0)
-	j.fork.run(threads, threads-1)
+	if !j.direct {
+		j.phase = phasePackB
+		j.next.Store(0)
+		j.fork.run(threads, threads-1)
+	}
 	j.phase = phaseCompute
 	j.next.Store(0)
 	j.fork.run(threads, threads-1)
@@ -384,12 +432,54 @@ func (j *gemmJob[T]) runPart(part int) {
 	}
 }
 
+// GemmThreads returns the most goroutines, the caller's included, that
+// Gemm runs an m×k by k×n product on when GemmParams.Threads is threads
+// (packA: GemmParams.PackA is set), so that a caller can skip preparing
+// for concurrent epilogues when it is 1. A product takes a thread per
+// minWorkPerThread multiply-adds; a row-by-row one (m ≤ 4, no PackA),
+// bound by reading B once per row of A, per minGemvPerThread elements of
+// B read.
+func GemmThreads(m, n, k, threads int, packA bool) int {
+	per := minWorkPerThread
+	if m <= smallM && !packA {
+		per = minGemvPerThread
+	}
+	return max(1, min(threads, m*n*k/per))
+}
+
+// smallMSplit returns the threads and the columns per chunk of a
+// row-by-row product.
+func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
+	p := &j.p
+	threads = GemmThreads(p.M, p.N, p.K, p.Threads, false)
+	switch {
+	case threads == 1:
+		return 1, p.N
+	case j.gemv():
+		// Whole tiles of gemvRow: each thread reads the same long pieces
+		// of B's rows as one thread does.
+		return threads, min(p.N, gemvTileCols[T]())
+	}
+	return threads, min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
+}
+
 // smallMBlock computes columns [c0, c1) of C row by row: with Axpy, C[i] =
 // Σ_kk A[i][kk]·B[kk]; with Dot for TransB.
 func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 	p := &j.p
 	for i := range p.M {
 		c := p.C[i*p.LDC+c0 : i*p.LDC+c1]
+		if j.gemv() {
+			if p.TransA {
+				gemvRow(p.K, p.A[i:], p.LDA, p.B[c0:], p.LDB, c, p.Accumulate)
+			} else {
+				gemvRow(p.K, p.A[i*p.LDA:], 1, p.B[c0:], p.LDB, c, p.Accumulate)
+			}
+			if p.Epilogue != nil {
+				p.Epilogue(i, c0, c)
+			}
+			continue
+		}
 		if p.TransA {
 			j.smallMRowT(i, c0, c)
 			continue
@@ -425,6 +515,10 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 		}
 	}
 }
+
+// gemv reports whether the row-by-row path runs on gemvRow: B not
+// transposed (Bᵀ takes dot products instead) and gemvRow's kernels here.
+func (j *gemmJob[T]) gemv() bool { return hasGemvAsm && !j.p.TransB }
 
 // smallMRowT computes row i of C, columns c0.. (c), in the row-by-row
 // path with TransA: row i of the left operand is column i of the stored A,
@@ -525,22 +619,58 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 	for k0 := 0; k0 < p.K; k0 += bl.kcs {
 		kc := min(bl.kcs, p.K-k0)
 		add := p.Accumulate || k0 > 0
-		j.packA(buf.packA, i0, i1, k0, kc)
-		bBlock := j.bp[k0*bl.npan*nr:]
+		// Packed A: all the chunk's rows, or with directA only the last
+		// panel when it has fewer than mr rows.
+		pk0 := i0
+		if j.directA {
+			pk0 = i0 + (i1-i0)/mr*mr
+		}
+		if pk0 < i1 {
+			j.packA(buf.packA, pk0, i1, k0, kc)
+		}
+		var bBlock []T
+		if !j.direct {
+			bBlock = j.bp[k0*bl.npan*nr:]
+		}
 		for jp := jp0; jp < jp1; jp++ {
-			bp := bBlock[jp*kc*nr:][:kc*nr]
 			col0 := jp * nr
 			w := min(nr, p.N-col0)
+			var bp []T
+			if j.direct {
+				bp = p.B[k0*p.LDB+col0:]
+			} else {
+				bp = bBlock[jp*kc*nr:][:kc*nr]
+			}
 			for ip := 0; i0+ip*mr < i1; ip++ {
-				ap := buf.packA[ip*kc*mr:][:kc*mr]
 				row0 := i0 + ip*mr
 				h := min(mr, i1-row0)
+				if j.directA && h == mr {
+					kern.direct(kc, p.A[row0*p.LDA+k0:], p.LDA, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)
+					continue
+				}
+				ap := buf.packA[(row0-pk0)/mr*kc*mr:][:kc*mr]
 				if h == mr && w == nr {
-					kern.fn(kc, ap, bp, p.C[row0*p.LDC+col0:], p.LDC, add)
+					if j.direct {
+						kern.strided(kc, ap, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)
+					} else {
+						kern.fn(kc, ap, bp, p.C[row0*p.LDC+col0:], p.LDC, add)
+					}
 					continue
 				}
 				// Edge tile: compute into buf.tile, then store the valid part.
-				kern.fn(kc, ap, bp, buf.tile, nr, false)
+				if j.direct {
+					if tl := kern.tailFor(h); tl != nil && w == nr {
+						if tl.rows == h {
+							tl.fn(kc, ap, bp, p.LDB, p.C[row0*p.LDC+col0:], p.LDC, add)
+							continue
+						}
+						tl.fn(kc, ap, bp, p.LDB, buf.tile, nr, false)
+					} else {
+						kern.strided(kc, ap, bp, p.LDB, buf.tile, nr, false)
+					}
+				} else {
+					kern.fn(kc, ap, bp, buf.tile, nr, false)
+				}
 				for ii := range h {
 					t := buf.tile[ii*nr:][:w]
 					c := p.C[(row0+ii)*p.LDC+col0:][:w]

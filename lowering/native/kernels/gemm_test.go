@@ -3,9 +3,12 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -181,7 +184,7 @@ func TestGemmF64(t *testing.T) { testGemm[float64](t) }
 // testGemmLarge covers the blocking: several k blocks, row and column
 // chunks, many threads, tall and wide shapes.
 func testGemmLarge[T float32 | float64](t *testing.T) {
-	sizes := [][3]int{{100, 300, 257}, {257, 129, 513}, {1, 777, 300}, {300, 1, 300}, {3, 1000, 40}, {1000, 3, 40}, {67, 45, 1}}
+	sizes := [][3]int{{100, 300, 257}, {257, 129, 513}, {1, 777, 300}, {300, 1, 300}, {3, 1000, 40}, {1000, 3, 40}, {67, 45, 1}, {70, 96, 513}}
 	if testing.Short() {
 		sizes = sizes[:3]
 	}
@@ -571,10 +574,11 @@ func benchMicro[T float32 | float64](b *testing.B, kern *microKernel[T]) {
 }
 
 // TestGemmSmallMBits checks the row-by-row path of products of at most
-// smallM rows (float32: four rows of B at a time, then single rows)
-// against its definition, one
-// axpy per row of B in order, bit for bit, overwriting and accumulating,
-// on one and two threads.
+// smallM rows against its definition, bit for bit, overwriting and
+// accumulating, with the left operand stored and transposed, on one and
+// two threads: with AVX-512 (gemvRow), one exactly rounded fused
+// multiply-add per row of B in order for every column; otherwise one axpy
+// per row of B in order (four rows of B at a time, then single rows).
 func TestGemmSmallMBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, m := range []int{1, 2, 4} {
@@ -590,17 +594,39 @@ func TestGemmSmallMBits(t *testing.T) {
 						if !acc {
 							clear(row)
 						}
+						if hasGemvAsm {
+							fmaRows(row, a[i*k:][:k], 1, b, ldb)
+							continue
+						}
 						for kk := range k {
 							axpyUnitF32(a[i*k+kk], b[kk*ldb:][:n], row)
 						}
 					}
+					// The same left operand stored transposed, k×m.
+					at := make([]float32, k*m)
+					for i := range m {
+						for kk := range k {
+							at[kk*m+i] = a[i*k+kk]
+						}
+					}
 					for _, threads := range []int{1, 2} {
-						got := append([]float32(nil), c...)
-						GemmF32(GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, C: got, LDC: ldc,
-							Accumulate: acc, Threads: threads})
-						for i := range got {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("m=%d n=%d k=%d accumulate=%v threads=%d: C[%d] = %v, want %v", m, n, k, acc, threads, i, got[i], want[i])
+						for _, trans := range []bool{false, true} {
+							if trans && !hasGemvAsm {
+								continue // a scalar loop there, not an axpy
+							}
+							p := GemmParams[float32]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, LDC: ldc,
+								Accumulate: acc, Threads: threads}
+							if trans {
+								p.A, p.LDA, p.TransA = at, m, true
+							}
+							got := append([]float32(nil), c...)
+							p.C = got
+							GemmF32(p)
+							for i := range got {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("m=%d n=%d k=%d accumulate=%v transA=%v threads=%d: C[%d] = %v, want %v",
+										m, n, k, acc, trans, threads, i, got[i], want[i])
+								}
 							}
 						}
 					}
@@ -608,4 +634,259 @@ func TestGemmSmallMBits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fmaRows sets row[j] = fma(a[kk·ainc], b[kk·ldb+j], row[j]) for kk = 0,
+// 1, ... in order, each fused multiply-add rounded once, exactly (through
+// math/big, so that no double rounding hides in the reference).
+func fmaRows[T float32 | float64](row, a []T, ainc int, b []T, ldb int) {
+	k := (len(a)-1)/ainc + 1
+	x, y, z := new(big.Float).SetPrec(512), new(big.Float).SetPrec(512), new(big.Float).SetPrec(512)
+	for j := range row {
+		for kk := range k {
+			x.SetFloat64(float64(a[kk*ainc]))
+			y.SetFloat64(float64(b[kk*ldb+j]))
+			z.SetFloat64(float64(row[j]))
+			x.Mul(x, y)
+			x.Add(x, z)
+			var r T
+			switch p := any(&r).(type) {
+			case *float32:
+				*p, _ = x.Float32()
+			case *float64:
+				*p, _ = x.Float64()
+			}
+			if r == 0 {
+				// An exact zero is +0 in round to nearest, unless the
+				// product and row[j] are both -0.
+				av, bv := a[kk*ainc], b[kk*ldb+j]
+				if (av == 0 || bv == 0) && math.Signbit(float64(row[j])) && math.Signbit(float64(av)) != math.Signbit(float64(bv)) {
+					r = T(math.Copysign(0, -1))
+				} else {
+					r = 0
+				}
+			}
+			row[j] = r
+		}
+	}
+}
+
+// TestGemvRow checks the AVX-512 row-by-matrix kernels against exactly
+// rounded fused multiply-adds in order, bit for bit, on every tile width
+// and tail (n around multiples of the vector and of the 16-vector tile),
+// with a strided row of A, overwriting and accumulating, and checks that
+// nothing past the row is written.
+func TestGemvRow(t *testing.T) {
+	if !hasGemvAsm {
+		t.Skip("no AVX-512 here: gemvRow is not used")
+	}
+	testGemvRow[float32](t)
+	testGemvRow[float64](t)
+}
+
+func testGemvRow[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{1, 7, 8, 15, 16, 17, 100, 127, 128, 129, 255, 256, 257, 383, 513} {
+		for _, k := range []int{1, 2, 7, 61} {
+			for _, ainc := range []int{1, 3} {
+				for _, add := range []bool{false, true} {
+					ldb := n + 5
+					a, b := randSlice[T](rng, (k-1)*ainc+1), randSlice[T](rng, (k-1)*ldb+n)
+					c := randSlice[T](rng, n+3)
+					want := append([]T(nil), c...)
+					if !add {
+						clear(want[:n])
+					}
+					fmaRows(want[:n], a, ainc, b, ldb)
+					got := append([]T(nil), c...)
+					gemvRow(k, a, ainc, b, ldb, got[:n], add)
+					for i := range got {
+						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+							t.Fatalf("%T n=%d k=%d ainc=%d add=%v: c[%d] = %v, want %v", got[0], n, k, ainc, add, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMLPGemvF32 is the forward pass of an MLP 784-512-512-10 at batch
+// 1: three products of one row by a weight matrix, bound by reading the
+// 2.6 MiB of weights (from the last-level cache when the loop repeats).
+func BenchmarkMLPGemvF32(b *testing.B) {
+	runThreads(b, func(b *testing.B, threads int) {
+		rng := rand.New(rand.NewPCG(9, 11))
+		dims := []int{784, 512, 512, 10}
+		in := randSlice[float32](rng, dims[0])
+		var layers []GemmParams[float32]
+		bytes := 0
+		for l := 0; l+1 < len(dims); l++ {
+			k, n := dims[l], dims[l+1]
+			out := make([]float32, n)
+			layers = append(layers, GemmParams[float32]{M: 1, N: n, K: k, A: in, LDA: k,
+				B: randSlice[float32](rng, k*n), LDB: n, C: out, LDC: n, Threads: threads})
+			in = out
+			bytes += 4 * k * n
+		}
+		b.SetBytes(int64(bytes))
+		for b.Loop() {
+			for _, p := range layers {
+				GemmF32(p)
+			}
+		}
+	})
+}
+
+// TestGemmStridedBBits checks that the kernels that read B in place, and
+// those that read A in place too, give the bits of the same kernels on
+// packed operands (the summation order is the same), on whole panels of B
+// with padding between the rows of A and B, whole and partial panels of
+// A, several k blocks, row chunks and threads, accumulating or not, with
+// an epilogue.
+func TestGemmStridedBBits(t *testing.T) {
+	testGemmStridedBBits[float32](t)
+	testGemmStridedBBits[float64](t)
+}
+
+func testGemmStridedBBits[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	tested := 0
+	for _, kern := range kernelsOf[T]() {
+		if kern.strided == nil {
+			continue
+		}
+		packed, stridedOnly, noTails := *kern, *kern, *kern
+		packed.strided, packed.direct, packed.stridedTails, stridedOnly.direct = nil, nil, nil, nil
+		noTails.stridedTails = nil
+		for _, s := range [][3]int{{5, 1, 1}, {12, 1, 3}, {13, 2, 300}, {100, 4, 513}, {256, 16, 784}, {37, 3, 17}, {48, 2, 256}, {20, 2, 300}, {22, 1, 5}, {28, 3, 257}, {31, 1, 40}} {
+			m, n, k := s[0], s[1]*kern.nr, s[2]
+			for _, threads := range []int{1, 2, 3} {
+				for _, acc := range []bool{false, true} {
+					lda, ldb, ldc := k+1, n+3, n+2
+					a, b := randSlice[T](rng, m*lda), randSlice[T](rng, k*ldb)
+					c := randSlice[T](rng, m*ldc)
+					var rows atomic.Int64
+					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: lda, B: b, LDB: ldb, LDC: ldc,
+						Accumulate: acc, Threads: threads,
+						Epilogue: func(row, col0 int, c []T) {
+							rows.Add(int64(len(c)))
+							for i := range c {
+								c[i] = c[i]*2 + 1
+							}
+						}}
+					want := append([]T(nil), c...)
+					p.C = want
+					gemm(&p, &packed)
+					for _, kv := range []*microKernel[T]{&stridedOnly, &noTails, kern} {
+						got := append([]T(nil), c...)
+						p.C = got
+						rows.Store(0)
+						gemm(&p, kv)
+						if rows.Load() != int64(m*n) {
+							t.Fatalf("%s m=%d n=%d k=%d: the epilogue saw %d elements, want %d", kern.name, m, n, k, rows.Load(), m*n)
+						}
+						for i := range got {
+							if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+								t.Fatalf("%s m=%d n=%d k=%d threads=%d accumulate=%v A in place=%v: C[%d] = %v in place, %v packed",
+									kern.name, m, n, k, threads, acc, kv.direct != nil, i, got[i], want[i])
+							}
+						}
+					}
+					tested++
+				}
+			}
+		}
+	}
+	if tested == 0 && hasAVX512 {
+		t.Fatal("no kernel reads B in place on this AVX-512 machine")
+	}
+}
+
+// TestSmallMSplit checks how row-by-row products are cut: the float32
+// layers of the MLP 784-512-512-10 at batch 1 run on two threads, in whole
+// gemvRow tiles with AVX-512; the last, 512×10, on one.
+func TestSmallMSplit(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, threads int
+		wantThreads      int
+		wantCols         int // with gemvRow; 0: all of N
+	}{
+		{1, 512, 784, 2, 2, 256},
+		{1, 512, 512, 2, 2, 256},
+		{1, 10, 512, 2, 1, 0},
+		{1, 512, 784, 1, 1, 0},
+		{4, 300, 300, 8, 5, 256},
+		{1, 1024, 1024, 8, 8, 256},
+	} {
+		j := &gemmJob[float32]{p: GemmParams[float32]{M: c.m, N: c.n, K: c.k, Threads: c.threads}}
+		threads, cols := j.smallMSplit()
+		want := c.wantCols
+		if want == 0 || !hasGemvAsm {
+			want = c.n
+			if c.wantThreads > 1 {
+				want = min(c.n, smallMBlock*ceilDiv(c.n, smallMBlock*chunksPerThread*c.wantThreads))
+			}
+		}
+		if threads != c.wantThreads || cols != want {
+			t.Errorf("M=%d N=%d K=%d Threads=%d: %d threads, %d columns per chunk; want %d, %d",
+				c.m, c.n, c.k, c.threads, threads, cols, c.wantThreads, want)
+		}
+	}
+}
+
+// TestGemmThreads checks the bound that callers use to skip preparing for
+// concurrent epilogues, and that Gemm keeps to it: no epilogue runs on
+// more goroutines than it says.
+func TestGemmThreads(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, threads int
+		packA            bool
+		want             int
+	}{
+		{1, 512, 784, 2, false, 2},
+		{1, 10, 512, 2, false, 1},
+		{256, 32, 64, 2, false, 1},
+		{256, 10, 32, 2, false, 1},
+		{256, 512, 784, 2, false, 2},
+		{256, 512, 784, 1, false, 1},
+		{4, 512, 512, 8, true, 2},
+		{0, 5, 5, 2, false, 1},
+	} {
+		if got := GemmThreads(c.m, c.n, c.k, c.threads, c.packA); got != c.want {
+			t.Errorf("GemmThreads(%d, %d, %d, %d, %v) = %d, want %d", c.m, c.n, c.k, c.threads, c.packA, got, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, s := range [][3]int{{1, 512, 784}, {3, 700, 300}, {256, 32, 64}, {64, 256, 300}, {300, 300, 300}} {
+		m, n, k := s[0], s[1], s[2]
+		bound := GemmThreads(m, n, k, 4, false)
+		var mu sync.Mutex
+		ids := map[uint64]bool{}
+		p := GemmParams[float32]{M: m, N: n, K: k, A: randSlice[float32](rng, m*k), LDA: k,
+			B: randSlice[float32](rng, k*n), LDB: n, C: make([]float32, m*n), LDC: n, Threads: 4,
+			Epilogue: func(row, col0 int, c []float32) {
+				mu.Lock()
+				ids[goid()] = true
+				mu.Unlock()
+			}}
+		for range 20 {
+			clear(ids)
+			GemmF32(p)
+			if len(ids) > bound {
+				t.Errorf("%dx%dx%d: epilogues on %d goroutines, GemmThreads says at most %d", m, n, k, len(ids), bound)
+				break
+			}
+		}
+	}
+}
+
+// goid returns the current goroutine's id, from the first line of its
+// stack trace ("goroutine N [running]:").
+func goid() uint64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	var id uint64
+	fmt.Sscanf(s, "goroutine %d ", &id)
+	return id
 }

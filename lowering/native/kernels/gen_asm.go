@@ -34,12 +34,30 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX2", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2})
 	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
+	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
+	gemmKernel(kern{name: "gemmF64AVX512StridedB", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
+	// One vector wide, for products of at most 16 (float32) or 8
+	// (float64) columns, such as a classifier's last layer.
+	gemmKernel(kern{name: "gemmF32AVX512Narrow", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
+	gemmKernel(kern{name: "gemmF64AVX512Narrow", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 1, bsets: 2, bcastRegs: 4})
+	// The first 4 or 8 rows of a 12-row packed A panel, with B in place:
+	// a last panel of fewer rows than the tile costs its rows, not 12.
+	for _, rows := range []int{4, 8} {
+		gemmKernel(kern{name: fmt.Sprintf("gemmF32AVX512StridedBTail%d", rows), elem: 4, reg: "Z", vbytes: 64, mr: rows, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, astep: 12})
+		gemmKernel(kern{name: fmt.Sprintf("gemmF64AVX512StridedBTail%d", rows), elem: 8, reg: "Z", vbytes: 64, mr: rows, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, astep: 12})
+	}
+	gemmKernel(kern{name: "gemmF32AVX512Direct", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
+	gemmKernel(kern{name: "gemmF64AVX512Direct", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true, directA: true})
 
 	dot("dotF32AVX2", 4)
 	dot("dotF64AVX2", 8)
 	axpy("axpyF32AVX2", 4)
 	axpy("axpyF64AVX2", 8)
 	axpy4("axpy4F32AVX2")
+	for nv := 1; nv <= 16; nv++ {
+		gemv(fmt.Sprintf("gemvF32AVX512x%d", nv), 4, nv)
+		gemv(fmt.Sprintf("gemvF64AVX512x%d", nv), 8, nv)
+	}
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 
@@ -57,7 +75,16 @@ type kern struct {
 	nv        int    // vectors per row of the register tile (NR = nv*vbytes/elem)
 	bsets     int    // register sets for the B row, alternated between k steps
 	bcastRegs int    // registers for broadcast A elements, used round-robin
+	stridedB  bool   // B read in place, row kk at b + kk·ldb, instead of packed
+	directA   bool   // A read in place too (needs stridedB): row i at a + i·lda
+	astep     int    // A elements per k step of a packed panel, if not mr: a tail kernel's rows of a wider panel
 }
+
+// directARows addresses row i of an A read in place, with AX at row 0, SI
+// at row 3, DI at row 6, R13 holding lda in bytes and R10 3·lda: twelve
+// rows from three base registers and the scaled indexes x86 allows.
+var directARows = [12]string{"(AX)", "(AX)(R13*1)", "(AX)(R13*2)", "(SI)", "(AX)(R13*4)", "(SI)(R13*2)",
+	"(DI)", "(SI)(R13*4)", "(AX)(R13*8)", "(DI)(R10*1)", "(DI)(R13*4)", "(SI)(R13*8)"}
 
 func (k kern) suffix() string {
 	if k.elem == 4 {
@@ -101,16 +128,59 @@ func gemmKernel(k kern) {
 	}
 	sfx := k.suffix()
 	nr := k.nv * k.vbytes / k.elem
+	astep := k.mr
+	if k.astep != 0 {
+		astep = k.astep
+	}
 	const unroll = 4
 	p("")
-	p("// func %s(kc int, a, b, c *%s, ldc int, add bool)", k.name, map[int]string{4: "float32", 8: "float64"}[k.elem])
-	p("// Register tile %d×%d.", k.mr, nr)
-	p("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
-	p("\tMOVQ kc+0(FP), CX")
-	p("\tMOVQ a+8(FP), AX")
-	p("\tMOVQ b+16(FP), BX")
-	p("\tMOVQ c+24(FP), DX")
-	p("\tMOVQ ldc+32(FP), R8")
+	typ := map[int]string{4: "float32", 8: "float64"}[k.elem]
+	addArg := "add+40(FP)"
+	sh := map[int]int{4: 2, 8: 3}[k.elem]
+	if k.directA {
+		if k.mr != 12 {
+			log.Fatalf("%s: directA addresses 12 rows, not %d", k.name, k.mr)
+		}
+		// A and B in place: row i of A at a + i·lda, row kk of B's
+		// panel at b + kk·ldb elements.
+		p("// func %s(kc int, a *%s, lda int, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ, typ)
+		p("// Register tile %d×%d, A and B read in place at strides lda and ldb.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-57", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ lda+16(FP), R13")
+		p("\tMOVQ b+24(FP), BX")
+		p("\tMOVQ ldb+32(FP), R11")
+		p("\tSHLQ $%d, R11", sh)
+		p("\tLEAQ (R11)(R11*2), R12")
+		p("\tMOVQ c+40(FP), DX")
+		p("\tMOVQ ldc+48(FP), R8")
+		addArg = "add+56(FP)"
+	} else if k.stridedB {
+		// B in place: row kk of the panel at b + kk·ldb elements. R11
+		// holds ldb in bytes, R12 3·ldb.
+		p("// func %s(kc int, a, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ)
+		p("// Register tile %d×%d, B read in place at stride ldb.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-49", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ ldb+24(FP), R11")
+		p("\tSHLQ $%d, R11", sh)
+		p("\tLEAQ (R11)(R11*2), R12")
+		p("\tMOVQ c+32(FP), DX")
+		p("\tMOVQ ldc+40(FP), R8")
+		addArg = "add+48(FP)"
+	} else {
+		p("// func %s(kc int, a, b, c *%s, ldc int, add bool)", k.name, typ)
+		p("// Register tile %d×%d.", k.mr, nr)
+		p("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ a+8(FP), AX")
+		p("\tMOVQ b+16(FP), BX")
+		p("\tMOVQ c+24(FP), DX")
+		p("\tMOVQ ldc+32(FP), R8")
+	}
 	if k.elem == 4 {
 		p("\tSHLQ $2, R8")
 	} else {
@@ -128,6 +198,13 @@ func gemmKernel(k kern) {
 			p("\tADDQ R8, R10")
 		}
 	}
+	if k.directA {
+		// R10 was the prefetch pointer; now 3·lda.
+		p("\tSHLQ $%d, R13", sh)
+		p("\tLEAQ (R13)(R13*2), R10")
+		p("\tLEAQ (AX)(R10*1), SI")
+		p("\tLEAQ (SI)(R10*1), DI")
+	}
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
 			r := k.acc(i, v)
@@ -141,11 +218,20 @@ func gemmKernel(k kern) {
 	step := func(u, bcastBase int) {
 		set := u % k.bsets
 		for v := 0; v < k.nv; v++ {
+			if k.stridedB {
+				addr := [4]string{"(BX)", "(BX)(R11*1)", "(BX)(R11*2)", "(BX)(R12*1)"}[u]
+				p("\tVMOVUP%s %d%s, %s", sfx[1:], v*k.vbytes, addr, k.breg(set, v))
+				continue
+			}
 			p("\tVMOVUP%s %d(BX), %s", sfx[1:], (u*nr+v*k.vbytes/k.elem)*k.elem, k.breg(set, v))
 		}
 		for i := 0; i < k.mr; i++ {
 			a := k.areg(bcastBase + i)
-			p("\t%s %d(AX), %s", k.bcast(), (u*k.mr+i)*k.elem, a)
+			if k.directA {
+				p("\t%s %d%s, %s", k.bcast(), u*k.elem, directARows[i], a)
+			} else {
+				p("\t%s %d(AX), %s", k.bcast(), (u*astep+i)*k.elem, a)
+			}
 			for v := 0; v < k.nv; v++ {
 				p("\tVFMADD231%s %s, %s, %s", sfx, k.breg(set, v), a, k.acc(i, v))
 			}
@@ -158,8 +244,18 @@ func gemmKernel(k kern) {
 	for u := 0; u < unroll; u++ {
 		step(u, u*k.mr)
 	}
-	p("\tADDQ $%d, AX", unroll*k.mr*k.elem)
-	p("\tADDQ $%d, BX", unroll*nr*k.elem)
+	if k.directA {
+		for _, r := range []string{"AX", "SI", "DI"} {
+			p("\tADDQ $%d, %s", unroll*k.elem, r)
+		}
+	} else {
+		p("\tADDQ $%d, AX", unroll*astep*k.elem)
+	}
+	if k.stridedB {
+		p("\tLEAQ (BX)(R11*4), BX")
+	} else {
+		p("\tADDQ $%d, BX", unroll*nr*k.elem)
+	}
 	p("\tDECQ R9")
 	p("\tJNZ %s_loop%d", k.name, unroll)
 	p("%s_tail:", k.name)
@@ -167,12 +263,22 @@ func gemmKernel(k kern) {
 	p("\tJZ %s_store", k.name)
 	p("%s_loop1:", k.name)
 	step(0, 0)
-	p("\tADDQ $%d, AX", k.mr*k.elem)
-	p("\tADDQ $%d, BX", nr*k.elem)
+	if k.directA {
+		for _, r := range []string{"AX", "SI", "DI"} {
+			p("\tADDQ $%d, %s", k.elem, r)
+		}
+	} else {
+		p("\tADDQ $%d, AX", astep*k.elem)
+	}
+	if k.stridedB {
+		p("\tADDQ R11, BX")
+	} else {
+		p("\tADDQ $%d, BX", nr*k.elem)
+	}
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop1", k.name)
 	p("%s_store:", k.name)
-	p("\tCMPB add+40(FP), $0")
+	p("\tCMPB %s, $0", addArg)
 	p("\tJEQ %s_overwrite", k.name)
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
@@ -408,6 +514,80 @@ func transpose(name string, R int) {
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gemv emits
+//
+//	func name(k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool)
+//
+// for the product of one row by a matrix, over a tile of nv AVX-512
+// vectors of columns, the last one masked by mask (one bit per lane; all
+// ones for a full vector): y = Σ_kk a[kk·ainc]·b[kk·ldb:] over kk < k, or
+// y += that with add. The tile's nv accumulators stay in registers for the
+// whole of k, each step one FMA per vector in kk order: the bits of k axpy
+// steps of one FMA each, with y loaded and stored once instead of once per
+// row of b. The masked lanes of b are neither read (AVX-512 masked loads
+// do not fault) nor stored.
+func gemv(name string, elem, nv int) {
+	sfx, typ, bc, sh := "PS", "float32", "VBROADCASTSS", 2
+	if elem == 8 {
+		sfx, typ, bc, sh = "PD", "float64", "VBROADCASTSD", 3
+	}
+	last := nv - 1
+	acc := func(v int) string { return fmt.Sprintf("Z%d", v) }
+	op := func(v int) string {
+		if v == last {
+			return fmt.Sprintf("%d(%%s), Z31, K1, %s", 64*v, acc(v))
+		}
+		return fmt.Sprintf("%d(%%s), Z31, %s", 64*v, acc(v))
+	}
+	p("")
+	p("// func %s(k int, a *%s, ainc int, b *%s, ldb int, y *%s, mask uint16, add bool)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-51", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ ainc+16(FP), R9")
+	p("\tSHLQ $%d, R9", sh)
+	p("\tMOVQ b+24(FP), SI")
+	p("\tMOVQ ldb+32(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ y+40(FP), DI")
+	p("\tKMOVW mask+48(FP), K1")
+	for v := 0; v < nv; v++ {
+		p("\tVPXORD %s, %s, %s", acc(v), acc(v), acc(v))
+	}
+	p("\tMOVBLZX add+50(FP), DX")
+	p("\tTESTQ DX, DX")
+	p("\tJZ %s_start", name)
+	for v := 0; v < nv; v++ {
+		if v == last {
+			p("\tVMOVUP%s %d(DI), K1, %s", sfx[1:], 64*v, acc(v))
+		} else {
+			p("\tVMOVUP%s %d(DI), %s", sfx[1:], 64*v, acc(v))
+		}
+	}
+	p("%s_start:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\t%s (AX), Z31", bc)
+	for v := 0; v < nv; v++ {
+		p("\tVFMADD231%s "+op(v), sfx, "SI")
+	}
+	p("\tADDQ R9, AX")
+	p("\tADDQ R8, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	for v := 0; v < nv; v++ {
+		if v == last {
+			p("\tVMOVUP%s %s, K1, %d(DI)", sfx[1:], acc(v), 64*v)
+		} else {
+			p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(v), 64*v)
+		}
+	}
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

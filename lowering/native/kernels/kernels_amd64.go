@@ -57,6 +57,14 @@ func init() {
 	if hasAVX512 {
 		gemmKernelsF32 = append(gemmKernelsF32, asmKernel("avx512", 12, 32, 256, 96, gemmF32AVX512))
 		gemmKernelsF64 = append(gemmKernelsF64, asmKernel("avx512", 12, 16, 256, 96, gemmF64AVX512))
+		gemmKernelsF32[0].strided = stridedKernel(12, 32, gemmF32AVX512StridedB)
+		gemmKernelsF64[0].strided = stridedKernel(12, 16, gemmF64AVX512StridedB)
+		gemmKernelsF32[0].direct = directKernel(12, 32, gemmF32AVX512Direct)
+		gemmKernelsF32[0].stridedTails = []stridedTail[float32]{
+			tailKernel(4, 12, 32, gemmF32AVX512StridedBTail4), tailKernel(8, 12, 32, gemmF32AVX512StridedBTail8)}
+		gemmKernelsF64[0].stridedTails = []stridedTail[float64]{
+			tailKernel(4, 12, 16, gemmF64AVX512StridedBTail4), tailKernel(8, 12, 16, gemmF64AVX512StridedBTail8)}
+		gemmKernelsF64[0].direct = directKernel(12, 16, gemmF64AVX512Direct)
 	}
 	if hasAVX2 {
 		avx2F32 := asmKernel("avx2", 6, 16, 256, 96, gemmF32AVX2)
@@ -67,6 +75,15 @@ func init() {
 		}
 		gemmKernelsF32 = append(gemmKernelsF32, avx2F32)
 		gemmKernelsF64 = append(gemmKernelsF64, avx2F64)
+	}
+	if hasAVX512 {
+		// Narrow products take the one-vector AVX-512 tile, twice the AVX2
+		// one's rows for the same FMAs.
+		n32 := asmKernel("avx512-narrow", 12, 16, 256, 96, gemmF32AVX512Narrow)
+		n64 := asmKernel("avx512-narrow", 12, 8, 256, 96, gemmF64AVX512Narrow)
+		gemmKernelsF32[0].narrow, gemmKernelsF64[0].narrow = n32, n64
+		gemmKernelsF32 = append(gemmKernelsF32, n32)
+		gemmKernelsF64 = append(gemmKernelsF64, n64)
 	}
 	gemmKernelsF32 = append(gemmKernelsF32, goKernelF32)
 	gemmKernelsF64 = append(gemmKernelsF64, goKernelF64)

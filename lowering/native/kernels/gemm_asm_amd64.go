@@ -1,0 +1,214 @@
+//go:build amd64 && !purego
+
+package kernels
+
+// The AVX-512 row-by-matrix kernels of kernels_amd64.s (gen_asm.go's gemv),
+// one per tile width: gemvF32AVX512[v-1] covers v vectors of 16 columns.
+
+//go:noescape
+func gemvF32AVX512x1(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x2(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x3(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x4(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x5(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x6(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x7(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x8(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x9(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x10(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x11(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x12(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x13(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x14(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x15(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF32AVX512x16(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x1(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x2(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x3(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x4(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x5(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x6(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x7(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x8(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x9(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x10(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x11(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x12(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x13(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x14(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x15(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+//go:noescape
+func gemvF64AVX512x16(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool)
+
+var gemvF32AVX512 = [16]func(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask uint16, add bool){
+	gemvF32AVX512x1,
+	gemvF32AVX512x2,
+	gemvF32AVX512x3,
+	gemvF32AVX512x4,
+	gemvF32AVX512x5,
+	gemvF32AVX512x6,
+	gemvF32AVX512x7,
+	gemvF32AVX512x8,
+	gemvF32AVX512x9,
+	gemvF32AVX512x10,
+	gemvF32AVX512x11,
+	gemvF32AVX512x12,
+	gemvF32AVX512x13,
+	gemvF32AVX512x14,
+	gemvF32AVX512x15,
+	gemvF32AVX512x16,
+}
+
+var gemvF64AVX512 = [16]func(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask uint16, add bool){
+	gemvF64AVX512x1,
+	gemvF64AVX512x2,
+	gemvF64AVX512x3,
+	gemvF64AVX512x4,
+	gemvF64AVX512x5,
+	gemvF64AVX512x6,
+	gemvF64AVX512x7,
+	gemvF64AVX512x8,
+	gemvF64AVX512x9,
+	gemvF64AVX512x10,
+	gemvF64AVX512x11,
+	gemvF64AVX512x12,
+	gemvF64AVX512x13,
+	gemvF64AVX512x14,
+	gemvF64AVX512x15,
+	gemvF64AVX512x16,
+}
+
+// hasGemvAsm says whether gemvRow can run: it needs AVX-512.
+var hasGemvAsm = hasAVX512
+
+// gemvAsm calls the kernel of nv vectors for T.
+func gemvAsm[T float32 | float64](nv, k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool) {
+	switch ap := any(a).(type) {
+	case *float32:
+		gemvF32AVX512[nv-1](k, ap, ainc, any(b).(*float32), ldb, any(y).(*float32), mask, add)
+	case *float64:
+		gemvF64AVX512[nv-1](k, ap, ainc, any(b).(*float64), ldb, any(y).(*float64), mask, add)
+	}
+}
+
+//go:noescape
+func gemmF32AVX512StridedB(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedB(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// stridedKernel wraps an assembly micro-kernel that reads B in place.
+func stridedKernel[T float32 | float64](mr, nr int, f func(kc int, a, b *T, ldb int, c *T, ldc int, add bool)) func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+	return func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[kc*mr-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		f(kc, &a[0], &b[0], ldb, &c[0], ldc, add)
+	}
+}
+
+//go:noescape
+func gemmF32AVX512Direct(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512Direct(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// directKernel wraps an assembly micro-kernel that reads A and B in place.
+func directKernel[T float32 | float64](mr, nr int, f func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool)) func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+	return func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[(mr-1)*lda+kc-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		f(kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add)
+	}
+}
+
+//go:noescape
+func gemmF32AVX512Narrow(kc int, a, b, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512Narrow(kc int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX512StridedBTail4(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX512StridedBTail8(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedBTail4(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX512StridedBTail8(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// tailKernel wraps an assembly kernel that computes the first rows of a
+// packed A panel of mr rows, B in place: rows×nr of C.
+func tailKernel[T float32 | float64](rows, mr, nr int, f func(kc int, a, b *T, ldb int, c *T, ldc int, add bool)) stridedTail[T] {
+	return stridedTail[T]{rows: rows, fn: func(kc int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_ = a[(kc-1)*mr+rows-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(rows-1)*ldc+nr-1]
+		f(kc, &a[0], &b[0], ldb, &c[0], ldc, add)
+	}}
+}
