@@ -815,6 +815,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if code, ok, err := c.contractInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}
+	if fn2, args2, dst2, ok := collapseNest(fn, args, dst); ok {
+		return c.nzipInto(fn2, args2, dst2)
+	}
 	argRank, dstRank := -1, leafRank(dst)
 	for i, a := range args {
 		r := leafRank(a)
@@ -834,6 +837,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 			return nil, err
 		}
 		if ok {
+			if par {
+				c.note("  split over goroutines in grains of %d", max(1, n/(8*c.workers)))
+			}
 			return c.loop(n, body, par), nil
 		}
 	}
