@@ -40,7 +40,7 @@ const maxContractTable = 1 << 22
 // scatter through its tables. Anything else falls back to the generic
 // loops.
 func (c *compiler) contractInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
-	if c.opts.NoGEMM || fn.kind != cvFunc || len(args) == 0 || dst.kind != cvView || dst.acc != graph.OpInvalid {
+	if c.opts.NoGEMM || fn.kind != cvFunc || len(args) == 0 || dst.kind != cvView || dst.acc != graph.OpInvalid || dst.vary != nil {
 		return nil, false, nil
 	}
 	dt := args[0].dt
@@ -66,7 +66,7 @@ func (c *compiler) contractInto(fn *cval, args []*cval, dst *cval) (code, bool, 
 	levels := 0
 	cur := make([]operand, len(args))
 	for i, a := range args {
-		if a.kind != cvView || a.dt != dt {
+		if a.kind != cvView || a.dt != dt || a.vary != nil {
 			return nil, false, nil
 		}
 		cur[i] = operand{v: a, parent: -1, root: a}
@@ -77,13 +77,12 @@ func (c *compiler) contractInto(fn *cval, args []*cval, dst *cval) (code, bool, 
 		if levels >= len(dst.layout) {
 			return nil, false, nil
 		}
-		ext := -1
+		ext := dst.layout[levels].Extent
 		next := make([]operand, len(cur))
 		for i, o := range cur {
-			if len(o.v.layout) == 0 || (ext >= 0 && o.v.layout[0].Extent != ext) {
+			if len(o.v.layout) == 0 || o.v.layout[0].Extent != ext {
 				return nil, false, nil
 			}
-			ext = o.v.layout[0].Extent
 			elems = append(elems, elem{parent: o.parent, root: o.root, axis: o.v.layout[0], level: levels})
 			v := *o.v
 			v.layout = o.v.layout[1:]
