@@ -396,24 +396,32 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 			// each its element.
 			shared := sharedProjections(n)
 			computed := map[graph.Node]*cval{}
+			direct := map[int]bool{} // elements x's components land in (sharedDest)
 			var parts []code
 			for i, e := range n.Elems {
 				if p, ok := e.(*graph.Proj); ok && shared[p.X] {
 					x := computed[p.X]
 					if x == nil {
-						var setup code
-						var err error
-						if x, setup, err = c.value(p.X, env); err != nil {
+						d, dir, err := c.sharedDest(n, p.X, env, dst)
+						if err != nil {
 							return nil, err
 						}
-						if x.kind != cvTuple {
-							return nil, fmt.Errorf("projection %d of a non-tuple", p.Index)
+						setup, err := c.into(p.X, env, d)
+						if err != nil {
+							return nil, err
 						}
+						for k := range dir {
+							direct[k] = true
+						}
+						x = d
 						computed[p.X] = x
 						parts = append(parts, setup)
 					}
 					if p.Index >= len(x.elems) {
 						return nil, fmt.Errorf("projection %d of a tuple of %d", p.Index, len(x.elems))
+					}
+					if direct[i] {
+						continue
 					}
 					cp, err := c.copyInto(x.elems[p.Index], dst.elems[i])
 					if err != nil {
