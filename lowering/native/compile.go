@@ -401,6 +401,13 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 			for i, e := range n.Elems {
 				if p, ok := e.(*graph.Proj); ok && shared[p.X] {
 					x := computed[p.X]
+					if v, ok := c.viewOf(p.X, env); x == nil && ok {
+						if v.kind != cvTuple {
+							return nil, fmt.Errorf("projection %d of a non-tuple", p.Index)
+						}
+						x = v // a tuple of views: nothing to compute
+						computed[p.X] = x
+					}
 					if x == nil {
 						d, dir, err := c.sharedDest(n, p.X, env, dst)
 						if err != nil {
