@@ -396,24 +396,39 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 			// each its element.
 			shared := sharedProjections(n)
 			computed := map[graph.Node]*cval{}
+			direct := map[int]bool{} // elements x's components land in (sharedDest)
 			var parts []code
 			for i, e := range n.Elems {
 				if p, ok := e.(*graph.Proj); ok && shared[p.X] {
 					x := computed[p.X]
-					if x == nil {
-						var setup code
-						var err error
-						if x, setup, err = c.value(p.X, env); err != nil {
-							return nil, err
-						}
-						if x.kind != cvTuple {
+					if v, ok := c.viewOf(p.X, env); x == nil && ok {
+						if v.kind != cvTuple {
 							return nil, fmt.Errorf("projection %d of a non-tuple", p.Index)
 						}
+						x = v // a tuple of views: nothing to compute
+						computed[p.X] = x
+					}
+					if x == nil {
+						d, dir, err := c.sharedDest(n, p.X, env, dst)
+						if err != nil {
+							return nil, err
+						}
+						setup, err := c.into(p.X, env, d)
+						if err != nil {
+							return nil, err
+						}
+						for k := range dir {
+							direct[k] = true
+						}
+						x = d
 						computed[p.X] = x
 						parts = append(parts, setup)
 					}
 					if p.Index >= len(x.elems) {
 						return nil, fmt.Errorf("projection %d of a tuple of %d", p.Index, len(x.elems))
+					}
+					if direct[i] {
+						continue
 					}
 					cp, err := c.copyInto(x.elems[p.Index], dst.elems[i])
 					if err != nil {
@@ -812,6 +827,12 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if code, ok, err := c.convInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}
+	if code, ok, err := c.contractInto(fn, args, dst); ok || err != nil {
+		return code, err
+	}
+	if fn2, args2, dst2, ok := collapseNest(fn, args, dst); ok {
+		return c.nzipInto(fn2, args2, dst2)
+	}
 	argRank, dstRank := -1, leafRank(dst)
 	for i, a := range args {
 		r := leafRank(a)
@@ -831,6 +852,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 			return nil, err
 		}
 		if ok {
+			if par {
+				c.note("  split over goroutines in grains of %d", max(1, n/(8*c.workers)))
+			}
 			return c.loop(n, body, par), nil
 		}
 	}

@@ -88,6 +88,19 @@
 //	W windows of an image, dot a full contraction  kernels.Gemm, the windows packed from the
 //	of a window with a filter (a convolution)      image into its panels (PackA: an implicit
 //	                                               im2col), E per row segment (conv.go)
+//	map (\v1 -> .. map (\vj -> rnz (+) F a b) Xj ..) X1,
+//	each Xi a strided view of the program or of one
+//	vi (zips whose other operands are never read
+//	too), a and b two of the vi, F (*) or a nested
+//	contraction (a convolution's weight gradient
+//	over batch and positions, its input gradient's
+//	dY·Wᵀ)                                         kernels.Gemm, rows the maps leading to a,
+//	                                               columns those leading to b; operands that
+//	                                               are no matrices packed through offset
+//	                                               tables (contract.go)
+//	nzip (nzip g) xs, or a copy, over arrays whose
+//	outer axes merge (row-major)                   one loop over the merged axes, repeated
+//	                                               while they merge (collapse.go)
 //
 // A pad view is materialised into scratch (its operand written into the
 // interior, the rest filled; a chain of pads of one fill at once, filling

@@ -1,0 +1,70 @@
+package native
+
+import "github.com/hofuse/hofuse/graph"
+
+// collapseNest merges the outer loops of a nest of zips, nzip (nzip g) xs
+// into d, into one loop over the product of their extents when every
+// argument and the destination can see its two outer axes as one
+// (flatten 0: the outer stride is the inner one times its extent, as in a
+// row-major array): nzip g (flatten 0 xs) into flatten 0 d visits the same
+// elements in the same order. It repeats while it can, so that an
+// elementwise nest over small inner axes (a ReLU's gradient over
+// [8, 8, 8 channels], the sums of a window's scatter-add) becomes one
+// vector loop over all its elements instead of a loop of short vector
+// loops. A copy (the identity over arrays) merges alike. It returns
+// false when nothing merges.
+func collapseNest(fn *cval, args []*cval, dst *cval) (*cval, []*cval, *cval, bool) {
+	merged := false
+	for fn.kind == cvFunc && flattens(dst) {
+		// A copy (the identity over arrays) merges its axes alike.
+		_, copying := fn.node.(*graph.Ident)
+		n, zips := fn.node.(*graph.NZip)
+		zips = zips && graph.IsFunc(n) && len(n.Args) == 0
+		if !copying && !zips {
+			break
+		}
+		all := true
+		for _, a := range args {
+			all = all && flattens(a)
+		}
+		if !all {
+			break
+		}
+		if !merged {
+			args = append([]*cval(nil), args...)
+			merged = true
+		}
+		for i, a := range args {
+			args[i] = flatten0(a)
+		}
+		dst = flatten0(dst)
+		if zips {
+			fn = &cval{kind: cvFunc, node: n.Fn, env: fn.env}
+		}
+	}
+	return fn, args, dst, merged
+}
+
+// flattens reports whether v is a plain view whose two outer axes are one.
+func flattens(v *cval) bool {
+	if v.kind != cvView || v.vary != nil || len(v.layout) < 2 {
+		return false
+	}
+	a, b := v.layout[0], v.layout[1]
+	return a.Stride == b.Stride*b.Extent || a.Extent == 1 || b.Extent == 1
+}
+
+// flatten0 returns v with its two outer axes merged; flattens(v) holds.
+func flatten0(v *cval) *cval {
+	a, b := v.layout[0], v.layout[1]
+	stride := b.Stride
+	if b.Extent == 1 {
+		stride = a.Stride
+	}
+	l := make(graph.Layout, 0, len(v.layout)-1)
+	l = append(l, graph.Axis{Extent: a.Extent * b.Extent, Stride: stride})
+	l = append(l, v.layout[2:]...)
+	w := *v
+	w.layout = l
+	return &w
+}

@@ -1,0 +1,59 @@
+package native_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
+	"github.com/hofuse/hofuse/lowering/native"
+)
+
+// TestCollapseNest: an elementwise nest of zips over arrays whose outer
+// axes merge runs as one vector loop over all their elements, a copy as
+// one run; a nest whose operand's axes do not merge (a flipped view) keeps
+// its loops. Results against the interpreter, f32 and f64, sequential and
+// parallel.
+func TestCollapseNest(t *testing.T) {
+	cases := []struct {
+		name, src  string
+		want, lack string
+	}{
+		{"merged", `X : T[3,5,7]; Y : T[3,5,7]; zip (zip (zip (\a b -> a * b + 1))) X Y`, "vector loop [105]", "loop nzip"},
+		{"inner-merged", `X : T[3,5,7]; Y : T[5,3,7]; zip (zip (zip (\a b -> a * b + 1))) X (flip 0 Y)`, "vector loop [7]", "vector loop [105]"},
+		{"broadcast", `X : T[3,5,7]; u : T[7]; map (\m -> map (\r -> zip (\a b -> a - b) r u) m) X`, "", "vector loop [105]"},
+		{"copy", `X : T[4,6,5]; subdiv 0 2 X`, "copy [120]", "loop nzip"},
+	}
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		for _, tc := range cases {
+			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
+				prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
+				if err != nil {
+					t.Fatal(err)
+				}
+				in, err := lowertest.Inputs(prog.Body, 3, 0, lowertest.Dense)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
+					for _, par := range []int{1, 0} {
+						b := native.New(native.Options{Parallelism: par})
+						lowertest.Check(t, b, g, prog.Body, in, 0)
+						p, err := b.Plan(g)
+						if err != nil {
+							t.Fatal(err)
+						}
+						d := p.Describe()
+						p.Close()
+						if tc.want != "" && !strings.Contains(d, tc.want) {
+							t.Errorf("parallelism %d: plan lacks %q:\n%s", par, tc.want, d)
+						}
+						if strings.Contains(d, tc.lack) {
+							t.Errorf("parallelism %d: plan has %q:\n%s", par, tc.lack, d)
+						}
+					}
+				}
+			})
+		}
+	}
+}
