@@ -39,6 +39,12 @@ type LoopSpec struct {
 	// results are (so that no carried value is copied to the host for
 	// it); LoopResult.NonFinite reports the first that is not.
 	CheckFinite bool
+	// Implied names carried inputs whose new values CheckFinite leaves
+	// unchecked because a NaN or an infinity in one of them always shows
+	// in a checked value that Carried lists before it (Adam's first moment
+	// in its parameter), so that NonFinite names the same input either
+	// way and the check reads less. Each must be carried.
+	Implied []string
 }
 
 // A LoopBackend is a Backend that can keep a loop's carried values where

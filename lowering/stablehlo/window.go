@@ -17,7 +17,9 @@ import (
 //     new axis of extent 1 after d and concatenated along it: the
 //     im2col of the axis, which the reduction over the window elements
 //     then reads (a convolution's becomes a dot_general over the window
-//     and channel axes).
+//     and channel axes). Windows that tile the axis (stride w, no
+//     dilation: a pooling's) are a reshape of it into [positions, w]
+//     instead, after a slice that drops a tail no window reaches.
 //
 // The slices do not depend on the values, so XLA fuses them into their
 // consumer where it can; the window's tensor is w times its operand's
@@ -106,6 +108,31 @@ func (l *lowerer) window(n graph.ViewNode, v graph.WindowView, x *val) (*val, er
 	}
 	a := len(levels) + v.Axis
 	positions := v.Positions(x.shape[v.Axis])
+	if v.Stride == v.Width && (v.Dilation == 1 || v.Width == 1) {
+		// The windows tile the axis (up to a tail no window reaches):
+		// element k of position p is p*w + k, a reshape of the axis
+		// into [positions, w], which XLA makes a bitcast where the
+		// slices and their concatenation would copy.
+		if used := positions * v.Width; used < dims[a] {
+			starts, limits, strides := make([]int, len(dims)), append([]int(nil), dims...), make([]int, len(dims))
+			for i := range strides {
+				strides[i] = 1
+			}
+			limits[a] = used
+			if t, err = shlo.Slice(t, starts, limits, strides); err != nil {
+				return nil, l.wrap(n, err)
+			}
+		}
+		tiled := append(append(append([]int(nil), dims[:a]...), positions, v.Width), dims[a+1:]...)
+		ts, err := l.shape(x.dt, tiled)
+		if err != nil {
+			return nil, l.wrap(n, err)
+		}
+		if t, err = shlo.Reshape(t, ts); err != nil {
+			return nil, l.wrap(n, err)
+		}
+		return denseVal(x.dt, t, levels, out.Extents()), nil
+	}
 	// Each window element is a slice of extent positions along a, given
 	// an axis of extent 1 after a.
 	one := append(append(append([]int(nil), dims[:a]...), positions, 1), dims[a+1:]...)

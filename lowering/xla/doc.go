@@ -33,9 +33,10 @@
 // carried values (Bind again). In per-kernel mode nothing is donated: the
 // carried results replace the old buffers, which are then freed. With
 // LoopSpec.CheckFinite, each run also computes on the device one flag per
-// floating-point carried value, true when every element is finite (in the
-// same module in fused mode, in an executable of its own per kernel), and
-// downloads the flags with the results.
+// floating-point carried value but those LoopSpec.Implied names, true
+// when every element is finite (in the same module in fused mode, in an
+// executable of its own per kernel), and downloads the flags with the
+// results.
 //
 // Lowering time (text generation) and compile time (PJRT's, per
 // executable) are recorded separately in Stats.

@@ -113,9 +113,14 @@ func (b *Backend) CompileLoopGraph(g *fusion.Graph, spec lowering.LoopSpec) (*Lo
 			l.inputs = append(l.inputs, in)
 		}
 	}
+	for _, name := range spec.Implied {
+		if l.byName[name] == nil {
+			return nil, fmt.Errorf("xla: loop: the finiteness of %s is said to follow from the checked values, but %s is not carried", name, name)
+		}
+	}
 	if spec.CheckFinite {
 		for _, in := range l.elems {
-			if in != nil && isFloat(in.Type) {
+			if in != nil && isFloat(in.Type) && !slices.Contains(spec.Implied, in.Name) {
 				l.checked = append(l.checked, in)
 			}
 		}

@@ -106,6 +106,60 @@ func TestLoop(t *testing.T) {
 	}
 }
 
+// TestLoopImplied: a carried value the spec says is Implied is left out
+// of the finiteness check, in both modes: the fused module's check
+// returns one flag (for w) where it returned two, an infinity in w is
+// still reported, and one in m alone is not (the caller vouched for it).
+func TestLoopImplied(t *testing.T) {
+	c := pjrttest.Client(t)
+	prog, err := graph.Parse(`w : f64[4]; m : f64[4]; g : f64[4]; h : f64[4];
+		(rnz (+) (*) w w, nzip (\a b -> a - b) w h, nzip (\a b -> a * 0 + b) m g)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range executables {
+		for _, implied := range []bool{false, true} {
+			spec := lowering.LoopSpec{Carried: []string{"", "w", "m"}, CheckFinite: true}
+			flags := "tensor<2xi1>"
+			if implied {
+				spec.Implied, flags = []string{"m"}, "tensor<1xi1>"
+			}
+			l, err := xla.New(c, e.opt).CompileLoopGraph(g, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.opt.PerKernel {
+				text := l.Executable().Texts()[0]
+				if i := strings.Index(text, "func.func @finite_check("); i < 0 || !strings.Contains(text[i:strings.Index(text[i:], "{")+i], flags) {
+					t.Errorf("%s, implied %v: the check does not return %s:\n%s", e.name, implied, flags, text)
+				}
+			}
+			if err := l.Bind(map[string]graph.Value{"w": f64s(t, 1, 2, 3, 4), "m": f64s(t, 0, 0, 0, 0)}); err != nil {
+				t.Fatal(err)
+			}
+			inf := f64s(t, 0, math.Inf(1), 0, 0)
+			res, err := l.Run(map[string]graph.Value{"g": inf, "h": f64s(t, 0, 0, 0, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]string{false: "m", true: ""}[implied]; res.NonFinite != want {
+				t.Errorf("%s, implied %v: an infinity in m alone: non-finite %q, want %q", e.name, implied, res.NonFinite, want)
+			}
+			if res, err = l.Run(map[string]graph.Value{"g": f64s(t, 0, 0, 0, 0), "h": inf}); err != nil {
+				t.Fatal(err)
+			}
+			if res.NonFinite != "w" {
+				t.Errorf("%s, implied %v: an infinity in w: non-finite %q, want w", e.name, implied, res.NonFinite)
+			}
+			l.Close()
+		}
+	}
+}
+
 // TestLoopErrors: a spec that does not fit the program, a run before
 // Bind, a carried value passed to Run, a missing or extra value in Bind
 // and a run after Close are errors that name the problem.
@@ -121,6 +175,7 @@ func TestLoopErrors(t *testing.T) {
 		{lowering.LoopSpec{Carried: []string{"w"}}, "xla: loop: the spec names 1 carried inputs for a result of 2 elements"},
 		{lowering.LoopSpec{Carried: []string{"w", "w"}}, "xla: loop: result element 0 is f64, but the input w it replaces is f64[4]"},
 		{lowering.LoopSpec{Carried: []string{"", "g"}, CheckFinite: true}, ""},
+		{lowering.LoopSpec{Carried: []string{"", "w"}, CheckFinite: true, Implied: []string{"g"}}, "xla: loop: the finiteness of g is said to follow from the checked values, but g is not carried"},
 	} {
 		l, err := be.CompileLoop(g, tc.spec)
 		if tc.want == "" {

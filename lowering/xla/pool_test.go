@@ -236,3 +236,44 @@ func TestReduceWindowTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestTilingWindow: windows that tile their axis (stride = width, no
+// dilation), with or without a tail no window reaches, lower to a reshape
+// (no stablehlo.concatenate in the module) and agree with the interpreter
+// on PJRT, fused and unfused; an overlapping window keeps the
+// concatenated slices.
+func TestTilingWindow(t *testing.T) {
+	client := pjrttest.Client(t)
+	for _, cc := range []struct {
+		name, src string
+		concat    bool
+	}{
+		{"exact", `x : f32[2, 8, 3]; map (\img -> window 0 2 2 img) x`, false},
+		{"tails-2d", `x : f64[2, 9, 7, 3]; map (\img -> window 2 3 3 (window 0 2 2 img)) x`, false},
+		{"width-1-dilated", `x : f32[5, 4]; window 0 1 1 3 x`, false},
+		{"sum-of-squares", `x : f32[3, 7, 2]; map (\img -> map (\w -> rnz (zip (+)) (\r -> zip (*) r r) w) (window 0 3 3 img)) x`, false},
+		{"overlapping", `x : f32[2, 9, 3]; map (\img -> window 0 3 2 img) x`, true},
+	} {
+		t.Run(cc.name, func(t *testing.T) {
+			p, err := graph.Parse(cc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := p.Body
+			in, err := lowertest.Inputs(y, 5, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
+				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
+				m, err := stablehlo.Module(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Contains(m, "stablehlo.concatenate"); got != cc.concat {
+					t.Errorf("stablehlo.concatenate in the module: %v, want %v:\n%s", got, cc.concat, m)
+				}
+			}
+		})
+	}
+}

@@ -24,7 +24,9 @@
 // labels and the optimizer's scalars; the new carried values replace the
 // old ones on the device (in fused mode their buffers are donated to the
 // step, which XLA updates in place); only the loss and one finiteness flag
-// per carried value come back. The flags are computed on the device, in
+// per carried value come back (none for Adam's first moment or SGD's
+// momentum, whose NaN or infinity always shows in the parameter's, so
+// the same value is named). The flags are computed on the device, in
 // the same executable as the step, so a parameter that went non-finite
 // while the loss stayed finite is still caught; the value a flag names is
 // copied to the host only then, to say which element. Because the old

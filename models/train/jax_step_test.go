@@ -10,6 +10,8 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/models"
+	"github.com/hofuse/hofuse/optim"
 	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
@@ -20,13 +22,20 @@ import (
 // step number 1.
 func jaxStepModule(tb testing.TB, c *pjrt.Client, batch int) (*pjrt.Executable, []*pjrt.Buffer) {
 	tb.Helper()
-	text, err := os.ReadFile(fmt.Sprintf("testdata/jax_step_b%d.mlir", batch))
+	return jaxModule(tb, c, fmt.Sprintf("testdata/jax_step_b%d.mlir", batch))
+}
+
+// jaxModule compiles the JAX module in file on c and puts inputs for it
+// on the device, as jaxStepModule says.
+func jaxModule(tb testing.TB, c *pjrt.Client, file string) (*pjrt.Executable, []*pjrt.Buffer) {
+	tb.Helper()
+	text, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	exe, err := c.Compile(string(text))
 	if err != nil {
-		tb.Fatalf("JAX's step on %s: %v", c.PluginPath(), err)
+		tb.Fatalf("JAX's %s on %s: %v", file, c.PluginPath(), err)
 	}
 	var args []*pjrt.Buffer
 	for _, p := range exe.Params() {
@@ -131,4 +140,85 @@ func BenchmarkStepJAXModule(b *testing.B) {
 			b.ReportMetric(ht[len(ht)/2], "hofuse-ms")
 		})
 	}
+}
+
+// TestJAXCNNStepModule: JAX's CNN training step (testdata/jax_step.py)
+// compiles and runs on hofuse's plugin and returns a finite positive
+// loss, so BenchmarkStepCNNJAXModule times a working program.
+func TestJAXCNNStepModule(t *testing.T) {
+	c := pjrttest.Client(t)
+	exe, args := jaxModule(t, c, "testdata/jax_cnn_step_b128.mlir")
+	outs, err := exe.RunBuffers(args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, o := range outs {
+			o.Destroy()
+		}
+	}()
+	if got := len(outs); got != 1+3*8+4 {
+		t.Fatalf("%d results, want the loss, 8 parameters, 2×8 moments and 4 running statistics", got)
+	}
+	loss, err := outs[0].ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := loss.(graph.ScalarValue); !ok || math.IsNaN(l.V) || math.IsInf(l.V, 0) || l.V <= 0 {
+		t.Fatalf("loss %v, want a finite positive number", loss)
+	}
+}
+
+// BenchmarkStepCNNJAXModule is BenchmarkStepJAXModule for the CNN step of
+// BenchmarkStepCNN at batch 128: JAX's lowering and hofuse's step on the
+// same plugin, in turn, jax-ms and hofuse-ms their medians.
+func BenchmarkStepCNNJAXModule(b *testing.B) {
+	const batch = 128
+	c := pjrttest.Client(b)
+	exe, args := jaxModule(b, c, "testdata/jax_cnn_step_b128.mlir")
+	m, err := models.CNN(models.CNNConfig{Height: 8, Width: 8, Channels: 1, Batch: batch, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	init, err := s.InitialValues(m.RandomParams(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := graph.Zeros(graph.Int32, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := New(s, xla.New(c, xla.Options{}), Options{}, init)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	x := m.RandomInput(1)
+	if _, err := tr.Step(x, y); err != nil { // warm up
+		b.Fatal(err)
+	}
+	var jt, ht []float64
+	for b.Loop() {
+		start := time.Now()
+		outs, err := exe.RunBuffers(args, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range outs {
+			o.Destroy()
+		}
+		mid := time.Now()
+		if _, err := tr.Step(x, y); err != nil {
+			b.Fatal(err)
+		}
+		jt, ht = append(jt, mid.Sub(start).Seconds()*1e3), append(ht, time.Since(mid).Seconds()*1e3)
+	}
+	slices.Sort(jt)
+	slices.Sort(ht)
+	b.ReportMetric(jt[len(jt)/2], "jax-ms")
+	b.ReportMetric(ht[len(ht)/2], "hofuse-ms")
 }
