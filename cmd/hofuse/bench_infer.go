@@ -15,7 +15,6 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
-	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/models"
@@ -896,16 +895,7 @@ func lnGELUResidualWorkload(features int) benchWorkload {
 		if err != nil {
 			return nil, err
 		}
-		h, p, err := layers.LayerNorm("ln", x, features, graph.Float32, layers.LayerNormOptions{})
-		if err != nil {
-			return nil, err
-		}
-		if h, err = layers.GELU("gelu", h); err != nil {
-			return nil, err
-		}
-		b := layers.NewBuilder("residual")
-		add := b.Lambda([]string{"r", "s"}, func(vs []graph.Node) graph.Node { return b.Zip(b.Op(graph.Add), vs[0], vs[1]) })
-		out, err := b.Done(b.Zip(add, x, h))
+		out, p, err := models.LNGELUResidual(x, features, graph.Float32)
 		if err != nil {
 			return nil, err
 		}
@@ -942,35 +932,12 @@ func softmaxWorkload(classes int) benchWorkload {
 		if err != nil {
 			return nil, err
 		}
-		out, err := softmaxOperators(x)
+		out, err := models.SoftmaxOperators(x)
 		if err != nil {
 			return nil, err
 		}
 		return softmaxWork("softmax", x, out, batch, classes, seed)
 	}}
-}
-
-// softmaxOperators is the softmax over the last axis of x, a rank-2 array,
-// as ONNX Softmax-13's function body: m = ReduceMax(x, keepdims), e =
-// Exp(Sub(x, m)), Div(e, ReduceSum(e, keepdims)).
-func softmaxOperators(x graph.Node) (graph.Node, error) {
-	m, err := nd.Ops{Source: "reducemax"}.Reduce(nd.Max, x, []int{1}, true)
-	if err != nil {
-		return nil, err
-	}
-	d, err := nd.Ops{Source: "sub"}.Binary(graph.Sub, x, m)
-	if err != nil {
-		return nil, err
-	}
-	e, err := nd.Ops{Source: "exp"}.Unary(graph.Exp, d)
-	if err != nil {
-		return nil, err
-	}
-	s, err := nd.Ops{Source: "reducesum"}.Reduce(nd.Sum, e, []int{1}, true)
-	if err != nil {
-		return nil, err
-	}
-	return nd.Ops{Source: "div"}.Binary(graph.Div, e, s)
 }
 
 // softmaxLayerWorkload is the softmax over the rows of batch×classes f32

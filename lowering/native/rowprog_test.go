@@ -14,6 +14,7 @@ import (
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/models"
 )
 
 // rowStack builds the stacks of BenchmarkStack on rows×cols of dt:
@@ -31,19 +32,13 @@ func rowStack(t *testing.T, kind string, dt graph.DType, rows, cols int) (graph.
 	var out graph.Node
 	switch kind {
 	case "softmax":
-		out, err = softmaxOperators(x)
+		out, err = models.SoftmaxOperators(x)
 	case "softmax_layer":
 		out, err = layers.Softmax("softmax", x)
 	case "lngelu":
-		var h graph.Node
 		var p *layers.LayerNormParams
-		h, p, err = layers.LayerNorm("ln", x, cols, dt, layers.LayerNormOptions{})
+		out, p, err = models.LNGELUResidual(x, cols, dt)
 		require.NoError(t, err)
-		h, err = layers.GELU("gelu", h)
-		require.NoError(t, err)
-		b := layers.NewBuilder("residual")
-		add := b.Lambda([]string{"r", "s"}, func(vs []graph.Node) graph.Node { return b.Zip(b.Op(graph.Add), vs[0], vs[1]) })
-		out, err = b.Done(b.Zip(add, x, h))
 		for _, i := range p.Params() {
 			in[i.Name], err = graph.RandomArray(r, dt, cols)
 			require.NoError(t, err)

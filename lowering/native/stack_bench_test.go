@@ -7,9 +7,9 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/models"
 )
 
 // stackTerm builds a memory-bound layer stack on rows×cols float32, with
@@ -29,7 +29,7 @@ func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[stri
 	var out graph.Node
 	switch kind {
 	case "softmax":
-		if out, err = softmaxOperators(x); err != nil {
+		if out, err = models.SoftmaxOperators(x); err != nil {
 			tb.Fatal(err)
 		}
 	case "softmax_layer":
@@ -37,16 +37,8 @@ func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[stri
 			tb.Fatal(err)
 		}
 	case "lngelu":
-		h, p, err := layers.LayerNorm("ln", x, cols, graph.Float32, layers.LayerNormOptions{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if h, err = layers.GELU("gelu", h); err != nil {
-			tb.Fatal(err)
-		}
-		b := layers.NewBuilder("residual")
-		add := b.Lambda([]string{"r", "s"}, func(vs []graph.Node) graph.Node { return b.Zip(b.Op(graph.Add), vs[0], vs[1]) })
-		if out, err = b.Done(b.Zip(add, x, h)); err != nil {
+		var p *layers.LayerNormParams
+		if out, p, err = models.LNGELUResidual(x, cols, graph.Float32); err != nil {
 			tb.Fatal(err)
 		}
 		for _, i := range []*graph.Input{p.Scale, p.Shift} {
@@ -61,30 +53,6 @@ func stackTerm(tb testing.TB, kind string, rows, cols int) (graph.Node, map[stri
 		tb.Fatal(err)
 	}
 	return out, in
-}
-
-// softmaxOperators is the softmax over the last axis of x as ONNX
-// Softmax-13's function body: m = ReduceMax(x, keepdims), e = Exp(Sub(x,
-// m)), Div(e, ReduceSum(e, keepdims)), each built by imports/nd as the ONNX
-// importer builds the operator.
-func softmaxOperators(x graph.Node) (graph.Node, error) {
-	m, err := nd.Ops{Source: "reducemax"}.Reduce(nd.Max, x, []int{1}, true)
-	if err != nil {
-		return nil, err
-	}
-	d, err := nd.Ops{Source: "sub"}.Binary(graph.Sub, x, m)
-	if err != nil {
-		return nil, err
-	}
-	e, err := nd.Ops{Source: "exp"}.Unary(graph.Exp, d)
-	if err != nil {
-		return nil, err
-	}
-	s, err := nd.Ops{Source: "reducesum"}.Reduce(nd.Sum, e, []int{1}, true)
-	if err != nil {
-		return nil, err
-	}
-	return nd.Ops{Source: "div"}.Binary(graph.Div, e, s)
 }
 
 // BenchmarkStack runs the memory-bound stacks of hofuse bench stack, fused
