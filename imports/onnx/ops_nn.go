@@ -282,21 +282,9 @@ func convLayerNorm(c *ctx) error {
 		axes = append(axes, a)
 	}
 	ops := c.ops()
-	mean, err := ops.Reduce(nd.Mean, x, axes, true)
+	mean, d, variance, err := c.moments(x, axes)
 	if err != nil {
-		return c.wrap(err, "mean")
-	}
-	d, err := ops.Binary(graph.Sub, x, mean)
-	if err != nil {
-		return c.wrap(err, "centering")
-	}
-	sq, err := ops.Map(d, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
-	if err != nil {
-		return c.wrap(err, "squaring")
-	}
-	variance, err := ops.Reduce(nd.Mean, sq, axes, true)
-	if err != nil {
-		return c.wrap(err, "variance")
+		return err
 	}
 	inv, err := ops.Map(variance, func(b *layers.Builder, v graph.Node) graph.Node {
 		return b.Div(b.Const(1), b.Call(graph.Sqrt, b.Add(v, b.Const(eps))))
@@ -395,21 +383,9 @@ func convInstanceNorm(c *ctx) error {
 		}
 	}
 	ops := c.ops()
-	mean, err := ops.Reduce(nd.Mean, x, spatial, true)
+	_, d, variance, err := c.moments(x, spatial)
 	if err != nil {
-		return c.wrap(err, "mean")
-	}
-	d, err := ops.Binary(graph.Sub, x, mean)
-	if err != nil {
-		return c.wrap(err, "centering")
-	}
-	sq, err := ops.Map(d, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
-	if err != nil {
-		return c.wrap(err, "squaring")
-	}
-	variance, err := ops.Reduce(nd.Mean, sq, spatial, true)
-	if err != nil {
-		return c.wrap(err, "variance")
+		return err
 	}
 	y, err := ops.ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
 		norm := b.Div(vs[0], b.Call(graph.Sqrt, b.Add(vs[1], b.Const(eps))))
@@ -536,4 +512,26 @@ func convArg(largest bool) func(c *ctx) error {
 		c.out(0, y)
 		return nil
 	}
+}
+
+// moments returns the mean of x over axes (kept with extent 1), x minus
+// it, and the mean of that difference squared: the variance, computed as
+// LayerNormalization's and InstanceNormalization's specifications write
+// it.
+func (c *ctx) moments(x graph.Node, axes []int) (mean, d, variance graph.Node, err error) {
+	ops := c.ops()
+	if mean, err = ops.Reduce(nd.Mean, x, axes, true); err != nil {
+		return nil, nil, nil, c.wrap(err, "mean")
+	}
+	if d, err = ops.Binary(graph.Sub, x, mean); err != nil {
+		return nil, nil, nil, c.wrap(err, "centering")
+	}
+	sq, err := ops.Map(d, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+	if err != nil {
+		return nil, nil, nil, c.wrap(err, "squaring")
+	}
+	if variance, err = ops.Reduce(nd.Mean, sq, axes, true); err != nil {
+		return nil, nil, nil, c.wrap(err, "variance")
+	}
+	return mean, d, variance, nil
 }
