@@ -212,13 +212,23 @@ type benchGraphStats struct {
 }
 
 // scheduleSummary sums up what the schedule pass did to a fused graph:
-// "3 kernels, 0 reordered; 18 orders costed, 12 pruned".
+// "3 kernels, 0 reordered; 18 orders costed, 12 pruned", and with --tune
+// "; 2 chosen by measurement".
 func scheduleSummary(rep *fusion.Report) (searchMs float64, summary string) {
 	s := rep.Schedule
 	if s == nil {
 		return 0, ""
 	}
 	summary = fmt.Sprintf("%d kernels, %d reordered; %d orders costed, %d pruned", len(rep.Kernels), s.Changed, s.Orders, s.Pruned)
+	measured := 0
+	for _, k := range rep.Kernels {
+		if k.Schedule != nil && k.Schedule.Measured > 0 {
+			measured++
+		}
+	}
+	if measured > 0 {
+		summary += fmt.Sprintf("; %d chosen by measurement", measured)
+	}
 	for _, k := range rep.Kernels {
 		if k.Schedule != nil && k.Schedule.Changed {
 			summary += fmt.Sprintf("; %s: %s", k.Name, k.Schedule.Order)
@@ -299,6 +309,8 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	plotPath := fs.String("plot", "", "draw p50 as bars with p99 whiskers, fused, unfused and peers, to the PNG `file`")
 	noRef := fs.Bool("no-reference", false, "skip the check against the reference interpreter")
+	var tf tuneFlags
+	tf.register(fs)
 	verbose := verboseFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -335,6 +347,9 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		return usagef("--classes %d: must be at least 1", *classes)
 	}
 	if err := rf.check(); err != nil {
+		return err
+	}
+	if err := tf.check(set); err != nil {
 		return err
 	}
 	if *plotPath != "" {
@@ -456,7 +471,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 				return err
 			}
 			start := time.Now()
-			res, err := fusion.Fuse(w.Term, fusion.Options{})
+			res, err := fusion.Fuse(w.Term, fusion.Options{Schedule: fusion.ScheduleOptions{Tune: tf.tuner(rf.nativeOptions(), stderr)}})
 			if err != nil {
 				return fmt.Errorf("%s batch %d: %w", w.Name, batch, err)
 			}

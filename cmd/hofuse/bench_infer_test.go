@@ -163,6 +163,22 @@ func TestBenchMatmulTiny(t *testing.T) {
 	}
 }
 
+// --tune times the cost model's best orders of each kernel on native,
+// keeps them in --tune-dir and says so in the schedule summary; the next
+// run reads them back.
+func TestBenchTune(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		doc := benchJSON(t, "bench", "matmul", "--n", "128", "--runs", "2", "--tune", "--tune-dir", dir)
+		checkInferRows(t, doc, []string{"matmul"}, []int{128}, 1e-4)
+		assert.Contains(t, doc.Rows[0]["schedule"], "; 1 chosen by measurement")
+		files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		require.NoError(t, err)
+		assert.Len(t, files, 1)
+	}
+	usageErr(t, "--tune-dir: the folder is used by --tune; pass --tune too", "bench", "matmul", "--tune-dir", dir)
+}
+
 func TestBenchStackTiny(t *testing.T) {
 	doc := benchJSON(t, "bench", "stack", "--batches", "3", "--features", "8", "--classes", "16", "--runs", "2")
 	assert.Equal(t, "x + GELU(LayerNorm(x)) on batch×8 f32; softmax over rows of batch×16 f32; batches 3", doc.Model)

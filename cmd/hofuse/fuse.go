@@ -50,18 +50,16 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	var disable listFlag
 	fs.Var(&disable, "disable-rule", "switch off `rules` by name (repeatable, or a comma list: a,b); rules: "+strings.Join(fusion.RuleNames(), ", "))
 	noSchedule := fs.Bool("no-schedule", false, "keep every kernel's loops in the order fusion wrote them (skip the schedule pass)")
-	tune := fs.Bool("tune", false, "choose each kernel's loop order by timing the cost model's best orders on the native back end, and keep the choice in --tune-dir")
-	tuneDir := fs.String("tune-dir", "", "the `folder` where --tune keeps the measured orders, one file per kernel and machine (default: hofuse/schedules in the user's cache folder)")
+	var tf tuneFlags
+	tf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	set := flagsSet(fs)
 	switch {
-	case *noSchedule && *tune:
+	case *noSchedule && *tf.tune:
 		return usagef("--tune chooses the order the schedule pass sets, and --no-schedule skips that pass; pass one of them")
-	case set["tune-dir"] && !*tune:
-		return usagef("--tune-dir: the folder is used by --tune; pass --tune too")
 	}
 	if *dotPath != "" {
 		if err := checkOutput("dot", *dotPath, ".dot", ".gv"); err != nil {
@@ -72,14 +70,10 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := fusion.Options{Disable: disable, Schedule: fusion.ScheduleOptions{Off: *noSchedule}}
-	if *tune {
-		dir := *tuneDir
-		if dir == "" {
-			dir = defaultTuneDir()
-		}
-		opt.Schedule.Tune = nativeTuner(dir, native.Options{}, stderr)
+	if err := tf.check(set); err != nil {
+		return err
 	}
+	opt := fusion.Options{Disable: disable, Schedule: fusion.ScheduleOptions{Off: *noSchedule, Tune: tf.tuner(native.Options{}, stderr)}}
 	if *dumpIR {
 		opt.Dump = stderr
 	}

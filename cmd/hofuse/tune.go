@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,6 +14,39 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native"
 )
+
+// tuneFlags are --tune and --tune-dir, which fuse and the inference
+// benchmarks take.
+type tuneFlags struct {
+	tune *bool
+	dir  *string
+}
+
+func (t *tuneFlags) register(fs *flag.FlagSet) {
+	t.tune = fs.Bool("tune", false, "choose each kernel's loop order by timing the cost model's best orders on the native back end, and keep the choice in --tune-dir")
+	t.dir = fs.String("tune-dir", "", "the `folder` where --tune keeps the measured orders, one file per kernel and machine (default: hofuse/schedules in the user's cache folder)")
+}
+
+// check refuses --tune-dir without --tune.
+func (t *tuneFlags) check(set map[string]bool) error {
+	if set["tune-dir"] && !*t.tune {
+		return usagef("--tune-dir: the folder is used by --tune; pass --tune too")
+	}
+	return nil
+}
+
+// tuner is the schedule pass's tuner for the flags, timing on native
+// with opts, or nil without --tune.
+func (t *tuneFlags) tuner(opts native.Options, stderr io.Writer) *fusion.Tuner {
+	if !*t.tune {
+		return nil
+	}
+	dir := *t.dir
+	if dir == "" {
+		dir = defaultTuneDir()
+	}
+	return nativeTuner(dir, opts, stderr)
+}
 
 // defaultTuneDir is where --tune keeps its measured schedules: the user's
 // cache folder, or a folder in the system's temporary one.
