@@ -115,29 +115,7 @@ func BenchmarkStepJAXModule(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer tr.Close()
-			if _, err := tr.Step(x, y); err != nil { // warm up
-				b.Fatal(err)
-			}
-			var jt, ht []float64
-			for b.Loop() {
-				start := time.Now()
-				outs, err := exe.RunBuffers(args, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, o := range outs {
-					o.Destroy()
-				}
-				mid := time.Now()
-				if _, err := tr.Step(x, y); err != nil {
-					b.Fatal(err)
-				}
-				jt, ht = append(jt, mid.Sub(start).Seconds()*1e3), append(ht, time.Since(mid).Seconds()*1e3)
-			}
-			slices.Sort(jt)
-			slices.Sort(ht)
-			b.ReportMetric(jt[len(jt)/2], "jax-ms")
-			b.ReportMetric(ht[len(ht)/2], "hofuse-ms")
+			stepAgainstModule(b, exe, args, tr, x, y)
 		})
 	}
 }
@@ -198,6 +176,14 @@ func BenchmarkStepCNNJAXModule(b *testing.B) {
 	}
 	defer tr.Close()
 	x := m.RandomInput(1)
+	stepAgainstModule(b, exe, args, tr, x, y)
+}
+
+// stepAgainstModule times JAX's compiled module exe on args and the
+// trainer's step on x and y in turn, each iteration, after one warm-up
+// step: jax-ms and hofuse-ms are their medians.
+func stepAgainstModule(b *testing.B, exe *pjrt.Executable, args []*pjrt.Buffer, tr *Trainer, x, y graph.Value) {
+	b.Helper()
 	if _, err := tr.Step(x, y); err != nil { // warm up
 		b.Fatal(err)
 	}
