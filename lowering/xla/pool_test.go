@@ -11,6 +11,7 @@ import (
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/stablehlo"
 	"github.com/hofuse/hofuse/lowering/xla"
+	"github.com/hofuse/hofuse/pjrt"
 	"github.com/hofuse/hofuse/pjrt/pjrttest"
 )
 
@@ -213,27 +214,7 @@ func TestReduceWindowTerms(t *testing.T) {
 		{"max-dilated", `x : f32[2, 9, 3]; map (\img -> map (\w -> reduce (zip max) w) (window 0 3 1 2 img)) x`, false},
 		{"max-zero-pad", `x : f32[2, 9, 3]; map (\img -> map (\w -> reduce (zip max) w) (window 0 3 2 (pad 0 1 1 img))) x`, false},
 	} {
-		t.Run(cc.name, func(t *testing.T) {
-			p, err := graph.Parse(cc.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			y := p.Body
-			in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range lowertest.FusedAndUnfused(t, y) {
-				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
-				m, err := stablehlo.Module(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := strings.Contains(m, "stablehlo.reduce_window"); got != cc.want {
-					t.Errorf("stablehlo.reduce_window in the module: %v, want %v:\n%s", got, cc.want, m)
-				}
-			}
-		})
+		t.Run(cc.name, func(t *testing.T) { checkModuleOp(t, client, cc.src, 3, "stablehlo.reduce_window", cc.want) })
 	}
 }
 
@@ -254,26 +235,32 @@ func TestTilingWindow(t *testing.T) {
 		{"sum-of-squares", `x : f32[3, 7, 2]; map (\img -> map (\w -> rnz (zip (+)) (\r -> zip (*) r r) w) (window 0 3 3 img)) x`, false},
 		{"overlapping", `x : f32[2, 9, 3]; map (\img -> window 0 3 2 img) x`, true},
 	} {
-		t.Run(cc.name, func(t *testing.T) {
-			p, err := graph.Parse(cc.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			y := p.Body
-			in, err := lowertest.Inputs(y, 5, 0, lowertest.Dense)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, g := range lowertest.FusedAndUnfused(t, y) {
-				lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
-				m, err := stablehlo.Module(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := strings.Contains(m, "stablehlo.concatenate"); got != cc.concat {
-					t.Errorf("stablehlo.concatenate in the module: %v, want %v:\n%s", got, cc.concat, m)
-				}
-			}
-		})
+		t.Run(cc.name, func(t *testing.T) { checkModuleOp(t, client, cc.src, 5, "stablehlo.concatenate", cc.concat) })
+	}
+}
+
+// checkModuleOp runs the program src fused and unfused on PJRT against
+// the interpreter (inputs drawn with seed) and checks that its module
+// contains op exactly when want.
+func checkModuleOp(t *testing.T, client *pjrt.Client, src string, seed uint64, op string, want bool) {
+	t.Helper()
+	p, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := p.Body
+	in, err := lowertest.Inputs(y, seed, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range lowertest.FusedAndUnfused(t, y) {
+		lowertest.Check(t, xla.New(client, xla.Options{}), g, y, in, 0)
+		m, err := stablehlo.Module(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(m, op); got != want {
+			t.Errorf("%s in the module: %v, want %v:\n%s", op, got, want, m)
+		}
 	}
 }
