@@ -240,22 +240,7 @@ func (l *lowerer) convolution(n *graph.NZip, e *env) (out *val, ok bool, err err
 		dlevels = append(dlevels, first+i)
 	}
 	dv := &val{dt: x.dt, factors: []factor{{t: conv, levels: dlevels}}}
-	if l.subst == nil {
-		l.subst = map[graph.Node]*val{}
-	}
-	for _, d := range dots {
-		l.subst[d] = dv
-	}
-	defer func() {
-		for _, d := range dots {
-			delete(l.subst, d)
-		}
-	}()
-	args, err := l.values(n.Args, e)
-	if err != nil {
-		return nil, true, err
-	}
-	out, err = l.nzip(n, n.Fn, args, e)
+	out, err = l.nzipWith(n, e, dots, dv)
 	return out, true, err
 }
 

@@ -336,6 +336,29 @@ func (l *lowerer) apply1(fn graph.Node, args []*val, e *env) (*val, error) {
 	return nil, l.errorf(fn, "not a function")
 }
 
+// nzipWith lowers the nzip n with each of nodes, terms inside its
+// function, standing for v (a convolution's or a pooling's result that
+// replaces the reductions it computes) while its arguments and function
+// are lowered.
+func (l *lowerer) nzipWith(n *graph.NZip, e *env, nodes []graph.Node, v *val) (*val, error) {
+	if l.subst == nil {
+		l.subst = map[graph.Node]*val{}
+	}
+	for _, d := range nodes {
+		l.subst[d] = v
+	}
+	defer func() {
+		for _, d := range nodes {
+			delete(l.subst, d)
+		}
+	}()
+	args, err := l.values(n.Args, e)
+	if err != nil {
+		return nil, err
+	}
+	return l.nzip(n, n.Fn, args, e)
+}
+
 // nzip translates nzip fn args: fn's body is translated once, with the
 // arguments' outer axes as a new, innermost loop level, which becomes the
 // result's outer axis.

@@ -231,22 +231,7 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 		rlevels = append(rlevels, first+i)
 	}
 	rv := &val{dt: x.dt, shape: shape, factors: []factor{{t: rw, levels: rlevels, axes: axes}}}
-	if l.subst == nil {
-		l.subst = map[graph.Node]*val{}
-	}
-	for _, d := range reds {
-		l.subst[d] = rv
-	}
-	defer func() {
-		for _, d := range reds {
-			delete(l.subst, d)
-		}
-	}()
-	args, err := l.values(n.Args, e)
-	if err != nil {
-		return nil, true, err
-	}
-	out, err = l.nzip(n, n.Fn, args, e)
+	out, err = l.nzipWith(n, e, reds, rv)
 	return out, true, err
 }
 
