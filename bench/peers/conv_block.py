@@ -95,6 +95,9 @@ def ort_row(w, warmup, runs):
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [N, C, H, W])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [N, C, H, W])], init)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    # IR version 8 (opset 17's), which every onnxruntime that runs opset 17
+    # reads; make_model would write the installed onnx's newest.
+    model.ir_version = 8
     onnx.checker.check_model(model)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     x = np.ascontiguousarray(w["x"].transpose(0, 3, 1, 2))

@@ -155,7 +155,7 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 			return nil, false, err
 		}
 		s.epi = e
-		epi = " + epilogue per row segment: " + e.prog.describe()
+		epi = " + " + e.describe()
 	}
 	c.b.onRuntime(s.bind)
 	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s",

@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	goruntime "runtime"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -169,7 +170,7 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 	epi := ""
 	if s.epi != nil {
-		epi = " + epilogue per row segment: " + s.epi.prog.describe()
+		epi = " + " + s.epi.describe()
 	}
 	if s.acc {
 		shape = "C += " + shape
@@ -286,6 +287,24 @@ type epilogue struct {
 	dr, dst0 int
 	prog     *vprog
 	store    vstore
+
+	// Blocks of whole rows (applyRows), when the rows are short and lie
+	// end to end in the product and in the destination: flat is prog with
+	// each load of a column operand reading a tile, that operand's n
+	// columns repeated flatLen/n times, so that flatLen elements (whole
+	// rows) run as one chunk. Nil when the rows run one at a time.
+	flat    *vprog
+	tiles   []tileLoad
+	n       int // the row's length
+	flatLen int
+}
+
+// A tileLoad is a column operand of a flat epilogue: the strided source
+// its load reads, and the per-frame tile it reads instead.
+type tileLoad struct {
+	ldt               graph.DType
+	buf, base, stride int
+	tile              int
 }
 
 // epilogue compiles E as a vector program over the columns of one row:
@@ -320,6 +339,20 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	leaf.vary = &vsource{loop: loop, base: e.rowReg, stride: 1}
 	b := newVBuilder(c, loop)
 	b.hoist = s.M > 1
+	// Rows of at most half a chunk, end to end in the product and the
+	// destination, with nothing read per row but the product (the row of
+	// X only in the dots, no other element of the rows' loop, neither in
+	// E nor in the inner arguments): blocks of them run flat.
+	rowFree := true
+	for i, p := range l1.Params {
+		rowFree = rowFree && (i == m.ix || !usesVar(l1.Body, p))
+	}
+	flatLen := 0
+	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= chunk && s.ldc == n &&
+		dst.layout[0].Stride == n && dst.layout[1].Stride == 1 {
+		flatLen = chunk / n * n
+		b.regLen = flatLen
+	}
 	b.subst = map[graph.Node]*cval{}
 	for _, d := range m.dots {
 		b.subst[d] = leaf
@@ -330,7 +363,101 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	}
 	e.prog = b.finish(outs, []graph.DType{dst.dt})
 	e.store = vstore{dt: dst.dt, buf: dst.buf, reg: e.dstReg, stride: dst.layout[1].Stride, acc: dst.acc}
+	if flatLen > 0 {
+		c.flatEpilogue(e, s.N, flatLen)
+	}
 	return e, nil
+}
+
+// flatEpilogue makes e's flat program, when every instruction of its
+// body fits one: the loads of the product's row stay (its rows lie end to
+// end), the loads of column operands read tiles, and nothing may depend on
+// the element's registers (per-element calls) or on the destination.
+func (c *compiler) flatEpilogue(e *epilogue, n, flatLen int) {
+	body := slices.Clone(e.prog.body)
+	zero := c.newInt() // never written: the tiles are read from their start
+	var tiles []tileLoad
+	for i := range body {
+		in := &body[i]
+		switch in.kind {
+		case vkElem:
+			return
+		case vkLoad:
+			switch {
+			case in.base == e.rowReg:
+				if in.stride != 1 {
+					return
+				}
+			case in.base == e.dstReg || (in.ldt != graph.Float32 && in.ldt != graph.Float64):
+				return
+			default:
+				t := tileLoad{ldt: in.ldt, buf: in.buf, base: in.base, stride: in.stride, tile: c.b.alloc(in.ldt, flatLen, true)}
+				tiles = append(tiles, t)
+				in.buf, in.base, in.stride = t.tile, zero, 1
+			}
+		}
+	}
+	flat := *e.prog
+	flat.body = body
+	e.flat, e.tiles, e.n, e.flatLen = &flat, tiles, n, flatLen
+}
+
+// describe says how the epilogue runs, for the plan's description.
+func (e *epilogue) describe() string {
+	if e.flat != nil {
+		return fmt.Sprintf("epilogue per row segment, blocks of rows as flat chunks of %d rows: %s", e.flatLen/e.n, e.prog.describe())
+	}
+	return "epilogue per row segment: " + e.prog.describe()
+}
+
+// applyRows runs the epilogue on columns j0..j1-1 of rows i0..i1-1: as
+// flat chunks of whole rows when it has a flat program and the columns
+// are the whole row, otherwise row by row. Both compute every element by
+// the same operations on the same values, so they agree bit for bit.
+func (e *epilogue) applyRows(fr *frame, i0, i1, j0, j1 int) {
+	if e.flat == nil || j0 != 0 || j1 != e.n || i1-i0 < 2 {
+		for i := i0; i < i1; i++ {
+			e.apply(fr, i, j0, j1)
+		}
+		return
+	}
+	p := e.flat
+	p.prologue(fr)
+	total := (i1 - i0) * e.n
+	fill := min(e.flatLen, total)
+	for _, t := range e.tiles {
+		off := fr.ints[t.base]
+		switch {
+		case t.ldt == graph.Float32:
+			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], off, t.stride, e.n)
+		default:
+			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], off, t.stride, e.n)
+		}
+	}
+	ints := fr.ints
+	row, dst := ints[e.cr]+i0*e.ldc, ints[e.dr]+i0*e.dst0
+	out := p.outs[0]
+	for f := 0; f < total; f += e.flatLen {
+		m := min(e.flatLen, total-f)
+		ints[e.rowReg], ints[e.dstReg] = row+f, dst+f
+		p.run(fr, 0, m)
+		if p.f32 {
+			storeChunk(fr, &e.store, fr.v32[out][:m], 0)
+		} else {
+			storeChunk(fr, &e.store, fr.v64[out][:m], 0)
+		}
+	}
+}
+
+// tileColumns fills tile with the n elements src[off], src[off+stride],
+// ... repeated: tile[k] = src[off + (k mod n)·stride].
+func tileColumns[T float32 | float64](tile, src []T, off, stride, n int) {
+	for j := range min(n, len(tile)) {
+		tile[j] = src[off+j*stride]
+	}
+	for k := n; k < len(tile); k += n {
+		copy(tile[k:], tile[:n])
+	}
 }
 
 // apply runs the epilogue on columns j0..j1-1 of row i.
@@ -369,13 +496,15 @@ type gemmSite struct {
 	epi         *epilogue
 	packer      *windowPacker // packs the left operand from the image at xb, xr (the windows of a convolution) instead of reading A
 
-	rt      *runtime
-	perF32  []func(row, col0 int, c []float32) // epilogue on frame w, for products inside parallel loops
-	perF64  []func(row, col0 int, c []float64)
-	sharF32 func(row, col0 int, c []float32) // epilogue on a borrowed frame, for threaded products
-	sharF64 func(row, col0 int, c []float64)
-	packF32 []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
-	packF64 []func(dst []float64, mr, i0, h, k0, kc int)
+	rt       *runtime
+	perF32   []func(row, col0 int, c []float32) // epilogue on frame w, for products inside parallel loops
+	perF64   []func(row, col0 int, c []float64)
+	sharF32  func(row, col0 int, c []float32) // epilogue on a borrowed frame, for threaded products
+	sharF64  func(row, col0 int, c []float64)
+	perRows  []func(row0, row1, col0, col1 int) // the epilogue on blocks of rows (kernels.GemmParams.EpilogueRows), per frame and borrowing
+	sharRows func(row0, row1, col0, col1 int)
+	packF32  []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
+	packF64  []func(dst []float64, mr, i0, h, k0, kc int)
 }
 
 // bind makes the epilogue closures once the plan's frames exist, so that
@@ -400,6 +529,12 @@ func (s *gemmSite) bind(rt *runtime) {
 	for _, fr := range rt.allFrames {
 		s.perF32 = append(s.perF32, func(row, col0 int, c []float32) { e.apply(fr, row, col0, col0+len(c)) })
 		s.perF64 = append(s.perF64, func(row, col0 int, c []float64) { e.apply(fr, row, col0, col0+len(c)) })
+		s.perRows = append(s.perRows, func(row0, row1, col0, col1 int) { e.applyRows(fr, row0, row1, col0, col1) })
+	}
+	s.sharRows = func(row0, row1, col0, col1 int) {
+		fr := rt.borrow()
+		e.applyRows(fr, row0, row1, col0, col1)
+		rt.giveBack(fr)
 	}
 	s.sharF32 = func(row, col0 int, c []float32) {
 		fr := rt.borrow()
@@ -431,9 +566,9 @@ func (s *gemmSite) run(fr *frame) {
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue = s.sharF32
+				p.Epilogue, p.EpilogueRows = s.sharF32, s.sharRows
 			} else {
-				p.Epilogue = s.perF32[fr.w]
+				p.Epilogue, p.EpilogueRows = s.perF32[fr.w], s.perRows[fr.w]
 			}
 		}
 		if s.packer != nil {
@@ -448,9 +583,9 @@ func (s *gemmSite) run(fr *frame) {
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue = s.sharF64
+				p.Epilogue, p.EpilogueRows = s.sharF64, s.sharRows
 			} else {
-				p.Epilogue = s.perF64[fr.w]
+				p.Epilogue, p.EpilogueRows = s.perF64[fr.w], s.perRows[fr.w]
 			}
 		}
 		if s.packer != nil {

@@ -141,6 +141,10 @@ type vbuilder struct {
 	// hoist allows subterms computed from ready buffers alone to be
 	// computed once per run, before the kernel (the loop runs many times).
 	hoist bool
+	// regLen, if not 0, is the registers' length in place of the loop's
+	// extent: a GEMM epilogue over short rows runs blocks of rows as one
+	// flat span (epilogue.applyRows).
+	regLen int
 }
 
 func newVBuilder(c *compiler, loop *vloop) *vbuilder {
@@ -188,6 +192,9 @@ func (b *vbuilder) invariant(s *cval) int {
 	fillLen := chunk
 	if b.loop != nil && b.loop.n > 0 {
 		fillLen = min(chunk, b.loop.n)
+	}
+	if b.regLen > 0 {
+		fillLen = b.regLen
 	}
 	b.pro = append(b.pro, vinstr{kind: vkBcast, dst: r, dt: s.dt, fn: s.fn, fillLen: fillLen})
 	if s.freg >= 0 {
@@ -867,6 +874,9 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	length := chunk
 	if b.loop != nil && b.loop.n > 0 {
 		length = min(chunk, b.loop.n)
+	}
+	if b.regLen > 0 {
+		length = b.regLen
 	}
 	base := b.c.b.allocV(f32, len(b.regs), length)
 	p := &vprog{f32: f32, base: base, regs: b.regs}

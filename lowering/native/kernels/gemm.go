@@ -42,6 +42,13 @@ type GemmParams[T float32 | float64] struct {
 	// goroutines. An epilogue may rewrite c in place (bias, activation); it
 	// must not touch other parts of C, and must not use this Workspace.
 	Epilogue func(row, col0 int, c []T)
+	// EpilogueRows, if not nil, takes the place of Epilogue where the
+	// product finishes a block of rows at once: it is called with rows
+	// [row0, row1) and columns [col0, col1) of C final, so that an
+	// epilogue of many short rows pays its dispatch once per block. The
+	// same rules as Epilogue's hold for the block. Epilogue must be set
+	// too: the paths that finish one row at a time call it.
+	EpilogueRows func(row0, row1, col0, col1 int)
 	// Work holds the packing buffers; nil uses an internal pool. A
 	// Workspace must not be used by two products at once.
 	Work *Workspace
@@ -685,7 +692,9 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 			}
 		}
 	}
-	if p.Epilogue != nil {
+	if p.EpilogueRows != nil && p.Epilogue != nil {
+		p.EpilogueRows(i0, i1, jp0*nr, min(p.N, jp1*nr))
+	} else if p.Epilogue != nil {
 		col0, col1 := jp0*nr, min(p.N, jp1*nr)
 		for i := i0; i < i1; i++ {
 			p.Epilogue(i, col0, p.C[i*p.LDC+col0:i*p.LDC+col1])

@@ -32,9 +32,13 @@ type gemmCase struct {
 }
 
 func (c gemmCase) String() string {
-	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v/packA=%v",
-		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue, c.packA)
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v,rows=%v/packA=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue, c.epiRows(), c.packA)
 }
+
+// epiRows reports whether a case with an epilogue also sets EpilogueRows:
+// half of them, by their sizes.
+func (c gemmCase) epiRows() bool { return c.epilogue && (c.m+c.n)%2 == 0 }
 
 // guard is the value of the elements of C's backing slice outside the view;
 // they must come back unchanged.
@@ -99,6 +103,15 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 			for jj := range seg {
 				seen[row*c.n+col0+jj]++
 				seg[jj] = 2*seg[jj] + 1
+			}
+		}
+		if c.epiRows() {
+			// Blocks of rows where the product finishes them together;
+			// the per-row epilogue elsewhere.
+			p.EpilogueRows = func(row0, row1, col0, col1 int) {
+				for i := row0; i < row1; i++ {
+					p.Epilogue(i, col0, cv[i*ldc+col0:i*ldc+col1])
+				}
 			}
 		}
 	}

@@ -1,0 +1,130 @@
+package native_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
+	"github.com/hofuse/hofuse/lowering/lowertest"
+	"github.com/hofuse/hofuse/lowering/native"
+)
+
+// TestFlatEpilogue checks the GEMM epilogues that run blocks of short rows
+// as flat chunks (a column operand's values repeated once per row): a
+// dense layer with bias, BatchNorm and ReLU, and a convolution block, for
+// row lengths from 1 to past half a chunk (where the rows run one at a
+// time), row counts that leave partial blocks, f32 and f64, on one and on
+// all threads, against the interpreter; the plan says which way the rows
+// ran.
+func TestFlatEpilogue(t *testing.T) {
+	type tc struct {
+		rows, in, out int
+		dt            graph.DType
+	}
+	var cases []tc
+	for _, out := range []int{1, 3, 5, 17, 64, 100, 512, 513} {
+		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+			cases = append(cases, tc{rows: 37 + out%7*40, in: 13, out: out, dt: dt})
+		}
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("dense-%dx%dx%d-%v", c.rows, c.in, c.out, c.dt), func(t *testing.T) {
+			x, err := graph.NewInput("x", graph.ArrayOf(c.dt, c.rows, c.in), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, _, err := layers.Dense("dense", x, c.in, c.out, c.dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if y, _, err = layers.BatchNorm("bn", y, c.out, c.dt, layers.BatchNormOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if y, err = layers.ReLU("relu", y); err != nil {
+				t.Fatal(err)
+			}
+			in, err := lowertest.Inputs(y, 5, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFlat(t, y, in, 2*c.out <= 1024)
+		})
+	}
+	// An inner argument read per row (a residual's row) keeps the rows
+	// one at a time: a tile of it would hold the block's first row.
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		t.Run(fmt.Sprintf("residual-%v", dt), func(t *testing.T) {
+			var ins []*graph.Input
+			for _, d := range []struct {
+				name string
+				dims []int
+			}{{"x", []int{41, 7}}, {"w", []int{7, 9}}, {"b", []int{9}}, {"res", []int{41, 9}}} {
+				in, err := graph.NewInput(d.name, graph.ArrayOf(dt, d.dims...), false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ins = append(ins, in)
+			}
+			y, err := graph.ParseTerm(`zip (\r q -> nzip (\c bb qq -> max (rnz (+) (*) r c + bb + qq) 0) (flip 0 w) b q) x res`, ins...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFlat(t, y, in, false)
+		})
+	}
+	for _, out := range []int{6, 64, 600} {
+		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+			t.Run(fmt.Sprintf("conv-block-%d-%v", out, dt), func(t *testing.T) {
+				x, err := graph.NewInput("x", graph.ArrayOf(dt, 3, 7, 5, 4), false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y, _, err := layers.Conv2D("conv", x, 4, out, [2]int{3, 3}, dt, layers.ConvOptions{Padding: layers.PadSame})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if y, _, err = layers.BatchNorm("bn", y, out, dt, layers.BatchNormOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if y, err = layers.ReLU("relu", y); err != nil {
+					t.Fatal(err)
+				}
+				in, err := lowertest.Inputs(y, 9, 0, lowertest.Dense)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFlat(t, y, in, 2*out <= 1024)
+			})
+		}
+	}
+}
+
+// checkFlat runs term fused on one and on all threads against the
+// interpreter and checks that its GEMM epilogue runs flat iff flat.
+func checkFlat(t *testing.T, term graph.Node, in map[string]graph.Value, flat bool) {
+	t.Helper()
+	for _, g := range lowertest.FusedAndUnfused(t, term)[:1] {
+		for _, par := range []int{1, 0} {
+			b := native.New(native.Options{Parallelism: par})
+			lowertest.Check(t, b, g, term, in, 0)
+			p, err := b.Plan(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := p.Describe()
+			p.Close()
+			if !strings.Contains(d, "epilogue per row segment") {
+				t.Fatalf("no GEMM epilogue in the plan:\n%s", d)
+			}
+			if got := strings.Contains(d, "flat chunks"); got != flat {
+				t.Errorf("parallelism %d: flat epilogue %v, want %v:\n%s", par, got, flat, d)
+			}
+		}
+	}
+}
