@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
@@ -454,79 +453,13 @@ func convPad(c *ctx) error {
 	if len(pads) != 2*len(axes) {
 		return c.errorf("pads %v has %d values for %d axes, want %d", pads, len(pads), len(axes), 2*len(axes))
 	}
-	// A pad view fills with 0, -inf or +inf. Any other constant is
-	// selected where a -inf-padded array of zeros says "outside".
-	fill, other := graph.FillZero, false
-	switch {
-	case value == 0:
-	case math.IsInf(value, -1):
-		fill = graph.FillNegInf
-	case math.IsInf(value, 1):
-		fill = graph.FillPosInf
-	default:
-		other = true
-	}
 	n := len(axes)
-	padded := func(y graph.Node, fill graph.Fill) (graph.Node, error) {
-		for i, a := range axes {
-			lo, hi := pads[i], pads[n+i]
-			if lo < 0 || hi < 0 {
-				cl, ch := max(-lo, 0), max(-hi, 0)
-				if cl+ch >= ext[a] {
-					return nil, c.errorf("pads %v crop all %d elements of axis %d", pads, ext[a], a)
-				}
-				if y, err = c.view(graph.CropView{Axis: a, Lo: cl, Hi: ch}, y); err != nil {
-					return nil, err
-				}
-			}
-			if lo > 0 || hi > 0 {
-				if y, err = c.view(graph.PadView{Axis: a, Lo: max(lo, 0), Hi: max(hi, 0), Fill: fill}, y); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return y, nil
-	}
-	y, err := padded(x, fill)
+	y, err := c.ops().Pad(x, axes, pads[:n], pads[n:], value)
 	if err != nil {
-		return err
-	}
-	if other {
-		if y, err = c.fillOutside(x, y, value, padded); err != nil {
-			return err
-		}
+		return c.wrap(err, "pads %v", pads)
 	}
 	c.out(0, y)
 	return nil
-}
-
-// fillOutside returns y, x padded with zeros by pad, with value in place
-// of the padding: select (inside) y value, where inside is read from an
-// array of x's zeros padded by pad with -inf.
-func (c *ctx) fillOutside(x, y graph.Node, value float64, pad func(graph.Node, graph.Fill) (graph.Node, error)) (graph.Node, error) {
-	dt, _, err := nd.Shape(x)
-	if err != nil {
-		return nil, c.wrap(err, "input data")
-	}
-	conv := graph.ToF32
-	if dt == graph.Float64 {
-		conv = graph.ToF64
-	}
-	zeros, err := c.ops().Map(x, func(b *layers.Builder, _ graph.Node) graph.Node { return b.Call(conv, b.Const(0)) })
-	if err != nil {
-		return nil, c.wrap(err, "pad")
-	}
-	mask, err := pad(zeros, graph.FillNegInf)
-	if err != nil {
-		return nil, err
-	}
-	y, err = c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
-		return b.Call(graph.Select, b.Call(graph.Eq, vs[1], b.Const(0)), vs[0], b.Call(conv, b.Const(value)))
-	}, y, mask)
-	if err != nil {
-		return nil, c.wrap(err, "pad")
-	}
-	return y, nil
 }
 
 // view applies the view v to x, with the node's name as source.

@@ -42,7 +42,12 @@
 // FusedBatchNormV3 and its older FusedBatchNorm and FusedBatchNormV2
 // (inference; is_training is refused), Mean, Sum and Max
 // (constant reduction_indices, keep_dims), Reshape (constant shape, one
-// -1), Squeeze (squeeze_dims) and ExpandDims (constant axis). Each
+// -1), Squeeze (squeeze_dims) and ExpandDims (constant axis), Transpose
+// (constant perm, a view), Pad and PadV2 (constant paddings and
+// constant_values, through nd.Pad; MirrorPad is refused, the IR having no
+// reversed view), Cast (to a type hofuse computes in; a constant is cast
+// when the graph is read), and Conv2D, DepthwiseConv2dNative, MaxPool and
+// AvgPool (NHWC, through the layers of the same name). Each
 // converter's doc comment states the TensorFlow semantics it implements;
 // the terms are built with imports/nd, and with layers where a layer
 // exists (ReLU, LeakyReLU, Sigmoid, Tanh).

@@ -297,6 +297,62 @@ def _():
     return {"x": rand(2, 3)}, [y]
 
 
+# The cases below draw from their own generator, so that adding them left
+# the inputs of the cases above (and of keras_case) as they were.
+rng2 = np.random.default_rng(20261124)
+
+
+def rand2(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng2.uniform(lo, hi, size=shape).astype(dtype)
+
+
+@case("pad_nhwc")
+def _():
+    x = ph([None, 3, 4, 2])
+    y = tf.pad(tf.nn.relu(x), [[0, 0], [1, 2], [2, 0], [0, 1]], name="y")
+    return {"x": rand2(2, 3, 4, 2)}, [y]
+
+
+@case("padv2_constant")
+def _():
+    x = ph([None, 5])
+    y = tf.raw_ops.PadV2(input=x, paddings=tf.constant([[1, 0], [0, 3]]),
+                         constant_values=tf.constant(1.5), name="y")
+    return {"x": rand2(3, 5)}, [y]
+
+
+@case("padv2_neg_inf")
+def _():
+    x = ph([None, 4])
+    y = tf.raw_ops.PadV2(input=x, paddings=tf.constant([[0, 0], [2, 1]], dtype=tf.int64),
+                         constant_values=tf.constant(-np.inf, dtype=tf.float32), name="p")
+    z = tf.reduce_max(y, axis=1, name="y")
+    return {"x": rand2(3, 4)}, [z]  # JSON has no -inf: the max reads the fill
+
+
+@case("transpose")
+def _():
+    x = ph([None, 3, 4])
+    t = tf.transpose(tf.nn.relu(x), [0, 2, 1], name="t")
+    y = tf.matmul(tf.reshape(t, [-1, 3]), tf.constant(rand2(3, 2), name="w"), name="y")
+    return {"x": rand2(2, 3, 4)}, [tf.identity(t, name="t_out"), y]
+
+
+@case("cast_double")
+def _():
+    x = ph([None, 3])
+    y = tf.add(tf.cast(x, tf.float64), tf.constant(rand2(3).astype(np.float64), name="b"), name="y")
+    return {"x": rand2(2, 3)}, [y]
+
+
+@case("cast_shape_fold")
+def _():
+    x = ph([None, 2, 6])
+    s = tf.cast(tf.constant([-1, 12], dtype=tf.int32), tf.int64, name="s")
+    y = tf.reshape(x, s, name="y")
+    return {"x": rand2(2, 2, 6)}, [y]
+
+
 def keras_case():
     """A Keras Sequential model with Flatten, an exact GELU, Dropout and
     LayerNormalization, frozen as Keras models are: its GraphDef holds
@@ -311,6 +367,37 @@ def keras_case():
     x = rand(3, 4, 4)
     f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
         tf.TensorSpec([None, 4, 4], tf.float32, name="x"))
+    frozen = convert_variables_to_constants_v2(f)
+    gd = frozen.graph.as_graph_def()
+    (out,) = [t.op.name for t in frozen.outputs]
+    g = tf.Graph()
+    with g.as_default():
+        tf.graph_util.import_graph_def(gd, name="")
+        with tf1.Session(graph=g) as sess:
+            y = sess.run(out + ":0", {"x:0": x})
+    return gd, {"x": x}, [(out, y)], 3
+
+
+def keras_cnn_case():
+    """A small Keras CNN: ZeroPadding2D (Pad), Conv2D, BatchNormalization,
+    ReLU, MaxPooling2D, GlobalAveragePooling2D, Dropout and a softmax
+    Dense, frozen the same way."""
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+    tf.keras.utils.set_random_seed(11)
+    m = tf.keras.Sequential([
+        tf.keras.Input((6, 6, 2)), tf.keras.layers.ZeroPadding2D(((1, 0), (0, 1))),
+        tf.keras.layers.Conv2D(4, 3), tf.keras.layers.BatchNormalization(),
+        tf.keras.layers.ReLU(), tf.keras.layers.MaxPooling2D(2),
+        tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dropout(0.25),
+        tf.keras.layers.Dense(3, activation="softmax")])
+    # Moving statistics away from 0 and 1, so that inference BatchNorm
+    # does something.
+    bn = m.layers[2]
+    bn.set_weights([rand2(4, lo=0.5, hi=1.5), rand2(4, lo=-0.5, hi=0.5),
+                    rand2(4, lo=-0.5, hi=0.5), rand2(4, lo=0.5, hi=2.0)])
+    x = rand2(3, 6, 6, 2)
+    f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
+        tf.TensorSpec([None, 6, 6, 2], tf.float32, name="x"))
     frozen = convert_variables_to_constants_v2(f)
     gd = frozen.graph.as_graph_def()
     (out,) = [t.op.name for t in frozen.outputs]
@@ -347,17 +434,18 @@ def main():
             "outputs": [{"name": t.op.name, "dtype": str(v.dtype), "shape": list(v.shape),
                          "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
         })
-    gd, feeds, outs, batch = keras_case()
-    with open(os.path.join(HERE, "keras_flatten_gelu_layernorm.pb"), "wb") as f:
-        f.write(gd.SerializeToString(deterministic=True))
-    cases.append({
-        "name": "keras_flatten_gelu_layernorm",
-        "batch": batch,
-        "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
-                   for k, v in feeds.items()},
-        "outputs": [{"name": name, "dtype": str(v.dtype), "shape": list(v.shape),
-                     "data": v.ravel().tolist()} for name, v in outs],
-    })
+    for name, build in [("keras_flatten_gelu_layernorm", keras_case), ("keras_cnn_zero_padding", keras_cnn_case)]:
+        gd, feeds, outs, batch = build()
+        with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+            f.write(gd.SerializeToString(deterministic=True))
+        cases.append({
+            "name": name,
+            "batch": batch,
+            "inputs": {k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
+                       for k, v in feeds.items()},
+            "outputs": [{"name": name, "dtype": str(v.dtype), "shape": list(v.shape),
+                         "data": v.ravel().tolist()} for name, v in outs],
+        })
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=1)
         f.write("\n")
