@@ -353,20 +353,14 @@ def _():
     return {"x": rand2(2, 2, 6)}, [y]
 
 
-def keras_case():
-    """A Keras Sequential model with Flatten, an exact GELU, Dropout and
-    LayerNormalization, frozen as Keras models are: its GraphDef holds
-    Shape, StridedSlice and Pack (Flatten), Erfc (GELU), StopGradient and
-    SquaredDifference (LayerNormalization), and a control input."""
+def freeze(m, x):
+    """Freezes the Keras model m in inference (its input x, batch
+    unknown) as convert_variables_to_constants_v2 does, and runs the
+    frozen GraphDef on x in TensorFlow: (graph, feeds, [(output, value)],
+    batch)."""
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
-    tf.keras.utils.set_random_seed(7)
-    m = tf.keras.Sequential([
-        tf.keras.Input((4, 4)), tf.keras.layers.Flatten(),
-        tf.keras.layers.Dense(8, activation="gelu"), tf.keras.layers.Dropout(0.5),
-        tf.keras.layers.LayerNormalization(), tf.keras.layers.Dense(3, activation="softmax")])
-    x = rand(3, 4, 4)
     f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
-        tf.TensorSpec([None, 4, 4], tf.float32, name="x"))
+        tf.TensorSpec([None, *x.shape[1:]], tf.float32, name="x"))
     frozen = convert_variables_to_constants_v2(f)
     gd = frozen.graph.as_graph_def()
     (out,) = [t.op.name for t in frozen.outputs]
@@ -375,14 +369,27 @@ def keras_case():
         tf.graph_util.import_graph_def(gd, name="")
         with tf1.Session(graph=g) as sess:
             y = sess.run(out + ":0", {"x:0": x})
-    return gd, {"x": x}, [(out, y)], 3
+    return gd, {"x": x}, [(out, y)], x.shape[0]
+
+
+def keras_case():
+    """A Keras Sequential model with Flatten, an exact GELU, Dropout and
+    LayerNormalization, frozen as Keras models are: its GraphDef holds
+    Shape, StridedSlice and Pack (Flatten), Erfc (GELU), StopGradient and
+    SquaredDifference (LayerNormalization), and a control input."""
+    tf.keras.utils.set_random_seed(7)
+    m = tf.keras.Sequential([
+        tf.keras.Input((4, 4)), tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(8, activation="gelu"), tf.keras.layers.Dropout(0.5),
+        tf.keras.layers.LayerNormalization(), tf.keras.layers.Dense(3, activation="softmax")])
+    x = rand(3, 4, 4)
+    return freeze(m, x)
 
 
 def keras_cnn_case():
     """A small Keras CNN: ZeroPadding2D (Pad), Conv2D, BatchNormalization,
     ReLU, MaxPooling2D, GlobalAveragePooling2D, Dropout and a softmax
     Dense, frozen the same way."""
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
     tf.keras.utils.set_random_seed(11)
     m = tf.keras.Sequential([
         tf.keras.Input((6, 6, 2)), tf.keras.layers.ZeroPadding2D(((1, 0), (0, 1))),
@@ -396,17 +403,7 @@ def keras_cnn_case():
     bn.set_weights([rand2(4, lo=0.5, hi=1.5), rand2(4, lo=-0.5, hi=0.5),
                     rand2(4, lo=-0.5, hi=0.5), rand2(4, lo=0.5, hi=2.0)])
     x = rand2(3, 6, 6, 2)
-    f = tf.function(lambda x: m(x, training=False)).get_concrete_function(
-        tf.TensorSpec([None, 6, 6, 2], tf.float32, name="x"))
-    frozen = convert_variables_to_constants_v2(f)
-    gd = frozen.graph.as_graph_def()
-    (out,) = [t.op.name for t in frozen.outputs]
-    g = tf.Graph()
-    with g.as_default():
-        tf.graph_util.import_graph_def(gd, name="")
-        with tf1.Session(graph=g) as sess:
-            y = sess.run(out + ":0", {"x:0": x})
-    return gd, {"x": x}, [(out, y)], 3
+    return freeze(m, x)
 
 
 def main():
