@@ -1,6 +1,10 @@
 package native
 
-import "github.com/hofuse/hofuse/graph"
+import (
+	"slices"
+
+	"github.com/hofuse/hofuse/graph"
+)
 
 // collapseNest merges the outer loops of a nest of zips, nzip (nzip g) xs
 // into d, into one loop over the product of their extents when every
@@ -67,4 +71,58 @@ func flatten0(v *cval) *cval {
 	w := *v
 	w.layout = l
 	return &w
+}
+
+// collapseReduce merges a reduction over the rows of a reduction,
+// rnz r (\p1 .. pk -> rnz r f p1 .. pk) xs, into rnz r f (flatten 0 xs)
+// when every argument can see its two outer axes as one and r's ops are
+// associative and commutative (the compiled nest accumulates every
+// element into one accumulator in this order already; the merged loop
+// only visits them as one loop). It repeats while it can, so that the
+// per-channel sums over images, rows and columns of a BatchNorm become
+// one reduction over all pixels, which flatReduce can run flat. It
+// returns false when nothing merges.
+func collapseReduce(red, fn *cval, args []*cval) (*cval, []*cval, bool) {
+	if red.kind != cvFunc {
+		return fn, args, false
+	}
+	r0, ok := graph.Reducer(red.node, red.env)
+	if !ok || !commutes(r0.Ops) {
+		return fn, args, false
+	}
+	merged := false
+	for fn.kind == cvFunc {
+		l, ok := fn.node.(*graph.Lambda)
+		if !ok || len(l.Params) != len(args) {
+			break
+		}
+		in, ok := l.Body.(*graph.RNZ)
+		if !ok || len(in.Args) != len(l.Params) || usesAny(in.Fn, l.Params) || usesAny(in.Red, l.Params) {
+			break
+		}
+		same := true
+		for i, a := range in.Args {
+			same = same && a == graph.Node(l.Params[i])
+		}
+		r1, ok := graph.Reducer(in.Red, fn.env)
+		if !same || !ok || !slices.Equal(r1.Ops, r0.Ops) || !slices.Equal(r1.Lifts, r0.Lifts) {
+			break
+		}
+		all := true
+		for _, a := range args {
+			all = all && flattens(a)
+		}
+		if !all {
+			break
+		}
+		if !merged {
+			args = append([]*cval(nil), args...)
+			merged = true
+		}
+		for i, a := range args {
+			args[i] = flatten0(a)
+		}
+		fn = &cval{kind: cvFunc, node: in.Fn, env: fn.env}
+	}
+	return fn, args, merged
 }

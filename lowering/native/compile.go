@@ -930,6 +930,9 @@ func (c *compiler) perElement(fn *cval, args []*cval) float64 {
 
 // rnzInto compiles rnz red fn args into dst.
 func (c *compiler) rnzInto(red, fn *cval, args []*cval, dst *cval) (code, error) {
+	if fn2, args2, ok := collapseReduce(red, fn, args); ok {
+		fn, args = fn2, args2
+	}
 	n, err := outerExtent(args)
 	if err != nil {
 		return nil, err
@@ -1059,6 +1062,9 @@ func commutes(ops []graph.Op) bool {
 // goes to first (when not nil), the others accumulate into rest. The
 // accumulator does not move while the loop runs.
 func (c *compiler) reducePart(fn *cval, args []*cval, first, rest *cval, lo, hi int) (code, error) {
+	if code, ok, err := c.flatReduce(fn, args, first, rest, lo, hi); err != nil || ok {
+		return code, err
+	}
 	elems, vars, err := c.elemsOf(args, nil)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -14,58 +15,72 @@ import (
 // tuple-valued map, as fusion leaves a BatchNorm's backward pass) computes
 // the map once per row of the reduction around it, not once per
 // projection, accumulating its components straight into the reduction's
-// accumulators, and the results are graph.Eval's.
+// accumulators, and the results are graph.Eval's. Rows of 5 run flat
+// (flatReduce: one program for all rows); rows of 600, longer than half
+// a chunk, one at a time (the program compiled twice: the first row, then
+// the others).
 func TestSharedProjectionsComputedOnce(t *testing.T) {
-	const f = `(nzip (\a b -> (a + b, a * b, exp a)) r B)`
-	prog, err := graph.Parse(`A : f32[6, 5]; B : f32[5];
+	for _, c := range []struct {
+		cols  int
+		want  string
+		count int
+	}{
+		{5, "flat rnz [6] of rows of 5, 204 rows a chunk: 2 loads, 3 ops", 1},
+		{600, "vector loop [600]: 2 loads, 3 ops", 2},
+	} {
+		t.Run(fmt.Sprint(c.cols), func(t *testing.T) {
+			const f = `(nzip (\a b -> (a + b, a * b, exp a)) r B)`
+			prog, err := graph.Parse(fmt.Sprintf(`A : f32[6, %d]; B : f32[%d];
 rnz (\x y -> (zip (+) (fst x) (fst y), zip (+) (snd x) (snd y), zip (+) (proj 2 x) (proj 2 y), zip (+) (proj 3 x) (proj 3 y)))
-    (\r -> (proj 2 ` + f + `, fst ` + f + `, snd ` + f + `, r)) A`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The parser builds three copies of the map; fusion leaves one node.
-	tup := prog.Body.(*graph.RNZ).Fn.(*graph.Lambda).Body.(*graph.Tuple)
-	shared := tup.Elems[0].(*graph.Proj).X
-	tup.Elems[1].(*graph.Proj).X = shared
-	tup.Elems[2].(*graph.Proj).X = shared
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	// The reduction compiles its body twice (the first row, then the
-	// others); each copy computes the map once, not once per projection,
-	// straight into the accumulators (each component is projected once),
-	// never into scratch that a loop of its own then adds.
-	if got := strings.Count(p.Describe(), "vector loop [5]: 2 loads, 3 ops"); got != 2 {
-		t.Errorf("the shared map is computed %d times, want twice:\n%s", got, p.Describe())
-	}
-	if strings.Contains(p.Describe(), "materialise") {
-		t.Errorf("the shared map is materialised:\n%s", p.Describe())
-	}
-	a, _ := graph.Zeros(graph.Float32, 6, 5)
-	b, _ := graph.Zeros(graph.Float32, 5)
-	for i := range 6 {
-		for j := range 5 {
-			a.Set(math.Sin(float64(5*i+j)), i, j)
-			b.Set(math.Cos(float64(7*i+j)), j)
-		}
-	}
-	in := map[string]graph.Value{"A": a, "B": b}
-	want, err := graph.Eval(prog.Body, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := p.Run(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := graph.Diff(want, got, graph.Tolerance(graph.Float32)); diff != nil {
-		t.Errorf("differs from graph.Eval: %v", diff)
+    (\r -> (proj 2 `, c.cols, c.cols) + f + `, fst ` + f + `, snd ` + f + `, r)) A`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The parser builds three copies of the map; fusion leaves one node.
+			tup := prog.Body.(*graph.RNZ).Fn.(*graph.Lambda).Body.(*graph.Tuple)
+			shared := tup.Elems[0].(*graph.Proj).X
+			tup.Elems[1].(*graph.Proj).X = shared
+			tup.Elems[2].(*graph.Proj).X = shared
+			g, err := fusion.Whole(prog.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			// Each program computes the map once, not once per
+			// projection, straight into the accumulators (each
+			// component is projected once), never into scratch that a
+			// loop of its own then adds.
+			if got := strings.Count(p.Describe(), c.want); got != c.count {
+				t.Errorf("%q appears %d times, want %d:\n%s", c.want, got, c.count, p.Describe())
+			}
+			if strings.Contains(p.Describe(), "materialise") {
+				t.Errorf("the shared map is materialised:\n%s", p.Describe())
+			}
+			a, _ := graph.Zeros(graph.Float32, 6, c.cols)
+			b, _ := graph.Zeros(graph.Float32, c.cols)
+			for i := range 6 {
+				for j := range c.cols {
+					a.Set(math.Sin(float64(5*i+j)), i, j)
+					b.Set(math.Cos(float64(7*i+j)), j)
+				}
+			}
+			in := map[string]graph.Value{"A": a, "B": b}
+			want, err := graph.Eval(prog.Body, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Run(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := graph.Diff(want, got, graph.Tolerance(graph.Float32)); diff != nil {
+				t.Errorf("differs from graph.Eval: %v", diff)
+			}
+		})
 	}
 }
 

@@ -141,14 +141,20 @@ func (c *compiler) refused(err error, m vmark) error {
 	if !errors.Is(err, errNotVectorisable) {
 		return err
 	}
+	c.rollback(m)
+	c.note("%v; a general loop instead", err)
+	return nil
+}
+
+// rollback takes back what a vector program built since m added: hoisted
+// vectors and their lines in the description.
+func (c *compiler) rollback(m vmark) {
 	c.pre = c.pre[:m.pre]
 	if c.desc != nil && c.desc.Len() > m.desc {
 		kept := c.desc.String()[:m.desc]
 		c.desc.Reset()
 		c.desc.WriteString(kept)
 	}
-	c.note("%v; a general loop instead", err)
-	return nil
 }
 
 // axpy recognises dst += a * x, with a loop-invariant scalar a and x a

@@ -1,0 +1,297 @@
+package native
+
+import (
+	"errors"
+	"math"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
+)
+
+// flatReduce compiles a sum over the rows of row-major arrays whose
+// element function is a map over each row's C elements (a per-channel
+// sum over pixels, as BatchNorm's statistics and its gradient take):
+//
+//	rnz (zip (+)) (\r1 .. rk -> nzip f a1 .. aj) X1 .. Xk
+//
+// with every Xi of shape [rows, C] row-major, every aj either some ri or
+// a vector of C elements that does not depend on the row, and the
+// accumulators vectors of C elements. Run row by row, each row pays the
+// vector program's dispatch for only C elements. Here the rows run as one
+// flat span instead, flatLen elements (whole rows) a chunk, the column
+// operands read from tiles that repeat them once per row, and each chunk's
+// results are added into flatLen partial sums, folded into the C
+// accumulators at the end: the sums are regrouped (as the split over
+// goroutines regroups them), which (+)'s algebra allows. ok is false,
+// with nothing compiled, where the reduction does not have this form.
+func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi int) (code, bool, error) {
+	if fn.kind != cvFunc || hi-lo < 2 {
+		return nil, false, nil
+	}
+	l1, ok := fn.node.(*graph.Lambda)
+	if !ok || len(l1.Params) != len(args) {
+		return nil, false, nil
+	}
+	// The accumulators: vectors of C floats, all accumulating by (+) (and
+	// the first row's stores, the same leaves storing).
+	leaves := rest.leaves()
+	C := 0
+	for _, l := range leaves {
+		if l.kind != cvView || len(l.layout) != 1 || l.acc != graph.Add || (l.dt != graph.Float32 && l.dt != graph.Float64) {
+			return nil, false, nil
+		}
+		if C == 0 {
+			C = l.layout[0].Extent
+		}
+		if l.layout[0].Extent != C || l.dt != leaves[0].dt {
+			return nil, false, nil
+		}
+	}
+	var firstLeaves []*cval
+	if first != nil {
+		firstLeaves = first.leaves()
+		if len(firstLeaves) != len(leaves) {
+			return nil, false, nil
+		}
+		for i, l := range firstLeaves {
+			if l.acc != graph.OpInvalid || l.buf != leaves[i].buf || l.reg != leaves[i].reg {
+				return nil, false, nil
+			}
+		}
+	}
+	if C == 0 || 2*C > chunk {
+		return nil, false, nil
+	}
+	for _, a := range args {
+		if a.kind != cvView || len(a.layout) != 2 || a.layout[1].Extent != C || a.layout[1].Stride != 1 ||
+			(a.layout[0].Stride != C && a.layout[0].Extent > 1) {
+			return nil, false, nil
+		}
+	}
+	// The row's results, one per accumulator: a map over the row, a
+	// projection of a map that builds a tuple, or a row itself.
+	parts := []graph.Node{l1.Body}
+	if t, ok := l1.Body.(*graph.Tuple); ok {
+		parts = t.Elems
+	}
+	if len(parts) != len(leaves) {
+		return nil, false, nil
+	}
+	flatLen := chunk / C * C
+	loop := &vloop{n: flatLen}
+	mark := c.vmark()
+	b := newVBuilder(c, loop)
+	b.hoist, b.regLen = false, flatLen
+	fl := &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: fn.env, C: C,
+		rows: map[int]*cval{}, cols: map[string]*cval{}}
+	outs := make([]int, len(parts))
+	for i, part := range parts {
+		r, ok, err := fl.output(part)
+		if err != nil {
+			if errors.Is(err, errNotVectorisable) {
+				c.rollback(mark)
+				return nil, false, nil
+			}
+			return nil, false, err
+		}
+		if !ok {
+			c.rollback(mark)
+			return nil, false, nil
+		}
+		outs[i] = r
+	}
+	flat := fl.flat
+	dts := make([]graph.DType, len(leaves))
+	for i, l := range leaves {
+		dts[i] = l.dt
+	}
+	p := b.finish(outs, dts)
+	if p.f32 != (leaves[0].dt == graph.Float32) {
+		c.rollback(mark)
+		return nil, false, nil
+	}
+	rowLoads := map[int]bool{}
+	for _, e := range flat {
+		if r, ok := b.loads[e]; ok {
+			rowLoads[p.base+r] = true
+		}
+	}
+	tileReg := c.newInt() // minus the chunk's first flat index: the tiles are read from their start
+	var tiles []tileLoad
+	for i := range p.body {
+		in := &p.body[i]
+		switch {
+		case in.kind == vkElem:
+			c.rollback(mark)
+			return nil, false, nil
+		case in.kind != vkLoad || rowLoads[in.dst]:
+		case in.ldt != graph.Float32 && in.ldt != graph.Float64:
+			c.rollback(mark)
+			return nil, false, nil
+		default:
+			t := tileLoad{ldt: in.ldt, buf: in.buf, base: in.base, stride: in.stride, tile: c.b.alloc(in.ldt, flatLen, true)}
+			tiles = append(tiles, t)
+			in.buf, in.base, in.stride = t.tile, tileReg, 1
+		}
+	}
+	dt := leaves[0].dt
+	accs := make([]int, len(leaves))
+	for i := range accs {
+		accs[i] = c.b.alloc(dt, flatLen, true)
+	}
+	sums := c.b.alloc(dt, C, true)
+	stores := make([]vstore, len(leaves))
+	for i, l := range leaves {
+		if firstLeaves != nil {
+			l = firstLeaves[i]
+		}
+		stores[i] = vstore{dt: l.dt, buf: l.buf, reg: l.reg, stride: l.layout[0].Stride, acc: l.acc}
+	}
+	c.note("flat rnz [%d] of rows of %d, %d rows a chunk: %s, partial sums folded", hi-lo, C, flatLen/C, p.describe())
+	if dt == graph.Float32 {
+		return func(fr *frame) {
+			runFlatReduce(p, fr, fr.v32, fr.f32, tiles, tileReg, accs, sums, stores, C, flatLen, lo*C, hi*C)
+		}, true, nil
+	}
+	return func(fr *frame) {
+		runFlatReduce(p, fr, fr.v64, fr.f64, tiles, tileReg, accs, sums, stores, C, flatLen, lo*C, hi*C)
+	}, true, nil
+}
+
+// runFlatReduce runs a flat reduction (flatReduce) over the flat elements
+// start..end-1 of its rows.
+func runFlatReduce[T float32 | float64](p *vprog, fr *frame, regs [][]T, bufs [][]T, tiles []tileLoad, tileReg int,
+	accs []int, sums int, stores []vstore, C, flatLen, start, end int) {
+	p.prologue(fr)
+	fill := min(flatLen, end-start)
+	for _, t := range tiles {
+		if t.ldt == graph.Float32 {
+			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], fr.ints[t.base], t.stride, C)
+		} else {
+			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], fr.ints[t.base], t.stride, C)
+		}
+	}
+	// -0 is (+)'s identity for every IEEE value, -0 itself included.
+	negZero := T(math.Copysign(0, -1))
+	for _, a := range accs {
+		acc := bufs[a][:fill]
+		for i := range acc {
+			acc[i] = negZero
+		}
+	}
+	for i0 := start; i0 < end; i0 += flatLen {
+		m := min(flatLen, end-i0)
+		fr.ints[tileReg] = -i0
+		p.run(fr, i0, m)
+		for k, a := range accs {
+			acc := bufs[a][:m]
+			kernels.Arith(kernels.Add, acc, acc, regs[p.outs[k]][:m])
+		}
+	}
+	s := bufs[sums][:C]
+	for k, a := range accs {
+		acc := bufs[a][:fill]
+		copy(s, acc[:C])
+		for g := C; g < fill; g += C {
+			kernels.Arith(kernels.Add, s, s, acc[g:g+C])
+		}
+		storeChunk(fr, &stores[k], s, 0)
+	}
+}
+
+// flatRows builds the vector program of a flat reduction's rows.
+type flatRows struct {
+	c    *compiler
+	b    *vbuilder
+	loop *vloop
+	l1   *graph.Lambda
+	args []*cval
+	env  *cenv
+	C    int
+	rows map[int]*cval    // by parameter of l1: its row, read flat
+	cols map[string]*cval // by term: a column operand
+	flat []*cval
+}
+
+// row returns the flat element of parameter k's rows.
+func (f *flatRows) row(k int) *cval {
+	if e, ok := f.rows[k]; ok {
+		return e
+	}
+	x := f.args[k]
+	e := &cval{kind: cvView, dt: x.dt, buf: x.buf, reg: f.c.newInt(), vary: &vsource{loop: f.loop, base: x.reg, stride: 1}}
+	f.rows[k], f.flat = e, append(f.flat, e)
+	return e
+}
+
+// param returns the index of n among l1's parameters, or -1.
+func (f *flatRows) param(n graph.Node) int {
+	for j, p := range f.l1.Params {
+		if n == graph.Node(p) {
+			return j
+		}
+	}
+	return -1
+}
+
+// output returns the register of one accumulator's result: part is an
+// nzip over the row with a scalar body, a projection of one whose body
+// builds a tuple, or a parameter (the row itself).
+func (f *flatRows) output(part graph.Node) (int, bool, error) {
+	if k := f.param(part); k >= 0 {
+		return f.b.load(f.row(k)), true, nil
+	}
+	idx, n := 0, 1
+	if pr, ok := part.(*graph.Proj); ok {
+		idx, part = pr.Index, pr.X
+	}
+	nz, ok := part.(*graph.NZip)
+	if !ok || graph.IsFunc(nz) {
+		return 0, false, nil
+	}
+	if l2, ok := nz.Fn.(*graph.Lambda); ok {
+		if t, ok := l2.Body.(*graph.Tuple); ok {
+			n = len(t.Elems)
+		}
+	}
+	if idx >= n {
+		return 0, false, nil
+	}
+	for _, p := range f.l1.Params {
+		if usesVar(nz.Fn, p) {
+			return 0, false, nil
+		}
+	}
+	inner := make([]*cval, len(nz.Args))
+	for i, a := range nz.Args {
+		if k := f.param(a); k >= 0 {
+			inner[i] = f.row(k)
+			continue
+		}
+		for _, p := range f.l1.Params {
+			if usesVar(a, p) {
+				return 0, false, nil
+			}
+		}
+		key := graph.Print(a)
+		if e, ok := f.cols[key]; ok {
+			inner[i] = e
+			continue
+		}
+		v, ok := f.c.viewOf(a, f.env)
+		if !ok || v.kind != cvView || len(v.layout) != 1 || v.layout[0].Extent != f.C ||
+			(v.dt != graph.Float32 && v.dt != graph.Float64) {
+			return 0, false, nil
+		}
+		e, _, err := f.c.elemOf(v, f.loop)
+		if err != nil {
+			return 0, false, err
+		}
+		f.cols[key], inner[i] = e, e
+	}
+	outs, err := f.b.applyOutputs(&cval{kind: cvFunc, node: nz.Fn, env: f.env}, inner, n)
+	if err != nil {
+		return 0, false, err
+	}
+	return outs[idx], true, nil
+}
