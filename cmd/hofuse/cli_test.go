@@ -497,9 +497,9 @@ func TestMemoryLimits(t *testing.T) {
 		// The native plan's refusal, wrapped by the layers above it (one
 		// thread, so that the plan's buffers do not depend on the machine).
 		{[]string{"demo", "--sizes", "64,32,10", "--batches", "4", "--runs", "2", "--max-memory", "12KiB", "--no-reference", "--threads", "1"},
-			"hofuse demo: fused, batch 4: native: kernel k1_dense1_relu1 with the buffers before it needs 16680 bytes, past the memory limit of 12288 bytes; raise --max-memory\n"},
+			"hofuse demo: fused, batch 4: native: kernel k1_dense1_relu1 with the buffers before it needs 32552 bytes, past the memory limit of 12288 bytes; raise --max-memory\n"},
 		{[]string{"bench", "train", "--sizes", "64,32,10", "--batches", "4", "--steps", "2", "--max-memory", "32KiB", "--threads", "1"},
-			"hofuse bench: native fused batch 4: train: compile on native: native: kernel k2_bn1 with the buffers before it needs 34616 bytes, past the memory limit of 32768 bytes; raise --max-memory\n"},
+			"hofuse bench: native fused batch 4: train: compile on native: native: kernel k1_dense1 with the buffers before it needs 35640 bytes, past the memory limit of 32768 bytes; raise --max-memory\n"},
 	} {
 		code, _, errs := hofuse(c.args...)
 		assert.Equal(t, 1, code, "%q", c.args)

@@ -77,7 +77,9 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	if len(parts) != len(leaves) {
 		return nil, false, nil
 	}
-	flatLen := chunk / C * C
+	// No longer than the rows there are: each frame holds the flat
+	// registers, tiles and partial sums, and a longer chunk would never fill.
+	flatLen := min(chunk/C, hi-lo) * C
 	loop := &vloop{n: flatLen}
 	mark := c.vmark()
 	b := newVBuilder(c, loop)

@@ -350,7 +350,9 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	flatLen := 0
 	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= chunk && s.ldc == n &&
 		dst.layout[0].Stride == n && dst.layout[1].Stride == 1 {
-		flatLen = chunk / n * n
+		// No longer than the rows there are: each frame holds the flat
+		// registers and tiles, and a longer chunk would never fill.
+		flatLen = min(chunk/n, s.M) * n
 		b.regLen = flatLen
 	}
 	b.subst = map[graph.Node]*cval{}

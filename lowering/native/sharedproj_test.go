@@ -25,7 +25,7 @@ func TestSharedProjectionsComputedOnce(t *testing.T) {
 		want  string
 		count int
 	}{
-		{5, "flat rnz [6] of rows of 5, 204 rows a chunk: 2 loads, 3 ops", 1},
+		{5, "flat rnz [6] of rows of 5, 6 rows a chunk: 2 loads, 3 ops", 1},
 		{600, "vector loop [600]: 2 loads, 3 ops", 2},
 	} {
 		t.Run(fmt.Sprint(c.cols), func(t *testing.T) {
