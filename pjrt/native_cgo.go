@@ -38,6 +38,19 @@ var toXLA = map[graph.DType]dtypes.DType{
 	graph.Bool:    dtypes.Bool,
 }
 
+// clientOptions are the create options tried in turn, each plugin taking
+// only the options it knows: the CPU plugin one device (hofuse runs
+// programs on the first; XLA's own thread pool uses every core), a GPU
+// plugin no preallocation (its default takes 75% of the GPU's memory at
+// start, which fails any other process on the GPU, a JAX peer or a second
+// hofuse, where hofuse's buffers need a few megabytes; the allocator still
+// keeps what it has allocated for reuse), and last no options at all.
+var clientOptions = []xp.NamedValuesMap{
+	{"cpu_device_count": int64(1)},
+	{"preallocate": false},
+	nil,
+}
+
 // openNative loads the plugin (go-xla keeps it loaded for the life of the
 // process: a plugin is never unloaded) and creates a client, with one
 // device where the plugin takes the cpu_device_count option.
@@ -57,12 +70,14 @@ func openNative(path string) (*nativeClient, coreInfo, error) {
 	if major, minor := plugin.Version(); checkAPIVersion(path, major, minor) != nil {
 		return nil, coreInfo{}, &versionError{checkAPIVersion(path, major, minor)}
 	}
-	client, err := plugin.NewClient(xp.NamedValuesMap{"cpu_device_count": int64(1)})
-	if err != nil {
-		client, err = plugin.NewClient(nil)
-		if err != nil {
-			return nil, coreInfo{}, fmt.Errorf("create client: %w", err)
+	var client *xp.Client
+	for _, opts := range clientOptions {
+		if client, err = plugin.NewClient(opts); err == nil {
+			break
 		}
+	}
+	if err != nil {
+		return nil, coreInfo{}, fmt.Errorf("create client: %w", err)
 	}
 	info := coreInfo{platform: client.Platform(), attributes: map[string]string{}}
 	info.major, info.minor = plugin.Version()

@@ -31,10 +31,12 @@ parameter. One jitted function takes the parameters, Adam's moments, the
 running statistics, the batch, its labels and the step number, and returns
 the loss and all their next values; the carried arrays are donated, so XLA
 may update them in place (hofuse's trainer likewise reuses two sets of
-buffers). Each timed step is one call, waited for with block_until_ready,
-on one fixed batch, after the warm-up steps; p50 and p99 are over the
-timed steps, as in hofuse's report, and --steps 0 (the default) times
-about 3 s of steps, 5 to 200, as `hofuse bench train` does.
+buffers). Each timed step is one call on one fixed batch held on the host
+(copied in by each call, as hofuse's step copies its batch), its loss read
+back to the host and the carried arrays waited for with block_until_ready,
+after the warm-up steps; p50 and p99 are over the timed steps, as in
+hofuse's report, and --steps 0 (the default) times about 3 s of steps, 5 to
+200, as `hofuse bench train` does.
 
 `hofuse bench train --peers jax=/tmp/hofuse-jax/bin/python`, run from the
 repository's root, runs this script after its own timings with its
@@ -122,7 +124,7 @@ def bench(batch, warmup, steps, seed):
     params, stats = put(params), put(stats)
     m = {k: jnp.zeros_like(a) for k, a in params.items()}
     v = {k: jnp.zeros_like(a) for k, a in params.items()}
-    x, y = jnp.asarray(x), jnp.asarray(y)
+    # The batch stays on the host: each step copies it in, as hofuse's step does.
     jitted = jax.jit(step, donate_argnums=(0, 1, 2, 3))
     start = time.perf_counter()
     compiled = jitted.lower(params, m, v, stats, x, y, jnp.float32(1)).compile()
@@ -132,10 +134,9 @@ def bench(batch, warmup, steps, seed):
     while i < warmup + steps or (steps == 0 and i == warmup):
         t0 = time.perf_counter()
         loss, params, m, v, stats = compiled(params, m, v, stats, x, y, jnp.float32(i + 1))
-        loss.block_until_ready()
+        loss = float(loss)  # read back, as hofuse's step reads its loss
         jax.block_until_ready((params, m, v, stats))
         dt = (time.perf_counter() - t0) * 1e3
-        loss = float(loss)
         if not np.isfinite(loss):
             raise SystemExit(f"jax_train_step: batch {batch}, step {i+1}: the loss went non-finite: {loss}")
         if first is None:
