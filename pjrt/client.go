@@ -51,6 +51,7 @@ type coreInfo struct {
 	minor      int
 	devices    []string
 	attributes map[string]string
+	options    string // the create options the plugin took, printed
 }
 
 // compiled is one compiled program, shared by the handles of a core.
@@ -257,6 +258,11 @@ func (c *Client) APIVersion() (major, minor int) { return c.facts().major, c.fac
 // Devices names the client's addressable devices ("TFRT_CPU_0",
 // "cuda:0"). Programs run on the first.
 func (c *Client) Devices() []string { return slices.Clone(c.facts().devices) }
+
+// CreateOptions are the options the client was created with, printed
+// ("cpu_device_count=1", "preallocate=false"; "none" where the plugin took
+// none of hofuse's).
+func (c *Client) CreateOptions() string { return c.facts().options }
 
 // Attributes are the plugin's attributes, printed:
 // stablehlo_current_version "1.13.3", xla_version "2", ...

@@ -71,15 +71,24 @@ func openNative(path string) (*nativeClient, coreInfo, error) {
 		return nil, coreInfo{}, &versionError{checkAPIVersion(path, major, minor)}
 	}
 	var client *xp.Client
-	for _, opts := range clientOptions {
-		if client, err = plugin.NewClient(opts); err == nil {
+	var took xp.NamedValuesMap
+	for _, took = range clientOptions {
+		if client, err = plugin.NewClient(took); err == nil {
 			break
 		}
 	}
 	if err != nil {
 		return nil, coreInfo{}, fmt.Errorf("create client: %w", err)
 	}
-	info := coreInfo{platform: client.Platform(), attributes: map[string]string{}}
+	info := coreInfo{platform: client.Platform(), attributes: map[string]string{}, options: "none"}
+	if len(took) > 0 {
+		var opts []string
+		for k, v := range took {
+			opts = append(opts, fmt.Sprintf("%s=%v", k, v))
+		}
+		slices.Sort(opts)
+		info.options = strings.Join(opts, " ")
+	}
 	info.major, info.minor = plugin.Version()
 	for _, d := range client.AddressableDevices() {
 		name := fmt.Sprintf("device %d", d.LocalHardwareID())

@@ -596,6 +596,12 @@ func TestSelfTestAndFacts(t *testing.T) {
 	if len(c.Devices()) != 1 && c.Platform() == "cpu" {
 		t.Errorf("Devices() = %v; want one CPU device", c.Devices())
 	}
+	// The options each kind of plugin takes (clientOptions): a GPU client
+	// must not take 75% of the GPU's memory at start.
+	want := map[string]string{"cpu": "cpu_device_count=1", "cuda": "preallocate=false"}
+	if w, ok := want[c.Platform()]; ok && c.CreateOptions() != w {
+		t.Errorf("CreateOptions() = %q on %s; want %q", c.CreateOptions(), c.Platform(), w)
+	}
 	t.Logf("%s: platform %s, PJRT API %d.%d, StableHLO %s, devices %v", c.PluginPath(), c.Platform(), major, minor, c.StableHLOVersion(), c.Devices())
 }
 

@@ -232,6 +232,9 @@ func doctorPlugin(r *doctorReport, path string, used bool) {
 	r.line("    self-test: ok (compile %s, run %s)", rep.Compile.Round(time.Microsecond), rep.Run.Round(time.Microsecond))
 	if used {
 		doctorXLAOptions(r, c.Platform())
+		if c.Platform() != "cpu" {
+			r.line("    memory:    client created with %s: %s", c.CreateOptions(), gpuMemoryNote(c.CreateOptions()))
+		}
 	}
 }
 
@@ -253,6 +256,14 @@ func doctorXLAOptions(r *doctorReport, platform string) {
 	}
 	r.line("    executables: cached in memory per plugin by program text, so each batch size compiles once; no on-disk cache: go-xla %s binds no PJRT executable serialisation", goXLAVersion())
 	r.line("    parameters: kept on the device by xla.Session (bench, demo and Predict bind them once); a CPU plugin's inputs are written into reused buffers in host memory")
+}
+
+// gpuMemoryNote says what a GPU client's create options mean for its memory.
+func gpuMemoryNote(options string) string {
+	if options == "preallocate=false" {
+		return "device memory is allocated as programs need it and kept for reuse, so other processes can share the GPU"
+	}
+	return "the plugin's default allocator, which may take most of the GPU's memory at start"
 }
 
 // goXLAVersion is the version of go-xla this hofuse was built with.

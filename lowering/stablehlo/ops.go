@@ -239,9 +239,16 @@ func identity(op graph.Op, dt graph.DType) (float64, error) {
 // option xla_cpu_enable_fast_min_max=false fixes NaN only, and cannot be set
 // alone through PJRT's compile options. So floats are lowered explicitly:
 //
-//	a == b                ? bits(a) & bits(b)   (the +0 of ±0; else a)
+//	a == b && a == a - a  ? a + b               (both zeros: the +0 of ±0)
 //	a > b || a != a       ? a                   (a NaN picks a)
 //	                      : b                   (b NaN picks b)
+//
+// For zeros a + b is -0 only when both are -0, which is max's rule; min's
+// is -((-a) + (-b)). a - a is +0 for finite a and NaN otherwise, so the
+// test holds for zeros alone (and an XLA that folds a - a to 0 changes
+// nothing). Nothing here looks at the bits: an earlier form and-ed the
+// operands' bits, which CUDA's XLA (jax-cuda13-pjrt 0.11.2) rewrote into
+// an "and" of floats and then refused to compile.
 //
 // Integers use StableHLO's maximum, which is exact. The same function is
 // the body of reductions by max, so reduce max of an array with a NaN is
@@ -251,37 +258,49 @@ func maximum(a, b *shlo.Value) (*shlo.Value, error) {
 }
 
 // minimum is graph's min: IEEE 754-2019 minimum, min(-0, +0) = -0; see
-// maximum (for ±0 the bits are or-ed).
+// maximum.
 func minimum(a, b *shlo.Value) (*shlo.Value, error) {
 	return minMax(a, b, false)
 }
 
 func minMax(a, b *shlo.Value, isMax bool) (*shlo.Value, error) {
-	ft := a.Shape().DType
-	var bits dtypes.DType
-	switch ft {
-	case dtypes.Float32:
-		bits = dtypes.Int32
-	case dtypes.Float64:
-		bits = dtypes.Int64
-	default:
+	if ft := a.Shape().DType; ft != dtypes.Float32 && ft != dtypes.Float64 {
 		if isMax {
 			return shlo.Maximum(a, b)
 		}
 		return shlo.Minimum(a, b)
 	}
-	dir, combine := types.CompareGT, shlo.And
+	dir := types.CompareGT
 	if !isMax {
-		dir, combine = types.CompareLT, shlo.Or
+		dir = types.CompareLT
+	}
+	// zeros is the sum that picks between two zeros.
+	zeros := func() (*shlo.Value, error) { return shlo.Add(a, b) }
+	if !isMax {
+		zeros = func() (*shlo.Value, error) {
+			na, err := shlo.Negate(a)
+			if err != nil {
+				return nil, err
+			}
+			nb, err := shlo.Negate(b)
+			if err != nil {
+				return nil, err
+			}
+			s, err := shlo.Add(na, nb)
+			if err != nil {
+				return nil, err
+			}
+			return shlo.Negate(s)
+		}
 	}
 	// The steps, each on the values of the ones before.
 	var v [9]*shlo.Value
 	steps := []func() (*shlo.Value, error){
-		func() (*shlo.Value, error) { return shlo.Compare(a, b, types.CompareEQ, types.CompareFloat) }, // 0: a == b
-		func() (*shlo.Value, error) { return shlo.BitcastConvert(a, bits) },                            // 1
-		func() (*shlo.Value, error) { return shlo.BitcastConvert(b, bits) },                            // 2
-		func() (*shlo.Value, error) { return combine(v[1], v[2]) },                                     // 3
-		func() (*shlo.Value, error) { return shlo.BitcastConvert(v[3], ft) },                           // 4: a if a == b
+		func() (*shlo.Value, error) { return shlo.Compare(a, b, types.CompareEQ, types.CompareFloat) },    // 0: a == b
+		func() (*shlo.Value, error) { return shlo.Subtract(a, a) },                                        // 1: +0, or NaN
+		func() (*shlo.Value, error) { return shlo.Compare(a, v[1], types.CompareEQ, types.CompareFloat) }, // 2: a is a zero
+		func() (*shlo.Value, error) { return shlo.And(v[0], v[2]) },                                       // 3: both zeros
+		zeros, // 4
 		func() (*shlo.Value, error) { return shlo.Compare(a, b, dir, types.CompareFloat) },             // 5: a beats b
 		func() (*shlo.Value, error) { return shlo.Compare(a, a, types.CompareNE, types.CompareFloat) }, // 6: a is NaN
 		func() (*shlo.Value, error) { return shlo.Or(v[5], v[6]) },                                     // 7
@@ -293,7 +312,7 @@ func minMax(a, b *shlo.Value, isMax bool) (*shlo.Value, error) {
 			return nil, err
 		}
 	}
-	return shlo.Select(v[0], v[4], v[8])
+	return shlo.Select(v[3], v[4], v[8])
 }
 
 // minMaxConst is max x k (isMax) or min x k for a literal k of value c:

@@ -9,10 +9,13 @@ module @hofuse {
             compare_type = #stablehlo<comparison_type FLOAT>,
             comparison_direction = #stablehlo<comparison_direction EQ>
           } : (tensor<f32>, tensor<f32>) -> tensor<i1>
-          %2 = "stablehlo.bitcast_convert"(%arg0) : (tensor<f32>) -> tensor<i32>
-          %3 = "stablehlo.bitcast_convert"(%arg1) : (tensor<f32>) -> tensor<i32>
-          %4 = "stablehlo.and"(%2, %3) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-          %5 = "stablehlo.bitcast_convert"(%4) : (tensor<i32>) -> tensor<f32>
+          %2 = "stablehlo.subtract"(%arg0, %arg0) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          %3 = "stablehlo.compare"(%arg0, %2) {
+            compare_type = #stablehlo<comparison_type FLOAT>,
+            comparison_direction = #stablehlo<comparison_direction EQ>
+          } : (tensor<f32>, tensor<f32>) -> tensor<i1>
+          %4 = "stablehlo.and"(%1, %3) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+          %5 = "stablehlo.add"(%arg0, %arg1) : (tensor<f32>, tensor<f32>) -> tensor<f32>
           %6 = "stablehlo.compare"(%arg0, %arg1) {
             compare_type = #stablehlo<comparison_type FLOAT>,
             comparison_direction = #stablehlo<comparison_direction GT>
@@ -23,7 +26,7 @@ module @hofuse {
           } : (tensor<f32>, tensor<f32>) -> tensor<i1>
           %8 = "stablehlo.or"(%6, %7) : (tensor<i1>, tensor<i1>) -> tensor<i1>
           %9 = "stablehlo.select"(%8, %arg0, %arg1) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
-          %10 = "stablehlo.select"(%1, %5, %9) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+          %10 = "stablehlo.select"(%4, %5, %9) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
           "stablehlo.return"(%10) : (tensor<f32>) -> ()
     }) { dimensions = array<i64: 1> } : (tensor<3x7xf32>, tensor<f32>) -> tensor<3xf32> loc("softmax1")
     %12 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf32>) -> tensor<3x7xf32> loc("softmax1")

@@ -9,10 +9,13 @@ module @hofuse {
             compare_type = #stablehlo<comparison_type FLOAT>,
             comparison_direction = #stablehlo<comparison_direction EQ>
           } : (tensor<f64>, tensor<f64>) -> tensor<i1>
-          %2 = "stablehlo.bitcast_convert"(%arg0) : (tensor<f64>) -> tensor<i64>
-          %3 = "stablehlo.bitcast_convert"(%arg1) : (tensor<f64>) -> tensor<i64>
-          %4 = "stablehlo.and"(%2, %3) : (tensor<i64>, tensor<i64>) -> tensor<i64>
-          %5 = "stablehlo.bitcast_convert"(%4) : (tensor<i64>) -> tensor<f64>
+          %2 = "stablehlo.subtract"(%arg0, %arg0) : (tensor<f64>, tensor<f64>) -> tensor<f64>
+          %3 = "stablehlo.compare"(%arg0, %2) {
+            compare_type = #stablehlo<comparison_type FLOAT>,
+            comparison_direction = #stablehlo<comparison_direction EQ>
+          } : (tensor<f64>, tensor<f64>) -> tensor<i1>
+          %4 = "stablehlo.and"(%1, %3) : (tensor<i1>, tensor<i1>) -> tensor<i1>
+          %5 = "stablehlo.add"(%arg0, %arg1) : (tensor<f64>, tensor<f64>) -> tensor<f64>
           %6 = "stablehlo.compare"(%arg0, %arg1) {
             compare_type = #stablehlo<comparison_type FLOAT>,
             comparison_direction = #stablehlo<comparison_direction GT>
@@ -23,7 +26,7 @@ module @hofuse {
           } : (tensor<f64>, tensor<f64>) -> tensor<i1>
           %8 = "stablehlo.or"(%6, %7) : (tensor<i1>, tensor<i1>) -> tensor<i1>
           %9 = "stablehlo.select"(%8, %arg0, %arg1) : (tensor<i1>, tensor<f64>, tensor<f64>) -> tensor<f64>
-          %10 = "stablehlo.select"(%1, %5, %9) : (tensor<i1>, tensor<f64>, tensor<f64>) -> tensor<f64>
+          %10 = "stablehlo.select"(%4, %5, %9) : (tensor<i1>, tensor<f64>, tensor<f64>) -> tensor<f64>
           "stablehlo.return"(%10) : (tensor<f64>) -> ()
     }) { dimensions = array<i64: 1> } : (tensor<3x7xf64>, tensor<f64>) -> tensor<3xf64> loc("softmax1")
     %12 = "stablehlo.broadcast_in_dim"(%11) { broadcast_dimensions = array<i64: 0> } : (tensor<3xf64>) -> tensor<3x7xf64> loc("softmax1")
