@@ -67,7 +67,11 @@ func main() {
 }
 
 // gemvPrefetchShift is log2 of gemvPrefetchRows, how many rows of b ahead
-// the gemv kernels prefetch.
+// the gemv kernels prefetch. The MLP 784-512-512-10's three products at
+// batch 1, float32, one thread, by the thread's CPU time (medians of 7
+// interleaved rounds on a 2-core machine shared with other jobs): no
+// prefetch 92.5 µs; 2 rows ahead 93.5, 4 rows 89.8, 8 rows 90.4, 32 rows
+// 112.7 (too far: the lines are evicted before use).
 const gemvPrefetchShift = 2
 
 type kern struct {
