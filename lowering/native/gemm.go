@@ -296,6 +296,14 @@ type epilogue struct {
 	tiles   []tileLoad
 	n       int // the row's length
 	flatLen int
+	// tiled[w] is how many elements of the tiles on frame w (of
+	// runtime.allFrames) hold their columns for the product in flight:
+	// gemmSite.run clears it for the frames the product's epilogues run
+	// on, and the first applyRows on a frame fills them, so that the
+	// product's blocks of rows do not tile the same columns again. Each
+	// entry is written by its frame's goroutine, or by run before the
+	// product starts.
+	tiled []int
 }
 
 // A tileLoad is a column operand of a flat epilogue: the strided source
@@ -426,14 +434,17 @@ func (e *epilogue) applyRows(fr *frame, i0, i1, j0, j1 int) {
 	p.prologue(fr)
 	total := (i1 - i0) * e.n
 	fill := min(e.flatLen, total)
-	for _, t := range e.tiles {
-		off := fr.ints[t.base]
-		switch {
-		case t.ldt == graph.Float32:
-			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], off, t.stride, e.n)
-		default:
-			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], off, t.stride, e.n)
+	if e.tiled[fr.w] < fill {
+		for _, t := range e.tiles {
+			off := fr.ints[t.base]
+			switch {
+			case t.ldt == graph.Float32:
+				tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], off, t.stride, e.n)
+			default:
+				tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], off, t.stride, e.n)
+			}
 		}
+		e.tiled[fr.w] = fill
 	}
 	ints := fr.ints
 	row, dst := ints[e.cr]+i0*e.ldc, ints[e.dr]+i0*e.dst0
@@ -526,6 +537,7 @@ func (s *gemmSite) bind(rt *runtime) {
 		return
 	}
 	e := s.epi
+	e.tiled = make([]int, len(rt.allFrames))
 	for _, fr := range rt.allFrames {
 		s.perF32 = append(s.perF32, func(row, col0 int, c []float32) { e.apply(fr, row, col0, col0+len(c)) })
 		s.perF64 = append(s.perF64, func(row, col0 int, c []float64) { e.apply(fr, row, col0, col0+len(c)) })
@@ -549,8 +561,15 @@ func (s *gemmSite) run(fr *frame) {
 	if fr.par {
 		threads = 1
 	}
-	if s.epi != nil && threads > 1 {
-		fr.rt.lendRegisters(fr)
+	if s.epi != nil {
+		// The columns the epilogue tiles may have changed since the last
+		// run (the operands are inputs, or computed in a loop around).
+		if threads > 1 {
+			fr.rt.lendRegisters(fr)
+			clear(s.epi.tiled[len(fr.rt.frames):])
+		} else {
+			s.epi.tiled[fr.w] = 0
+		}
 	}
 	switch s.dt {
 	case graph.Float32:
