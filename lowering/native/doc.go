@@ -152,8 +152,9 @@
 // one contiguous part per goroutine, each reduced into its own accumulator,
 // and the parts are combined in order, so results do not depend on
 // scheduling. GEMMs use the kernels' own threads; their epilogues run on
-// borrowed frames, or on the caller's when kernels.GemmThreads says the
-// product runs on one thread. With Parallelism 1 everything runs on the caller's
+// one frame per part of the product (kernels.GemmParams.EpiloguePart), in
+// parallel and without locks, or on the caller's when kernels.GemmThreads
+// says the product runs on one thread. With Parallelism 1 everything runs on the caller's
 // goroutine. Runs of one plan are serialised; distinct plans are
 // independent.
 //

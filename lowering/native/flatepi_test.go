@@ -128,3 +128,63 @@ func checkFlat(t *testing.T, term graph.Node, in map[string]graph.Value, flat bo
 		}
 	}
 }
+
+// TestFlatEpilogueRebinds runs one plan of a dense layer with bias,
+// BatchNorm and ReLU, whose epilogue tiles its column operands once per
+// product and frame, on inputs of one seed, another, and the first
+// again, on one and on all threads, against the interpreter: the tiles
+// of one run must not serve the next.
+func TestFlatEpilogueRebinds(t *testing.T) {
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		x, err := graph.NewInput("x", graph.ArrayOf(dt, 300, 40), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _, err := layers.Dense("dense", x, 40, 64, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y, _, err = layers.BatchNorm("bn", y, 64, dt, layers.BatchNormOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if y, err = layers.ReLU("relu", y); err != nil {
+			t.Fatal(err)
+		}
+		var sets []map[string]graph.Value
+		for _, seed := range []uint64{5, 6, 5} {
+			in, err := lowertest.Inputs(y, seed, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets = append(sets, in)
+		}
+		g := lowertest.FusedAndUnfused(t, y)[0]
+		for _, par := range []int{1, 0} {
+			p, err := native.New(native.Options{Parallelism: par}).Plan(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := p.Describe(); !strings.Contains(d, "flat chunks") {
+				t.Fatalf("the epilogue does not run flat:\n%s", d)
+			}
+			for i, in := range sets {
+				want, err := graph.Eval(y, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bound := map[string]graph.Value{}
+				for _, gi := range g.Inputs {
+					bound[gi.Name] = in[gi.Name]
+				}
+				got, err := p.Run(bound)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := graph.Diff(want, got, graph.ToleranceOf(want)); err != nil {
+					t.Errorf("%v parallelism %d, inputs %d: %v", dt, par, i, err)
+				}
+			}
+			p.Close()
+		}
+	}
+}

@@ -2,7 +2,6 @@ package native
 
 import (
 	"fmt"
-	goruntime "runtime"
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
@@ -99,7 +98,7 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	s := &gemmSite{M: M, N: N, K: K, dt: x.dt}
 	// As many threads as the kernel will use: a product that runs on
 	// one (a small layer) then runs its epilogue on the caller's frame,
-	// with no frame to borrow per row segment and no registers to lend.
+	// with no registers to lend to the epilogue frames.
 	threads := kernels.GemmThreads(M, N, K, c.workers, false)
 	if c.par {
 		threads = 1
@@ -297,6 +296,14 @@ type epilogue struct {
 	tiles   []tileLoad
 	n       int // the row's length
 	flatLen int
+	// tiled[w] is how many elements of the tiles on frame w (of
+	// runtime.allFrames) hold their columns for the product in flight:
+	// gemmSite.run clears it for the frames the product's epilogues run
+	// on, and the first applyRows on a frame fills them, so that the
+	// product's blocks of rows do not tile the same columns again. Each
+	// entry is written by its frame's goroutine, or by run before the
+	// product starts.
+	tiled []int
 }
 
 // A tileLoad is a column operand of a flat epilogue: the strided source
@@ -427,14 +434,17 @@ func (e *epilogue) applyRows(fr *frame, i0, i1, j0, j1 int) {
 	p.prologue(fr)
 	total := (i1 - i0) * e.n
 	fill := min(e.flatLen, total)
-	for _, t := range e.tiles {
-		off := fr.ints[t.base]
-		switch {
-		case t.ldt == graph.Float32:
-			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], off, t.stride, e.n)
-		default:
-			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], off, t.stride, e.n)
+	if e.tiled[fr.w] < fill {
+		for _, t := range e.tiles {
+			off := fr.ints[t.base]
+			switch {
+			case t.ldt == graph.Float32:
+				tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], off, t.stride, e.n)
+			default:
+				tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], off, t.stride, e.n)
+			}
 		}
+		e.tiled[fr.w] = fill
 	}
 	ints := fr.ints
 	row, dst := ints[e.cr]+i0*e.ldc, ints[e.dr]+i0*e.dst0
@@ -498,15 +508,14 @@ type gemmSite struct {
 	epi         *epilogue
 	packer      *windowPacker // packs the left operand from the image at xb, xr (the windows of a convolution) instead of reading A
 
-	rt       *runtime
-	perF32   []func(row, col0 int, c []float32) // epilogue on frame w, for products inside parallel loops
-	perF64   []func(row, col0 int, c []float64)
-	sharF32  func(row, col0 int, c []float32) // epilogue on a borrowed frame, for threaded products
-	sharF64  func(row, col0 int, c []float64)
-	perRows  []func(row0, row1, col0, col1 int) // the epilogue on blocks of rows (kernels.GemmParams.EpilogueRows), per frame and borrowing
-	sharRows func(row0, row1, col0, col1 int)
-	packF32  []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
-	packF64  []func(dst []float64, mr, i0, h, k0, kc int)
+	rt      *runtime
+	perF32  []func(row, col0 int, c []float32) // epilogue on frame w of rt.allFrames
+	perF64  []func(row, col0 int, c []float64)
+	perRows []func(row0, row1, col0, col1 int) // the epilogue on blocks of rows (kernels.GemmParams.EpilogueRows) on frame w
+	partF32 func(part int) (func(row, col0 int, c []float32), func(row0, row1, col0, col1 int))
+	partF64 func(part int) (func(row, col0 int, c []float64), func(row0, row1, col0, col1 int))
+	packF32 []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
+	packF64 []func(dst []float64, mr, i0, h, k0, kc int)
 }
 
 // bind makes the epilogue closures once the plan's frames exist, so that
@@ -528,25 +537,21 @@ func (s *gemmSite) bind(rt *runtime) {
 		return
 	}
 	e := s.epi
+	e.tiled = make([]int, len(rt.allFrames))
 	for _, fr := range rt.allFrames {
 		s.perF32 = append(s.perF32, func(row, col0 int, c []float32) { e.apply(fr, row, col0, col0+len(c)) })
 		s.perF64 = append(s.perF64, func(row, col0 int, c []float64) { e.apply(fr, row, col0, col0+len(c)) })
 		s.perRows = append(s.perRows, func(row0, row1, col0, col1 int) { e.applyRows(fr, row0, row1, col0, col1) })
 	}
-	s.sharRows = func(row0, row1, col0, col1 int) {
-		fr := rt.borrow()
-		e.applyRows(fr, row0, row1, col0, col1)
-		rt.giveBack(fr)
+	// A threaded product's part i runs its epilogues on epilogue frame i
+	// (kernels.GemmParams.EpiloguePart): one goroutine at a time per
+	// frame, without locks, and the parts' epilogues in parallel.
+	epi0 := len(rt.frames)
+	s.partF32 = func(part int) (func(row, col0 int, c []float32), func(row0, row1, col0, col1 int)) {
+		return s.perF32[epi0+part], s.perRows[epi0+part]
 	}
-	s.sharF32 = func(row, col0 int, c []float32) {
-		fr := rt.borrow()
-		e.apply(fr, row, col0, col0+len(c))
-		rt.giveBack(fr)
-	}
-	s.sharF64 = func(row, col0 int, c []float64) {
-		fr := rt.borrow()
-		e.apply(fr, row, col0, col0+len(c))
-		rt.giveBack(fr)
+	s.partF64 = func(part int) (func(row, col0 int, c []float64), func(row0, row1, col0, col1 int)) {
+		return s.perF64[epi0+part], s.perRows[epi0+part]
 	}
 }
 
@@ -556,8 +561,15 @@ func (s *gemmSite) run(fr *frame) {
 	if fr.par {
 		threads = 1
 	}
-	if s.epi != nil && threads > 1 {
-		fr.rt.lendRegisters(fr)
+	if s.epi != nil {
+		// The columns the epilogue tiles may have changed since the last
+		// run (the operands are inputs, or computed in a loop around).
+		if threads > 1 {
+			fr.rt.lendRegisters(fr)
+			clear(s.epi.tiled[len(fr.rt.frames):])
+		} else {
+			s.epi.tiled[fr.w] = 0
+		}
 	}
 	switch s.dt {
 	case graph.Float32:
@@ -568,7 +580,7 @@ func (s *gemmSite) run(fr *frame) {
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue, p.EpilogueRows = s.sharF32, s.sharRows
+				p.EpiloguePart = s.partF32
 			} else {
 				p.Epilogue, p.EpilogueRows = s.perF32[fr.w], s.perRows[fr.w]
 			}
@@ -585,7 +597,7 @@ func (s *gemmSite) run(fr *frame) {
 			Threads: threads, Work: fr.ws}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue, p.EpilogueRows = s.sharF64, s.sharRows
+				p.EpiloguePart = s.partF64
 			} else {
 				p.Epilogue, p.EpilogueRows = s.perF64[fr.w], s.perRows[fr.w]
 			}
@@ -596,22 +608,6 @@ func (s *gemmSite) run(fr *frame) {
 		kernels.GemmF64(p)
 	}
 }
-
-// borrow takes a free epilogue frame; an epilogue on a kernel thread runs
-// on it. There are as many as the product has threads, so one is always
-// free; the loop only spins if the kernels ever run more.
-func (rt *runtime) borrow() *frame {
-	for {
-		for i := range rt.epiBusy {
-			if rt.epiBusy[i].CompareAndSwap(false, true) {
-				return rt.epi[i]
-			}
-		}
-		goruntime.Gosched()
-	}
-}
-
-func (rt *runtime) giveBack(fr *frame) { rt.epiBusy[fr.w-len(rt.frames)].Store(false) }
 
 // lendRegisters copies the caller's registers into the epilogue frames
 // before a threaded product, so that epilogues see the bindings of the

@@ -6,7 +6,6 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/hofuse/hofuse/fusion"
@@ -708,7 +707,6 @@ func (b *builder) runtime(workers int) *runtime {
 		fr.par = true
 		rt.epi = append(rt.epi, fr)
 	}
-	rt.epiBusy = make([]atomic.Bool, workers)
 	rt.allFrames = append(append([]*frame(nil), rt.frames...), rt.epi...)
 	for _, fr := range rt.allFrames {
 		for _, x := range fr.f32 {

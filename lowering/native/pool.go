@@ -8,13 +8,12 @@ import (
 )
 
 // A runtime is what a plan runs on: one frame per goroutine of its pool
-// (frame 0 is the caller's), the frames GEMM epilogues borrow on the
-// kernels' threads, and the pool.
+// (frame 0 is the caller's), one frame per part of a threaded GEMM for
+// its epilogues (epi[i] for part i), and the pool.
 type runtime struct {
-	frames  []*frame
-	epi     []*frame
-	epiBusy []atomic.Bool
-	pool    *pool
+	frames []*frame
+	epi    []*frame
+	pool   *pool
 	// allFrames is frames followed by epi.
 	allFrames []*frame
 	// arena lists the byte ranges of the float buffers the plan owns.

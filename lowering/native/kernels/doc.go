@@ -107,10 +107,15 @@
 // # Threads
 //
 // GemmParams.Threads ≤ 1 runs on the caller's goroutine. With more, the
-// product is cut into about 4 chunks of C per thread (row blocks, and
-// column blocks when there are too few rows), which the threads claim one
-// at a time, so that a thread slowed by another process on its core takes
-// fewer. Products under 2¹⁹ multiply-adds per thread use fewer threads;
+// threads claim chunks of C one at a time, so that a thread slowed by
+// another process on its core takes fewer. With enough rows for about 4
+// chunks per thread, a chunk is whole rows and the split is guided: each
+// claim takes the panels of rows left over 2·threads (at least 2, at most
+// mc rows), so that chunks shrink as the rows run out and the threads
+// finish together. With fewer rows, the product is cut into about 4
+// chunks per thread, row blocks by column blocks. A chunk's epilogues run
+// on the thread that computed it; GemmParams.EpiloguePart gives each
+// thread its own epilogue functions, so that they need no lock. Products under 2¹⁹ multiply-adds per thread use fewer threads;
 // row-by-row products (M ≤ 4) are split by columns, whole gemvRow tiles,
 // and take a thread per 2¹⁶ elements of B they read.
 //

@@ -49,6 +49,16 @@ type GemmParams[T float32 | float64] struct {
 	// same rules as Epilogue's hold for the block. Epilogue must be set
 	// too: the paths that finish one row at a time call it.
 	EpilogueRows func(row0, row1, col0, col1 int)
+	// EpiloguePart, if not nil, takes the place of Epilogue and
+	// EpilogueRows: each part of the product (one goroutine's share,
+	// numbered from 0 to fewer than GemmThreads) calls it once, when it
+	// starts, for the pair of functions it then uses for the rows it
+	// computes, with their rules (rows may be nil; epi must not be nil
+	// when rows is not). A part's functions are called from one goroutine
+	// at a time, so they may use state private to the part — a frame of
+	// registers — without locking, and the epilogues of several parts
+	// still run in parallel.
+	EpiloguePart func(part int) (epi func(row, col0 int, c []T), rows func(row0, row1, col0, col1 int))
 	// Work holds the packing buffers; nil uses an internal pool. A
 	// Workspace must not be used by two products at once.
 	Work *Workspace
@@ -294,6 +304,10 @@ type gemmJob[T float32 | float64] struct {
 	cpan      int  // panels per chunk (columns, in the row-by-row path)
 	rowBlocks int  // ceil(M/mc)
 	colBlocks int  // ceil(npan/cpan)
+	guided    bool // compute chunks of row panels claimed by claimRows, not chunks of mc rows
+	mpan      int  // panels of mr rows: ceil(M/mr)
+	maxPan    int  // most panels in a chunk of a guided split
+	threads   int  // parts of the compute phase
 	phase     int
 	next      atomic.Int32 // next unclaimed unit (phasePackB) or chunk (phaseCompute, phaseSmallM)
 
@@ -331,15 +345,25 @@ func gemm[T float32 | float64](p *GemmParams[T], kern *microKernel[T]) {
 // scaleOnly handles K == 0, where the product is zero.
 func (j *gemmJob[T]) scaleOnly() {
 	p := &j.p
+	epi, _ := j.epilogues(0)
 	for i := range p.M {
 		c := p.C[i*p.LDC:][:p.N]
 		if !p.Accumulate {
 			clear(c)
 		}
-		if p.Epilogue != nil {
-			p.Epilogue(i, 0, c)
+		if epi != nil {
+			epi(i, 0, c)
 		}
 	}
+}
+
+// epilogues returns the epilogue functions of part: EpiloguePart's, or
+// Epilogue and EpilogueRows.
+func (j *gemmJob[T]) epilogues(part int) (epi func(row, col0 int, c []T), rows func(row0, row1, col0, col1 int)) {
+	if j.p.EpiloguePart != nil {
+		return j.p.EpiloguePart(part)
+	}
+	return j.p.Epilogue, j.p.EpilogueRows
 }
 
 func (j *gemmJob[T]) run() {
@@ -378,6 +402,15 @@ func (j *gemmJob[T]) run() {
 	j.rowBlocks = ceilDiv(p.M, j.mc)
 	j.colBlocks = ceilDiv(npan, j.cpan)
 	threads = min(threads, j.rowBlocks*j.colBlocks)
+	// With whole rows per chunk, the threads claim row panels in a guided
+	// split instead: chunks that shrink as the rows run out, up to
+	// kern.mc rows, so that the threads finish together.
+	j.guided = threads > 1 && j.colBlocks == 1
+	j.threads, j.mpan = threads, mpan
+	if j.guided {
+		j.maxPan = kern.mc / mr
+		j.mc = j.maxPan * mr
+	}
 
 	// Buffers.
 	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0
@@ -420,21 +453,64 @@ func (j *gemmJob[T]) runPart(part int) {
 		}
 	case phaseCompute:
 		buf := &j.parts[part]
+		epi, rows := j.epilogues(part)
+		if j.guided {
+			for {
+				p0, p1, ok := j.claimRows()
+				if !ok {
+					return
+				}
+				j.computeChunk(p0*j.kern.mr, min(j.p.M, p1*j.kern.mr), 0, j.bl.npan, buf, epi, rows)
+			}
+		}
 		n := j.rowBlocks * j.colBlocks
 		for {
 			c := int(j.next.Add(1)) - 1
 			if c >= n {
 				return
 			}
-			j.computeChunk(c/j.colBlocks, c%j.colBlocks, buf)
+			rb, cb := c/j.colBlocks, c%j.colBlocks
+			j.computeChunk(rb*j.mc, min(j.p.M, (rb+1)*j.mc), cb*j.cpan, min(j.bl.npan, (cb+1)*j.cpan), buf, epi, rows)
 		}
 	case phaseSmallM:
+		epi, _ := j.epilogues(part)
 		for {
 			c := int(j.next.Add(1)) - 1
 			if c >= j.colBlocks {
 				return
 			}
-			j.smallMBlock(c*j.cpan, min(j.p.N, (c+1)*j.cpan))
+			j.smallMBlock(c*j.cpan, min(j.p.N, (c+1)*j.cpan), epi)
+		}
+	}
+}
+
+// guidedShare is how many chunks per thread a guided split's next chunk
+// is sized for: a chunk is the rows left over guidedShare·threads, so a
+// thread slowed by another process leaves a short last chunk behind.
+const guidedShare = 2
+
+// guidedMinPanels is the smallest chunk of a guided split, in panels,
+// but for the last: each chunk reads B's panels once more.
+const guidedMinPanels = 2
+
+// guidedChunk returns the panels of the next chunk of a guided split when
+// rem panels are left, for threads threads, at most maxPan.
+func guidedChunk(rem, threads, maxPan int) int {
+	return max(1, min(rem, maxPan, max(guidedMinPanels, ceilDiv(rem, guidedShare*threads))))
+}
+
+// claimRows claims the next chunk [p0, p1) of row panels of a guided
+// split, or returns ok false when none is left.
+func (j *gemmJob[T]) claimRows() (p0, p1 int, ok bool) {
+	for {
+		n0 := j.next.Load()
+		rem := j.mpan - int(n0)
+		if rem <= 0 {
+			return 0, 0, false
+		}
+		n := guidedChunk(rem, j.threads, j.maxPan)
+		if j.next.CompareAndSwap(n0, n0+int32(n)) {
+			return int(n0), int(n0) + n, true
 		}
 	}
 }
@@ -472,7 +548,7 @@ func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
 
 // smallMBlock computes columns [c0, c1) of C row by row: with Axpy, C[i] =
 // Σ_kk A[i][kk]·B[kk]; with Dot for TransB.
-func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
+func (j *gemmJob[T]) smallMBlock(c0, c1 int, epi func(row, col0 int, c []T)) {
 	p := &j.p
 	for i := range p.M {
 		c := p.C[i*p.LDC+c0 : i*p.LDC+c1]
@@ -482,13 +558,13 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 			} else {
 				gemvRow(p.K, p.A[i*p.LDA:], 1, p.B[c0:], p.LDB, c, p.Accumulate)
 			}
-			if p.Epilogue != nil {
-				p.Epilogue(i, c0, c)
+			if epi != nil {
+				epi(i, c0, c)
 			}
 			continue
 		}
 		if p.TransA {
-			j.smallMRowT(i, c0, c)
+			j.smallMRowT(i, c0, c, epi)
 			continue
 		}
 		a := p.A[i*p.LDA:][:p.K]
@@ -517,8 +593,8 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int) {
 				axpyUnit(a[kk], p.B[kk*p.LDB+c0:][:len(c)], c)
 			}
 		}
-		if p.Epilogue != nil {
-			p.Epilogue(i, c0, c)
+		if epi != nil {
+			epi(i, c0, c)
 		}
 	}
 }
@@ -530,7 +606,7 @@ func (j *gemmJob[T]) gemv() bool { return hasGemvAsm && !j.p.TransB }
 // smallMRowT computes row i of C, columns c0.. (c), in the row-by-row
 // path with TransA: row i of the left operand is column i of the stored A,
 // read at stride LDA.
-func (j *gemmJob[T]) smallMRowT(i, c0 int, c []T) {
+func (j *gemmJob[T]) smallMRowT(i, c0 int, c []T, epi func(row, col0 int, c []T)) {
 	p := &j.p
 	if p.TransB {
 		for jj := range c {
@@ -552,8 +628,8 @@ func (j *gemmJob[T]) smallMRowT(i, c0 int, c []T) {
 			axpyUnit(p.A[kk*p.LDA+i], p.B[kk*p.LDB+c0:][:len(c)], c)
 		}
 	}
-	if p.Epilogue != nil {
-		p.Epilogue(i, c0, c)
+	if epi != nil {
+		epi(i, c0, c)
 	}
 }
 
@@ -614,15 +690,14 @@ func interleave[T float32 | float64](dst []T, s int, src []T, ld, h, kc int) {
 	}
 }
 
-// computeChunk computes the chunk of C in row block rb and column block cb,
-// over all of K, then hands its rows to the epilogue. The loops follow
-// BLIS: for each k block, pack the chunk's rows of A, then for each B panel
-// (kept in L1 by the inner loop) run the micro-kernel down the A panels.
-func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
+// computeChunk computes the chunk of C in rows [i0, i1) (at most mc, i0 a
+// multiple of mr) and column panels [jp0, jp1), over all of K, then hands
+// its rows to the epilogue epi, or rows. The loops follow BLIS: for each k
+// block, pack the chunk's rows of A, then for each B panel (kept in L1 by
+// the inner loop) run the micro-kernel down the A panels.
+func (j *gemmJob[T]) computeChunk(i0, i1, jp0, jp1 int, buf *partBuf[T], epi func(row, col0 int, c []T), rows func(row0, row1, col0, col1 int)) {
 	p, kern, bl := &j.p, j.kern, &j.bl
 	mr, nr := kern.mr, kern.nr
-	i0, i1 := rb*j.mc, min(p.M, (rb+1)*j.mc)
-	jp0, jp1 := cb*j.cpan, min(bl.npan, (cb+1)*j.cpan)
 	for k0 := 0; k0 < p.K; k0 += bl.kcs {
 		kc := min(bl.kcs, p.K-k0)
 		add := p.Accumulate || k0 > 0
@@ -692,12 +767,12 @@ func (j *gemmJob[T]) computeChunk(rb, cb int, buf *partBuf[T]) {
 			}
 		}
 	}
-	if p.EpilogueRows != nil && p.Epilogue != nil {
-		p.EpilogueRows(i0, i1, jp0*nr, min(p.N, jp1*nr))
-	} else if p.Epilogue != nil {
+	if rows != nil && epi != nil {
+		rows(i0, i1, jp0*nr, min(p.N, jp1*nr))
+	} else if epi != nil {
 		col0, col1 := jp0*nr, min(p.N, jp1*nr)
 		for i := i0; i < i1; i++ {
-			p.Epilogue(i, col0, p.C[i*p.LDC+col0:i*p.LDC+col1])
+			epi(i, col0, p.C[i*p.LDC+col0:i*p.LDC+col1])
 		}
 	}
 }

@@ -32,9 +32,13 @@ type gemmCase struct {
 }
 
 func (c gemmCase) String() string {
-	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v,rows=%v/packA=%v",
-		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue, c.epiRows(), c.packA)
+	return fmt.Sprintf("%dx%dx%d/pad%d,%d,%d/off%d/tA=%v/tB=%v/acc=%v/t%d/epi=%v,rows=%v,part=%v/packA=%v",
+		c.m, c.n, c.k, c.padA, c.padB, c.padC, c.offset, c.transA, c.transB, c.accumulate, c.threads, c.epilogue, c.epiRows(), c.epiPart(), c.packA)
 }
+
+// epiPart reports whether a case with an epilogue passes it through
+// EpiloguePart: a third of them, by their sizes.
+func (c gemmCase) epiPart() bool { return c.epilogue && (c.m+c.k)%3 == 0 }
 
 // epiRows reports whether a case with an epilogue also sets EpilogueRows:
 // half of them, by their sizes.
@@ -94,23 +98,55 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 		return float64(b[p*ldb+j])
 	}
 	seen := make([]int, c.m*c.n)
+	var partErrs atomic.Int32 // EpiloguePart's misuses
 	p := GemmParams[T]{M: c.m, N: c.n, K: c.k, A: a, LDA: lda, B: b, LDB: ldb, C: cv, LDC: ldc,
 		TransA: c.transA, TransB: c.transB, Accumulate: c.accumulate, Threads: c.threads}
 	if c.epilogue {
 		// Segments are disjoint, so concurrent calls touch disjoint
 		// elements of seen.
-		p.Epilogue = func(row, col0 int, seg []T) {
+		epi := func(row, col0 int, seg []T) {
 			for jj := range seg {
 				seen[row*c.n+col0+jj]++
 				seg[jj] = 2*seg[jj] + 1
 			}
 		}
+		p.Epilogue = epi
 		if c.epiRows() {
 			// Blocks of rows where the product finishes them together;
 			// the per-row epilogue elsewhere.
 			p.EpilogueRows = func(row0, row1, col0, col1 int) {
 				for i := row0; i < row1; i++ {
-					p.Epilogue(i, col0, cv[i*ldc+col0:i*ldc+col1])
+					epi(i, col0, cv[i*ldc+col0:i*ldc+col1])
+				}
+			}
+		}
+		if c.epiPart() {
+			// Each part's functions, which must be called for parts
+			// below the threads and never concurrently with themselves.
+			epiRows := p.EpilogueRows
+			p.Epilogue, p.EpilogueRows = nil, nil
+			busy := make([]atomic.Bool, max(1, c.threads))
+			p.EpiloguePart = func(part int) (func(row, col0 int, seg []T), func(row0, row1, col0, col1 int)) {
+				if part < 0 || part >= len(busy) {
+					partErrs.Add(1)
+					return epi, epiRows
+				}
+				b := &busy[part]
+				enter := func() {
+					if !b.CompareAndSwap(false, true) {
+						partErrs.Add(1)
+					}
+				}
+				pe := func(row, col0 int, seg []T) { enter(); epi(row, col0, seg); b.Store(false) }
+				if epiRows == nil {
+					return pe, nil
+				}
+				return pe, func(row0, row1, col0, col1 int) {
+					enter()
+					for i := row0; i < row1; i++ {
+						epi(i, col0, cv[i*ldc+col0:i*ldc+col1])
+					}
+					b.Store(false)
 				}
 			}
 		}
@@ -120,6 +156,9 @@ func testGemmCase[T float32 | float64](t *testing.T, kern *microKernel[T], c gem
 		p.PackA = packAFrom(t, a, lda, c.m, c.k, c.transA)
 	}
 	gemm(&p, kern)
+	if n := partErrs.Load(); n > 0 {
+		t.Fatalf("%s %v: %d calls of EpiloguePart or its functions out of bounds or concurrent with themselves", kern.name, c, n)
+	}
 
 	tol := tolOf[T]()
 	bad := 0
@@ -902,4 +941,61 @@ func goid() uint64 {
 	var id uint64
 	fmt.Sscanf(s, "goroutine %d ", &id)
 	return id
+}
+
+// TestGuidedClaims checks that the claims of a guided split, by several
+// goroutines at once, cover every row panel exactly once, in chunks of at
+// least one panel and at most maxPan; and that one claimant's chunks never
+// grow.
+func TestGuidedClaims(t *testing.T) {
+	for _, c := range []struct{ mpan, threads, maxPan int }{
+		{1, 2, 8}, {2, 2, 8}, {22, 2, 8}, {22, 3, 8}, {100, 2, 8}, {100, 4, 1}, {7, 16, 3}, {1000, 8, 8},
+	} {
+		var j gemmJob[float32]
+		j.mpan, j.threads, j.maxPan = c.mpan, c.threads, c.maxPan
+		claimed := make([]atomic.Int32, c.mpan)
+		var wg sync.WaitGroup
+		errs := make(chan string, c.threads)
+		for range c.threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					p0, p1, ok := j.claimRows()
+					if !ok {
+						return
+					}
+					if p1-p0 < 1 || p1-p0 > c.maxPan || p0 < 0 || p1 > c.mpan {
+						errs <- fmt.Sprintf("chunk [%d, %d)", p0, p1)
+						return
+					}
+					for i := p0; i < p1; i++ {
+						claimed[i].Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Errorf("mpan %d threads %d maxPan %d: %s", c.mpan, c.threads, c.maxPan, e)
+		}
+		for i := range claimed {
+			if n := claimed[i].Load(); n != 1 {
+				t.Errorf("mpan %d threads %d maxPan %d: panel %d claimed %d times", c.mpan, c.threads, c.maxPan, i, n)
+			}
+		}
+		j.next.Store(0)
+		prev := c.maxPan
+		for {
+			p0, p1, ok := j.claimRows()
+			if !ok {
+				break
+			}
+			if p1-p0 > prev {
+				t.Errorf("mpan %d threads %d maxPan %d: chunk [%d, %d) longer than the one before (%d)", c.mpan, c.threads, c.maxPan, p0, p1, prev)
+			}
+			prev = p1 - p0
+		}
+	}
 }
