@@ -75,9 +75,9 @@ type winJob[T float32 | float64] struct {
 // straight from X, one micro-kernel call per run: the first overwrites the
 // tile, the others add to it, so the im2col is neither written nor
 // packed. A tile across the end of that axis, or the last short one,
-// copies its rows' windows into a scratch mr×K matrix first. The
-// epilogue takes each tile's rows once all N columns are final. Tiles are
-// shared among threads in chunks.
+// copies its rows' windows into a scratch mr×K matrix first. Tiles are
+// shared among threads in chunks of up to 8 (96 rows); the epilogue takes
+// a chunk's rows once all their N columns are final.
 func gemmWindows[T float32 | float64](p WindowsParams[T], kern *microKernel[T], pool *sync.Pool) bool {
 	if kern.direct == nil || p.N <= 0 || p.N%kern.nr != 0 || p.Run < minWindowRun || p.M <= 0 ||
 		len(p.RowExtents) == 0 || len(p.RowExtents) != len(p.RowStrides) || len(p.Taps) == 0 {
@@ -145,8 +145,22 @@ func (j *winJob[T]) runPart(part int) {
 		if c >= chunks {
 			return
 		}
-		for t := c * j.per; t < min(j.tiles, (c+1)*j.per); t++ {
+		t0, t1 := c*j.per, min(j.tiles, (c+1)*j.per)
+		for t := t0; t < t1; t++ {
 			j.tile(t, j.parts[part])
+		}
+		// The epilogue takes the chunk's rows at once, while they are in
+		// cache: an epilogue run as flat chunks of rows (the native back
+		// end's) prepares its per-column operands once per call.
+		p, mr := &j.p, j.kern.mr
+		i0, i1 := t0*mr, min(p.M, t1*mr)
+		switch {
+		case p.EpilogueRows != nil:
+			p.EpilogueRows(i0, i1, 0, p.N)
+		case p.Epilogue != nil:
+			for i := i0; i < i1; i++ {
+				p.Epilogue(i, 0, p.C[i*p.LDC:][:p.N])
+			}
 		}
 	}
 }
@@ -161,7 +175,7 @@ func (p *WindowsParams[T]) rowOffset(i int) int {
 	return off
 }
 
-// tile computes rows [t·mr, t·mr+h) of C and runs their epilogue; buf is
+// tile computes rows [t·mr, t·mr+h) of C; buf is
 // the part's scratch: mr×K for gathered windows, then an mr×nr tile.
 func (j *winJob[T]) tile(t int, buf []T) {
 	p, kern := &j.p, j.kern
@@ -196,14 +210,6 @@ func (j *winJob[T]) tile(t int, buf []T) {
 			for ii := range h {
 				copy(p.C[(i0+ii)*p.LDC+col0:][:nr], tl[ii*nr:(ii+1)*nr])
 			}
-		}
-	}
-	switch {
-	case p.EpilogueRows != nil:
-		p.EpilogueRows(i0, i0+h, 0, p.N)
-	case p.Epilogue != nil:
-		for i := i0; i < i0+h; i++ {
-			p.Epilogue(i, 0, p.C[i*p.LDC:][:p.N])
 		}
 	}
 }
