@@ -23,10 +23,11 @@ import (
 //
 // It is a matrix product of the M = Ph·Pw windows (as rows of K = kh·kw·Cin
 // elements) by Cᵀ, the implicit im2col of the window view: kernels.Gemm
-// multiplies it by C read in place, and the windows are packed straight
-// from the image into the micro-kernel's panels (GemmParams.PackA; runs of
-// elements contiguous in the image are read as runs), so the im2col matrix
-// is never written and each window element is packed once; E is applied
+// multiplies it by C read in place, and the windows are read in place
+// from the image where kernels.GemmWindows takes them (windowsSite),
+// otherwise packed straight from the image into the micro-kernel's panels
+// (GemmParams.PackA; runs of elements contiguous in the image are read as
+// runs), so the im2col matrix is never written; E is applied
 // to each finished row segment (bias, BatchNorm, ReLU) as for a dense
 // layer. Nothing is refused that the generic loops would not compute: a
 // body that does not fit falls back to them.
