@@ -155,9 +155,10 @@ type windowsSite struct {
 }
 
 // newWindowsSite returns the windows site of s, or nil when its windows
-// are not read as runs of contiguous elements or B is transposed.
+// are not read as runs of at least kernels.MinWindowRun contiguous
+// elements or B is transposed.
 func newWindowsSite(s *gemmSite, pk *windowPacker) *windowsSite {
-	if pk.run.Stride != 1 || s.transB || s.acc || len(pk.rows) == 0 {
+	if pk.run.Stride != 1 || pk.run.Extent < kernels.MinWindowRun || s.transB || s.acc || len(pk.rows) == 0 {
 		return nil
 	}
 	w := &windowsSite{s: s, taps: pk.runs, runLen: pk.run.Extent}

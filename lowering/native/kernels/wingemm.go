@@ -35,19 +35,19 @@ type WindowsParams[T float32 | float64] struct {
 	EpilogueRows func(row0, row1, col0, col1 int)
 }
 
-// minWindowRun is the shortest run GemmWindows reads in place: each run
+// MinWindowRun is the shortest run GemmWindows reads in place: each run
 // is one call of the micro-kernel over Run steps of k, whose tile of C is
 // loaded and stored around it. (A kernel that keeps the tile in registers
 // over all the runs of a window, tried on the conv block's 9 runs of 64
 // channels, measured no faster: 504 µs against 494 µs per image, medians
 // of 5, BenchmarkConvPasses; it was not kept.)
-const minWindowRun = 16
+const MinWindowRun = 16
 
 // GemmWindowsF32 computes the float32 product p describes, reading the
 // windows in place (see gemmWindows), and reports whether it did: false,
 // with C untouched, when this machine has no AVX-512 micro-kernel reading
 // A in place, N is not a multiple of its 32-column tile, a run is shorter
-// than minWindowRun, M is not the positions' count, a position axis has
+// than MinWindowRun, M is not the positions' count, a position axis has
 // a stride below 1, a tap is negative, or a leading dimension is below N;
 // GemmF32 with PackA then computes it. It panics if a slice is short or C
 // overlaps X or B, as GemmF32 does: the caller computes them, so that is
@@ -84,7 +84,7 @@ type winJob[T float32 | float64] struct {
 // shared among threads in chunks of up to 8 (96 rows); the epilogue takes
 // a chunk's rows once all their N columns are final.
 func gemmWindows[T float32 | float64](p WindowsParams[T], kern *microKernel[T], pool *sync.Pool) bool {
-	if kern.direct == nil || p.N <= 0 || p.N%kern.nr != 0 || p.Run < minWindowRun || p.M <= 0 ||
+	if kern.direct == nil || p.N <= 0 || p.N%kern.nr != 0 || p.Run < MinWindowRun || p.M <= 0 ||
 		len(p.RowExtents) == 0 || len(p.RowExtents) != len(p.RowStrides) || len(p.Taps) == 0 {
 		return false
 	}
