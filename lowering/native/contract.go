@@ -2,6 +2,7 @@ package native
 
 import (
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/conv"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
@@ -111,7 +112,7 @@ func (c *compiler) contractInto(fn *cval, args []*cval, dst *cval) (code, bool, 
 			for i, a := range body.Args {
 				parent := -1
 				for p, e := range vars {
-					if usesVar(a, p) {
+					if conv.UsesVar(a, p) {
 						if parent >= 0 {
 							return nil, false, nil
 						}
@@ -145,7 +146,7 @@ func (c *compiler) contractInto(fn *cval, args []*cval, dst *cval) (code, bool, 
 	}
 	ia, aok := vars[pa]
 	ib, bok := vars[pb]
-	depth := c.contractionDepth(rn, env)
+	depth := conv.ContractionDepth(rn, env)
 	if !aok || !bok || depth < 1 {
 		return nil, false, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/conv"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
@@ -260,7 +261,7 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 		return 0, false, nil
 	}
 	for _, p := range f.l1.Params {
-		if usesVar(nz.Fn, p) {
+		if conv.UsesVar(nz.Fn, p) {
 			return 0, false, nil
 		}
 	}
@@ -271,7 +272,7 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 			continue
 		}
 		for _, p := range f.l1.Params {
-			if usesVar(a, p) {
+			if conv.UsesVar(a, p) {
 				return 0, false, nil
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/conv"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
@@ -352,7 +353,7 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	// E nor in the inner arguments): blocks of them run flat.
 	rowFree := true
 	for i, p := range l1.Params {
-		rowFree = rowFree && (i == m.ix || !usesVar(l1.Body, p))
+		rowFree = rowFree && (i == m.ix || !conv.UsesVar(l1.Body, p))
 	}
 	flatLen := 0
 	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= chunk && s.ldc == n &&

@@ -51,11 +51,12 @@
 //     one strided slice per window element concatenated on a new axis (the
 //     im2col, window.go); a convolution over windows — maps over the
 //     window positions of a full contraction of each window with each
-//     filter, under an elementwise epilogue — is recognised first and
-//     becomes one stablehlo.convolution, pads, strides and dilations as its
+//     filter, under an elementwise epilogue — is recognised first (by
+//     lowering/conv, which the native back end shares) and becomes one
+//     stablehlo.convolution, pads, strides and dilations as its
 //     attributes (conv.go), grouped and depthwise ones — a flatten of the
 //     groups of each window contracted with the groups of filters — with
-//     a feature_group_count (conv_group.go); a pooling over windows —
+//     a feature_group_count; a pooling over windows —
 //     maps over the window positions of a reduction of each whole window
 //     by max, min or +, lifted over the channels, with pads of its
 //     identity — becomes one stablehlo.reduce_window (pool.go); dilated

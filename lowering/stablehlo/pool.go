@@ -6,6 +6,7 @@ import (
 	shlo "github.com/gomlx/go-xla/pkg/stablehlo"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/conv"
 )
 
 // reduceWindows recognises a pooling written over window views, the shape
@@ -34,7 +35,7 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 	var views []graph.View
 	var base graph.Node
 	for i, a := range n.Args {
-		vs, b := viewChain(a)
+		vs, b := conv.ViewChain(a)
 		k := 0
 		for _, v := range vs {
 			if _, ok := v.(graph.WindowView); ok {
@@ -62,7 +63,7 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 				return nil, false, nil
 			}
 			for _, a := range f.Args {
-				if usesAny(a, vars) {
+				if conv.UsesAny(a, vars) {
 					return nil, false, nil
 				}
 			}
@@ -133,16 +134,16 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 	if x.tuple != nil || x.untyped || len(x.shape) == 0 || (x.dt != graph.Float32 && x.dt != graph.Float64) {
 		return nil, false, nil
 	}
-	g, ok := windowGeometry(views, len(x.shape), fill)
-	if !ok || len(g.positions) != npos || depth != npos || lift != len(g.inner)-npos {
+	g, err := conv.WindowGeometry(views, len(x.shape), fill)
+	if err != nil || len(g.Positions) != npos || depth != npos || lift != len(g.Inner)-npos {
 		return nil, false, nil
 	}
-	for i, a := range g.inner {
-		if (i < npos) != (a.kind == axElem) {
+	for i, a := range g.Inner {
+		if (i < npos) != (a.Kind == conv.Element) {
 			return nil, false, nil
 		}
 	}
-	for _, w := range g.windows {
+	for _, w := range g.Windows {
 		if w.Dilation != 1 {
 			return nil, false, nil
 		}
@@ -168,9 +169,9 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 	pads := make([][2]int, rank)
 	for i := range rank {
 		wdims[i], strides[i], wdil[i] = 1, 1, 1
-		if w, ok := g.windows[i-1]; ok && i > 0 {
+		if w, ok := g.Windows[i-1]; ok && i > 0 {
 			wdims[i], strides[i] = w.Width, w.Stride
-			pads[i] = g.pads[i-1]
+			pads[i] = g.Pads[i-1]
 		}
 	}
 	iv, err := identity(op, x.dt)
@@ -208,13 +209,13 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 	// [batch, X's axes] to [batch, positions in the levels' order,
 	// channels], then the batch split back into X's loop levels.
 	perm := []int{0}
-	for _, p := range g.positions {
-		perm = append(perm, 1+p.base)
+	for _, p := range g.Positions {
+		perm = append(perm, 1+p.Base)
 	}
 	var shape, axes []int
-	if g.channel >= 0 {
-		perm = append(perm, 1+g.channel)
-		shape, axes = []int{x.shape[g.channel]}, []int{0}
+	if g.Channel >= 0 {
+		perm = append(perm, 1+g.Channel)
+		shape, axes = []int{x.shape[g.Channel]}, []int{0}
 	}
 	if !slices.Equal(perm, seq(rank)) {
 		if rw, err = shlo.Transpose(rw, perm...); err != nil {
@@ -235,22 +236,6 @@ func (l *lowerer) reduceWindows(n *graph.NZip, e *env) (out *val, ok bool, err e
 	return out, true, err
 }
 
-// viewChain returns the views from n down to the first term that is not a
-// view, innermost first, and that term.
-func viewChain(n graph.Node) ([]graph.View, graph.Node) {
-	var views []graph.View
-	for {
-		vn, ok := n.(graph.ViewNode)
-		if !ok {
-			break
-		}
-		views = append(views, vn.View())
-		n = vn.Operand()
-	}
-	slices.Reverse(views)
-	return views, n
-}
-
 // passesOn finds, under lets that do not read p, the nzip body traverses
 // p with (an argument exactly p, the others and its function free of p),
 // and returns it with p's index; nil when body is not of that shape.
@@ -260,13 +245,13 @@ func passesOn(body graph.Node, p *graph.Var) (*graph.NZip, int) {
 		if !ok {
 			break
 		}
-		if usesVar(lt.Value, p) {
+		if conv.UsesVar(lt.Value, p) {
 			return nil, 0
 		}
 		body = lt.Body
 	}
 	nz, ok := body.(*graph.NZip)
-	if !ok || graph.IsFunc(nz) || usesVar(nz.Fn, p) {
+	if !ok || graph.IsFunc(nz) || conv.UsesVar(nz.Fn, p) {
 		return nil, 0
 	}
 	j := -1
@@ -274,7 +259,7 @@ func passesOn(body graph.Node, p *graph.Var) (*graph.NZip, int) {
 		switch {
 		case a == graph.Node(p) && j < 0:
 			j = i
-		case usesVar(a, p):
+		case conv.UsesVar(a, p):
 			return nil, 0
 		}
 	}
@@ -307,7 +292,7 @@ func windowReduction(rn *graph.RNZ, e *env) (graph.Op, int, int, bool) {
 		}
 		in, ok := f.Body.(*graph.RNZ)
 		if !ok || len(in.Args) != 1 || in.Args[0] != graph.Node(f.Params[0]) ||
-			usesVar(in.Red, f.Params[0]) || usesVar(in.Fn, f.Params[0]) {
+			conv.UsesVar(in.Red, f.Params[0]) || conv.UsesVar(in.Fn, f.Params[0]) {
 			return 0, 0, 0, false
 		}
 		o, d, lf, ok := windowReduction(in, e)
@@ -317,16 +302,6 @@ func windowReduction(rn *graph.RNZ, e *env) (graph.Op, int, int, bool) {
 		return op, d + 1, lift, true
 	}
 	return 0, 0, 0, false
-}
-
-// usesAny reports whether any of vs occurs in n.
-func usesAny(n graph.Node, vs []*graph.Var) bool {
-	for _, v := range vs {
-		if usesVar(n, v) {
-			return true
-		}
-	}
-	return false
 }
 
 // usesVarOutside reports whether v occurs in n outside the terms skip.
