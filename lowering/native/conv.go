@@ -175,9 +175,7 @@ func (w *windowsSite) run(fr *frame) {
 	if fr.par {
 		threads = 1
 	}
-	if s.epi != nil && threads > 1 {
-		fr.rt.lendRegisters(fr)
-	}
+	s.readyEpilogue(fr, threads)
 	var done bool
 	switch s.dt {
 	case graph.Float32:
@@ -186,7 +184,7 @@ func (w *windowsSite) run(fr *frame) {
 			B: fr.f32[s.bb][fr.ints[s.br]:], LDB: s.ldb, C: fr.f32[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Threads: threads}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue, p.EpilogueRows = s.sharF32, s.sharRows
+				p.EpiloguePart = s.partF32
 			} else {
 				p.Epilogue, p.EpilogueRows = s.perF32[fr.w], s.perRows[fr.w]
 			}
@@ -198,7 +196,7 @@ func (w *windowsSite) run(fr *frame) {
 			B: fr.f64[s.bb][fr.ints[s.br]:], LDB: s.ldb, C: fr.f64[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Threads: threads}
 		if s.epi != nil {
 			if threads > 1 {
-				p.Epilogue, p.EpilogueRows = s.sharF64, s.sharRows
+				p.EpiloguePart = s.partF64
 			} else {
 				p.Epilogue, p.EpilogueRows = s.perF64[fr.w], s.perRows[fr.w]
 			}

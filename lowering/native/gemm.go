@@ -556,22 +556,30 @@ func (s *gemmSite) bind(rt *runtime) {
 	}
 }
 
+// readyEpilogue prepares the epilogue's frames for a product on fr with
+// threads parts: a threaded product's epilogue frames get fr's registers,
+// and the frames that will run it forget the columns they tiled, which may
+// have changed since the last run (the operands are inputs, or computed in
+// a loop around).
+func (s *gemmSite) readyEpilogue(fr *frame, threads int) {
+	if s.epi == nil {
+		return
+	}
+	if threads > 1 {
+		fr.rt.lendRegisters(fr)
+		clear(s.epi.tiled[len(fr.rt.frames):])
+	} else {
+		s.epi.tiled[fr.w] = 0
+	}
+}
+
 // run computes the product on the frame fr.
 func (s *gemmSite) run(fr *frame) {
 	threads := s.threads
 	if fr.par {
 		threads = 1
 	}
-	if s.epi != nil {
-		// The columns the epilogue tiles may have changed since the last
-		// run (the operands are inputs, or computed in a loop around).
-		if threads > 1 {
-			fr.rt.lendRegisters(fr)
-			clear(s.epi.tiled[len(fr.rt.frames):])
-		} else {
-			s.epi.tiled[fr.w] = 0
-		}
-	}
+	s.readyEpilogue(fr, threads)
 	switch s.dt {
 	case graph.Float32:
 		p := kernels.GemmParams[float32]{M: s.M, N: s.N, K: s.K,

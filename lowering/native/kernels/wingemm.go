@@ -29,10 +29,12 @@ type WindowsParams[T float32 | float64] struct {
 	C   []T // M×N, row i at C[i·LDC:]; must not overlap X or B
 	LDC int // ≥ N
 
-	// Threads, Epilogue and EpilogueRows are as GemmParams's.
+	// Threads, Epilogue, EpilogueRows and EpiloguePart are as
+	// GemmParams's.
 	Threads      int
 	Epilogue     func(row, col0 int, c []T)
 	EpilogueRows func(row0, row1, col0, col1 int)
+	EpiloguePart func(part int) (epi func(row, col0 int, c []T), rows func(row0, row1, col0, col1 int))
 }
 
 // MinWindowRun is the shortest run GemmWindows reads in place: each run
@@ -145,6 +147,10 @@ func (j *winJob[T]) run() {
 
 func (j *winJob[T]) runPart(part int) {
 	chunks := ceilDiv(j.tiles, j.per)
+	epi, rows := j.p.Epilogue, j.p.EpilogueRows
+	if j.p.EpiloguePart != nil {
+		epi, rows = j.p.EpiloguePart(part)
+	}
 	for {
 		c := int(j.next.Add(1)) - 1
 		if c >= chunks {
@@ -160,11 +166,11 @@ func (j *winJob[T]) runPart(part int) {
 		p, mr := &j.p, j.kern.mr
 		i0, i1 := t0*mr, min(p.M, t1*mr)
 		switch {
-		case p.EpilogueRows != nil:
-			p.EpilogueRows(i0, i1, 0, p.N)
-		case p.Epilogue != nil:
+		case rows != nil:
+			rows(i0, i1, 0, p.N)
+		case epi != nil:
 			for i := i0; i < i1; i++ {
-				p.Epilogue(i, 0, p.C[i*p.LDC:][:p.N])
+				epi(i, 0, p.C[i*p.LDC:][:p.N])
 			}
 		}
 	}

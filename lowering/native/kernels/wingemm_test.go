@@ -18,11 +18,12 @@ type winCase struct {
 	n, padB, padC     int
 	threads           int
 	rows              bool // EpilogueRows rather than Epilogue
+	parts             bool // the epilogues given through EpiloguePart
 }
 
 func (c winCase) String() string {
-	return fmt.Sprintf("%dx%dx%d+%d/k%dx%d/s%d,%d/d%d,%d/n%d+%d,%d/t%d/rows=%v",
-		c.h, c.w, c.cin, c.padRow, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.n, c.padB, c.padC, c.threads, c.rows)
+	return fmt.Sprintf("%dx%dx%d+%d/k%dx%d/s%d,%d/d%d,%d/n%d+%d,%d/t%d/rows=%v/parts=%v",
+		c.h, c.w, c.cin, c.padRow, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.n, c.padB, c.padC, c.threads, c.rows, c.parts)
 }
 
 func testWindows[T float32 | float64](t *testing.T, c winCase, rng *rand.Rand, run func(WindowsParams[T]) bool, nr int) {
@@ -65,10 +66,34 @@ func testWindows[T float32 | float64](t *testing.T, c winCase, rng *rand.Rand, r
 		seen[row].Add(1)
 	}
 	if c.rows {
+		epi := p.Epilogue
 		p.EpilogueRows = func(row0, row1, col0, col1 int) {
 			for r := row0; r < row1; r++ {
-				p.Epilogue(r, col0, cm[r*ldc+col0:r*ldc+col1])
+				epi(r, col0, cm[r*ldc+col0:r*ldc+col1])
 			}
+		}
+	}
+	if c.parts {
+		// Each part gets the same functions, wrapped to check that the
+		// part is in range and never runs two epilogues at once.
+		epi, rows := p.Epilogue, p.EpilogueRows
+		busy := make([]atomic.Bool, max(1, c.threads))
+		enter := func(part int) func() {
+			if !busy[part].CompareAndSwap(false, true) {
+				t.Errorf("%v: part %d runs two epilogues at once", c, part)
+			}
+			return func() { busy[part].Store(false) }
+		}
+		p.Epilogue, p.EpilogueRows = nil, nil
+		p.EpiloguePart = func(part int) (func(int, int, []T), func(int, int, int, int)) {
+			if part < 0 || part >= len(busy) {
+				t.Fatalf("%v: EpiloguePart(%d) with %d threads", c, part, c.threads)
+			}
+			e := func(row, col0 int, seg []T) { defer enter(part)(); epi(row, col0, seg) }
+			if rows == nil {
+				return e, nil
+			}
+			return e, func(row0, row1, col0, col1 int) { defer enter(part)(); rows(row0, row1, col0, col1) }
 		}
 	}
 	if !run(p) {
@@ -123,11 +148,11 @@ func TestGemmWindows(t *testing.T) {
 	cases := []winCase{
 		{h: 7, w: 9, cin: 16, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, n: 32, threads: 1},
 		{h: 18, w: 30, cin: 17, padRow: 5, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, n: 64, padB: 3, padC: 2, threads: 2, rows: true},
-		{h: 11, w: 29, cin: 20, kh: 2, kw: 3, sh: 2, sw: 1, dh: 1, dw: 2, n: 96, threads: 3},
+		{h: 11, w: 29, cin: 20, kh: 2, kw: 3, sh: 2, sw: 1, dh: 1, dw: 2, n: 96, threads: 3, parts: true},
 		{h: 9, w: 40, cin: 24, padRow: 1, kh: 3, kw: 2, sh: 1, sw: 3, dh: 2, dw: 1, n: 32, padC: 5, threads: 2, rows: true},
 		{h: 5, w: 5, cin: 16, kh: 1, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, n: 48, threads: 1},
 		{h: 3, w: 3, cin: 33, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, n: 64, threads: 2},
-		{h: 34, w: 34, cin: 64, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, n: 64, threads: 4, rows: true},
+		{h: 34, w: 34, cin: 64, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, n: 64, threads: 4, rows: true, parts: true},
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, c := range cases {
