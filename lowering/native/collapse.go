@@ -27,26 +27,31 @@ func collapseNest(fn *cval, args []*cval, dst *cval) (*cval, []*cval, *cval, boo
 		if !copying && !zips {
 			break
 		}
-		all := true
-		for _, a := range args {
-			all = all && flattens(a)
-		}
-		if !all {
+		if slices.ContainsFunc(args, doesNotFlatten) {
 			break
 		}
-		if !merged {
-			args = append([]*cval(nil), args...)
-			merged = true
-		}
-		for i, a := range args {
-			args[i] = flatten0(a)
-		}
+		args, merged = flattenArgs(args, merged), true
 		dst = flatten0(dst)
 		if zips {
 			fn = &cval{kind: cvFunc, node: n.Fn, env: fn.env}
 		}
 	}
 	return fn, args, dst, merged
+}
+
+// doesNotFlatten is !flattens(v).
+func doesNotFlatten(v *cval) bool { return !flattens(v) }
+
+// flattenArgs merges the two outer axes of every argument: in place when
+// args is already the merging's own copy (copied), else in a copy.
+func flattenArgs(args []*cval, copied bool) []*cval {
+	if !copied {
+		args = slices.Clone(args)
+	}
+	for i, a := range args {
+		args[i] = flatten0(a)
+	}
+	return args
 }
 
 // flattens reports whether v is a plain view whose two outer axes are one.
@@ -108,20 +113,10 @@ func collapseReduce(red, fn *cval, args []*cval) (*cval, []*cval, bool) {
 		if !same || !ok || !slices.Equal(r1.Ops, r0.Ops) || !slices.Equal(r1.Lifts, r0.Lifts) {
 			break
 		}
-		all := true
-		for _, a := range args {
-			all = all && flattens(a)
-		}
-		if !all {
+		if slices.ContainsFunc(args, doesNotFlatten) {
 			break
 		}
-		if !merged {
-			args = append([]*cval(nil), args...)
-			merged = true
-		}
-		for i, a := range args {
-			args[i] = flatten0(a)
-		}
+		args, merged = flattenArgs(args, merged), true
 		fn = &cval{kind: cvFunc, node: in.Fn, env: fn.env}
 	}
 	return fn, args, merged

@@ -79,15 +79,7 @@ rnz %[6]s (\x g -> rnz %[6]s (\x1 g1 -> rnz %[6]s (\x2 g2 ->
 // TestFlatReduceSignedZero: the partial sums start at -0, (+)'s identity,
 // so a sum of -0s stays -0, as graph.Eval's does.
 func TestFlatReduceSignedZero(t *testing.T) {
-	prog, err := graph.Parse(`X : f32[9, 4]; rnz (zip (+)) (\x -> nzip (\v -> v * 0) x) X`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
+	p, err := planOf(t, `X : f32[9, 4]; rnz (zip (+)) (\x -> nzip (\v -> v * 0) x) X`, native.Options{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
