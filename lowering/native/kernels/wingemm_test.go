@@ -50,8 +50,7 @@ func testWindows[T float32 | float64](t *testing.T, c winCase, rng *rand.Rand, r
 	for i := range cm {
 		cm[i] = -7 // padding past N must stay
 	}
-	var seen []atomic.Int32
-	seen = make([]atomic.Int32, M)
+	seen := make([]atomic.Int32, M)
 	p := WindowsParams[T]{M: M, N: c.n, X: x, Base: base,
 		RowExtents: []int{ph, pw}, RowStrides: []int{c.sh * ld, c.sw * c.cin},
 		Taps: taps, Run: c.cin, B: b, LDB: ldb, C: cm, LDC: ldc, Threads: c.threads}
