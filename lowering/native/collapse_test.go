@@ -6,7 +6,6 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/lowertest"
-	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // TestCollapseNest: an elementwise nest of zips over arrays whose outer
@@ -37,14 +36,7 @@ func TestCollapseNest(t *testing.T) {
 				}
 				for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
 					for _, par := range []int{1, 0} {
-						b := native.New(native.Options{Parallelism: par})
-						lowertest.Check(t, b, g, prog.Body, in, 0)
-						p, err := b.Plan(g)
-						if err != nil {
-							t.Fatal(err)
-						}
-						d := p.Describe()
-						p.Close()
+						d := checkedDescribe(t, par, g, prog.Body, in)
 						if tc.want != "" && !strings.Contains(d, tc.want) {
 							t.Errorf("parallelism %d: plan lacks %q:\n%s", par, tc.want, d)
 						}

@@ -34,17 +34,10 @@ func TestConvGemm(t *testing.T) {
 			}
 			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				for _, par := range []int{1, 0} {
-					b := native.New(native.Options{Parallelism: par})
-					lowertest.Check(t, b, g, y, in, 0)
-					p, err := b.Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := p.Describe()
+					d := checkedDescribe(t, par, g, y, in)
 					got := strings.Contains(d, "conv as gemm") || strings.Contains(d, "contraction as gemm")
-					p.Close()
 					if got != viaGemm {
-						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, viaGemm, p.Describe())
+						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, viaGemm, d)
 					}
 				}
 			}

@@ -115,14 +115,7 @@ func TestStridedContraction(t *testing.T) {
 				}
 				for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
 					for _, par := range []int{1, 0} {
-						b := native.New(native.Options{Parallelism: par})
-						lowertest.Check(t, b, g, prog.Body, in, 0)
-						p, err := b.Plan(g)
-						if err != nil {
-							t.Fatal(err)
-						}
-						d := p.Describe()
-						p.Close()
+						d := checkedDescribe(t, par, g, prog.Body, in)
 						for _, w := range tc.notes {
 							if !strings.Contains(d, w) {
 								t.Errorf("parallelism %d: plan lacks %q:\n%s", par, w, d)

@@ -7,7 +7,6 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
-	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
@@ -46,14 +45,7 @@ func TestConvWindows(t *testing.T) {
 			inPlace := 0
 			for _, g := range lowertest.FusedAndUnfused(t, y) {
 				for _, par := range []int{1, 0} {
-					b := native.New(native.Options{Parallelism: par})
-					lowertest.Check(t, b, g, y, in, 0)
-					p, err := b.Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := p.Describe()
-					p.Close()
+					d := checkedDescribe(t, par, g, y, in)
 					if strings.Contains(d, "read in place") {
 						inPlace++
 					}

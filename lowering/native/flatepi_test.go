@@ -111,14 +111,7 @@ func checkFlat(t *testing.T, term graph.Node, in map[string]graph.Value, flat bo
 	t.Helper()
 	for _, g := range lowertest.FusedAndUnfused(t, term)[:1] {
 		for _, par := range []int{1, 0} {
-			b := native.New(native.Options{Parallelism: par})
-			lowertest.Check(t, b, g, term, in, 0)
-			p, err := b.Plan(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := p.Describe()
-			p.Close()
+			d := checkedDescribe(t, par, g, term, in)
 			if !strings.Contains(d, "epilogue per row segment") {
 				t.Fatalf("no GEMM epilogue in the plan:\n%s", d)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
@@ -22,6 +23,21 @@ func planOf(t *testing.T, src string, opts native.Options) (*native.Plan, error)
 		t.Fatal(err)
 	}
 	return native.New(opts).Plan(g)
+}
+
+// checkedDescribe checks g on the native back end with par goroutines
+// against graph.Eval of term (lowertest.Check) and returns the
+// description of its plan.
+func checkedDescribe(t *testing.T, par int, g *fusion.Graph, term graph.Node, in map[string]graph.Value) string {
+	t.Helper()
+	b := native.New(native.Options{Parallelism: par})
+	lowertest.Check(t, b, g, term, in, 0)
+	p, err := b.Plan(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	return p.Describe()
 }
 
 // Plan computes its arena before allocating it and refuses past

@@ -7,7 +7,6 @@ import (
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/lowertest"
-	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // TestPadChain checks chains of pads against the interpreter: a chain of
@@ -55,14 +54,7 @@ func TestPadChain(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, par := range []int{1, 0} {
-				b := native.New(native.Options{Parallelism: par})
-				lowertest.Check(t, b, g, y, in, 0)
-				p, err := b.Plan(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d := p.Describe()
-				p.Close()
+				d := checkedDescribe(t, par, g, y, in)
 				boxes := strings.Count(d, "filling its border")
 				if others := strings.Count(d, "materialise") - boxes; boxes != cc.boxes || others != cc.others {
 					t.Errorf("parallelism %d: %d border-filled and %d other materialisations, want %d and %d:\n%s", par, boxes, others, cc.boxes, cc.others, d)
