@@ -205,8 +205,8 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.Erf:
 		if z32, ok := any(z).([]float32); ok {
-			// The float32 rounding of math.Erf, through the vector loop
-			// (kernels.ErfF32).
+			// Within 1 ulp of the float32 rounding of math.Erf, the
+			// semantics' "a few ulps" (kernels.ErfF32).
 			kernels.ErfF32(z32, any(x).([]float32))
 			return
 		}

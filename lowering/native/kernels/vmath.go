@@ -162,28 +162,63 @@ func ExpF32(z, x []float32) {
 	}
 }
 
-// ErfF32 sets z[i] = erf x[i] for i < len(z); x must be at least as long
-// as z, and may be z itself. With AVX2 or AVX-512 (bit-identical) it is computed in float64 as
-// y·P(y²/8 - 1), y = x clamped to [-4, 4] (beyond, erf rounds to ±1 in
-// float32), P the polynomial of degree 26 that interpolates erf(y)/y at
-// the Chebyshev points (relative error near float64's rounding; see
-// erfCoefs in gen_vmath.go), and rounded once to float32: the float32
-// rounding of math.Erf but for 1-ulp differences in rare arguments
-// (vmath_test.go sweeps 20 million and finds none). NaN gives NaN and ±0 gives
-// ±0. Without AVX2, and for the last few elements, it rounds math.Erf.
+// erfPoly32 is erf x in float32 arithmetic by the algorithm of the vector
+// loops (erfTables in gen_vmath.go, which writes the constants into
+// vmath_erf.go): for |x| < erfSplit32, x + x·Q(w), w = x²·erfWScale32 - 1;
+// from there on ±(1 - R(v)), v = min(|x|, erfClamp32)·erfVScale32 +
+// erfVShift32, with x's sign. NaN takes the first branch and stays NaN;
+// ±Inf gives ±1.
+func erfPoly32(x float32) float32 {
+	w := fma32(x*x, erfWScale32, -1)
+	q := erfQ32[len(erfQ32)-1]
+	for k := len(erfQ32) - 2; k >= 0; k-- {
+		q = fma32(q, w, erfQ32[k])
+	}
+	a := math.Abs(float64(x))
+	if !(a >= float64(erfSplit32)) {
+		return fma32(x, q, x)
+	}
+	v := fma32(min(float32(a), erfClamp32), erfVScale32, erfVShift32)
+	r := erfR32[len(erfR32)-1]
+	for k := len(erfR32) - 2; k >= 0; k-- {
+		r = fma32(r, v, erfR32[k])
+	}
+	return float32(math.Copysign(float64(1-r), float64(x)))
+}
+
+// ErfF32 sets z[i] = erf x[i] for i < len(z), in float32 arithmetic
+// (eight lanes per AVX2 vector, sixteen per AVX-512 one, bit-identical);
+// x must be at least as long as z, and may be z itself. It is within 1
+// ulp of math.Erf rounded to float32 (the scalar semantics' erf; equal to
+// it for 99% of the arguments), with two polynomials of degree 6 and 13
+// (erfTables in gen_vmath.go), a third of the work of the float64
+// polynomial of degree 26 it replaces. NaN gives NaN, ±0 gives ±0 and
+// ±Inf ±1 (vmath_test.go sweeps the arguments). Without AVX2 it runs
+// erfPoly32, the same algorithm in scalar code.
 func ErfF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
 	switch {
-	case hasAVX512 && len(z) >= 8:
-		i = len(z) &^ 7
+	case hasAVX512 && len(z) >= 16:
+		i = len(z) &^ 15
 		erfF32AVX512(i, &x[0], &z[0])
-	case hasAVX2 && len(z) >= 4:
-		i = len(z) &^ 3
+	case hasAVX2 && len(z) >= 8:
+		i = len(z) &^ 7
 		erfF32AVX2(i, &x[0], &z[0])
 	}
+	if hasAVX2 {
+		// The last few elements run through the AVX2 loop on a padded
+		// copy, so every element gets the vector loop's bits.
+		for ; i < len(z); i += 8 {
+			var buf [8]float32
+			copy(buf[:], x[i:])
+			erfF32AVX2(8, &buf[0], &buf[0])
+			copy(z[i:], buf[:])
+		}
+		return
+	}
 	for ; i < len(z); i++ {
-		z[i] = float32(math.Erf(float64(x[i])))
+		z[i] = erfPoly32(x[i])
 	}
 }
 
