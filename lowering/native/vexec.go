@@ -47,7 +47,7 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 				binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
 			}
 		case vkSel:
-			selChunk(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
+			kernels.Select(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
 		case vkElem:
 			elemChunk(z, regs, fr, in, i0)
 		case vkExpSub:
@@ -250,29 +250,17 @@ func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
 			z[k] = T(math.Pow(float64(x[k]), float64(y[k])))
 		}
 	case graph.Lt:
-		for k := range z {
-			z[k] = b2t[T](x[k] < y[k])
-		}
+		kernels.Compare(kernels.Lt, z, x, y)
 	case graph.Le:
-		for k := range z {
-			z[k] = b2t[T](x[k] <= y[k])
-		}
+		kernels.Compare(kernels.Le, z, x, y)
 	case graph.Gt:
-		for k := range z {
-			z[k] = b2t[T](x[k] > y[k])
-		}
+		kernels.Compare(kernels.Gt, z, x, y)
 	case graph.Ge:
-		for k := range z {
-			z[k] = b2t[T](x[k] >= y[k])
-		}
+		kernels.Compare(kernels.Ge, z, x, y)
 	case graph.Eq:
-		for k := range z {
-			z[k] = b2t[T](x[k] == y[k])
-		}
+		kernels.Compare(kernels.Eq, z, x, y)
 	case graph.Ne:
-		for k := range z {
-			z[k] = b2t[T](x[k] != y[k])
-		}
+		kernels.Compare(kernels.Ne, z, x, y)
 	case graph.And:
 		for k := range z {
 			z[k] = b2t[T](x[k] != 0 && y[k] != 0)
@@ -289,17 +277,6 @@ func b2t[T float32 | float64](b bool) T {
 		return 1
 	}
 	return 0
-}
-
-func selChunk[T float32 | float64](z, c, x, y []T) {
-	c, x, y = c[:len(z)], x[:len(z)], y[:len(z)]
-	for k := range z {
-		if c[k] != 0 {
-			z[k] = x[k]
-		} else {
-			z[k] = y[k]
-		}
-	}
 }
 
 func elemChunk[T float32 | float64](z []T, regs [][]T, fr *frame, in *vinstr, i0 int) {

@@ -143,6 +143,13 @@ func main() {
 		minMaxLoop("arith"+op+"F64AVX2", op == "Max", 8)
 	}
 
+	for _, c := range cmpPreds {
+		cmpLoop("cmp"+c.name+"F32AVX2", c.imm, 4)
+		cmpLoop("cmp"+c.name+"F64AVX2", c.imm, 8)
+	}
+	selLoop("selF32AVX2", 4)
+	selLoop("selF64AVX2", 8)
+
 	rootLoop("sqrtF32AVX2", false)
 	rootLoop("rsqrtF32AVX2", true)
 
@@ -442,6 +449,79 @@ func erfLoop(name, reg string, nv int) {
 	p("\tADDQ $%d, DI", vb)
 	p("\tSUBQ $%d, CX", lanes)
 	p("\tJMP %s_narrow", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// cmpPreds are the VCMPPS/VCMPPD predicates of Go's comparisons: ordered
+// and false on NaN, but for != (unordered, true on NaN).
+var cmpPreds = []struct {
+	name string
+	imm  int
+}{{"Lt", 0x11}, {"Le", 0x12}, {"Gt", 0x1e}, {"Ge", 0x1d}, {"Eq", 0x00}, {"Ne", 0x04}}
+
+// cmpLoop writes func name(n int, x, y, z *T): z[i] = 1 if x[i] pred y[i]
+// and 0 otherwise, for n elements, n a multiple of one vector (8 float32,
+// 4 float64), without branches: the comparison's mask ANDed with 1.
+func cmpLoop(name string, imm, elem int) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	one := map[int]string{4: "s_one", 8: "one"}[elem]
+	p("")
+	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
+	p("// n must be a multiple of %d.", 32/elem)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ y+16(FP), DX")
+	p("\tMOVQ z+24(FP), DI")
+	p("\tVMOVUPS %s, Y15", c(one))
+	p("\tSHRQ $%d, CX", map[int]int{4: 3, 8: 2}[elem])
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\tVMOVUP%s (SI), Y0", sfx[1:])
+	p("\tVCMP%s $0x%02x, (DX), Y0, Y0", sfx, imm) // x pred y
+	p("\tVAND%s Y15, Y0, Y0", sfx)
+	p("\tVMOVUP%s Y0, (DI)", sfx[1:])
+	p("\tADDQ $32, SI")
+	p("\tADDQ $32, DX")
+	p("\tADDQ $32, DI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// selLoop writes func name(n int, c, x, y, z *T): z[i] = x[i] where c[i]
+// != 0 (NaN included, -0 not) and y[i] elsewhere, for n elements, n a
+// multiple of one vector, by a blend instead of a branch per element.
+func selLoop(name string, elem int) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	p("")
+	p("// func %s(n int, c, x, y, z *float%d)", name, elem*8)
+	p("// n must be a multiple of %d.", 32/elem)
+	p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ c+8(FP), SI")
+	p("\tMOVQ x+16(FP), DX")
+	p("\tMOVQ y+24(FP), R8")
+	p("\tMOVQ z+32(FP), DI")
+	p("\tVXORPS Y15, Y15, Y15")
+	p("\tSHRQ $%d, CX", map[int]int{4: 3, 8: 2}[elem])
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\tVMOVUP%s (SI), Y0", sfx[1:])
+	p("\tVCMP%s $0x04, Y15, Y0, Y0", sfx) // c != 0, true on NaN
+	p("\tVMOVUP%s (R8), Y1", sfx[1:])
+	p("\tVBLENDV%s Y0, (DX), Y1, Y1", sfx) // x where the mask is set
+	p("\tVMOVUP%s Y1, (DI)", sfx[1:])
+	p("\tADDQ $32, SI")
+	p("\tADDQ $32, DX")
+	p("\tADDQ $32, R8")
+	p("\tADDQ $32, DI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)
 	p("\tVZEROUPPER")
 	p("\tRET")

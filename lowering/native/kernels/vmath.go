@@ -252,6 +252,100 @@ func RsqrtF32(z, x []float32) {
 	}
 }
 
+// CmpOp is a comparison of Compare.
+type CmpOp int
+
+// The comparisons of Compare, Go's: false when either operand is NaN, but
+// for Ne, which is true then.
+const (
+	Lt CmpOp = iota
+	Le
+	Gt
+	Ge
+	Eq
+	Ne
+)
+
+var (
+	cmpF32 = [...]func(n int, x, y, z *float32){cmpLtF32AVX2, cmpLeF32AVX2, cmpGtF32AVX2, cmpGeF32AVX2, cmpEqF32AVX2, cmpNeF32AVX2}
+	cmpF64 = [...]func(n int, x, y, z *float64){cmpLtF64AVX2, cmpLeF64AVX2, cmpGtF64AVX2, cmpGeF64AVX2, cmpEqF64AVX2, cmpNeF64AVX2}
+)
+
+// Compare sets z[i] = 1 where x[i] op y[i] holds and 0 elsewhere, for
+// i < len(z), as Go's comparisons decide (-0 == +0; NaN unordered). With
+// AVX2 it compares a vector at a time without branches: a branch per
+// element costs a misprediction on data such as a ReLU's mask. x and y
+// must be at least as long as z; any of them may be the same slice.
+func Compare[T float32 | float64](op CmpOp, z, x, y []T) {
+	x, y = x[:len(z)], y[:len(z)]
+	i := 0
+	if hasAVX2 {
+		switch z := any(z).(type) {
+		case []float32:
+			x, y := any(x).([]float32), any(y).([]float32)
+			if i = len(z) &^ 7; i > 0 {
+				cmpF32[op](i, &x[0], &y[0], &z[0])
+			}
+		case []float64:
+			x, y := any(x).([]float64), any(y).([]float64)
+			if i = len(z) &^ 3; i > 0 {
+				cmpF64[op](i, &x[0], &y[0], &z[0])
+			}
+		}
+	}
+	for k := i; k < len(z); k++ {
+		var b bool
+		switch op {
+		case Lt:
+			b = x[k] < y[k]
+		case Le:
+			b = x[k] <= y[k]
+		case Gt:
+			b = x[k] > y[k]
+		case Ge:
+			b = x[k] >= y[k]
+		case Eq:
+			b = x[k] == y[k]
+		case Ne:
+			b = x[k] != y[k]
+		}
+		z[k] = 0
+		if b {
+			z[k] = 1
+		}
+	}
+}
+
+// Select sets z[i] = x[i] where c[i] != 0 (NaN included, ±0 not) and y[i]
+// elsewhere, for i < len(z); with AVX2 by a blend a vector at a time, not
+// a branch per element. c, x and y must be at least as long as z; any of
+// them may be the same slice.
+func Select[T float32 | float64](z, c, x, y []T) {
+	c, x, y = c[:len(z)], x[:len(z)], y[:len(z)]
+	i := 0
+	if hasAVX2 {
+		switch z := any(z).(type) {
+		case []float32:
+			c, x, y := any(c).([]float32), any(x).([]float32), any(y).([]float32)
+			if i = len(z) &^ 7; i > 0 {
+				selF32AVX2(i, &c[0], &x[0], &y[0], &z[0])
+			}
+		case []float64:
+			c, x, y := any(c).([]float64), any(x).([]float64), any(y).([]float64)
+			if i = len(z) &^ 3; i > 0 {
+				selF64AVX2(i, &c[0], &x[0], &y[0], &z[0])
+			}
+		}
+	}
+	for k := i; k < len(z); k++ {
+		if c[k] != 0 {
+			z[k] = x[k]
+		} else {
+			z[k] = y[k]
+		}
+	}
+}
+
 // ArithOp is an elementwise arithmetic operation of Arith.
 type ArithOp int
 

@@ -86,3 +86,47 @@ func sqrtF32AVX2(n int, x, z *float32)
 
 //go:noescape
 func rsqrtF32AVX2(n int, x, z *float32)
+
+// The comparison and select loops, for n a multiple of one vector.
+
+//go:noescape
+func cmpLtF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpLtF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func cmpLeF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpLeF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func cmpGtF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpGtF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func cmpGeF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpGeF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func cmpEqF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpEqF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func cmpNeF32AVX2(n int, x, y, z *float32)
+
+//go:noescape
+func cmpNeF64AVX2(n int, x, y, z *float64)
+
+//go:noescape
+func selF32AVX2(n int, c, x, y, z *float32)
+
+//go:noescape
+func selF64AVX2(n int, c, x, y, z *float64)

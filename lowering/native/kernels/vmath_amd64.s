@@ -1452,6 +1452,348 @@ arithMinF64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func cmpLtF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpLtF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpLtF32AVX2_done
+cmpLtF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x11, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpLtF32AVX2_loop
+cmpLtF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpLtF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpLtF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpLtF64AVX2_done
+cmpLtF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x11, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpLtF64AVX2_loop
+cmpLtF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpLeF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpLeF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpLeF32AVX2_done
+cmpLeF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x12, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpLeF32AVX2_loop
+cmpLeF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpLeF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpLeF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpLeF64AVX2_done
+cmpLeF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x12, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpLeF64AVX2_loop
+cmpLeF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpGtF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpGtF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpGtF32AVX2_done
+cmpGtF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x1e, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpGtF32AVX2_loop
+cmpGtF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpGtF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpGtF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpGtF64AVX2_done
+cmpGtF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x1e, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpGtF64AVX2_loop
+cmpGtF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpGeF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpGeF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpGeF32AVX2_done
+cmpGeF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x1d, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpGeF32AVX2_loop
+cmpGeF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpGeF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpGeF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpGeF64AVX2_done
+cmpGeF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x1d, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpGeF64AVX2_loop
+cmpGeF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpEqF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpEqF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpEqF32AVX2_done
+cmpEqF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x00, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpEqF32AVX2_loop
+cmpEqF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpEqF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpEqF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpEqF64AVX2_done
+cmpEqF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x00, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpEqF64AVX2_loop
+cmpEqF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpNeF32AVX2(n int, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·cmpNeF32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2048(SB), Y15
+	SHRQ $3, CX
+	JZ cmpNeF32AVX2_done
+cmpNeF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x04, (DX), Y0, Y0
+	VANDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpNeF32AVX2_loop
+cmpNeF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func cmpNeF64AVX2(n int, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·cmpNeF64AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	VMOVUPS vmathc<>+2176(SB), Y15
+	SHRQ $2, CX
+	JZ cmpNeF64AVX2_done
+cmpNeF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x04, (DX), Y0, Y0
+	VANDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cmpNeF64AVX2_loop
+cmpNeF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func selF32AVX2(n int, c, x, y, z *float32)
+// n must be a multiple of 8.
+TEXT ·selF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ c+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ y+24(FP), R8
+	MOVQ z+32(FP), DI
+	VXORPS Y15, Y15, Y15
+	SHRQ $3, CX
+	JZ selF32AVX2_done
+selF32AVX2_loop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x04, Y15, Y0, Y0
+	VMOVUPS (R8), Y1
+	VBLENDVPS Y0, (DX), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ selF32AVX2_loop
+selF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func selF64AVX2(n int, c, x, y, z *float64)
+// n must be a multiple of 4.
+TEXT ·selF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ c+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ y+24(FP), R8
+	MOVQ z+32(FP), DI
+	VXORPS Y15, Y15, Y15
+	SHRQ $2, CX
+	JZ selF64AVX2_done
+selF64AVX2_loop:
+	VMOVUPD (SI), Y0
+	VCMPPD $0x04, Y15, Y0, Y0
+	VMOVUPD (R8), Y1
+	VBLENDVPD Y0, (DX), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ selF64AVX2_loop
+selF64AVX2_done:
+	VZEROUPPER
+	RET
+
 // func sqrtF32AVX2(n int, x, z *float32)
 // n must be a multiple of 8.
 TEXT ·sqrtF32AVX2(SB), NOSPLIT, $0-24

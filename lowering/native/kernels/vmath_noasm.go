@@ -30,3 +30,18 @@ func erfF32AVX512(n int, x, z *float32)                           { panic(noAsm)
 
 func sqrtF32AVX2(n int, x, z *float32)  { panic(noAsm) }
 func rsqrtF32AVX2(n int, x, z *float32) { panic(noAsm) }
+
+func cmpLtF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpLtF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func cmpLeF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpLeF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func cmpGtF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpGtF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func cmpGeF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpGeF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func cmpEqF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpEqF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func cmpNeF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
+func cmpNeF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
+func selF32AVX2(n int, c, x, y, z *float32) { panic(noAsm) }
+func selF64AVX2(n int, c, x, y, z *float64) { panic(noAsm) }

@@ -504,3 +504,70 @@ func TestExpSubF32(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSelect checks Compare and Select against Go's comparisons
+// and a plain branch, for every length up to 40 (vector loop and tail),
+// on values with NaN, ±Inf, ±0 and subnormals, in float32 and float64.
+func TestCompareSelect(t *testing.T) {
+	vals := []float64{1.5, -2.25, math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324, 1e-40, 3, 1.5, -0.3}
+	ops := []func(a, b float64) bool{
+		func(a, b float64) bool { return a < b }, func(a, b float64) bool { return a <= b },
+		func(a, b float64) bool { return a > b }, func(a, b float64) bool { return a >= b },
+		func(a, b float64) bool { return a == b }, func(a, b float64) bool { return a != b },
+	}
+	for n := range 41 {
+		x64, y64, c64 := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range n {
+			x64[i], y64[i], c64[i] = vals[i%len(vals)], vals[(i*5+3)%len(vals)], vals[(i*7+1)%len(vals)]
+		}
+		x32, y32, c32 := to32(x64), to32(y64), to32(c64)
+		for op, f := range ops {
+			z64, z32 := make([]float64, n), make([]float32, n)
+			Compare(CmpOp(op), z64, x64, y64)
+			Compare(CmpOp(op), z32, x32, y32)
+			for i := range n {
+				want := 0.0
+				if f(x64[i], y64[i]) {
+					want = 1
+				}
+				want32 := 0.0
+				if f(float64(x32[i]), float64(y32[i])) {
+					want32 = 1
+				}
+				if z64[i] != want || float64(z32[i]) != want32 {
+					t.Errorf("n=%d op %d: %v vs %v gives %v (float64), %v (float32), want %v, %v", n, op, x64[i], y64[i], z64[i], z32[i], want, want32)
+				}
+			}
+		}
+		z64, z32 := make([]float64, n), make([]float32, n)
+		Select(z64, c64, x64, y64)
+		Select(z32, c32, x32, y32)
+		for i := range n {
+			want, want32 := y64[i], y32[i]
+			if c64[i] != 0 {
+				want = x64[i]
+			}
+			if c32[i] != 0 {
+				want32 = x32[i]
+			}
+			if math.Float64bits(z64[i]) != math.Float64bits(want) || math.Float32bits(z32[i]) != math.Float32bits(want32) {
+				t.Errorf("n=%d: select(%v, %v, %v) = %v, %v, want %v, %v", n, c64[i], x64[i], y64[i], z64[i], z32[i], want, want32)
+			}
+		}
+		// In place: z the same slice as c.
+		Select(c64, c64, x64, y64)
+		for i := range n {
+			if math.Float64bits(c64[i]) != math.Float64bits(z64[i]) {
+				t.Errorf("n=%d in place: select gives %v, want %v", n, c64[i], z64[i])
+			}
+		}
+	}
+}
+
+func to32(x []float64) []float32 {
+	z := make([]float32, len(x))
+	for i, v := range x {
+		z[i] = float32(v)
+	}
+	return z
+}
