@@ -135,8 +135,10 @@ func main() {
 	maxLoop("maxF32AVX2")
 	sumLoop("sumF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
-		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4)
-		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8)
+		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4, "Y")
+		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8, "Y")
+		arithLoop("arith"+op+"F32AVX512", "V"+strings.ToUpper(op)+"PS", 4, "Z")
+		arithLoop("arith"+op+"F64AVX512", "V"+strings.ToUpper(op)+"PD", 8, "Z")
 	}
 	for _, op := range []string{"Max", "Min"} {
 		minMaxLoop("arith"+op+"F32AVX2", op == "Max", 4)
@@ -528,29 +530,35 @@ func selLoop(name string, elem int) {
 }
 
 // arithLoop writes func name(n int, x, y, z *T): z[i] = x[i] op y[i] for
-// n elements, n a multiple of two vectors, with the vector instruction
-// instr (correctly rounded, as Go's scalar arithmetic).
-func arithLoop(name, instr string, elem int) {
+// n elements, n a multiple of two vectors of reg (Y: 32 bytes, Z: 64),
+// with the vector instruction instr (correctly rounded, as Go's scalar
+// arithmetic, so the two widths give the same bits).
+func arithLoop(name, instr string, elem int, reg string) {
+	vb := map[string]int{"Y": 32, "Z": 64}[reg]
 	p("")
 	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d.", 64/elem)
+	p("// n must be a multiple of %d.", 2*vb/elem)
 	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
 	p("\tMOVQ y+16(FP), DX")
 	p("\tMOVQ z+24(FP), DI")
-	p("\tSHRQ $%d, CX", map[int]int{4: 4, 8: 3}[elem])
+	shift := 0
+	for 1<<shift < 2*vb/elem {
+		shift++
+	}
+	p("\tSHRQ $%d, CX", shift)
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
-	p("\tVMOVUPS (SI), Y0")
-	p("\tVMOVUPS 32(SI), Y1")
-	p("\t%s (DX), Y0, Y0", instr)
-	p("\t%s 32(DX), Y1, Y1", instr)
-	p("\tVMOVUPS Y0, (DI)")
-	p("\tVMOVUPS Y1, 32(DI)")
-	p("\tADDQ $64, SI")
-	p("\tADDQ $64, DX")
-	p("\tADDQ $64, DI")
+	p("\tVMOVUPS (SI), %s0", reg)
+	p("\tVMOVUPS %d(SI), %s1", vb, reg)
+	p("\t%s (DX), %s0, %s0", instr, reg, reg)
+	p("\t%s %d(DX), %s1, %s1", instr, vb, reg, reg)
+	p("\tVMOVUPS %s0, (DI)", reg)
+	p("\tVMOVUPS %s1, %d(DI)", reg, vb)
+	p("\tADDQ $%d, SI", 2*vb)
+	p("\tADDQ $%d, DX", 2*vb)
+	p("\tADDQ $%d, DI", 2*vb)
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("%s_done:", name)

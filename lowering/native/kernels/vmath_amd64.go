@@ -130,3 +130,29 @@ func selF32AVX2(n int, c, x, y, z *float32)
 
 //go:noescape
 func selF64AVX2(n int, c, x, y, z *float64)
+
+// The AVX-512 arithmetic loops, for n a multiple of two vectors.
+
+//go:noescape
+func arithAddF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithAddF64AVX512(n int, x, y, z *float64)
+
+//go:noescape
+func arithSubF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithSubF64AVX512(n int, x, y, z *float64)
+
+//go:noescape
+func arithMulF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithMulF64AVX512(n int, x, y, z *float64)
+
+//go:noescape
+func arithDivF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithDivF64AVX512(n int, x, y, z *float64)

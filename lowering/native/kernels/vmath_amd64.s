@@ -1146,6 +1146,56 @@ arithAddF64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func arithAddF32AVX512(n int, x, y, z *float32)
+// n must be a multiple of 32.
+TEXT ·arithAddF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $5, CX
+	JZ arithAddF32AVX512_done
+arithAddF32AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithAddF32AVX512_loop
+arithAddF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func arithAddF64AVX512(n int, x, y, z *float64)
+// n must be a multiple of 16.
+TEXT ·arithAddF64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $4, CX
+	JZ arithAddF64AVX512_done
+arithAddF64AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VADDPD (DX), Z0, Z0
+	VADDPD 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithAddF64AVX512_loop
+arithAddF64AVX512_done:
+	VZEROUPPER
+	RET
+
 // func arithSubF32AVX2(n int, x, y, z *float32)
 // n must be a multiple of 16.
 TEXT ·arithSubF32AVX2(SB), NOSPLIT, $0-32
@@ -1193,6 +1243,56 @@ arithSubF64AVX2_loop:
 	DECQ CX
 	JNZ arithSubF64AVX2_loop
 arithSubF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func arithSubF32AVX512(n int, x, y, z *float32)
+// n must be a multiple of 32.
+TEXT ·arithSubF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $5, CX
+	JZ arithSubF32AVX512_done
+arithSubF32AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VSUBPS (DX), Z0, Z0
+	VSUBPS 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithSubF32AVX512_loop
+arithSubF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func arithSubF64AVX512(n int, x, y, z *float64)
+// n must be a multiple of 16.
+TEXT ·arithSubF64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $4, CX
+	JZ arithSubF64AVX512_done
+arithSubF64AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VSUBPD (DX), Z0, Z0
+	VSUBPD 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithSubF64AVX512_loop
+arithSubF64AVX512_done:
 	VZEROUPPER
 	RET
 
@@ -1246,6 +1346,56 @@ arithMulF64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func arithMulF32AVX512(n int, x, y, z *float32)
+// n must be a multiple of 32.
+TEXT ·arithMulF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $5, CX
+	JZ arithMulF32AVX512_done
+arithMulF32AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMULPS (DX), Z0, Z0
+	VMULPS 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithMulF32AVX512_loop
+arithMulF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func arithMulF64AVX512(n int, x, y, z *float64)
+// n must be a multiple of 16.
+TEXT ·arithMulF64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $4, CX
+	JZ arithMulF64AVX512_done
+arithMulF64AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMULPD (DX), Z0, Z0
+	VMULPD 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithMulF64AVX512_loop
+arithMulF64AVX512_done:
+	VZEROUPPER
+	RET
+
 // func arithDivF32AVX2(n int, x, y, z *float32)
 // n must be a multiple of 16.
 TEXT ·arithDivF32AVX2(SB), NOSPLIT, $0-32
@@ -1293,6 +1443,56 @@ arithDivF64AVX2_loop:
 	DECQ CX
 	JNZ arithDivF64AVX2_loop
 arithDivF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func arithDivF32AVX512(n int, x, y, z *float32)
+// n must be a multiple of 32.
+TEXT ·arithDivF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $5, CX
+	JZ arithDivF32AVX512_done
+arithDivF32AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VDIVPS (DX), Z0, Z0
+	VDIVPS 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithDivF32AVX512_loop
+arithDivF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func arithDivF64AVX512(n int, x, y, z *float64)
+// n must be a multiple of 16.
+TEXT ·arithDivF64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ z+24(FP), DI
+	SHRQ $4, CX
+	JZ arithDivF64AVX512_done
+arithDivF64AVX512_loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VDIVPD (DX), Z0, Z0
+	VDIVPD 64(DX), Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	DECQ CX
+	JNZ arithDivF64AVX512_loop
+arithDivF64AVX512_done:
 	VZEROUPPER
 	RET
 

@@ -45,3 +45,12 @@ func cmpNeF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
 func cmpNeF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
 func selF32AVX2(n int, c, x, y, z *float32) { panic(noAsm) }
 func selF64AVX2(n int, c, x, y, z *float64) { panic(noAsm) }
+
+func arithAddF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithAddF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+func arithSubF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithSubF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+func arithMulF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithMulF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+func arithDivF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithDivF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
