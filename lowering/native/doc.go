@@ -46,7 +46,11 @@
 // and reductions — a softmax, a LayerNorm — makes one pass per reduction
 // over its row, the later ones from cache. exp (x - c), c invariant, the
 // shifted exponential of a softmax row, is one instruction
-// (kernels.ExpSubF32) when the difference is read by the exp alone.
+// (kernels.ExpSubF32) when the difference is read by the exp alone, and a
+// run of + - × /, each reading the one before and read nowhere else, is
+// one (kernels.Chain, fuseChains): a LayerNorm's (x - m)·k·g + b is one
+// pass over the chunk with the values between in registers, not four.
+// Comparisons and selects are branch-free (kernels.Compare, Select).
 // Programs whose values are all f32 run in float32 (the interpreter's
 // results exactly, for the correctly rounded ops); others run in float64
 // and round every op to its type, as the interpreter does. A body whose

@@ -166,3 +166,57 @@ func TestExpSubFusion(t *testing.T) {
 		lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
 	}
 }
+
+// TestChainFusion checks fuseChains: a run of + - × /, each op reading the
+// one before, is one instruction (kernels.Chain) when the values between
+// are read nowhere else, swapped operands included, and the results are
+// the interpreter's bit for bit, in float32 and float64, on values with
+// ±Inf, NaN and zeros, over rows that end in a partial block.
+func TestChainFusion(t *testing.T) {
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		A, err := graph.NewInput("A", graph.ArrayOf(dt, 3, 1030), false)
+		require.NoError(t, err)
+		B, err := graph.NewInput("B", graph.ArrayOf(dt, 3, 1030), false)
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(11, 12))
+		in := map[string]graph.Value{}
+		for _, name := range []string{"A", "B"} {
+			v, err := graph.Zeros(dt, 3, 1030)
+			require.NoError(t, err)
+			for i := range 3 {
+				for j := range 1030 {
+					v.Set(r.NormFloat64()*4, i, j)
+				}
+			}
+			v.Set(math.Inf(1), 1, 3)
+			v.Set(math.Inf(-1), 2, 1029)
+			v.Set(math.NaN(), 0, 500)
+			v.Set(0, 1, 700)
+			in[name] = v
+		}
+		for _, c := range []struct {
+			src, want string // want: "" for no chain
+		}{
+			{`zip (zip (\a b -> b / (a - 1.5) - b)) A B`, "3 ops in a chain"},          // a swapped /
+			{`zip (zip (\a b -> 2 - (a * b + a) / b)) A B`, "4 ops in a chain"},        // a swapped - last
+			{`zip (zip (\a b -> let t = a * b in t * 2 + t)) A B`, "2 ops in a chain"}, // t read twice: not chained into
+			{`zip (zip (\a b -> (a - b) * (a + b))) A B`, "2 ops in a chain"},          // two runs meet: one joins the other
+			{`zip (zip (\a b -> exp a * b)) A B`, ""},                                  // one op
+		} {
+			term, err := graph.ParseTerm(c.src, A, B)
+			require.NoError(t, err)
+			g, err := fusion.Whole(term)
+			require.NoError(t, err)
+			p, err := native.New(native.Options{}).Plan(g)
+			require.NoError(t, err)
+			d := p.Describe()
+			p.Close()
+			if c.want == "" {
+				require.NotContains(t, d, " chain", "%s:\n%s", c.src, d)
+			} else {
+				require.Contains(t, d, c.want, "%s:\n%s", c.src, d)
+			}
+			lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
+		}
+	}
+}

@@ -52,6 +52,12 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			elemChunk(z, regs, fr, in, i0)
 		case vkExpSub:
 			expSubChunk(z, regs[in.a][:m], regs[in.b][0])
+		case vkChain:
+			var steps [kernels.MaxChain]kernels.ChainStep[T]
+			for k, s := range in.chain {
+				steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Y: regs[s.reg][:m]}
+			}
+			kernels.Chain(z, regs[in.a][:m], steps[:len(in.chain)])
 		}
 		if in.rnd {
 			roundChunk(z, in.dt)

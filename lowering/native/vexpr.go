@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // This file compiles the scalar body of an innermost loop — a loop whose
@@ -79,6 +81,7 @@ const (
 	vkSel                 // dst = select c a b
 	vkElem                // dst[k] = fn, with element k's registers set
 	vkExpSub              // dst = exp (a - b[0]), b broadcast (float32 programs; see fuseExpSub)
+	vkChain               // dst = ((a op₀ r₀) op₁ r₁) …, in registers (see fuseChains)
 )
 
 type vinstr struct {
@@ -100,6 +103,15 @@ type vinstr struct {
 	vars      []loopVar // vkElem
 	copies    []vcopy   // vkElem: loop values the closure reads from registers
 	fillLen   int       // vkBcast: the loop's longest chunk, the part of dst that the body reads
+	chain     []vstep   // vkChain: the steps after a
+}
+
+// A vstep is a step of a vkChain: acc = acc op reg, or reg op acc when
+// swapped.
+type vstep struct {
+	op   kernels.ArithOp
+	reg  int
+	swap bool
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
@@ -869,6 +881,7 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	if f32 {
 		body = fuseExpSub(body, b.regs, outs)
 	}
+	body = fuseChains(body, f32, outs, len(b.regs))
 	// Registers as long as the loop's longest chunk: a loop over ten
 	// classes needs ten elements, not a chunk.
 	length := chunk
@@ -895,6 +908,12 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		}
 		for i := range in.copies {
 			in.copies[i].vreg += base
+		}
+		if in.chain != nil {
+			in.chain = slices.Clone(in.chain)
+			for i := range in.chain {
+				in.chain[i].reg += base
+			}
 		}
 		return in
 	}
@@ -952,6 +971,92 @@ func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	return out
 }
 
+// chainOps are the ops a vkChain takes, as kernels.Chain names them.
+var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: kernels.Sub, graph.Mul: kernels.Mul, graph.Div: kernels.Div}
+
+// fuseChains replaces runs of arithmetic, each op reading the one before
+// it, by one vkChain per run: (x - m) · k · g + b, a LayerNorm's
+// normalisation, is one pass over the chunk (kernels.Chain, which keeps
+// the intermediate values in registers) instead of four passes each
+// storing a register that the next reloads. An op joins the run whose
+// result it reads when that result is read nowhere else (no other
+// instruction, not a result of the program) and the op computes in the
+// program's class (float32 in a float32 program, float64 in a float64
+// one: nothing to round between steps). The chain stands where its last
+// op stood; its operands are registers written once, before their first
+// reader, so they hold the same values there. The bits are those of the
+// separate ops.
+func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
+	reads := make([]int, nregs)
+	for _, o := range outs {
+		reads[o]++
+	}
+	for _, in := range body {
+		switch in.kind {
+		case vkUn:
+			reads[in.a]++
+		case vkBin, vkExpSub:
+			reads[in.a]++
+			reads[in.b]++
+		case vkSel:
+			reads[in.a]++
+			reads[in.b]++
+			reads[in.c]++
+		}
+		for _, cp := range in.copies {
+			reads[cp.vreg]++
+		}
+	}
+	class := graph.Float64
+	if f32 {
+		class = graph.Float32
+	}
+	type run struct {
+		start   int // the first op's left operand
+		steps   []vstep
+		last    int // index of the last op in body
+		members []int
+	}
+	open := map[int]*run{} // register -> the run whose result it is
+	member := make([]*run, len(body))
+	for i, in := range body {
+		op, ok := chainOps[in.op]
+		if in.kind != vkBin || !ok || in.dt != class || in.f2 != nil {
+			continue
+		}
+		var r *run
+		switch {
+		case open[in.a] != nil && in.a != in.b:
+			r = open[in.a]
+			delete(open, in.a)
+			r.steps = append(r.steps, vstep{op: op, reg: in.b})
+		case open[in.b] != nil && in.a != in.b:
+			r = open[in.b]
+			delete(open, in.b)
+			r.steps = append(r.steps, vstep{op: op, reg: in.a, swap: true})
+		default:
+			r = &run{start: in.a, steps: []vstep{{op: op, reg: in.b}}}
+		}
+		r.last = i
+		r.members = append(r.members, i)
+		member[i] = r
+		if reads[in.dst] == 1 && !slices.Contains(outs, in.dst) && len(r.steps) < kernels.MaxChain {
+			open[in.dst] = r
+		}
+	}
+	var out []vinstr
+	for i, in := range body {
+		r := member[i]
+		switch {
+		case r == nil || len(r.members) == 1:
+			out = append(out, in)
+		case i == r.last:
+			out = append(out, vinstr{kind: vkChain, op: in.op, dt: in.dt, dst: in.dst, a: r.start, chain: r.steps})
+		}
+	}
+	return out
+}
+
 // prologue runs the program's once-per-loop part.
 func (p *vprog) prologue(fr *frame) {
 	for i := range p.pro {
@@ -1003,7 +1108,7 @@ func (p *vprog) describe() string {
 	if p.f32 {
 		class = "f32"
 	}
-	ops, loads, elems, expSubs := 0, 0, 0, 0
+	ops, loads, elems, expSubs, chained, chains := 0, 0, 0, 0, 0, 0
 	for _, in := range p.body {
 		switch in.kind {
 		case vkLoad:
@@ -1013,6 +1118,10 @@ func (p *vprog) describe() string {
 		case vkExpSub:
 			ops += 2
 			expSubs++
+		case vkChain:
+			ops += len(in.chain)
+			chained += len(in.chain)
+			chains++
 		default:
 			ops++
 		}
@@ -1020,6 +1129,12 @@ func (p *vprog) describe() string {
 	s := fmt.Sprintf("%d loads, %d ops, %s chunks", loads, ops, class)
 	if expSubs > 0 {
 		s += ", exp (x - c) in one pass"
+	}
+	switch {
+	case chains == 1:
+		s += fmt.Sprintf(", %d ops in a chain", chained)
+	case chains > 1:
+		s += fmt.Sprintf(", %d ops in %d chains", chained, chains)
 	}
 	if elems > 0 {
 		s += fmt.Sprintf(", %d per-element closures", elems)

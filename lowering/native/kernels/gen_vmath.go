@@ -149,6 +149,10 @@ func main() {
 		cmpLoop("cmp"+c.name+"F32AVX2", c.imm, 4)
 		cmpLoop("cmp"+c.name+"F64AVX2", c.imm, 8)
 	}
+	chainLoop("chainF32AVX2", 4, "Y")
+	chainLoop("chainF64AVX2", 8, "Y")
+	chainLoop("chainF32AVX512", 4, "Z")
+	chainLoop("chainF64AVX512", 8, "Z")
 	selLoop("selF32AVX2", 4)
 	selLoop("selF64AVX2", 8)
 
@@ -490,6 +494,81 @@ func cmpLoop(name string, imm, elem int) {
 	p("\tADDQ $32, DI")
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// chainLoop writes func name(n int, x, z *T, steps *chainStep, nsteps
+// int): for n elements, n a multiple of four vectors of reg, acc = x[i],
+// then for each step acc = acc op y[i] (or y[i] op acc, swapped), z[i] =
+// acc: a chain of arithmetic ops in registers, each rounded as its own
+// instruction would round it, one pass over the chunk instead of one per
+// op. A step is 16 bytes: the code (ArithOp, plus 4 for a swapped - or
+// /) and y.
+// The step's code is tested once per block of four vectors.
+func chainLoop(name string, elem int, reg string) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	vb := map[string]int{"Y": 32, "Z": 64}[reg]
+	block := 4 * vb
+	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
+	p("")
+	p("// func %s(n int, x, z *float%d, steps *chainStep, nsteps int)", name, elem*8)
+	p("// n must be a multiple of %d; nsteps at least 1.", block/elem)
+	p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ z+16(FP), DI")
+	p("\tMOVQ steps+24(FP), DX")
+	p("\tMOVQ nsteps+32(FP), R8")
+	p("\tXORQ BX, BX")                                 // byte offset of the block
+	p("\tSHLQ $%d, CX", map[int]int{4: 2, 8: 3}[elem]) // n in bytes
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("%s_block:", name)
+	for v := range 4 {
+		p("\tVMOVUP%s %d(SI)(BX*1), %s", sfx[1:], v*vb, r(v))
+	}
+	p("\tMOVQ DX, R9")
+	p("\tMOVQ R8, R10")
+	p("%s_step:", name)
+	p("\tMOVQ 0(R9), AX")
+	p("\tMOVQ 8(R9), R11")
+	p("\tADDQ BX, R11")
+	labels := []string{"add", "sub", "mul", "div", "", "rsub", "", "rdiv"}
+	for code, l := range labels {
+		if l != "" && l != "rdiv" {
+			p("\tCMPQ AX, $%d", code)
+			p("\tJEQ %s_%s", name, l)
+		}
+	}
+	p("\tJMP %s_rdiv", name) // code 7, the one left
+	for code, l := range labels {
+		if l == "" {
+			continue
+		}
+		p("%s_%s:", name, l)
+		instr := map[int]string{0: "VADD", 1: "VSUB", 2: "VMUL", 3: "VDIV", 5: "VSUB", 7: "VDIV"}[code] + sfx
+		for v := range 4 {
+			if code < 4 {
+				p("\t%s %d(R11), %s, %s", instr, v*vb, r(v), r(v)) // acc op y
+			} else {
+				p("\tVMOVUP%s %d(R11), %s", sfx[1:], v*vb, r(4+v))
+				p("\t%s %s, %s, %s", instr, r(v), r(4+v), r(v)) // y op acc
+			}
+		}
+		p("\tJMP %s_next", name)
+	}
+	p("%s_next:", name)
+	p("\tADDQ $16, R9")
+	p("\tDECQ R10")
+	p("\tJNZ %s_step", name)
+	for v := range 4 {
+		p("\tVMOVUP%s %s, %d(DI)(BX*1)", sfx[1:], r(v), v*vb)
+	}
+	p("\tADDQ $%d, BX", block)
+	p("\tCMPQ BX, CX")
+	p("\tJLT %s_block", name)
 	p("%s_done:", name)
 	p("\tVZEROUPPER")
 	p("\tRET")

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 //go:generate go run gen_vmath.go
 
@@ -249,6 +252,105 @@ func RsqrtF32(z, x []float32) {
 	}
 	for ; i < len(z); i++ {
 		z[i] = float32(1 / math.Sqrt(float64(x[i])))
+	}
+}
+
+// MaxChain is the most steps a Chain takes.
+const MaxChain = 8
+
+// A ChainStep is one op of a Chain: acc = acc Op Y[i], or Y[i] Op acc
+// when Swap is set. Op is Add, Sub, Mul or Div.
+type ChainStep[T float32 | float64] struct {
+	Op   ArithOp
+	Swap bool
+	Y    []T
+}
+
+// chainStep is a step as the assembly reads it: the op's code (ArithOp,
+// plus 4 for a swapped - or /) and the address of Y's first element.
+type chainStep struct {
+	code int64
+	y    unsafe.Pointer
+}
+
+// Chain sets z[i] = (((x[i] op₀ y₀[i]) op₁ y₁[i]) …) for i < len(z), each
+// op as steps says (at most MaxChain of them), and each rounded to T as
+// Arith would round it, so the result is bit for bit that of one Arith
+// pass per step, in one pass over the elements: the intermediate values
+// stay in registers (AVX2 or AVX-512, four vectors at a time). x and
+// every step's Y must be at least as long as z; any of them may be z
+// itself, since each element is read before it is written.
+func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
+	if len(steps) > MaxChain {
+		panic("kernels: Chain of more than MaxChain steps")
+	}
+	x = x[:len(z)]
+	for _, s := range steps {
+		if s.Op > Div {
+			panic("kernels: Chain step not one of + - × /")
+		}
+		_ = s.Y[:len(z)]
+	}
+	i := 0
+	if hasAVX2 && len(steps) > 0 {
+		var st [MaxChain]chainStep
+		for k, s := range steps {
+			st[k].code = int64(s.Op)
+			if s.Swap && (s.Op == Sub || s.Op == Div) {
+				st[k].code += 4 // + and × commute
+			}
+		}
+		var zero T
+		block := 32
+		if _, f64 := any(zero).(float64); f64 {
+			block = 16
+		}
+		if hasAVX512 {
+			block *= 2
+		}
+		if i = len(z) / block * block; i > 0 {
+			for k, s := range steps {
+				st[k].y = unsafe.Pointer(&s.Y[0])
+			}
+			switch z := any(z).(type) {
+			case []float32:
+				x := any(x).([]float32)
+				if hasAVX512 {
+					chainF32AVX512(i, &x[0], &z[0], &st[0], len(steps))
+				} else {
+					chainF32AVX2(i, &x[0], &z[0], &st[0], len(steps))
+				}
+			case []float64:
+				x := any(x).([]float64)
+				if hasAVX512 {
+					chainF64AVX512(i, &x[0], &z[0], &st[0], len(steps))
+				} else {
+					chainF64AVX2(i, &x[0], &z[0], &st[0], len(steps))
+				}
+			}
+		}
+	}
+	// The rest, element by element; the conversions round every op to T
+	// (Go may fuse a product into a sum, but not across a conversion).
+	for k := i; k < len(z); k++ {
+		acc := x[k]
+		for _, s := range steps {
+			a, b := acc, s.Y[k]
+			if s.Swap {
+				a, b = b, a
+			}
+			switch s.Op {
+			case Add:
+				acc = T(a + b)
+			case Sub:
+				acc = T(a - b)
+			case Mul:
+				acc = T(a * b)
+			case Div:
+				acc = T(a / b)
+			}
+		}
+		z[k] = acc
 	}
 }
 

@@ -54,3 +54,8 @@ func arithMulF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
 func arithMulF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 func arithDivF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
 func arithDivF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+
+func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)   { panic(noAsm) }
+func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)   { panic(noAsm) }
+func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
+func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }

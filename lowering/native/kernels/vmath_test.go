@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -570,4 +571,91 @@ func to32(x []float64) []float32 {
 		z[i] = float32(v)
 	}
 	return z
+}
+
+// TestChain checks Chain against one Arith pass per step, bit for bit, for
+// chains of 1 to MaxChain steps of every op, swapped or not, lengths that
+// exercise the vector blocks and the tail, float32 and float64, and in
+// place (z the same slice as x or as a step's operand).
+func TestChain(t *testing.T) {
+	if hasAVX512 {
+		// Both loops: AVX-512 here, AVX2 with it turned off.
+		t.Run("AVX2", func(t *testing.T) {
+			defer func(v bool) { hasAVX512 = v }(hasAVX512)
+			hasAVX512 = false
+			testChain(t)
+		})
+	}
+	testChain(t)
+}
+
+func testChain(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, 5e-324}
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 64, 100, 257, 1024} {
+		for nsteps := 1; nsteps <= MaxChain; nsteps++ {
+			vals := func() []float64 {
+				v := make([]float64, n)
+				for i := range v {
+					v[i] = r.NormFloat64() * 3
+					if r.IntN(10) == 0 {
+						v[i] = special[r.IntN(len(special))]
+					}
+				}
+				return v
+			}
+			x := vals()
+			ys := make([][]float64, nsteps)
+			ops := make([]ArithOp, nsteps)
+			swaps := make([]bool, nsteps)
+			for k := range ys {
+				ys[k], ops[k], swaps[k] = vals(), ArithOp(r.IntN(4)), r.IntN(2) == 0
+			}
+			checkChain(t, n, x, ys, ops, swaps)
+			checkChain(t, n, to32(x), to32s(ys), ops, swaps)
+		}
+	}
+}
+
+func to32s(x [][]float64) [][]float32 {
+	z := make([][]float32, len(x))
+	for i, v := range x {
+		z[i] = to32(v)
+	}
+	return z
+}
+
+func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops []ArithOp, swaps []bool) {
+	t.Helper()
+	want := slices.Clone(x)
+	steps := make([]ChainStep[T], len(ys))
+	for k, y := range ys {
+		if swaps[k] {
+			Arith(ops[k], want, y, want)
+		} else {
+			Arith(ops[k], want, want, y)
+		}
+		steps[k] = ChainStep[T]{Op: ops[k], Swap: swaps[k], Y: y}
+	}
+	same := func(what string, got []T) {
+		t.Helper()
+		for i := range got {
+			if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("n=%d, %d steps %v (swapped %v), %s: element %d is %v, want %v", n, len(ys), ops, swaps, what, i, got[i], want[i])
+			}
+		}
+	}
+	z := make([]T, n)
+	Chain(z, x, steps)
+	same("into a new slice", z)
+	// In place of x.
+	x2 := slices.Clone(x)
+	Chain(x2, x2, steps)
+	same("in place of x", x2)
+	// In place of the last step's operand.
+	last := slices.Clone(ys[len(ys)-1])
+	steps2 := slices.Clone(steps)
+	steps2[len(steps2)-1].Y = last
+	Chain(last, x, steps2)
+	same("in place of a step's operand", last)
 }
