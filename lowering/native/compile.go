@@ -833,6 +833,16 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if fn2, args2, dst2, ok := collapseNest(fn, args, dst); ok {
 		return c.nzipInto(fn2, args2, dst2)
 	}
+	if body, ok, err := c.flatMap(fn, args, dst, n); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		par := c.wantParallel(n, c.perElement(fn, args))
+		if par {
+			c.note("  split over goroutines in grains of %d rows", max(1, n/(8*c.workers)))
+		}
+		return c.loop(n, body, par), nil
+	}
 	argRank, dstRank := -1, leafRank(dst)
 	for i, a := range args {
 		r := leafRank(a)

@@ -63,11 +63,8 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	if C == 0 || 2*C > chunk {
 		return nil, false, nil
 	}
-	for _, a := range args {
-		if a.kind != cvView || len(a.layout) != 2 || a.layout[1].Extent != C || a.layout[1].Stride != 1 ||
-			(a.layout[0].Stride != C && a.layout[0].Extent > 1) {
-			return nil, false, nil
-		}
+	if !flatRowArgs(args, C) {
+		return nil, false, nil
 	}
 	// The row's results, one per accumulator: a map over the row, a
 	// projection of a map that builds a tuple, or a row itself.
@@ -86,7 +83,7 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	b := newVBuilder(c, loop)
 	b.hoist, b.regLen = false, flatLen
 	fl := &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: fn.env, C: C,
-		rows: map[int]*cval{}, cols: map[string]*cval{}}
+		rows: map[int]*cval{}, cols: map[colKey]*cval{}}
 	outs := make([]int, len(parts))
 	for i, part := range parts {
 		r, ok, err := fl.output(part)
@@ -103,7 +100,6 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 		}
 		outs[i] = r
 	}
-	flat := fl.flat
 	dts := make([]graph.DType, len(leaves))
 	for i, l := range leaves {
 		dts[i] = l.dt
@@ -113,29 +109,10 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 		c.rollback(mark)
 		return nil, false, nil
 	}
-	rowLoads := map[int]bool{}
-	for _, e := range flat {
-		if r, ok := b.loads[e]; ok {
-			rowLoads[p.base+r] = true
-		}
-	}
-	tileReg := c.newInt() // minus the chunk's first flat index: the tiles are read from their start
-	var tiles []tileLoad
-	for i := range p.body {
-		in := &p.body[i]
-		switch {
-		case in.kind == vkElem:
-			c.rollback(mark)
-			return nil, false, nil
-		case in.kind != vkLoad || rowLoads[in.dst]:
-		case in.ldt != graph.Float32 && in.ldt != graph.Float64:
-			c.rollback(mark)
-			return nil, false, nil
-		default:
-			t := tileLoad{ldt: in.ldt, buf: in.buf, base: in.base, stride: in.stride, tile: c.b.alloc(in.ldt, flatLen, true)}
-			tiles = append(tiles, t)
-			in.buf, in.base, in.stride = t.tile, tileReg, 1
-		}
+	tiles, tileReg, ok := fl.tile(p, flatLen)
+	if !ok {
+		c.rollback(mark)
+		return nil, false, nil
 	}
 	dt := leaves[0].dt
 	accs := make([]int, len(leaves))
@@ -167,13 +144,7 @@ func runFlatReduce[T float32 | float64](p *vprog, fr *frame, regs [][]T, bufs []
 	accs []int, sums int, stores []vstore, C, flatLen, start, end int) {
 	p.prologue(fr)
 	fill := min(flatLen, end-start)
-	for _, t := range tiles {
-		if t.ldt == graph.Float32 {
-			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], fr.ints[t.base], t.stride, C)
-		} else {
-			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], fr.ints[t.base], t.stride, C)
-		}
-	}
+	fillTiles(fr, tiles, C, fill)
 	// -0 is (+)'s identity for every IEEE value, -0 itself included.
 	negZero := T(math.Copysign(0, -1))
 	for _, a := range accs {
@@ -202,6 +173,140 @@ func runFlatReduce[T float32 | float64](p *vprog, fr *frame, regs [][]T, bufs []
 	}
 }
 
+// tile turns the loads of the flat program p that are not rows (its
+// column operands) into loads of tiles, flatLen elements that repeat the
+// column once per row (fillTiles fills them), read through tileReg, which
+// holds minus the chunk's first flat index, so each chunk reads them from
+// their start. ok is false for a program the flat form cannot run: one
+// with per-element closures, or a column of another type than float.
+func (f *flatRows) tile(p *vprog, flatLen int) (tiles []tileLoad, tileReg int, ok bool) {
+	rowLoads := map[int]bool{}
+	for _, e := range f.flat {
+		if r, ok := f.b.loads[e]; ok {
+			rowLoads[p.base+r] = true
+		}
+	}
+	tileReg = f.c.newInt()
+	for i := range p.body {
+		in := &p.body[i]
+		switch {
+		case in.kind == vkElem:
+			return nil, 0, false
+		case in.kind != vkLoad || rowLoads[in.dst]:
+		case in.ldt != graph.Float32 && in.ldt != graph.Float64:
+			return nil, 0, false
+		default:
+			t := tileLoad{ldt: in.ldt, buf: in.buf, base: in.base, stride: in.stride, tile: f.c.b.alloc(in.ldt, flatLen, true)}
+			tiles = append(tiles, t)
+			in.buf, in.base, in.stride = t.tile, tileReg, 1
+		}
+	}
+	return tiles, tileReg, true
+}
+
+// fillTiles fills the first fill elements of each tile with its column,
+// C elements, repeated.
+func fillTiles(fr *frame, tiles []tileLoad, C, fill int) {
+	for _, t := range tiles {
+		if t.ldt == graph.Float32 {
+			tileColumns(fr.f32[t.tile][:fill], fr.f32[t.buf], fr.ints[t.base], t.stride, C)
+		} else {
+			tileColumns(fr.f64[t.tile][:fill], fr.f64[t.buf], fr.ints[t.base], t.stride, C)
+		}
+	}
+}
+
+// flatRowArgs reports whether every argument is a row-major array of
+// rows of C elements (rows contiguous, one after the other), as the flat
+// forms read them.
+func flatRowArgs(args []*cval, C int) bool {
+	for _, a := range args {
+		if a.kind != cvView || len(a.layout) != 2 || a.layout[1].Extent != C || a.layout[1].Stride != 1 ||
+			(a.layout[0].Stride != C && a.layout[0].Extent > 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// flatMapMaxRow is the longest row flatMap runs flat.
+const flatMapMaxRow = 32
+
+// flatMap compiles a map over the rows of row-major arrays whose body is
+// a map over each row's C elements, into a row-major destination:
+//
+//	nzip (\r1 .. rk -> nzip f a1 .. aj) X1 .. Xk into D
+//
+// with every Xi and D of shape [rows, C] row-major and every aj some ri
+// or a vector of C elements that does not depend on the row: a
+// BatchNorm's normalisation or its gradient over the pixels of a batch,
+// eight channels a row. Run row by row, each row pays the vector
+// program's dispatch for C elements; here rows lo..hi-1 run as one flat
+// span, flatLen elements (whole rows) a chunk, the column operands read
+// from tiles (flatRows.tile). Each element is computed as the row loop
+// computes it, so the results are the same. ok is false, with nothing
+// compiled, where the map does not have this form.
+func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, bool, error) {
+	if fn.kind != cvFunc || n < 2 || dst.kind != cvView || dst.vary != nil || len(dst.layout) != 2 ||
+		(dst.dt != graph.Float32 && dst.dt != graph.Float64) {
+		return nil, false, nil
+	}
+	l1, ok := fn.node.(*graph.Lambda)
+	if !ok || len(l1.Params) != len(args) {
+		return nil, false, nil
+	}
+	// Rows of at most flatMapMaxRow elements, one to four vectors: there
+	// the program's dispatch per row outweighs its arithmetic. Longer rows
+	// keep the row loop, which computes what depends on the columns alone
+	// once (hoisted), where the flat program computes it per element.
+	C := dst.layout[1].Extent
+	if C == 0 || C > flatMapMaxRow || !flatRowArgs(append([]*cval{dst}, args...), C) {
+		return nil, false, nil
+	}
+	flatLen := min(chunk/C, n) * C
+	loop := &vloop{n: flatLen}
+	mark := c.vmark()
+	b := newVBuilder(c, loop)
+	b.hoist, b.regLen = false, flatLen
+	fl := &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: fn.env, C: C,
+		rows: map[int]*cval{}, cols: map[colKey]*cval{}}
+	out, ok, err := fl.output(l1.Body)
+	if err != nil && !errors.Is(err, errNotVectorisable) {
+		return nil, false, err
+	}
+	if err != nil || !ok {
+		c.rollback(mark)
+		return nil, false, nil
+	}
+	p := b.finish([]int{out}, []graph.DType{dst.dt})
+	if p.f32 != (dst.dt == graph.Float32) {
+		c.rollback(mark)
+		return nil, false, nil
+	}
+	tiles, tileReg, ok := fl.tile(p, flatLen)
+	if !ok {
+		c.rollback(mark)
+		return nil, false, nil
+	}
+	st := vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: 1, acc: dst.acc}
+	c.note("flat map [%d] of rows of %d, %d rows a chunk: %s", n, C, flatLen/C, p.describe())
+	return func(fr *frame, lo, hi int) {
+		p.prologue(fr)
+		start, end := lo*C, hi*C
+		fillTiles(fr, tiles, C, min(flatLen, end-start))
+		for i0 := start; i0 < end; i0 += flatLen {
+			m := min(flatLen, end-i0)
+			fr.ints[tileReg] = -i0
+			p.run(fr, i0, m)
+			if p.f32 {
+				storeChunk(fr, &st, fr.v32[p.outs[0]][:m], i0)
+			} else {
+				storeChunk(fr, &st, fr.v64[p.outs[0]][:m], i0)
+			}
+		}
+	}, true, nil
+}
+
 // flatRows builds the vector program of a flat reduction's rows.
 type flatRows struct {
 	c    *compiler
@@ -212,8 +317,14 @@ type flatRows struct {
 	env  *cenv
 	C    int
 	rows map[int]*cval    // by parameter of l1: its row, read flat
-	cols map[string]*cval // by term: a column operand
+	cols map[colKey]*cval // the column operands, by view
 	flat []*cval
+}
+
+// A colKey identifies a column operand's view.
+type colKey struct {
+	buf, reg, stride int
+	dt               graph.DType
 }
 
 // row returns the flat element of parameter k's rows.
@@ -276,15 +387,18 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 				return 0, false, nil
 			}
 		}
-		key := graph.Print(a)
-		if e, ok := f.cols[key]; ok {
-			inner[i] = e
-			continue
-		}
 		v, ok := f.c.viewOf(a, f.env)
 		if !ok || v.kind != cvView || len(v.layout) != 1 || v.layout[0].Extent != f.C ||
 			(v.dt != graph.Float32 && v.dt != graph.Float64) {
 			return 0, false, nil
+		}
+		// One element per view: two operands are the same column when
+		// they are the same view, whatever their terms (two let-bound
+		// values of one name are different columns).
+		key := colKey{buf: v.buf, reg: v.reg, stride: v.layout[0].Stride, dt: v.dt}
+		if e, ok := f.cols[key]; ok {
+			inner[i] = e
+			continue
 		}
 		e, _, err := f.c.elemOf(v, f.loop)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
@@ -107,5 +108,76 @@ func fillFlat(a *graph.Array, f func(i int) float64) {
 	}
 	for i := range a.Float64s() {
 		a.Float64s()[i] = f(i)
+	}
+}
+
+// TestFlatMap checks flatMap: a map over the rows of NHWC arrays whose
+// body maps each row's channels with per-channel operands (BatchNorm's
+// normalisation and its gradient) runs as one flat span of rows, for
+// channel counts up to the longest row it takes and past it (where the
+// rows run one at a time), with columns that are let-bound values of one
+// name (each its own column), f32 and f64, on one and on all threads,
+// equal to graph.Eval bit for bit.
+func TestFlatMap(t *testing.T) {
+	for _, c := range []int{1, 3, 8, 16, 32, 33} {
+		for _, dt := range []string{"f32", "f64"} {
+			for _, par := range []int{1, 0} {
+				t.Run(fmt.Sprintf("c%d-%s-par%d", c, dt, par), func(t *testing.T) {
+					n, h, w := 3, 5, 7
+					srcs := []string{
+						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d]; G : %[1]s[%[5]d]; B : %[1]s[%[5]d];
+map (map (map (\r -> nzip (\v g b -> (v - b) * rsqrt (g * g + 1e-5) * g + b) r G B))) X`, dt, n, h, w, c),
+						// Two values named s (u is renamed below): a column each.
+						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d];
+map (\p -> let s = reduce (zip max) p in let u = (let s = reduce (zip (+)) p in map (\e -> e * 2) s) in
+    map (\r -> nzip (\a b c -> select (a == b) (a - c) c) r s u) p) (flatten 0 X)`, dt, n, h, w, c),
+					}
+					for k, src := range srcs {
+						prog, err := graph.Parse(src)
+						if err != nil {
+							t.Fatal(err)
+						}
+						renameLet(prog.Body, "u", "s")
+						g, err := fusion.Whole(prog.Body)
+						if err != nil {
+							t.Fatal(err)
+						}
+						p, err := native.New(native.Options{Parallelism: par}).Plan(g)
+						if err != nil {
+							t.Fatal(err)
+						}
+						d := p.Describe()
+						p.Close()
+						rows := []int{n * h * w, w}[k]
+						if flat := c <= 32; strings.Contains(d, fmt.Sprintf("flat map [%d] of rows of %d", rows, c)) != flat {
+							t.Errorf("program %d: flat map %v, want %v:\n%s", k, !flat, flat, d)
+						}
+						in := map[string]graph.Value{}
+						for j, input := range prog.Inputs {
+							typ := input.Type.(*graph.ArrayType)
+							a, err := graph.Zeros(typ.DType, typ.Layout.Extents()...)
+							if err != nil {
+								t.Fatal(err)
+							}
+							fillFlat(a, func(i int) float64 { return math.Round(4*math.Sin(float64(7*i+3*j+1))) / 4 })
+							in[input.Name] = a
+						}
+						lowertest.Check(t, native.New(native.Options{Parallelism: par}), g, prog.Body, in, 0)
+					}
+				})
+			}
+		}
+	}
+}
+
+// renameLet renames the variables that lets named from bind to to, as
+// terms built in Go (by autodiff, say) may name two values alike: a
+// variable is its node, not its name.
+func renameLet(n graph.Node, from, to string) {
+	if l, ok := n.(*graph.Let); ok && l.Var.Name == from {
+		l.Var.Name = to
+	}
+	for _, c := range graph.Children(n) {
+		renameLet(c, from, to)
 	}
 }
