@@ -71,6 +71,17 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	parts := []graph.Node{l1.Body}
 	if t, ok := l1.Body.(*graph.Tuple); ok {
 		parts = t.Elems
+	} else if _, ok := l1.Body.(*graph.NZip); ok && len(leaves) > 1 {
+		// One map whose body builds a tuple (a BatchNorm's sums of
+		// deviations and of their squares): a projection per accumulator.
+		parts = parts[:0]
+		for k := range leaves {
+			pr, err := graph.NewProj(k, l1.Body)
+			if err != nil {
+				return nil, false, nil
+			}
+			parts = append(parts, pr)
+		}
 	}
 	if len(parts) != len(leaves) {
 		return nil, false, nil
@@ -321,6 +332,41 @@ type flatRows struct {
 	flat []*cval
 }
 
+// column returns the element of a column operand a, a vector of C floats
+// that does not depend on the row, or a tuple of such vectors (a
+// gradient's pair of per-channel sums).
+func (f *flatRows) column(a graph.Node) (*cval, bool, error) {
+	if t, ok := a.(*graph.Tuple); ok {
+		elems := make([]*cval, len(t.Elems))
+		for i, x := range t.Elems {
+			e, ok, err := f.column(x)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			elems[i] = e
+		}
+		return &cval{kind: cvTuple, elems: elems}, true, nil
+	}
+	v, ok := f.c.viewOf(a, f.env)
+	if !ok || v.kind != cvView || len(v.layout) != 1 || v.layout[0].Extent != f.C ||
+		(v.dt != graph.Float32 && v.dt != graph.Float64) {
+		return nil, false, nil
+	}
+	// One element per view: two operands are the same column when they
+	// are the same view, whatever their terms (two let-bound values of
+	// one name are different columns).
+	key := colKey{buf: v.buf, reg: v.reg, stride: v.layout[0].Stride, dt: v.dt}
+	if e, ok := f.cols[key]; ok {
+		return e, true, nil
+	}
+	e, _, err := f.c.elemOf(v, f.loop)
+	if err != nil {
+		return nil, false, err
+	}
+	f.cols[key] = e
+	return e, true, nil
+}
+
 // A colKey identifies a column operand's view.
 type colKey struct {
 	buf, reg, stride int
@@ -364,7 +410,15 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 		return 0, false, nil
 	}
 	if l2, ok := nz.Fn.(*graph.Lambda); ok {
-		if t, ok := l2.Body.(*graph.Tuple); ok {
+		body := l2.Body
+		for {
+			l, ok := body.(*graph.Let)
+			if !ok {
+				break
+			}
+			body = l.Body
+		}
+		if t, ok := body.(*graph.Tuple); ok {
 			n = len(t.Elems)
 		}
 	}
@@ -387,24 +441,11 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 				return 0, false, nil
 			}
 		}
-		v, ok := f.c.viewOf(a, f.env)
-		if !ok || v.kind != cvView || len(v.layout) != 1 || v.layout[0].Extent != f.C ||
-			(v.dt != graph.Float32 && v.dt != graph.Float64) {
-			return 0, false, nil
-		}
-		// One element per view: two operands are the same column when
-		// they are the same view, whatever their terms (two let-bound
-		// values of one name are different columns).
-		key := colKey{buf: v.buf, reg: v.reg, stride: v.layout[0].Stride, dt: v.dt}
-		if e, ok := f.cols[key]; ok {
-			inner[i] = e
-			continue
-		}
-		e, _, err := f.c.elemOf(v, f.loop)
-		if err != nil {
+		e, ok, err := f.column(a)
+		if err != nil || !ok {
 			return 0, false, err
 		}
-		f.cols[key], inner[i] = e, e
+		inner[i] = e
 	}
 	outs, err := f.b.applyOutputs(&cval{kind: cvFunc, node: nz.Fn, env: f.env}, inner, n)
 	if err != nil {

@@ -116,8 +116,10 @@ func fillFlat(a *graph.Array, f func(i int) float64) {
 // normalisation and its gradient) runs as one flat span of rows, for
 // channel counts up to the longest row it takes and past it (where the
 // rows run one at a time), with columns that are let-bound values of one
-// name (each its own column), f32 and f64, on one and on all threads,
-// equal to graph.Eval bit for bit.
+// name (each its own column) or a pair of vectors, f32 and f64, on one
+// and on all threads, equal to graph.Eval bit for bit; and that a flat
+// sum takes rows whose map builds a pair (BatchNorm's sums of deviations
+// and of their squares).
 func TestFlatMap(t *testing.T) {
 	for _, c := range []int{1, 3, 8, 16, 32, 33} {
 		for _, dt := range []string{"f32", "f64"} {
@@ -131,6 +133,13 @@ map (map (map (\r -> nzip (\v g b -> (v - b) * rsqrt (g * g + 1e-5) * g + b) r G
 						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d];
 map (\p -> let s = reduce (zip max) p in let u = (let s = reduce (zip (+)) p in map (\e -> e * 2) s) in
     map (\r -> nzip (\a b c -> select (a == b) (a - c) c) r s u) p) (flatten 0 X)`, dt, n, h, w, c),
+						// A column that is a pair of vectors.
+						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d]; S : %[1]s[%[5]d]; T : %[1]s[%[5]d];
+map (map (map (\r -> nzip (\v p -> fst p + snd p * v + snd p * v) r (S, T)))) X`, dt, n, h, w, c),
+						// A sum whose rows' map builds a pair: a projection per sum.
+						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d]; M : %[1]s[%[5]d];
+rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q)))
+    (\r -> zip (\v k -> let s0 = v - k in (s0, s0 * s0)) r M) (flatten 0 (flatten 0 X))`, dt, n, h, w, c),
 					}
 					for k, src := range srcs {
 						prog, err := graph.Parse(src)
@@ -148,9 +157,11 @@ map (\p -> let s = reduce (zip max) p in let u = (let s = reduce (zip (+)) p in 
 						}
 						d := p.Describe()
 						p.Close()
-						rows := []int{n * h * w, w}[k]
-						if flat := c <= 32; strings.Contains(d, fmt.Sprintf("flat map [%d] of rows of %d", rows, c)) != flat {
-							t.Errorf("program %d: flat map %v, want %v:\n%s", k, !flat, flat, d)
+						want := []string{"flat map [%d] of rows of %d", "flat map [%d] of rows of %d",
+							"flat map [%d] of rows of %d", "flat rnz [%d] of rows of %d"}[k]
+						want = fmt.Sprintf(want, []int{n * h * w, w, n * h * w, n * h * w}[k], c)
+						if flat := c <= 32 || k == 3; strings.Contains(d, want) != flat {
+							t.Errorf("program %d: %q %v, want %v:\n%s", k, want, !flat, flat, d)
 						}
 						in := map[string]graph.Value{}
 						for j, input := range prog.Inputs {
