@@ -240,8 +240,13 @@ func flatRowArgs(args []*cval, C int) bool {
 	return true
 }
 
-// flatMapMaxRow is the longest row flatMap runs flat.
-const flatMapMaxRow = 32
+// flatMapMaxRow is the longest row flatMap runs flat, and flatMapMinRows
+// the fewest rows: below, filling the tiles costs what the dispatches it
+// saves cost (a max-pooling window's two rows).
+const (
+	flatMapMaxRow  = 32
+	flatMapMinRows = 8
+)
 
 // flatMap compiles a map over the rows of row-major arrays whose body is
 // a map over each row's C elements, into a row-major destination:
@@ -258,7 +263,7 @@ const flatMapMaxRow = 32
 // computes it, so the results are the same. ok is false, with nothing
 // compiled, where the map does not have this form.
 func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, bool, error) {
-	if fn.kind != cvFunc || n < 2 || dst.kind != cvView || dst.vary != nil || len(dst.layout) != 2 ||
+	if fn.kind != cvFunc || n < flatMapMinRows || dst.kind != cvView || dst.vary != nil || len(dst.layout) != 2 ||
 		(dst.dt != graph.Float32 && dst.dt != graph.Float64) {
 		return nil, false, nil
 	}

@@ -125,7 +125,7 @@ func TestFlatMap(t *testing.T) {
 		for _, dt := range []string{"f32", "f64"} {
 			for _, par := range []int{1, 0} {
 				t.Run(fmt.Sprintf("c%d-%s-par%d", c, dt, par), func(t *testing.T) {
-					n, h, w := 3, 5, 7
+					n, h, w := 3, 5, 9 // w ≥ flatMapMinRows: the second program maps rows of w
 					srcs := []string{
 						fmt.Sprintf(`X : %[1]s[%[2]d, %[3]d, %[4]d, %[5]d]; G : %[1]s[%[5]d]; B : %[1]s[%[5]d];
 map (map (map (\r -> nzip (\v g b -> (v - b) * rsqrt (g * g + 1e-5) * g + b) r G B))) X`, dt, n, h, w, c),
