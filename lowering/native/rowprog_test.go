@@ -202,6 +202,8 @@ func TestChainFusion(t *testing.T) {
 			{`zip (zip (\a b -> let t = a * b in t * 2 + t)) A B`, "2 ops in a chain"}, // t read twice: not chained into
 			{`zip (zip (\a b -> (a - b) * (a + b))) A B`, "2 ops in a chain"},          // two runs meet: one joins the other
 			{`zip (zip (\a b -> exp a * b)) A B`, ""},                                  // one op
+			{`zip (zip (\a b -> let t = a - b in t * t + b)) A B`, "3 ops in a chain"}, // a square
+			{`zip (zip (\a b -> let t = a - b in t * t + t)) A B`, "2 ops in a chain"}, // t read three times: t·t + t
 		} {
 			term, err := graph.ParseTerm(c.src, A, B)
 			require.NoError(t, err)

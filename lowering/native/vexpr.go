@@ -106,12 +106,12 @@ type vinstr struct {
 	chain     []vstep   // vkChain: the steps after a
 }
 
-// A vstep is a step of a vkChain: acc = acc op reg, or reg op acc when
-// swapped.
+// A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
+// swapped, or acc op acc (self).
 type vstep struct {
-	op   kernels.ArithOp
-	reg  int
-	swap bool
+	op         kernels.ArithOp
+	reg        int
+	swap, self bool
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
@@ -980,7 +980,8 @@ var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: k
 // the intermediate values in registers) instead of four passes each
 // storing a register that the next reloads. An op joins the run whose
 // result it reads when that result is read nowhere else (no other
-// instruction, not a result of the program) and the op computes in the
+// instruction, not a result of the program; an op of the result with
+// itself, a square, reads it twice) and the op computes in the
 // program's class (float32 in a float32 program, float64 in a float64
 // one: nothing to round between steps). The chain stands where its last
 // op stood; its operands are registers written once, before their first
@@ -1026,11 +1027,16 @@ func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
 		}
 		var r *run
 		switch {
-		case open[in.a] != nil && in.a != in.b:
+		case in.a == in.b && open[in.a] != nil && reads[in.a] == 2:
+			// The run's value op itself (a square), its only reader.
+			r = open[in.a]
+			delete(open, in.a)
+			r.steps = append(r.steps, vstep{op: op, self: true})
+		case open[in.a] != nil && in.a != in.b && reads[in.a] == 1:
 			r = open[in.a]
 			delete(open, in.a)
 			r.steps = append(r.steps, vstep{op: op, reg: in.b})
-		case open[in.b] != nil && in.a != in.b:
+		case open[in.b] != nil && in.a != in.b && reads[in.b] == 1:
 			r = open[in.b]
 			delete(open, in.b)
 			r.steps = append(r.steps, vstep{op: op, reg: in.a, swap: true})
@@ -1040,7 +1046,7 @@ func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
 		r.last = i
 		r.members = append(r.members, i)
 		member[i] = r
-		if reads[in.dst] == 1 && !slices.Contains(outs, in.dst) && len(r.steps) < kernels.MaxChain {
+		if reads[in.dst] <= 2 && !slices.Contains(outs, in.dst) && len(r.steps) < kernels.MaxChain {
 			open[in.dst] = r
 		}
 	}

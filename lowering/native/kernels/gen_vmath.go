@@ -505,7 +505,7 @@ func cmpLoop(name string, imm, elem int) {
 // acc: a chain of arithmetic ops in registers, each rounded as its own
 // instruction would round it, one pass over the chunk instead of one per
 // op. A step is 16 bytes: the code (ArithOp, plus 4 for a swapped - or
-// /) and y.
+// /, plus 8 for acc op acc) and y.
 // The step's code is tested once per block of four vectors.
 func chainLoop(name string, elem int, reg string) {
 	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
@@ -535,26 +535,26 @@ func chainLoop(name string, elem int, reg string) {
 	p("\tMOVQ 0(R9), AX")
 	p("\tMOVQ 8(R9), R11")
 	p("\tADDQ BX, R11")
-	labels := []string{"add", "sub", "mul", "div", "", "rsub", "", "rdiv"}
-	for code, l := range labels {
-		if l != "" && l != "rdiv" {
-			p("\tCMPQ AX, $%d", code)
-			p("\tJEQ %s_%s", name, l)
-		}
+	// Codes: 0-3 acc op y, 5 and 7 y - acc and y / acc, 8-11 acc op acc.
+	labels := map[int]string{0: "add", 1: "sub", 2: "mul", 3: "div", 5: "rsub", 7: "rdiv", 8: "sadd", 9: "ssub", 10: "smul", 11: "sdiv"}
+	order := []int{2, 0, 1, 3, 5, 7, 10, 8, 9} // the last, 11, is what is left
+	for _, code := range order {
+		p("\tCMPQ AX, $%d", code)
+		p("\tJEQ %s_%s", name, labels[code])
 	}
-	p("\tJMP %s_rdiv", name) // code 7, the one left
-	for code, l := range labels {
-		if l == "" {
-			continue
-		}
-		p("%s_%s:", name, l)
-		instr := map[int]string{0: "VADD", 1: "VSUB", 2: "VMUL", 3: "VDIV", 5: "VSUB", 7: "VDIV"}[code] + sfx
+	p("\tJMP %s_sdiv", name)
+	for _, code := range append(order, 11) {
+		p("%s_%s:", name, labels[code])
+		instr := []string{"VADD", "VSUB", "VMUL", "VDIV"}[code&3] + sfx
 		for v := range 4 {
-			if code < 4 {
+			switch {
+			case code < 4:
 				p("\t%s %d(R11), %s, %s", instr, v*vb, r(v), r(v)) // acc op y
-			} else {
+			case code < 8:
 				p("\tVMOVUP%s %d(R11), %s", sfx[1:], v*vb, r(4+v))
 				p("\t%s %s, %s, %s", instr, r(v), r(4+v), r(v)) // y op acc
+			default:
+				p("\t%s %s, %s, %s", instr, r(v), r(v), r(v)) // acc op acc
 			}
 		}
 		p("\tJMP %s_next", name)

@@ -259,15 +259,18 @@ func RsqrtF32(z, x []float32) {
 const MaxChain = 8
 
 // A ChainStep is one op of a Chain: acc = acc Op Y[i], or Y[i] Op acc
-// when Swap is set. Op is Add, Sub, Mul or Div.
+// when Swap is set, or acc Op acc when Self is (a square; Y unused). Op
+// is Add, Sub, Mul or Div.
 type ChainStep[T float32 | float64] struct {
 	Op   ArithOp
 	Swap bool
+	Self bool
 	Y    []T
 }
 
 // chainStep is a step as the assembly reads it: the op's code (ArithOp,
-// plus 4 for a swapped - or /) and the address of Y's first element.
+// plus 4 for a swapped - or /, plus 8 for acc op acc) and the address of
+// Y's first element (of z's for acc op acc, never read).
 type chainStep struct {
 	code int64
 	y    unsafe.Pointer
@@ -289,14 +292,19 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 		if s.Op > Div {
 			panic("kernels: Chain step not one of + - × /")
 		}
-		_ = s.Y[:len(z)]
+		if !s.Self {
+			_ = s.Y[:len(z)]
+		}
 	}
 	i := 0
 	if hasAVX2 && len(steps) > 0 {
 		var st [MaxChain]chainStep
 		for k, s := range steps {
 			st[k].code = int64(s.Op)
-			if s.Swap && (s.Op == Sub || s.Op == Div) {
+			switch {
+			case s.Self:
+				st[k].code += 8
+			case s.Swap && (s.Op == Sub || s.Op == Div):
 				st[k].code += 4 // + and × commute
 			}
 		}
@@ -310,7 +318,10 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 		}
 		if i = len(z) / block * block; i > 0 {
 			for k, s := range steps {
-				st[k].y = unsafe.Pointer(&s.Y[0])
+				st[k].y = unsafe.Pointer(&z[0])
+				if !s.Self {
+					st[k].y = unsafe.Pointer(&s.Y[0])
+				}
 			}
 			switch z := any(z).(type) {
 			case []float32:
@@ -335,9 +346,12 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 	for k := i; k < len(z); k++ {
 		acc := x[k]
 		for _, s := range steps {
-			a, b := acc, s.Y[k]
-			if s.Swap {
-				a, b = b, a
+			a, b := acc, acc
+			switch {
+			case s.Swap:
+				a = s.Y[k]
+			case !s.Self:
+				b = s.Y[k]
 			}
 			switch s.Op {
 			case Add:

@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package kernels
+
+// withoutAVX512 runs f: without assembly there are no AVX-512 loops.
+func withoutAVX512(f func()) { f() }
