@@ -304,6 +304,15 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 		c.rollback(mark)
 		return nil, false, nil
 	}
+	for _, t := range tiles {
+		if t.ldt == dst.dt && t.buf == dst.buf {
+			// A column read from the destination (a map in place whose
+			// column is one of its rows): the tiles of a later range
+			// would be filled after earlier rows were overwritten.
+			c.rollback(mark)
+			return nil, false, nil
+		}
+	}
 	st := vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: 1, acc: dst.acc}
 	c.note("flat map [%d] of rows of %d, %d rows a chunk: %s", n, C, flatLen/C, p.describe())
 	return func(fr *frame, lo, hi int) {
