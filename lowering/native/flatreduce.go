@@ -71,7 +71,7 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	parts := []graph.Node{l1.Body}
 	if t, ok := l1.Body.(*graph.Tuple); ok {
 		parts = t.Elems
-	} else if _, ok := l1.Body.(*graph.NZip); ok && len(leaves) > 1 {
+	} else if nz, ok := l1.Body.(*graph.NZip); ok && len(leaves) > 1 && tupleArity(nz) == len(leaves) {
 		// One map whose body builds a tuple (a BatchNorm's sums of
 		// deviations and of their squares): a projection per accumulator.
 		parts = parts[:0]
@@ -381,6 +381,27 @@ func (f *flatRows) column(a graph.Node) (*cval, bool, error) {
 	return e, true, nil
 }
 
+// tupleArity returns the number of elements of the tuple that nz's
+// function builds (under its lets), or 1 when it builds none.
+func tupleArity(nz *graph.NZip) int {
+	l2, ok := nz.Fn.(*graph.Lambda)
+	if !ok {
+		return 1
+	}
+	body := l2.Body
+	for {
+		l, ok := body.(*graph.Let)
+		if !ok {
+			break
+		}
+		body = l.Body
+	}
+	if t, ok := body.(*graph.Tuple); ok {
+		return len(t.Elems)
+	}
+	return 1
+}
+
 // A colKey identifies a column operand's view.
 type colKey struct {
 	buf, reg, stride int
@@ -415,7 +436,7 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 	if k := f.param(part); k >= 0 {
 		return f.b.load(f.row(k)), true, nil
 	}
-	idx, n := 0, 1
+	idx := 0
 	if pr, ok := part.(*graph.Proj); ok {
 		idx, part = pr.Index, pr.X
 	}
@@ -423,19 +444,7 @@ func (f *flatRows) output(part graph.Node) (int, bool, error) {
 	if !ok || graph.IsFunc(nz) {
 		return 0, false, nil
 	}
-	if l2, ok := nz.Fn.(*graph.Lambda); ok {
-		body := l2.Body
-		for {
-			l, ok := body.(*graph.Let)
-			if !ok {
-				break
-			}
-			body = l.Body
-		}
-		if t, ok := body.(*graph.Tuple); ok {
-			n = len(t.Elems)
-		}
-	}
+	n := tupleArity(nz)
 	if idx >= n {
 		return 0, false, nil
 	}

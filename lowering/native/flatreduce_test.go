@@ -192,3 +192,26 @@ func renameLet(n graph.Node, from, to string) {
 		renameLet(c, from, to)
 	}
 }
+
+// TestFlatReduceNestedTuple: a sum whose rows' map builds a nested tuple
+// (three sums from a pair of pairs' leaves) has no projection per sum;
+// the flat form leaves it to the general reduction, and the plan
+// computes it, equal to graph.Eval.
+func TestFlatReduceNestedTuple(t *testing.T) {
+	src := `X : f32[40, 8];
+rnz (\p q -> ((zip (+) (fst (fst p)) (fst (fst q)), zip (+) (snd (fst p)) (snd (fst q))), zip (+) (snd p) (snd q)))
+    (\r -> zip (\v -> ((v, v * v), v * 2)) r) X`
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := lowertest.Inputs(prog.Body, 1, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowertest.Check(t, native.New(native.Options{}), g, prog.Body, in, 0)
+}
