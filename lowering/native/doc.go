@@ -46,7 +46,8 @@
 // and reductions — a softmax, a LayerNorm — makes one pass per reduction
 // over its row, the later ones from cache. exp (x - c), c invariant, the
 // shifted exponential of a softmax row, is one instruction
-// (kernels.ExpSubF32) when the difference is read by the exp alone, and a
+// (kernels.ExpSubF32) when the difference is read by the exp alone, as
+// is GELU's erf (x · c) + d (kernels.ErfAffineF32), and a
 // run of + - × /, each reading the one before and read nowhere else, is
 // one (kernels.Chain, fuseChains): a LayerNorm's (x - m)·k·g + b is one
 // pass over the chunk with the values between in registers, not four.

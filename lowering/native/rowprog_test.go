@@ -14,6 +14,7 @@ import (
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 	"github.com/hofuse/hofuse/models"
 )
 
@@ -220,5 +221,73 @@ func TestChainFusion(t *testing.T) {
 			}
 			lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
 		}
+	}
+}
+
+// TestErfAffineFusion checks fuseErfAffine: erf (x · s) + t, s and t
+// invariant, is one instruction when the product and the erf are each
+// read once, whichever side the invariants stand on, and stays three ops
+// otherwise; the results are the separate ops' bits (the product and the
+// sum correctly rounded, kernels.ErfF32 between), on rows with ±Inf, NaN
+// and zeros, and within the f32 tolerance of the interpreter.
+func TestErfAffineFusion(t *testing.T) {
+	const note = "erf (x · c) + d in one pass"
+	A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, 3, 1030), false)
+	require.NoError(t, err)
+	av, err := graph.Zeros(graph.Float32, 3, 1030)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 3 {
+		for j := range 1030 {
+			av.Set(r.NormFloat64()*3, i, j)
+		}
+	}
+	av.Set(math.Inf(1), 1, 3)
+	av.Set(math.Inf(-1), 2, 1029)
+	av.Set(math.NaN(), 0, 500)
+	av.Set(math.Copysign(0, -1), 1, 700)
+	in := map[string]graph.Value{"A": av}
+	// GELU's form, bit for bit against the separate ops.
+	gelu := func(v float32) float32 {
+		e := []float32{v * 0.70710677}
+		kernels.ErfF32(e, e)
+		return 1 + e[0]
+	}
+	for _, c := range []struct {
+		src   string
+		fused bool
+		want  func(v float32) float32 // nil: the interpreter alone
+	}{
+		{`map (map (\v -> 1 + erf (v * f32 0.70710677))) A`, true, gelu},
+		{`map (map (\v -> erf (f32 0.70710677 * v) + 1)) A`, true, gelu},
+		{`map (\r -> let m = reduce max r in map (\v -> erf (v * m) + m) r) A`, true, nil},        // broadcast invariants
+		{`map (map (\v -> let u = v * 0.5 in erf u + 1 + u)) A`, false, nil},                      // the product read twice
+		{`map (map (\v -> let e = erf (v * 0.5) in (e + 1) * e)) A`, false, nil},                  // the erf read twice
+		{`map (map (\v -> erf (v * v) + 1)) A`, false, nil},                                       // not an invariant
+		{`map (\r -> let m = reduce max r in map (\v -> erf (v * 0.5) + v * m) r) A`, false, nil}, // the sum's other side varies
+	} {
+		term, err := graph.ParseTerm(c.src, A)
+		require.NoError(t, err)
+		g, err := fusion.Whole(term)
+		require.NoError(t, err)
+		p, err := native.New(native.Options{}).Plan(g)
+		require.NoError(t, err)
+		d := p.Describe()
+		got, err := p.Run(in)
+		require.NoError(t, err)
+		require.Equal(t, c.fused, strings.Contains(d, note), "%s:\n%s", c.src, d)
+		lowertest.Check(t, native.New(native.Options{}), g, term, in, graph.Tolerance(graph.Float32))
+		if c.want != nil {
+			ga := got.(*graph.Array)
+			for i := range 3 {
+				for j := range 1030 {
+					w, g := c.want(float32(av.At(i, j))), float32(ga.At(i, j))
+					if math.Float32bits(w) != math.Float32bits(g) && !(w != w && g != g) {
+						t.Fatalf("%s at [%d %d] (%v): %v, want %v", c.src, i, j, av.At(i, j), g, w)
+					}
+				}
+			}
+		}
+		p.Close()
 	}
 }

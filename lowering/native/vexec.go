@@ -52,6 +52,8 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			elemChunk(z, regs, fr, in, i0)
 		case vkExpSub:
 			expSubChunk(z, regs[in.a][:m], regs[in.b][0])
+		case vkErfAffine:
+			kernels.ErfAffineF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]))
 		case vkChain:
 			var steps [kernels.MaxChain]kernels.ChainStep[T]
 			for k, s := range in.chain {

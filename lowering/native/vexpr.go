@@ -72,16 +72,17 @@ func (l *vloop) sets(reg int) bool {
 type vkind uint8
 
 const (
-	vkLoad   vkind = iota // dst = the chunk of a strided source
-	vkBcast               // prologue: dst filled with fn's value
-	vkSetF                // prologue: flts[freg] = fn
-	vkSetup               // prologue: run setup
-	vkUn                  // dst = op a
-	vkBin                 // dst = a op b
-	vkSel                 // dst = select c a b
-	vkElem                // dst[k] = fn, with element k's registers set
-	vkExpSub              // dst = exp (a - b[0]), b broadcast (float32 programs; see fuseExpSub)
-	vkChain               // dst = ((a op₀ r₀) op₁ r₁) …, in registers (see fuseChains)
+	vkLoad      vkind = iota // dst = the chunk of a strided source
+	vkBcast                  // prologue: dst filled with fn's value
+	vkSetF                   // prologue: flts[freg] = fn
+	vkSetup                  // prologue: run setup
+	vkUn                     // dst = op a
+	vkBin                    // dst = a op b
+	vkSel                    // dst = select c a b
+	vkElem                   // dst[k] = fn, with element k's registers set
+	vkExpSub                 // dst = exp (a - b[0]), b broadcast (float32 programs; see fuseExpSub)
+	vkChain                  // dst = ((a op₀ r₀) op₁ r₁) …, in registers (see fuseChains)
+	vkErfAffine              // dst = erf (a · b[0]) + c[0], b and c invariant (float32 programs; see fuseErfAffine)
 )
 
 type vinstr struct {
@@ -880,6 +881,7 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	body := b.body
 	if f32 {
 		body = fuseExpSub(body, b.regs, outs)
+		body = fuseErfAffine(body, b.regs, outs)
 	}
 	body = fuseChains(body, f32, outs, len(b.regs))
 	// Registers as long as the loop's longest chunk: a loop over ten
@@ -971,6 +973,67 @@ func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	return out
 }
 
+// registerReads counts the reads of every register: by the body's
+// instructions and as a result of the program.
+func registerReads(body []vinstr, outs []int, nregs int) []int {
+	reads := make([]int, nregs)
+	for _, o := range outs {
+		reads[o]++
+	}
+	for _, in := range body {
+		switch in.kind {
+		case vkUn:
+			reads[in.a]++
+		case vkBin, vkExpSub:
+			reads[in.a]++
+			reads[in.b]++
+		case vkSel, vkErfAffine:
+			reads[in.a]++
+			reads[in.b]++
+			reads[in.c]++
+		}
+		for _, cp := range in.copies {
+			reads[cp.vreg]++
+		}
+	}
+	return reads
+}
+
+// fuseErfAffine replaces erf (x · s) + t, s and t invariant (literals or
+// broadcast registers), by one instruction when the product is read by
+// the erf alone and the erf by the sum alone: one pass
+// (kernels.ErfAffineF32, the bits of the three ops) instead of three over
+// the chunk. It is GELU's 1 + erf (x / √2).
+func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
+	reads := registerReads(body, outs, len(regs))
+	invariant := func(r int) bool { return regs[r].konst || regs[r].bcast }
+	var out []vinstr
+	for i := 0; i < len(body); i++ {
+		in := body[i]
+		if i+2 < len(body) && in.kind == vkBin && in.op == graph.Mul && in.dt == graph.Float32 && reads[in.dst] == 1 {
+			x, s := in.a, in.b
+			if invariant(x) && !invariant(s) {
+				x, s = s, x
+			}
+			e, add := body[i+1], body[i+2]
+			if invariant(s) && e.kind == vkUn && e.op == graph.Erf && e.a == in.dst && e.dt == graph.Float32 && reads[e.dst] == 1 &&
+				add.kind == vkBin && add.op == graph.Add && add.dt == graph.Float32 && (add.a == e.dst) != (add.b == e.dst) {
+				t := add.b
+				if add.b == e.dst {
+					t = add.a
+				}
+				if invariant(t) {
+					out = append(out, vinstr{kind: vkErfAffine, op: graph.Erf, dt: graph.Float32, dst: add.dst, a: x, b: s, c: t})
+					i += 2
+					continue
+				}
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
 // chainOps are the ops a vkChain takes, as kernels.Chain names them.
 var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: kernels.Sub, graph.Mul: kernels.Mul, graph.Div: kernels.Div}
 
@@ -988,26 +1051,7 @@ var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: k
 // reader, so they hold the same values there. The bits are those of the
 // separate ops.
 func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
-	reads := make([]int, nregs)
-	for _, o := range outs {
-		reads[o]++
-	}
-	for _, in := range body {
-		switch in.kind {
-		case vkUn:
-			reads[in.a]++
-		case vkBin, vkExpSub:
-			reads[in.a]++
-			reads[in.b]++
-		case vkSel:
-			reads[in.a]++
-			reads[in.b]++
-			reads[in.c]++
-		}
-		for _, cp := range in.copies {
-			reads[cp.vreg]++
-		}
-	}
+	reads := registerReads(body, outs, nregs)
 	class := graph.Float64
 	if f32 {
 		class = graph.Float32
@@ -1114,7 +1158,7 @@ func (p *vprog) describe() string {
 	if p.f32 {
 		class = "f32"
 	}
-	ops, loads, elems, expSubs, chained, chains := 0, 0, 0, 0, 0, 0
+	ops, loads, elems, expSubs, chained, chains, erfAffines := 0, 0, 0, 0, 0, 0, 0
 	for _, in := range p.body {
 		switch in.kind {
 		case vkLoad:
@@ -1128,6 +1172,9 @@ func (p *vprog) describe() string {
 			ops += len(in.chain)
 			chained += len(in.chain)
 			chains++
+		case vkErfAffine:
+			ops += 3
+			erfAffines++
 		default:
 			ops++
 		}
@@ -1135,6 +1182,9 @@ func (p *vprog) describe() string {
 	s := fmt.Sprintf("%d loads, %d ops, %s chunks", loads, ops, class)
 	if expSubs > 0 {
 		s += ", exp (x - c) in one pass"
+	}
+	if erfAffines > 0 {
+		s += ", erf (x · c) + d in one pass"
 	}
 	switch {
 	case chains == 1:

@@ -85,7 +85,7 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 		return nil, false
 	}
 	switch last.kind {
-	case vkUn, vkBin, vkSel, vkExpSub, vkChain:
+	case vkUn, vkBin, vkSel, vkExpSub, vkChain, vkErfAffine:
 	default:
 		return nil, false
 	}

@@ -9,7 +9,8 @@
 //     of math.Exp in float64 and 1 ulp of the rounded float64 exp in
 //     float32 (vmath_test.go sweeps them). ErfF32: erf in float32 by two
 //     polynomials (y + y·Q(y²) below 1.2, ±(1 - erfc) above), within 1
-//     ulp of the rounded math.Erf on every float32.
+//     ulp of the rounded math.Erf on every float32; ErfAffineF32:
+//     erf (x·s) + t in one pass, the bits of the three ops.
 //     Arith: z = x op y for + - × / and Go's max and min. Chain: up to
 //     MaxChain of + - × / in registers, one pass, the bits of one Arith
 //     per op. Compare, Select: Go's comparisons as 0/1 and c ? x : y,

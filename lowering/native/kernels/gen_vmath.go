@@ -132,6 +132,8 @@ func main() {
 	expSub32Loop("expSubF32AVX512", "Z", 64, ".BCST")
 	erfLoop("erfF32AVX2", "Y", 2)
 	erfLoop("erfF32AVX512", "Z", 5)
+	erfAffineLoop("erfAffineF32AVX2", "Y", 2)
+	erfAffineLoop("erfAffineF32AVX512", "Z", 5)
 	maxLoop("maxF32AVX2")
 	sumLoop("sumF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
@@ -363,13 +365,25 @@ func erfTables() (q, r []float32, e map[string]float32) {
 // float32 by erfPoly32's algorithm (vmath.go), the same operations in the
 // same order. nv vectors at a time keep 2·nv Horner chains in flight (Q's
 // and R's, interleaved); a loop of one vector does the rest.
-func erfLoop(name, reg string, nv int) {
+func erfLoop(name, reg string, nv int) { erfEmit(name, reg, nv, false) }
+
+// erfAffineLoop writes func name(n int, x *float32, scale, shift float32,
+// z *float32): z[i] = erf(x[i]·scale) + shift, each op rounded to
+// float32 as its own pass would round it (the product, erfLoop's erf of
+// it, the sum): GELU's 1 + erf(x/√2) in one pass.
+func erfAffineLoop(name, reg string, nv int) { erfEmit(name, reg, nv, true) }
+
+func erfEmit(name, reg string, nv int, affine bool) {
 	lanes := map[string]int{"Y": 8, "Z": 16}[reg]
 	vb := 4 * lanes
 	zmm := reg == "Z"
 	// kc holds wScale, vScale and 1 in the last three registers.
 	last := map[string]int{"Y": 15, "Z": 31}[reg]
 	wS, vS, one := fmt.Sprintf("%s%d", reg, last), fmt.Sprintf("%s%d", reg, last-1), fmt.Sprintf("%s%d", reg, last-2)
+	scale, shift := fmt.Sprintf("%s%d", reg, last-3), fmt.Sprintf("%s%d", reg, last-4) // affine only
+	if 5*nv > last-4 {
+		log.Fatalf("%s: %d vectors need more registers than %s has", name, nv, reg)
+	}
 	mem := func(k string) (string, string) { // suffix, operand
 		if zmm {
 			return ".BCST", c(k)
@@ -396,6 +410,9 @@ func erfLoop(name, reg string, nv int) {
 		for v := range nv {
 			y, w, q, a, rr := r(v, 0), r(v, 1), r(v, 2), r(v, 3), r(v, 4)
 			p("\tVMOVUPS %d(SI), %s", vb*v, y)
+			if affine {
+				p("\tVMULPS %s, %s, %s", scale, y, y)
+			}
 			p("\tVMULPS %s, %s, %s", y, y, w)
 			op("VFMADD213PS", "s_negone", wS, w) // w = y²·wScale - 1
 			op(andI, "s_abs", y, a)
@@ -426,16 +443,30 @@ func erfLoop(name, reg string, nv int) {
 				p("\tVCMPPS $0x1d, %s, %s, %s", c("s_esplit"), w, w)
 				p("\tVBLENDVPS %s, %s, %s, %s", w, rr, q, q)
 			}
+			if affine {
+				p("\tVADDPS %s, %s, %s", shift, q, q)
+			}
 			p("\tVMOVUPS %s, %d(DI)", q, vb*v)
 		}
 	}
 	p("")
-	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of %d.", lanes)
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	if affine {
+		p("// func %s(n int, x *float32, scale, shift float32, z *float32)", name)
+		p("// n must be a multiple of %d.", lanes)
+		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tVBROADCASTSS scale+16(FP), %s", scale)
+		p("\tVBROADCASTSS shift+20(FP), %s", shift)
+		p("\tMOVQ z+24(FP), DI")
+	} else {
+		p("// func %s(n int, x, z *float32)", name)
+		p("// n must be a multiple of %d.", lanes)
+		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tMOVQ z+16(FP), DI")
+	}
 	bcast("s_ewScale", wS)
 	bcast("s_evScale", vS)
 	bcast("s_one", one)

@@ -225,6 +225,36 @@ func ErfF32(z, x []float32) {
 	}
 }
 
+// ErfAffineF32 sets z[i] = erf(x[i]·scale) + shift for i < len(z), each
+// op rounded to float32 as its own pass would round it: the product,
+// ErfF32 of it (the same bits), then the sum. It is GELU's
+// 1 + erf(x/√2) in one pass over the elements instead of three. x must be
+// at least as long as z, and may be z itself.
+func ErfAffineF32(z, x []float32, scale, shift float32) {
+	x = x[:len(z)]
+	i := 0
+	switch {
+	case hasAVX512 && len(z) >= 16:
+		i = len(z) &^ 15
+		erfAffineF32AVX512(i, &x[0], scale, shift, &z[0])
+	case hasAVX2 && len(z) >= 8:
+		i = len(z) &^ 7
+		erfAffineF32AVX2(i, &x[0], scale, shift, &z[0])
+	}
+	if hasAVX2 {
+		for ; i < len(z); i += 8 {
+			var buf [8]float32
+			copy(buf[:], x[i:])
+			erfAffineF32AVX2(8, &buf[0], scale, shift, &buf[0])
+			copy(z[i:], buf[:])
+		}
+		return
+	}
+	for ; i < len(z); i++ {
+		z[i] = erfPoly32(float32(x[i]*scale)) + shift
+	}
+}
+
 // SqrtF32 sets z[i] = √x[i] for i < len(z), computed in float64 and
 // rounded to float32 as float32(math.Sqrt(float64(x[i]))), bit for bit
 // (eight lanes at a time with AVX2); x must be at least as long as z, and

@@ -59,3 +59,6 @@ func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)   { panic(
 func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)   { panic(noAsm) }
 func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
 func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }
+
+func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z *float32)   { panic(noAsm) }
+func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { panic(noAsm) }

@@ -662,3 +662,52 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 		same("in place of a step's operand", last)
 	}
 }
+
+// TestErfAffineF32 checks ErfAffineF32 against its three passes (Arith's
+// product, ErfF32, Arith's sum) bit for bit, on arguments over the whole
+// line with NaN, ±Inf and ±0, for every length up to 100 (wide loop,
+// one-vector loop, padded tail), in place too, with both loops where the
+// machine has AVX-512, and the portable code.
+func TestErfAffineF32(t *testing.T) {
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40}
+		for n := range 100 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 3)
+				if r.IntN(8) == 0 {
+					x[i] = special[r.IntN(len(special))]
+				}
+			}
+			for _, c := range [][2]float32{{0.70710677, 1}, {1, 0}, {-2.5, -1}} {
+				scale, shift := c[0], c[1]
+				want := make([]float32, n)
+				Arith(Mul, want, x, fill32(n, scale))
+				ErfF32(want, want)
+				Arith(Add, want, want, fill32(n, shift))
+				got := make([]float32, n)
+				ErfAffineF32(got, x, scale, shift)
+				in := slices.Clone(x)
+				ErfAffineF32(in, in, scale, shift)
+				for i := range want {
+					for _, g := range []float32{got[i], in[i]} {
+						if math.Float32bits(g) != math.Float32bits(want[i]) && !(g != g && want[i] != want[i]) {
+							t.Fatalf("n=%d, erf(%v·%v) + %v = %v, want %v", n, x[i], scale, shift, g, want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Run("widest", check)
+	t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { check(t) }) })
+}
+
+func fill32(n int, v float32) []float32 {
+	z := make([]float32, n)
+	for i := range z {
+		z[i] = v
+	}
+	return z
+}
