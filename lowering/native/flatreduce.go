@@ -89,12 +89,8 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	// No longer than the rows there are: each frame holds the flat
 	// registers, tiles and partial sums, and a longer chunk would never fill.
 	flatLen := min(chunk/C, hi-lo) * C
-	loop := &vloop{n: flatLen}
 	mark := c.vmark()
-	b := newVBuilder(c, loop)
-	b.hoist, b.regLen = false, flatLen
-	fl := &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: fn.env, C: C,
-		rows: map[int]*cval{}, cols: map[colKey]*cval{}}
+	fl := c.newFlatRows(l1, args, fn.env, C, flatLen)
 	outs := make([]int, len(parts))
 	for i, part := range parts {
 		r, ok, err := fl.output(part)
@@ -115,12 +111,7 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	for i, l := range leaves {
 		dts[i] = l.dt
 	}
-	p := b.finish(outs, dts)
-	if p.f32 != (leaves[0].dt == graph.Float32) {
-		c.rollback(mark)
-		return nil, false, nil
-	}
-	tiles, tileReg, ok := fl.tile(p, flatLen)
+	p, tiles, tileReg, ok := fl.finish(outs, dts, flatLen)
 	if !ok {
 		c.rollback(mark)
 		return nil, false, nil
@@ -182,6 +173,31 @@ func runFlatReduce[T float32 | float64](p *vprog, fr *frame, regs [][]T, bufs []
 		}
 		storeChunk(fr, &stores[k], s, 0)
 	}
+}
+
+// newFlatRows starts the flat program of the rows of args, C elements
+// each, flatLen elements (whole rows) a chunk: its registers are flatLen
+// long, and nothing is hoisted (a hoisted value would be C elements long,
+// not a chunk's).
+func (c *compiler) newFlatRows(l1 *graph.Lambda, args []*cval, env *cenv, C, flatLen int) *flatRows {
+	loop := &vloop{n: flatLen}
+	b := newVBuilder(c, loop)
+	b.hoist, b.regLen = false, flatLen
+	return &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: env, C: C,
+		rows: map[int]*cval{}, cols: map[colKey]*cval{}}
+}
+
+// finish finishes the flat program with results outs of types dts and
+// reads its columns from tiles (tile). ok is false for a program the flat
+// form cannot run: one whose class is not the results' (float32 results
+// from a float64 program), or that tile refuses.
+func (f *flatRows) finish(outs []int, dts []graph.DType, flatLen int) (p *vprog, tiles []tileLoad, tileReg int, ok bool) {
+	p = f.b.finish(outs, dts)
+	if p.f32 != (dts[0] == graph.Float32) {
+		return nil, nil, 0, false
+	}
+	tiles, tileReg, ok = f.tile(p, flatLen)
+	return p, tiles, tileReg, ok
 }
 
 // tile turns the loads of the flat program p that are not rows (its
@@ -280,12 +296,8 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 		return nil, false, nil
 	}
 	flatLen := min(chunk/C, n) * C
-	loop := &vloop{n: flatLen}
 	mark := c.vmark()
-	b := newVBuilder(c, loop)
-	b.hoist, b.regLen = false, flatLen
-	fl := &flatRows{c: c, b: b, loop: loop, l1: l1, args: args, env: fn.env, C: C,
-		rows: map[int]*cval{}, cols: map[colKey]*cval{}}
+	fl := c.newFlatRows(l1, args, fn.env, C, flatLen)
 	out, ok, err := fl.output(l1.Body)
 	if err != nil && !errors.Is(err, errNotVectorisable) {
 		return nil, false, err
@@ -294,12 +306,7 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 		c.rollback(mark)
 		return nil, false, nil
 	}
-	p := b.finish([]int{out}, []graph.DType{dst.dt})
-	if p.f32 != (dst.dt == graph.Float32) {
-		c.rollback(mark)
-		return nil, false, nil
-	}
-	tiles, tileReg, ok := fl.tile(p, flatLen)
+	p, tiles, tileReg, ok := fl.finish([]int{out}, []graph.DType{dst.dt}, flatLen)
 	if !ok {
 		c.rollback(mark)
 		return nil, false, nil

@@ -50,16 +50,7 @@ rnz %[6]s (\x g -> rnz %[6]s (\x1 g1 -> rnz %[6]s (\x2 g2 ->
 					if flat := 2*c <= 1024; strings.Contains(d, "flat rnz") != flat {
 						t.Errorf("flat reduction %v, want %v:\n%s", !flat, flat, d)
 					}
-					in := map[string]graph.Value{}
-					for k, name := range []string{"X", "G", "M"} {
-						typ := prog.Inputs[k].Type.(*graph.ArrayType)
-						a, err := graph.Zeros(typ.DType, typ.Layout.Extents()...)
-						if err != nil {
-							t.Fatal(err)
-						}
-						fillFlat(a, func(i int) float64 { return math.Sin(float64(7*i + 3*k + 1)) })
-						in[name] = a
-					}
+					in := waveInputs(t, prog, func(i, k int) float64 { return math.Sin(float64(7*i + 3*k + 1)) })
 					want, err := graph.Eval(prog.Body, in)
 					if err != nil {
 						t.Fatal(err)
@@ -157,28 +148,41 @@ rnz (\p q -> (zip (+) (fst p) (fst q), zip (+) (snd p) (snd q)))
 						}
 						d := p.Describe()
 						p.Close()
-						want := []string{"flat map [%d] of rows of %d", "flat map [%d] of rows of %d",
-							"flat map [%d] of rows of %d", "flat rnz [%d] of rows of %d"}[k]
-						want = fmt.Sprintf(want, []int{n * h * w, w, n * h * w, n * h * w}[k], c)
+						form, rows := "map", n*h*w
+						switch k {
+						case 1:
+							rows = w
+						case 3:
+							form = "rnz"
+						}
+						want := fmt.Sprintf("flat %s [%d] of rows of %d", form, rows, c)
 						if flat := c <= 32 || k == 3; strings.Contains(d, want) != flat {
 							t.Errorf("program %d: %q %v, want %v:\n%s", k, want, !flat, flat, d)
 						}
-						in := map[string]graph.Value{}
-						for j, input := range prog.Inputs {
-							typ := input.Type.(*graph.ArrayType)
-							a, err := graph.Zeros(typ.DType, typ.Layout.Extents()...)
-							if err != nil {
-								t.Fatal(err)
-							}
-							fillFlat(a, func(i int) float64 { return math.Round(4*math.Sin(float64(7*i+3*j+1))) / 4 })
-							in[input.Name] = a
-						}
+						in := waveInputs(t, prog, func(i, j int) float64 { return math.Round(4*math.Sin(float64(7*i+3*j+1))) / 4 })
 						lowertest.Check(t, native.New(native.Options{Parallelism: par}), g, prog.Body, in, 0)
 					}
 				})
 			}
 		}
 	}
+}
+
+// waveInputs returns an array for each of prog's inputs, element i (in
+// row-major order) of input k set to f(i, k).
+func waveInputs(t *testing.T, prog *graph.Program, f func(i, k int) float64) map[string]graph.Value {
+	t.Helper()
+	in := map[string]graph.Value{}
+	for k, input := range prog.Inputs {
+		typ := input.Type.(*graph.ArrayType)
+		a, err := graph.Zeros(typ.DType, typ.Layout.Extents()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fillFlat(a, func(i int) float64 { return f(i, k) })
+		in[input.Name] = a
+	}
+	return in
 }
 
 // renameLet renames the variables that lets named from bind to to, as

@@ -168,6 +168,25 @@ func TestExpSubFusion(t *testing.T) {
 	}
 }
 
+// specialRows returns a 3×1030 array of dt (rows that end in a partial
+// block of the vector loops) of normal values times scale, with +Inf,
+// -Inf, NaN and zero (+0 or -0) at fixed places.
+func specialRows(t *testing.T, r *rand.Rand, dt graph.DType, scale, zero float64) *graph.Array {
+	t.Helper()
+	v, err := graph.Zeros(dt, 3, 1030)
+	require.NoError(t, err)
+	for i := range 3 {
+		for j := range 1030 {
+			v.Set(r.NormFloat64()*scale, i, j)
+		}
+	}
+	v.Set(math.Inf(1), 1, 3)
+	v.Set(math.Inf(-1), 2, 1029)
+	v.Set(math.NaN(), 0, 500)
+	v.Set(zero, 1, 700)
+	return v
+}
+
 // TestChainFusion checks fuseChains: a run of + - × /, each op reading the
 // one before, is one instruction (kernels.Chain) when the values between
 // are read nowhere else, swapped operands included, and the results are
@@ -182,18 +201,7 @@ func TestChainFusion(t *testing.T) {
 		r := rand.New(rand.NewPCG(11, 12))
 		in := map[string]graph.Value{}
 		for _, name := range []string{"A", "B"} {
-			v, err := graph.Zeros(dt, 3, 1030)
-			require.NoError(t, err)
-			for i := range 3 {
-				for j := range 1030 {
-					v.Set(r.NormFloat64()*4, i, j)
-				}
-			}
-			v.Set(math.Inf(1), 1, 3)
-			v.Set(math.Inf(-1), 2, 1029)
-			v.Set(math.NaN(), 0, 500)
-			v.Set(0, 1, 700)
-			in[name] = v
+			in[name] = specialRows(t, r, dt, 4, 0)
 		}
 		for _, c := range []struct {
 			src, want string // want: "" for no chain
@@ -234,18 +242,7 @@ func TestErfAffineFusion(t *testing.T) {
 	const note = "erf (x · c) + d in one pass"
 	A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, 3, 1030), false)
 	require.NoError(t, err)
-	av, err := graph.Zeros(graph.Float32, 3, 1030)
-	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(13, 14))
-	for i := range 3 {
-		for j := range 1030 {
-			av.Set(r.NormFloat64()*3, i, j)
-		}
-	}
-	av.Set(math.Inf(1), 1, 3)
-	av.Set(math.Inf(-1), 2, 1029)
-	av.Set(math.NaN(), 0, 500)
-	av.Set(math.Copysign(0, -1), 1, 700)
+	av := specialRows(t, rand.New(rand.NewPCG(13, 14)), graph.Float32, 3, math.Copysign(0, -1))
 	in := map[string]graph.Value{"A": av}
 	// GELU's form, bit for bit against the separate ops.
 	gelu := func(v float32) float32 {

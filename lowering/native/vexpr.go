@@ -937,26 +937,7 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 // two over the chunk. It is the shifted exponential of every softmax and
 // log-sum-exp row.
 func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
-	reads := make([]int, len(regs))
-	for _, o := range outs {
-		reads[o]++
-	}
-	for _, in := range body {
-		switch in.kind {
-		case vkUn:
-			reads[in.a]++
-		case vkBin:
-			reads[in.a]++
-			reads[in.b]++
-		case vkSel:
-			reads[in.a]++
-			reads[in.b]++
-			reads[in.c]++
-		}
-		for _, cp := range in.copies {
-			reads[cp.vreg]++
-		}
-	}
+	reads := registerReads(body, outs, len(regs))
 	var out []vinstr
 	for i := 0; i < len(body); i++ {
 		in := body[i]

@@ -200,6 +200,16 @@ func writeErfTables(q, r []float32, e map[string]float32) {
 	}
 }
 
+// closeLoop ends a loop that counts CX down to zero: the jump back to
+// name_loop, then name_done, where the function returns.
+func closeLoop(name string) {
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
 func c(name string) string {
 	o, ok := offs[name]
 	if !ok {
@@ -266,11 +276,7 @@ func expLoop(name string, elem, degree int) {
 		p("\tADDQ $32, SI")
 		p("\tADDQ $32, DI")
 	}
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // chebMonomials returns the monomial coefficients, k = 0..degree, of the
@@ -523,11 +529,7 @@ func cmpLoop(name string, imm, elem int) {
 	p("\tADDQ $32, SI")
 	p("\tADDQ $32, DX")
 	p("\tADDQ $32, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // chainLoop writes func name(n int, x, z *T, steps *chainStep, nsteps
@@ -632,11 +634,7 @@ func selLoop(name string, elem int) {
 	p("\tADDQ $32, DX")
 	p("\tADDQ $32, R8")
 	p("\tADDQ $32, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // arithLoop writes func name(n int, x, y, z *T): z[i] = x[i] op y[i] for
@@ -669,11 +667,7 @@ func arithLoop(name, instr string, elem int, reg string) {
 	p("\tADDQ $%d, SI", 2*vb)
 	p("\tADDQ $%d, DX", 2*vb)
 	p("\tADDQ $%d, DI", 2*vb)
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // minMaxLoop writes func name(n int, x, y, z *T): z[i] = max(x[i], y[i])
@@ -716,11 +710,7 @@ func minMaxLoop(name string, isMax bool, elem int) {
 	p("\tADDQ $64, SI")
 	p("\tADDQ $64, DX")
 	p("\tADDQ $64, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // rootLoop writes func name(n int, x, z *float32): z[i] = √x[i] (inverse:
@@ -754,11 +744,7 @@ func rootLoop(name string, inverse bool) {
 	p("\tVMOVUPS X1, 16(DI)")
 	p("\tADDQ $32, SI")
 	p("\tADDQ $32, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // exp32Loop writes func name(n int, x, z *float32): z[i] = e**x[i] for n
@@ -849,11 +835,7 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	}
 	p("\tADDQ $%d, SI", 2*vbytes)
 	p("\tADDQ $%d, DI", 2*vbytes)
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 }
 
 // maxLoop writes func name(n int, x *float32) (m float32, nan, posZero
