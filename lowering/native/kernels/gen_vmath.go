@@ -672,7 +672,7 @@ func arithLoop(name, instr string, elem int, reg string) {
 
 // minMaxLoop writes func name(n int, x, y, z *T): z[i] = max(x[i], y[i])
 // (min with isMax false) as Go's builtin defines it, for n elements, n a
-// multiple of two vectors. VMAXPS alone returns its second operand when
+// multiple of one vector. VMAXPS alone returns its second operand when
 // either is NaN or both are zeros; the loop then picks x AND y (max) or
 // x OR y (min) where x == y, which is +0 for max(+0, -0) and -0 for
 // min(+0, -0) and x otherwise, and x + y, a NaN, where either is NaN.
@@ -682,18 +682,19 @@ func minMaxLoop(name string, isMax bool, elem int) {
 	if isMax {
 		instr, bits = "VMAX"+sfx, "VAND"+sfx
 	}
+	perVec := 32 / elem
 	p("")
 	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d.", 64/elem)
+	p("// n must be a multiple of %d: two vectors a step, then one.", perVec)
 	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
 	p("\tMOVQ y+16(FP), DX")
 	p("\tMOVQ z+24(FP), DI")
+	p("\tMOVQ CX, BX")
 	p("\tSHRQ $%d, CX", map[int]int{4: 4, 8: 3}[elem])
-	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	for v := 0; v < 2; v++ {
+	p("\tJZ %s_tail", name)
+	vec := func(v int) {
 		x, y, m, t, q := fmt.Sprintf("Y%d", v*6), fmt.Sprintf("Y%d", v*6+1), fmt.Sprintf("Y%d", v*6+2),
 			fmt.Sprintf("Y%d", v*6+3), fmt.Sprintf("Y%d", v*6+4)
 		p("\tVMOVUP%s %d(SI), %s", sfx[1:], 32*v, x)
@@ -707,10 +708,23 @@ func minMaxLoop(name string, isMax bool, elem int) {
 		p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, m)
 		p("\tVMOVUP%s %s, %d(DI)", sfx[1:], m, 32*v)
 	}
+	p("%s_loop:", name)
+	vec(0)
+	vec(1)
 	p("\tADDQ $64, SI")
 	p("\tADDQ $64, DX")
 	p("\tADDQ $64, DI")
-	closeLoop(name)
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	// A last single vector: the rows of 8 channels a pooling's maximum
+	// runs over.
+	p("%s_tail:", name)
+	p("\tTESTQ $%d, BX", perVec)
+	p("\tJZ %s_done", name)
+	vec(0)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
 }
 
 // rootLoop writes func name(n int, x, z *float32): z[i] = √x[i] (inverse:

@@ -521,7 +521,12 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 				i = len(z) &^ 31
 				arithF32Z[op](i, &x[0], &y[0], &z[0])
 			}
-			if j := len(z) &^ 15; j > i {
+			// + - × / two vectors a step; max and min also one.
+			j := len(z) &^ 15
+			if op >= Max {
+				j = len(z) &^ 7
+			}
+			if j > i {
 				arithF32[op](j-i, &x[i], &y[i], &z[i])
 				i = j
 			}
@@ -531,7 +536,11 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 				i = len(z) &^ 15
 				arithF64Z[op](i, &x[0], &y[0], &z[0])
 			}
-			if j := len(z) &^ 7; j > i {
+			j := len(z) &^ 7
+			if op >= Max {
+				j = len(z) &^ 3
+			}
+			if j > i {
 				arithF64[op](j-i, &x[i], &y[i], &z[i])
 				i = j
 			}

@@ -1888,14 +1888,15 @@ arithDivF64AVX512_done:
 	RET
 
 // func arithMaxF32AVX2(n int, x, y, z *float32)
-// n must be a multiple of 16.
+// n must be a multiple of 8: two vectors a step, then one.
 TEXT ·arithMaxF32AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), DI
+	MOVQ CX, BX
 	SHRQ $4, CX
-	JZ arithMaxF32AVX2_done
+	JZ arithMaxF32AVX2_tail
 arithMaxF32AVX2_loop:
 	VMOVUPS 0(SI), Y0
 	VMOVUPS 0(DX), Y1
@@ -1922,19 +1923,33 @@ arithMaxF32AVX2_loop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ arithMaxF32AVX2_loop
+arithMaxF32AVX2_tail:
+	TESTQ $8, BX
+	JZ arithMaxF32AVX2_done
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y1
+	VMAXPS Y1, Y0, Y2
+	VANDPS Y1, Y0, Y3
+	VCMPPS $0, Y1, Y0, Y4
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VADDPS Y1, Y0, Y3
+	VCMPPS $3, Y1, Y0, Y4
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VMOVUPS Y2, 0(DI)
 arithMaxF32AVX2_done:
 	VZEROUPPER
 	RET
 
 // func arithMaxF64AVX2(n int, x, y, z *float64)
-// n must be a multiple of 8.
+// n must be a multiple of 4: two vectors a step, then one.
 TEXT ·arithMaxF64AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), DI
+	MOVQ CX, BX
 	SHRQ $3, CX
-	JZ arithMaxF64AVX2_done
+	JZ arithMaxF64AVX2_tail
 arithMaxF64AVX2_loop:
 	VMOVUPD 0(SI), Y0
 	VMOVUPD 0(DX), Y1
@@ -1961,19 +1976,33 @@ arithMaxF64AVX2_loop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ arithMaxF64AVX2_loop
+arithMaxF64AVX2_tail:
+	TESTQ $4, BX
+	JZ arithMaxF64AVX2_done
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y1
+	VMAXPD Y1, Y0, Y2
+	VANDPD Y1, Y0, Y3
+	VCMPPD $0, Y1, Y0, Y4
+	VBLENDVPD Y4, Y3, Y2, Y2
+	VADDPD Y1, Y0, Y3
+	VCMPPD $3, Y1, Y0, Y4
+	VBLENDVPD Y4, Y3, Y2, Y2
+	VMOVUPD Y2, 0(DI)
 arithMaxF64AVX2_done:
 	VZEROUPPER
 	RET
 
 // func arithMinF32AVX2(n int, x, y, z *float32)
-// n must be a multiple of 16.
+// n must be a multiple of 8: two vectors a step, then one.
 TEXT ·arithMinF32AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), DI
+	MOVQ CX, BX
 	SHRQ $4, CX
-	JZ arithMinF32AVX2_done
+	JZ arithMinF32AVX2_tail
 arithMinF32AVX2_loop:
 	VMOVUPS 0(SI), Y0
 	VMOVUPS 0(DX), Y1
@@ -2000,19 +2029,33 @@ arithMinF32AVX2_loop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ arithMinF32AVX2_loop
+arithMinF32AVX2_tail:
+	TESTQ $8, BX
+	JZ arithMinF32AVX2_done
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y1
+	VMINPS Y1, Y0, Y2
+	VORPS Y1, Y0, Y3
+	VCMPPS $0, Y1, Y0, Y4
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VADDPS Y1, Y0, Y3
+	VCMPPS $3, Y1, Y0, Y4
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VMOVUPS Y2, 0(DI)
 arithMinF32AVX2_done:
 	VZEROUPPER
 	RET
 
 // func arithMinF64AVX2(n int, x, y, z *float64)
-// n must be a multiple of 8.
+// n must be a multiple of 4: two vectors a step, then one.
 TEXT ·arithMinF64AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ y+16(FP), DX
 	MOVQ z+24(FP), DI
+	MOVQ CX, BX
 	SHRQ $3, CX
-	JZ arithMinF64AVX2_done
+	JZ arithMinF64AVX2_tail
 arithMinF64AVX2_loop:
 	VMOVUPD 0(SI), Y0
 	VMOVUPD 0(DX), Y1
@@ -2039,6 +2082,19 @@ arithMinF64AVX2_loop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ arithMinF64AVX2_loop
+arithMinF64AVX2_tail:
+	TESTQ $4, BX
+	JZ arithMinF64AVX2_done
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y1
+	VMINPD Y1, Y0, Y2
+	VORPD Y1, Y0, Y3
+	VCMPPD $0, Y1, Y0, Y4
+	VBLENDVPD Y4, Y3, Y2, Y2
+	VADDPD Y1, Y0, Y3
+	VCMPPD $3, Y1, Y0, Y4
+	VBLENDVPD Y4, Y3, Y2, Y2
+	VMOVUPD Y2, 0(DI)
 arithMinF64AVX2_done:
 	VZEROUPPER
 	RET
