@@ -882,6 +882,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 			return c.loop(n, body, par), nil
 		}
 	}
+	if code, ok, err := c.rowsMap(fn, args, dst); ok || err != nil {
+		return code, err
+	}
 	c.note("loop nzip [%d]%s", n, parNote(par))
 	c.depth++
 	defer func() { c.depth-- }()

@@ -137,11 +137,14 @@ type cval struct {
 }
 
 // vsource places the elements of a vector loop: element k of the loop's
-// current chunk lies at ints[base] + (i0+k)*stride.
+// current chunk lies at ints[base] + (i0+k)*stride, or, in a loop over the
+// rows of a nest (rows set), element i0+k lies in row (i0+k)/rows.n at
+// ints[base] + rows.offset(row) + ((i0+k) mod rows.n)*stride.
 type vsource struct {
 	loop   *vloop
 	base   int
 	stride int
+	rows   *rowGeom
 }
 
 // typeOf returns the value's type.

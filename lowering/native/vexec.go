@@ -19,7 +19,7 @@ func (p *vprog) run(fr *frame, i0, m int) {
 func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 	for i := range p.body {
 		in := &p.body[i]
-		if in.kind == vkLoad && in.stride == 1 {
+		if in.kind == vkLoad && in.stride == 1 && in.rows == nil {
 			// A unit-stride row of the program's own type is used in
 			// place: the register aliases the buffer for this chunk. Only
 			// the load writes a load's register, so nothing writes
@@ -88,11 +88,19 @@ func sameType[T float32 | float64](fr *frame, in *vinstr, _ [][]T) ([]T, bool) {
 }
 
 func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
-	s := in.stride
-	off := fr.ints[in.base] + i0*s
-	switch in.ldt {
+	if g := in.rows; g != nil {
+		gatherRows(z, fr, g, in.ldt, in.buf, fr.ints[in.base], in.stride, i0/g.n)
+		return
+	}
+	loadRow(z, fr, in.ldt, in.buf, fr.ints[in.base]+i0*in.stride, in.stride)
+}
+
+// loadRow converts the len(z) elements of buffer buf of type ldt at off,
+// off+s, ... into z.
+func loadRow[T float32 | float64](z []T, fr *frame, ldt graph.DType, buf, off, s int) {
+	switch ldt {
 	case graph.Float32:
-		src := fr.f32[in.buf]
+		src := fr.f32[buf]
 		if s == 1 {
 			src = src[off : off+len(z)]
 			for k, v := range src {
@@ -105,7 +113,7 @@ func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
 			off += s
 		}
 	case graph.Float64:
-		src := fr.f64[in.buf]
+		src := fr.f64[buf]
 		if s == 1 {
 			src = src[off : off+len(z)]
 			for k, v := range src {
@@ -118,7 +126,7 @@ func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
 			off += s
 		}
 	case graph.Bool:
-		src := fr.bl[in.buf]
+		src := fr.bl[buf]
 		for k := range z {
 			if src[off] {
 				z[k] = 1
@@ -128,7 +136,7 @@ func loadChunk[T float32 | float64](z []T, fr *frame, in *vinstr, i0 int) {
 			off += s
 		}
 	case graph.Int32:
-		src := fr.i32[in.buf]
+		src := fr.i32[buf]
 		for k := range z {
 			z[k] = T(src[off])
 			off += s
@@ -325,6 +333,7 @@ type vstore struct {
 	reg    int
 	stride int
 	acc    graph.Op
+	rows   *rowGeom // rows of a nest (see rowsMap); nil in a one-axis loop
 }
 
 func storeOf(dst *cval) vstore {
@@ -333,8 +342,17 @@ func storeOf(dst *cval) vstore {
 
 // storeChunk stores (or accumulates) res as elements i0.. of s.
 func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
+	if g := s.rows; g != nil {
+		scatterRows(fr, s, res, i0/g.n)
+		return
+	}
+	storeRow(fr, s, res, fr.ints[s.reg]+i0*s.stride)
+}
+
+// storeRow stores (or accumulates) res at off, off+stride, ... of s's
+// buffer.
+func storeRow[T float32 | float64](fr *frame, s *vstore, res []T, off int) {
 	st := s.stride
-	off := fr.ints[s.reg] + i0*st
 	switch s.dt {
 	case graph.Float32:
 		storeF(fr.f32[s.buf], off, st, res, s.acc)
@@ -367,18 +385,47 @@ func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
 	}
 }
 
+// minArithRow is the shortest row an accumulating store hands to
+// kernels.Arith (BenchmarkPool's output-stationary form accumulates rows
+// of 8 channels).
+const minArithRow = 32
+
+// arithOp is the Arith operation of an accumulating store's op.
+func arithOp(acc graph.Op) (kernels.ArithOp, bool) {
+	switch acc {
+	case graph.Add:
+		return kernels.Add, true
+	case graph.Mul:
+		return kernels.Mul, true
+	case graph.Max:
+		return kernels.Max, true
+	case graph.Min:
+		return kernels.Min, true
+	}
+	return 0, false
+}
+
 // storeF stores into a float buffer; the arithmetic happens in T, the
 // program's class, and is rounded by the conversion to D (exact for
 // float32 programs into float32; correctly rounded for float64 programs).
 func storeF[D float32 | float64, T float32 | float64](d []D, off, st int, res []T, acc graph.Op) {
 	if st == 1 {
 		d = d[off : off+len(res)]
-		switch acc {
-		case graph.OpInvalid:
-			if dd, ok := any(d).([]T); ok {
-				copy(dd, res) // same type: a memmove
+		if dd, ok := any(d).([]T); ok {
+			// Same type: a memmove, or, over a long enough row, one
+			// vector pass of the accumulation (a short row is quicker
+			// in the loops below than through a kernel call).
+			if acc == graph.OpInvalid {
+				copy(dd, res)
 				return
 			}
+			if op, ok := arithOp(acc); ok && len(res) >= minArithRow {
+				kernels.Arith(op, dd, dd, res)
+				return
+			}
+		}
+		switch acc {
+		case graph.OpInvalid:
 			for k, v := range res {
 				d[k] = D(v)
 			}

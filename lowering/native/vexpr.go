@@ -105,6 +105,7 @@ type vinstr struct {
 	copies    []vcopy   // vkElem: loop values the closure reads from registers
 	fillLen   int       // vkBcast: the loop's longest chunk, the part of dst that the body reads
 	chain     []vstep   // vkChain: the steps after a
+	rows      *rowGeom  // vkLoad: the rows of a nest (see rowsMap); nil in a one-axis loop
 }
 
 // A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
@@ -223,7 +224,7 @@ func (b *vbuilder) load(v *cval) int {
 	}
 	r := b.newReg(v.dt)
 	b.body = append(b.body, vinstr{kind: vkLoad, dst: r, dt: v.dt, ldt: v.dt, buf: v.buf,
-		base: v.vary.base, stride: v.vary.stride})
+		base: v.vary.base, stride: v.vary.stride, rows: v.vary.rows})
 	b.loads[v] = r
 	return r
 }

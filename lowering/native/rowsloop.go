@@ -1,0 +1,385 @@
+package native
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
+)
+
+// A rowGeom places the rows of a nest of zips in one operand: the nest's
+// elements, read in row-major order, are rows of n elements (the inner
+// axis), and row r lies at offset(r) from the operand's base, r read as a
+// multi-index over the outer axes.
+type rowGeom struct {
+	n     int          // the inner axis's extent
+	outer graph.Layout // the outer axes, outermost first, with this operand's strides
+}
+
+// maxRowAxes is the most outer axes a rowGeom has: a rowCursor keeps its
+// multi-index in an array of this size.
+const maxRowAxes = 6
+
+// A rowCursor walks the rows of a rowGeom in order: off is where row r
+// starts, relative to the operand's base, and idx is r as a multi-index.
+type rowCursor struct {
+	g   *rowGeom
+	off int
+	idx [maxRowAxes]int
+}
+
+// at returns the cursor at row r.
+func (g *rowGeom) at(r int) rowCursor {
+	c := rowCursor{g: g}
+	for l := len(g.outer) - 1; l >= 0; l-- {
+		a := g.outer[l]
+		c.idx[l] = r % a.Extent
+		c.off += c.idx[l] * a.Stride
+		r /= a.Extent
+	}
+	return c
+}
+
+// run returns how many rows from the cursor on lie along the last outer
+// axis (at most k), and that axis's stride: rows off, off+stride, ...
+func (c *rowCursor) run(k int) (int, int) {
+	last := len(c.g.outer) - 1
+	a := c.g.outer[last]
+	return min(k, a.Extent-c.idx[last]), a.Stride
+}
+
+// skip moves the cursor j rows on, j no more than run gave.
+func (c *rowCursor) skip(j int) {
+	outer := c.g.outer
+	l := len(outer) - 1
+	c.idx[l] += j
+	c.off += j * outer[l].Stride
+	for l > 0 && c.idx[l] == outer[l].Extent {
+		c.off -= outer[l].Extent * outer[l].Stride
+		c.idx[l] = 0
+		l--
+		c.idx[l]++
+		c.off += outer[l].Stride
+	}
+}
+
+// gatherRows copies the rows of z (len(z)/g.n of them, from row r on) out
+// of buffer buf of type ldt, each at base + its offset, elements stride
+// apart, converting to T.
+func gatherRows[T float32 | float64](z []T, fr *frame, g *rowGeom, ldt graph.DType, buf, base, stride, r int) {
+	cur, n := g.at(r), g.n
+	for k := 0; k < len(z); {
+		run, st := cur.run((len(z) - k) / n)
+		off := base + cur.off
+		if src, ok := sameTypeBuf[T](fr, ldt, buf); ok && stride == 1 {
+			for range run {
+				copy(z[k:k+n], src[off:off+n])
+				k, off = k+n, off+st
+			}
+		} else {
+			for range run {
+				loadRow(z[k:k+n], fr, ldt, buf, off, stride)
+				k, off = k+n, off+st
+			}
+		}
+		cur.skip(run)
+	}
+}
+
+// scatterRows is gatherRows's inverse for a plain store (a store that
+// does not accumulate): the rows of res into s's places.
+func scatterRows[T float32 | float64](fr *frame, s *vstore, res []T, r int) {
+	g := s.rows
+	cur, n := g.at(r), g.n
+	for k := 0; k < len(res); {
+		run, st := cur.run((len(res) - k) / n)
+		off := fr.ints[s.reg] + cur.off
+		if d, ok := sameTypeBuf[T](fr, s.dt, s.buf); ok && s.stride == 1 && s.acc == graph.OpInvalid {
+			for range run {
+				copy(d[off:off+n], res[k:k+n])
+				k, off = k+n, off+st
+			}
+		} else {
+			for range run {
+				storeRow(fr, s, res[k:k+n], off)
+				k, off = k+n, off+st
+			}
+		}
+		cur.skip(run)
+	}
+}
+
+// sameTypeBuf returns float buffer buf of type dt when dt is T's type.
+func sameTypeBuf[T float32 | float64](fr *frame, dt graph.DType, buf int) ([]T, bool) {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		if dt == graph.Float32 {
+			return any(fr.f32[buf]).([]T), true
+		}
+	case float64:
+		if dt == graph.Float64 {
+			return any(fr.f64[buf]).([]T), true
+		}
+	}
+	return nil, false
+}
+
+// maxRowLen is the longest inner axis rowsMap takes. Past it a row fills
+// a quarter of a chunk, and the nest's own loops pay their vector loops'
+// dispatch on enough elements; they also read unit-stride rows in place,
+// which the rows' gathering copies.
+const maxRowLen = chunk / 4
+
+// rowsMap compiles a nest of zips over scalars that collapseNest could not
+// merge, nzip (nzip .. (nzip g)) xs into d, every argument and the
+// destination of rank d (each with strides of its own: a window's
+// positions, a flipped operand, a strided scratch), into one vector loop
+// over all the nest's elements, read as rows of the inner axis: each chunk
+// holds whole rows, gathered from (and scattered to) their places, so the
+// vector program's dispatch is paid once per chunk instead of once per
+// row. A max pooling written weight stationary (a reduction over the
+// window's elements of a map over the [positions, positions, channels]
+// they see) is such a nest, and its gradient a sequence of them: rows of
+// 8 or 16 channels, which the nest's loops ran one short vector loop at a
+// time. The elements are visited in the nest's order, and each is
+// computed by the same scalar function: the results are the nest's, bit
+// for bit. ok is false, with nothing compiled, where the nest does not
+// have this form or its inner axis is longer than maxRowLen.
+func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error) {
+	leaves := dst.leaves()
+	d := leafRank(dst)
+	if d < 2 || d-1 > maxRowAxes || fn.kind != cvFunc {
+		return nil, false, nil
+	}
+	// The scalar function at the bottom of the nest: under d-1 zips, or
+	// the identity of a copy.
+	g := fn
+	for range d - 1 {
+		if _, ok := g.node.(*graph.Ident); ok {
+			break
+		}
+		n, ok := g.node.(*graph.NZip)
+		if !ok || !graph.IsFunc(n) || len(n.Args) != 0 {
+			return nil, false, nil
+		}
+		g = &cval{kind: cvFunc, node: n.Fn, env: g.env}
+	}
+	shape := leaves[0].layout
+	n := shape[d-1].Extent
+	if n > maxRowLen {
+		return nil, false, nil
+	}
+	same := func(v *cval) bool {
+		for _, l := range v.leaves() {
+			if l.kind != cvView || l.vary != nil || !l.layout.SameExtents(shape) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(dst) {
+		return nil, false, nil
+	}
+	for _, a := range args {
+		if !same(a) {
+			return nil, false, nil
+		}
+	}
+	rows := shape[:d-1].Size()
+	if rows < 2 {
+		return nil, false, nil
+	}
+	mark := c.vmark()
+	loop := &vloop{n: rows * n}
+	elems := make([]*cval, len(args))
+	for i, a := range args {
+		elems[i] = c.rowElem(a, loop)
+	}
+	b := newVBuilder(c, loop)
+	outs, err := b.applyOutputs(g, elems, len(leaves))
+	if err != nil {
+		return nil, false, c.refused(err, mark)
+	}
+	dts := make([]graph.DType, len(leaves))
+	stores := make([]vstore, len(leaves))
+	for i, l := range leaves {
+		dts[i] = l.dt
+		stores[i] = vstore{dt: l.dt, buf: l.buf, reg: l.reg, stride: l.layout[d-1].Stride, acc: l.acc,
+			rows: &rowGeom{n: n, outer: l.layout[:d-1]}}
+	}
+	p := b.finish(outs, dts)
+	for _, in := range p.body {
+		if in.kind == vkElem {
+			// A per-element closure sets its elements' registers from
+			// the loop's one stride; the rows have several.
+			c.rollback(mark)
+			return nil, false, nil
+		}
+	}
+	par := c.wantParallel(rows, float64(n)*c.perElement(g, elemArgs(args, d-1)))
+	if f, ok := rowsCopy(p, stores); ok {
+		c.note("copy [%s] in rows of %d", extents(shape), n)
+		if par {
+			c.note("  split over goroutines in grains of %d rows", max(1, rows/(8*c.workers)))
+		}
+		return c.loop(rows, f, par), true, nil
+	}
+	per := max(1, chunk/n) // whole rows a chunk
+	// An accumulating store of the program's own type gathers the rows
+	// it adds to into a register and accumulates the chunk in one pass
+	// (short rows would each pay a call), then stores it plainly.
+	accs := make([]rowsAcc, len(stores))
+	for j, st := range stores {
+		accs[j].tmp = -1
+		if op, ok := arithOp(st.acc); ok && st.dt == progType(p) {
+			accs[j] = rowsAcc{tmp: c.b.allocV(p.f32, 1, min(per, rows)*n), op: op}
+		}
+	}
+	c.note("vector loop [%s] in rows of %d, %d rows a chunk: %s", extents(shape), n, min(per, rows), p.describe())
+	body := func(fr *frame, lo, hi int) {
+		p.prologue(fr)
+		for r0 := lo; r0 < hi; r0 += per {
+			m := min(per, hi-r0) * n
+			p.run(fr, r0*n, m)
+			for j := range stores {
+				if p.f32 {
+					storeRows(fr, &stores[j], accs[j], fr.v32, p.outs[j], r0*n, m)
+				} else {
+					storeRows(fr, &stores[j], accs[j], fr.v64, p.outs[j], r0*n, m)
+				}
+			}
+		}
+	}
+	if par {
+		c.note("  split over goroutines in grains of %d rows", max(1, rows/(8*c.workers)))
+	}
+	return c.loop(rows, body, par), true, nil
+}
+
+// rowsCopy returns the loop of a program that only copies one operand's
+// rows, unit stride, into a plain store of the same type: each row goes
+// straight from its place to its destination, without the register a
+// gathered chunk passes through.
+func rowsCopy(p *vprog, stores []vstore) (rangeFn, bool) {
+	if len(stores) != 1 || len(p.body) != 1 {
+		return nil, false
+	}
+	ld, st := p.body[0], stores[0]
+	if ld.kind != vkLoad || ld.dst != p.outs[0] || ld.rows == nil || ld.stride != 1 || st.stride != 1 ||
+		st.acc != graph.OpInvalid || ld.ldt != st.dt || (st.dt != graph.Float32 && st.dt != graph.Float64) {
+		return nil, false
+	}
+	if st.dt == graph.Float32 {
+		return func(fr *frame, lo, hi int) {
+			copyRows(fr.f32[ld.buf], fr.f32[st.buf], fr.ints[ld.base], fr.ints[st.reg], ld.rows, st.rows, lo, hi)
+		}, true
+	}
+	return func(fr *frame, lo, hi int) {
+		copyRows(fr.f64[ld.buf], fr.f64[st.buf], fr.ints[ld.base], fr.ints[st.reg], ld.rows, st.rows, lo, hi)
+	}, true
+}
+
+// copyRows copies rows lo..hi-1 of src (rows placed by sg from sbase) to
+// dst (by dg from dbase).
+func copyRows[T float32 | float64](src, dst []T, sbase, dbase int, sg, dg *rowGeom, lo, hi int) {
+	n := sg.n
+	s, d := sg.at(lo), dg.at(lo)
+	for r := lo; r < hi; {
+		k, ss := s.run(hi - r)
+		k, ds := d.run(k)
+		so, do := sbase+s.off, dbase+d.off
+		for range k {
+			copy(dst[do:do+n], src[so:so+n])
+			so, do = so+ss, do+ds
+		}
+		s.skip(k)
+		d.skip(k)
+		r += k
+	}
+}
+
+// progType is the element type of p's class.
+func progType(p *vprog) graph.DType {
+	if p.f32 {
+		return graph.Float32
+	}
+	return graph.Float64
+}
+
+// A rowsAcc accumulates a rows store through register tmp by op; tmp is
+// -1 for a store that does not (a plain store, or one in another type).
+type rowsAcc struct {
+	tmp int
+	op  kernels.ArithOp
+}
+
+// storeRows stores the m elements of register out from element i0 on
+// into s, a rows store. With a.tmp set (s accumulates, in the program's
+// type) it gathers the rows s adds to into register a.tmp, combines them
+// with the results in one pass, and stores them plainly: the same
+// operation on the same operands as storeF's, one call a chunk instead of
+// one a row.
+func storeRows[T float32 | float64](fr *frame, s *vstore, a rowsAcc, regs [][]T, out, i0, m int) {
+	res := regs[out][:m]
+	if a.tmp < 0 {
+		scatterRows(fr, s, res, i0/s.rows.n)
+		return
+	}
+	g, acc := s.rows, regs[a.tmp][:m]
+	gatherRows(acc, fr, g, s.dt, s.buf, fr.ints[s.reg], s.stride, i0/g.n)
+	kernels.Arith(a.op, acc, acc, res)
+	plain := *s
+	plain.acc = graph.OpInvalid
+	scatterRows(fr, &plain, acc, i0/g.n)
+}
+
+// rowElem returns the element of a rowsMap loop that reads the nest's
+// argument a (a view, or a tuple of views): a scalar varying with the
+// loop, placed by its own rows.
+func (c *compiler) rowElem(a *cval, loop *vloop) *cval {
+	if a.kind == cvTuple {
+		out := &cval{kind: cvTuple}
+		for _, e := range a.elems {
+			out.elems = append(out.elems, c.rowElem(e, loop))
+		}
+		return out
+	}
+	d := len(a.layout)
+	inner := a.layout[d-1]
+	return &cval{kind: cvView, dt: a.dt, buf: a.buf, reg: c.newInt(), acc: a.acc,
+		vary: &vsource{loop: loop, base: a.reg, stride: inner.Stride, rows: &rowGeom{n: inner.Extent, outer: a.layout[:d-1]}}}
+}
+
+// elemArgs returns args with their k outer axes dropped: the views of
+// their elements k levels down, for estimating the work on one.
+func elemArgs(args []*cval, k int) []*cval {
+	out := make([]*cval, len(args))
+	for i, a := range args {
+		out[i] = dropOuter(a, k)
+	}
+	return out
+}
+
+func dropOuter(a *cval, k int) *cval {
+	if a.kind == cvTuple {
+		out := &cval{kind: cvTuple}
+		for _, e := range a.elems {
+			out.elems = append(out.elems, dropOuter(e, k))
+		}
+		return out
+	}
+	w := *a
+	w.layout = a.layout[k:]
+	return &w
+}
+
+// extents writes a layout's extents as 4,4,8.
+func extents(l graph.Layout) string {
+	s := make([]string, len(l))
+	for i, a := range l {
+		s[i] = fmt.Sprint(a.Extent)
+	}
+	return strings.Join(s, ",")
+}
