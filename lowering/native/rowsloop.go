@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hofuse/hofuse/graph"
@@ -132,6 +133,11 @@ func sameTypeBuf[T float32 | float64](fr *frame, dt graph.DType, buf int) ([]T, 
 // which the rows' gathering copies.
 const maxRowLen = chunk / 4
 
+// minRowLen is the shortest inner axis rowsMap takes: a row of one to
+// three elements is copied element by element, and the nest's own loops
+// do no worse.
+const minRowLen = 4
+
 // rowsMap compiles a nest of zips over scalars that collapseNest could not
 // merge, nzip (nzip .. (nzip g)) xs into d, every argument and the
 // destination of rank d (each with strides of its own: a window's
@@ -146,7 +152,8 @@ const maxRowLen = chunk / 4
 // time. The elements are visited in the nest's order, and each is
 // computed by the same scalar function: the results are the nest's, bit
 // for bit. ok is false, with nothing compiled, where the nest does not
-// have this form or its inner axis is longer than maxRowLen.
+// have this form or its inner axis is shorter than minRowLen or longer
+// than maxRowLen.
 func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	leaves := dst.leaves()
 	d := leafRank(dst)
@@ -167,10 +174,6 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 		g = &cval{kind: cvFunc, node: n.Fn, env: g.env}
 	}
 	shape := leaves[0].layout
-	n := shape[d-1].Extent
-	if n > maxRowLen {
-		return nil, false, nil
-	}
 	same := func(v *cval) bool {
 		for _, l := range v.leaves() {
 			if l.kind != cvView || l.vary != nil || !l.layout.SameExtents(shape) {
@@ -187,7 +190,21 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 			return nil, false, nil
 		}
 	}
-	rows := shape[:d-1].Size()
+	// A row is the inner axis and the axes above it that every operand
+	// sees as one with it (the positions and channels of a window at
+	// stride 1): the rows are m outer axes of n elements.
+	all := append(slices.Clone(leaves), leafViews(args)...)
+	m, n := d-1, shape[d-1].Extent
+	for m > 1 && n*shape[m-1].Extent <= maxRowLen && !slices.ContainsFunc(all, func(l *cval) bool {
+		return l.layout[m-1].Stride != n*l.layout[d-1].Stride
+	}) {
+		n *= shape[m-1].Extent
+		m--
+	}
+	if n < minRowLen || n > maxRowLen {
+		return nil, false, nil
+	}
+	rows := shape[:m].Size()
 	if rows < 2 {
 		return nil, false, nil
 	}
@@ -195,7 +212,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	loop := &vloop{n: rows * n}
 	elems := make([]*cval, len(args))
 	for i, a := range args {
-		elems[i] = c.rowElem(a, loop)
+		elems[i] = c.rowElem(a, loop, m, n)
 	}
 	b := newVBuilder(c, loop)
 	outs, err := b.applyOutputs(g, elems, len(leaves))
@@ -207,7 +224,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	for i, l := range leaves {
 		dts[i] = l.dt
 		stores[i] = vstore{dt: l.dt, buf: l.buf, reg: l.reg, stride: l.layout[d-1].Stride, acc: l.acc,
-			rows: &rowGeom{n: n, outer: l.layout[:d-1]}}
+			rows: &rowGeom{n: n, outer: l.layout[:m]}}
 	}
 	p := b.finish(outs, dts)
 	for _, in := range p.body {
@@ -220,7 +237,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	}
 	par := c.wantParallel(rows, float64(n)*c.perElement(g, elemArgs(args, d-1)))
 	if f, ok := rowsCopy(p, stores); ok {
-		c.note("copy [%s] in rows of %d", extents(shape), n)
+		c.note("copy [%s,%d] in rows of %d", extents(shape[:m]), n, n)
 		if par {
 			c.note("  split over goroutines in grains of %d rows", max(1, rows/(8*c.workers)))
 		}
@@ -237,7 +254,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 			accs[j] = rowsAcc{tmp: c.b.allocV(p.f32, 1, min(per, rows)*n), op: op}
 		}
 	}
-	c.note("vector loop [%s] in rows of %d, %d rows a chunk: %s", extents(shape), n, min(per, rows), p.describe())
+	c.note("vector loop [%s,%d] in rows of %d, %d rows a chunk: %s", extents(shape[:m]), n, n, min(per, rows), p.describe())
 	body := func(fr *frame, lo, hi int) {
 		p.prologue(fr)
 		for r0 := lo; r0 < hi; r0 += per {
@@ -337,19 +354,27 @@ func storeRows[T float32 | float64](fr *frame, s *vstore, a rowsAcc, regs [][]T,
 
 // rowElem returns the element of a rowsMap loop that reads the nest's
 // argument a (a view, or a tuple of views): a scalar varying with the
-// loop, placed by its own rows.
-func (c *compiler) rowElem(a *cval, loop *vloop) *cval {
+// loop, placed by its own rows, m outer axes of n elements.
+func (c *compiler) rowElem(a *cval, loop *vloop, m, n int) *cval {
 	if a.kind == cvTuple {
 		out := &cval{kind: cvTuple}
 		for _, e := range a.elems {
-			out.elems = append(out.elems, c.rowElem(e, loop))
+			out.elems = append(out.elems, c.rowElem(e, loop, m, n))
 		}
 		return out
 	}
-	d := len(a.layout)
-	inner := a.layout[d-1]
+	inner := a.layout[len(a.layout)-1]
 	return &cval{kind: cvView, dt: a.dt, buf: a.buf, reg: c.newInt(), acc: a.acc,
-		vary: &vsource{loop: loop, base: a.reg, stride: inner.Stride, rows: &rowGeom{n: inner.Extent, outer: a.layout[:d-1]}}}
+		vary: &vsource{loop: loop, base: a.reg, stride: inner.Stride, rows: &rowGeom{n: n, outer: a.layout[:m]}}}
+}
+
+// leafViews returns the leaves of args.
+func leafViews(args []*cval) []*cval {
+	var out []*cval
+	for _, a := range args {
+		out = append(out, a.leaves()...)
+	}
+	return out
 }
 
 // elemArgs returns args with their k outer axes dropped: the views of

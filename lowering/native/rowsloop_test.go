@@ -10,23 +10,25 @@ import (
 
 // TestRowsMap: a nest of zips whose axes do not merge (a flipped
 // operand, a window's positions) runs as one vector loop over the rows of
-// its inner axis, and equals the interpreter exactly, f32 and f64,
-// sequential and parallel: rows that cross chunk boundaries in the middle
-// of an outer axis (rows of 5 over 6×7×9), three and four outer axes,
+// its inner axis (with the axes above it that merge with it), and equals
+// the interpreter exactly, f32 and f64, sequential and parallel: rows that
+// cross chunk boundaries in the middle of an outer axis (rows of 5 over
+// 6×7×9), merged rows (9×5 as 45), two and three outer axes,
 // stores that accumulate by max and + in the program's type (a pooling
 // written weight stationary) and in another (f32 rows of an f64 sum), a
 // bool result, a copy, and a nest large enough to split over goroutines.
 func TestRowsMap(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"flipped", `X : T[3,5,7]; Y : T[5,3,7]; zip (zip (zip (\a b -> a * b + 1))) X (flip 0 Y)`, "vector loop [3,5,7] in rows of 7"},
-		{"chunk-boundaries", `X : T[6,7,9,5]; Y : T[7,6,9,5]; zip (zip (zip (zip (\a b -> max a b - a / b)))) X (flip 0 Y)`, "vector loop [6,7,9,5] in rows of 5"},
+		{"chunk-boundaries", `X : T[6,7,9,5]; Y : T[6,9,7,5]; zip (zip (zip (zip (\a b -> max a b - a / b)))) X (flip 1 Y)`, "vector loop [6,7,9,5] in rows of 5"},
+		{"merged-rows", `X : T[6,7,9,5]; Y : T[7,6,9,5]; zip (zip (zip (zip (\a b -> max a b - a / b)))) X (flip 0 Y)`, "vector loop [6,7,45] in rows of 45"},
 		{"max-pool-weight-stationary", `x : T[3,8,8,8]; map (\img -> rnz (zip (zip (zip max))) (\ra -> reduce (zip (zip (zip max))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 2 2 img)))))) x`, "vector loop [4,4,8] in rows of 8"},
-		{"min-pool-overlapping", `x : T[2,9,7,3]; map (\img -> rnz (zip (zip (zip min))) (\ra -> reduce (zip (zip (zip min))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 3 2 (window 1 2 1 img)))))) x`, "vector loop [4,6,3] in rows of 3"},
-		{"sum-pool", `x : T[3,6,6,4]; map (\img -> rnz (zip (zip (zip (+)))) (\ra -> reduce (zip (zip (zip (+)))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 3 1 img)))))) x`, "in rows of 4"},
+		{"min-pool-overlapping", `x : T[2,9,7,5]; map (\img -> rnz (zip (zip (zip min))) (\ra -> reduce (zip (zip (zip min))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 3 2 (window 1 2 1 img)))))) x`, "vector loop [4,30] in rows of 30"},
+		{"sum-pool", `x : T[3,6,6,4]; map (\img -> rnz (zip (zip (zip (+)))) (\ra -> reduce (zip (zip (zip (+)))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 3 1 img)))))) x`, "in rows of 16"},
 		{"f32-into-f64-sum", `x : f32[2,6,6,4]; map (\img -> rnz (zip (zip (zip (+)))) (\ra -> reduce (zip (zip (zip (+)))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 2 2 (map (map (map (\v -> f64 v))) img))))))) x`, "in rows of 4"},
 		{"bool", `X : T[4,3,6]; Y : T[3,4,6]; zip (zip (zip (\a b -> a < b))) X (flip 0 Y)`, "vector loop [4,3,6] in rows of 6"},
 		{"copy", `X : T[5,4,6]; flip 0 X`, "in rows of 6"},
-		{"parallel", `X : T[64,33,24,8]; Y : T[33,64,24,8]; zip (zip (zip (zip (\a b -> a * b - b)))) X (flip 0 Y)`, "in rows of 8"},
+		{"parallel", `X : T[64,33,24,8]; Y : T[33,64,24,8]; zip (zip (zip (zip (\a b -> a * b - b)))) X (flip 0 Y)`, "in rows of 192"},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		for _, tc := range cases {
