@@ -134,6 +134,7 @@ func Cases() []Case {
 	add("reduce/inside-add", vecDecl, `map (\x -> x + reduce max u) v`)
 	add("reduce/max-in-sum", elDecl, `rnz (+) (\r -> reduce max r) A`)
 	add("reduce/sum-of-maxes-lifted", "A : f64[3,4,5];", `rnz (zip (+)) (\M -> reduce (zip max) M) A`)
+	add("reduce/sum-of-maxes-lifted-long", "A : f64[5,6,5];", `rnz (zip (+)) (\M -> reduce (zip max) M) A`)
 	add("reduce/large", "u : f64[40000];", `rnz (+) (\x -> x * x) u`)
 	add("reduce/large-max", "u : f32[40000];", `reduce max (map (\x -> x * 3) u)`)
 	add("reduce/large-rows", "A : f64[400,100];", `rnz (+) (\r -> reduce max r) A`)

@@ -212,7 +212,21 @@ func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
 			}
 			return nz.norm(graph.WithSource(r, n.Source()))
 		}
+		r, ok, err := nz.liftViews(n)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return nz.norm(r)
+		}
 	case *graph.RNZ:
+		r, ok, err := nz.unrollShort(n)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return nz.norm(r)
+		}
 		fn, args, ok, err := nz.compose(n.Fn, n.Args)
 		if err != nil {
 			return nil, err

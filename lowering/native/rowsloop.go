@@ -74,10 +74,8 @@ func gatherRows[T float32 | float64](z []T, fr *frame, g *rowGeom, ldt graph.DTy
 		run, st := cur.run((len(z) - k) / n)
 		off := base + cur.off
 		if src, ok := sameTypeBuf[T](fr, ldt, buf); ok && stride == 1 {
-			for range run {
-				copy(z[k:k+n], src[off:off+n])
-				k, off = k+n, off+st
-			}
+			copyRun(z, k, n, src, off, st, n, run)
+			k += run * n
 		} else {
 			for range run {
 				loadRow(z[k:k+n], fr, ldt, buf, off, stride)
@@ -97,10 +95,8 @@ func scatterRows[T float32 | float64](fr *frame, s *vstore, res []T, r int) {
 		run, st := cur.run((len(res) - k) / n)
 		off := fr.ints[s.reg] + cur.off
 		if d, ok := sameTypeBuf[T](fr, s.dt, s.buf); ok && s.stride == 1 && s.acc == graph.OpInvalid {
-			for range run {
-				copy(d[off:off+n], res[k:k+n])
-				k, off = k+n, off+st
-			}
+			copyRun(d, off, st, res, k, n, n, run)
+			k += run * n
 		} else {
 			for range run {
 				storeRow(fr, s, res[k:k+n], off)
@@ -108,6 +104,29 @@ func scatterRows[T float32 | float64](fr *frame, s *vstore, res []T, r int) {
 			}
 		}
 		cur.skip(run)
+	}
+}
+
+// copyRun copies run rows of n elements, row i from src[so+i*ss:] to
+// dst[do+i*ds:]; rows of 8 and 16 (a CNN's channels) as whole arrays,
+// moved inline, not by a call per row.
+func copyRun[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run int) {
+	switch n {
+	case 8:
+		for range run {
+			*(*[8]T)(dst[do:]) = *(*[8]T)(src[so:])
+			do, so = do+ds, so+ss
+		}
+	case 16:
+		for range run {
+			*(*[16]T)(dst[do:]) = *(*[16]T)(src[so:])
+			do, so = do+ds, so+ss
+		}
+	default:
+		for range run {
+			copy(dst[do:do+n], src[so:so+n])
+			do, so = do+ds, so+ss
+		}
 	}
 }
 
@@ -306,11 +325,7 @@ func copyRows[T float32 | float64](src, dst []T, sbase, dbase int, sg, dg *rowGe
 	for r := lo; r < hi; {
 		k, ss := s.run(hi - r)
 		k, ds := d.run(k)
-		so, do := sbase+s.off, dbase+d.off
-		for range k {
-			copy(dst[do:do+n], src[so:so+n])
-			so, do = so+ss, do+ds
-		}
+		copyRun(dst, dbase+d.off, ds, src, sbase+s.off, ss, n, k)
 		s.skip(k)
 		d.skip(k)
 		r += k
