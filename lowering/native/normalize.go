@@ -33,6 +33,8 @@ import (
 //     Applied ops and sections become calls.
 //  4. A let of a trivial value (here also arithmetic on literals) is
 //     substituted.
+//  5. and 6. A short max, min or + reduction is unrolled, and the views
+//     of a map's parameters are lifted out of it (unroll.go).
 //
 // Every step either succeeds or returns its error: a body that cannot be
 // normalised, or whose normal form does not type-check, is an error
@@ -54,6 +56,9 @@ type normalizer struct {
 	hmemo  map[graph.Node]*graph.Input
 	memo   map[graph.Node]graph.Node
 	next   *int
+	// copyExchanged makes rule 8 copy its results row major; exchanged
+	// records that it applied.
+	copyExchanged, exchanged bool
 }
 
 // normalize returns the normalised body and the subterms hoisted out of
@@ -63,9 +68,24 @@ func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the body does not type-check: %w", err)
 	}
+	saved := *counter
+	out, hoists, exchanged, err := normalizeWith(body, info, counter, false)
+	if err != nil && exchanged {
+		// Rule 8 leaves the maps it exchanged strided, which a view
+		// reading them (a flatten) may not take: copy them row major.
+		*counter = saved
+		out, hoists, _, err = normalizeWith(body, info, counter, true)
+	}
+	return out, hoists, err
+}
+
+// normalizeWith normalises body, whose type check is info, with rule 8
+// copying its results row major when copyExchanged is set; exchanged
+// reports whether rule 8 was applied.
+func normalizeWith(body graph.Node, info *graph.Info, counter *int, copyExchanged bool) (graph.Node, []hoist, bool, error) {
 	nz := &normalizer{info: info, refs: map[graph.Node]int{},
 		comp: map[graph.Node]bool{}, hmemo: map[graph.Node]*graph.Input{}, memo: map[graph.Node]graph.Node{},
-		next: counter}
+		next: counter, copyExchanged: copyExchanged}
 	for n := range graph.All(body) {
 		for _, k := range graph.Children(n) {
 			nz.refs[k]++
@@ -73,16 +93,16 @@ func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
 	}
 	h, err := nz.hoist(body, body, false)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hoisting closed subterms: %w", err)
+		return nil, nil, false, fmt.Errorf("hoisting closed subterms: %w", err)
 	}
 	out, err := nz.norm(h)
 	if err != nil {
-		return nil, nil, fmt.Errorf("normalising %s: %w", graph.Abbrev(h, 60), err)
+		return nil, nil, nz.exchanged, fmt.Errorf("normalising %s: %w", graph.Abbrev(h, 60), err)
 	}
 	if _, err := graph.Check(out); err != nil {
-		return nil, nil, fmt.Errorf("the normal form of %s does not type-check: %w", graph.Abbrev(h, 60), err)
+		return nil, nil, nz.exchanged, fmt.Errorf("the normal form of %s does not type-check: %w", graph.Abbrev(h, 60), err)
 	}
-	return out, nz.hoists, nil
+	return out, nz.hoists, nz.exchanged, nil
 }
 
 func (nz *normalizer) closed(n graph.Node) bool {
@@ -212,12 +232,14 @@ func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
 			}
 			return nz.norm(graph.WithSource(r, n.Source()))
 		}
-		r, ok, err := nz.liftViews(n)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return nz.norm(r)
+		for _, rule := range []func(*graph.NZip) (graph.Node, bool, error){nz.liftViews, nz.fissionLet, nz.exchangeMap} {
+			r, ok, err := rule(n)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return nz.norm(r)
+			}
 		}
 	case *graph.RNZ:
 		r, ok, err := nz.unrollShort(n)

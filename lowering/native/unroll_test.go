@@ -14,14 +14,16 @@ import (
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
-// TestUnrollShortReductions checks normalisation's rules 5 and 6: a max,
+// TestUnrollShortReductions checks normalisation's rules 5 to 8: a max,
 // min or + reduction over at most four rows is unrolled into one zip, and
 // the views of a map's parameters are lifted out of it, so that a pooling
 // over a batch runs as one vector loop (no rnz loop, no loop per image);
-// a reduction over five rows, or over several arrays, keeps its loop. The
+// a reduction over five rows, or over several arrays, keeps its loop. Max
+// pooling's gradient computes its per-window values for all positions at
+// once and its short maps over the window outside the positions. The
 // results equal the interpreter's bit for bit (the unrolled fold is rnz's
-// left fold), f32 and f64, with NaN, ±Inf and ±0 among the inputs, and
-// so does max pooling's gradient, whose ties are counted by unrolled sums.
+// left fold), f32 and f64, with NaN, ±Inf and ±0 among the inputs, ties
+// in the gradient's windows, and a map that builds tuples.
 func TestUnrollShortReductions(t *testing.T) {
 	windows := func(ws, st int) string {
 		return "(flip 1 (window 0 " + itoa(ws) + " " + itoa(st) + " (window 1 " + itoa(ws) + " " + itoa(st) + " img)))"
@@ -76,7 +78,32 @@ func TestUnrollShortReductions(t *testing.T) {
 				x.Set(x.At(0, i, 0, 1), 0, i, 1, 1)
 			}
 			d := checkExact(t, g, in, 1)
+			// No loop over the window's rows, and none over the 3×3
+			// positions: the ties and maxima are counted for all the
+			// positions at once (rule 7), and the short maps over the
+			// window's rows and columns are outside (rule 8).
 			require.NotContains(t, d, "loop rnz [2]")
+			require.NotContains(t, d, "loop nzip [3]")
+			require.Contains(t, d, "loop nzip [2]")
+		})
+		// Rule 8's result is strided: read by a flatten, which needs its
+		// axes row major, it is copied (normalisation's second try).
+		t.Run("exchanged-then-flattened-"+dt.String(), func(t *testing.T) {
+			prog, err := graph.Parse(strings.ReplaceAll(`X : T[8,3,5]; Y : T[8]; flatten 0 (nzip (\r y -> map (\x -> map (\v -> v * y) x) r) X Y)`, "T[", dt.String()+"["))
+			require.NoError(t, err)
+			in, err := lowertest.Inputs(prog.Body, 7, 0, lowertest.Dense)
+			require.NoError(t, err)
+			d := checkExact(t, prog.Body, in, -1)
+			require.Contains(t, d, "loop nzip [3]")
+		})
+		// Rule 8 leaves a map whose function builds a tuple (flips see
+		// arrays alone) where it is.
+		t.Run("tuple-map-"+dt.String(), func(t *testing.T) {
+			prog, err := graph.Parse(strings.ReplaceAll(`s : T[8,3]; map (\r -> (map id r, map (\x -> r) r)) s`, "T[", dt.String()+"["))
+			require.NoError(t, err)
+			in, err := lowertest.Inputs(prog.Body, 7, 0, lowertest.Dense)
+			require.NoError(t, err)
+			checkExact(t, prog.Body, in, -1)
 		})
 	}
 }
