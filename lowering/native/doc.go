@@ -11,7 +11,12 @@
 // again. Each kernel body is first normalised (normalize.go: closed
 // subterms under lambdas are hoisted and computed once per run, nzip
 // arguments that are nzips are composed into their consumer when that is
-// free, applications are beta-reduced by fusion.Beta), then compiled in
+// free, applications are beta-reduced by fusion.Beta; short max, min and +
+// reductions are unrolled, views of a map's parameters lifted out of it,
+// small lets under a map computed for all its elements first, and a short
+// map over a window's axes moved out of the positions' map, unroll.go:
+// a pooling and its gradient then run as loops over all positions), then
+// compiled in
 // destination-passing style: every term is compiled into code that writes
 // its value into a destination, a strided view of a buffer, or accumulates
 // into it.
@@ -106,6 +111,11 @@
 //	nzip (nzip g) xs, or a copy, over arrays whose
 //	outer axes merge (row-major)                   one loop over the merged axes, repeated
 //	                                               while they merge (collapse.go)
+//	nzip (nzip .. g) xs, g over scalars, whose
+//	axes do not merge (a window's positions,
+//	a flipped operand), inner axis of 4 to 256     one vector loop over rows of the inner
+//	                                               axis, whole rows gathered into each
+//	                                               chunk (rowsloop.go)
 //
 // A pad view is materialised into scratch (its operand written into the
 // interior, the rest filled; a chain of pads of one fill at once, filling
