@@ -234,6 +234,10 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 		elems[i] = c.rowElem(a, loop, m, n)
 	}
 	b := newVBuilder(c, loop)
+	// No per-element vectors hoisted out of the loop: they are computed
+	// in chunks of the flat element order, which need not hold whole
+	// rows.
+	b.hoist = false
 	outs, err := b.applyOutputs(g, elems, len(leaves))
 	if err != nil {
 		return nil, false, c.refused(err, mark)

@@ -28,6 +28,7 @@ func TestRowsMap(t *testing.T) {
 		{"f32-into-f64-sum", `x : f32[2,6,6,4]; map (\img -> rnz (zip (zip (zip (+)))) (\ra -> reduce (zip (zip (zip (+)))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 2 2 (map (map (map (\v -> f64 v))) img))))))) x`, "in rows of 4"},
 		{"bool", `X : T[4,3,6]; Y : T[3,4,6]; zip (zip (zip (\a b -> a < b))) X (flip 0 Y)`, "vector loop [4,3,6] in rows of 6"},
 		{"copy", `X : T[5,4,6]; flip 0 X`, "in rows of 6"},
+		{"hoistable-in-a-loop", `X : T[12,10,9]; Y : T[10,12,9]; z : T[2]; map (\w -> zip (zip (zip (\a b -> exp a * b + w))) X (flip 0 Y)) z`, "in rows of 9"},
 		{"parallel", `X : T[64,33,24,8]; Y : T[33,64,24,8]; zip (zip (zip (zip (\a b -> a * b - b)))) X (flip 0 Y)`, "in rows of 192"},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
