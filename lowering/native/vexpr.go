@@ -444,7 +444,13 @@ func (b *vbuilder) hoistedView(n graph.Node, env *cenv) (*cval, bool, error) {
 			}
 		}
 	})
-	leaf := &cval{kind: cvView, dt: dt, buf: buf, reg: 0, vary: &vsource{loop: b.loop, base: 0, stride: 1}}
+	// The leaf's element register is set, element by element, where a
+	// per-element closure reads it (a reduction over another array
+	// that sums this value): a register of its own, a variable of the
+	// loop from base 0 at stride 1, as the vector loads read it.
+	reg := b.c.newInt()
+	b.loop.vars = append(b.loop.vars, loopVar{elem: reg, base: 0, stride: 1})
+	leaf := &cval{kind: cvView, dt: dt, buf: buf, reg: reg, vary: &vsource{loop: b.loop, base: 0, stride: 1}}
 	// Computed before the loops, like the kernel's inputs: a term
 	// hoisted later may read it.
 	b.c.ready[[2]int{int(dt), buf}] = true
