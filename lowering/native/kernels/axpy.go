@@ -2,10 +2,12 @@ package kernels
 
 // AxpyF32 computes y[i·incy] += alpha·x[i·incx] for i < n. Negative
 // increments follow DotF32. x and y must not overlap unless they are the
-// same vector with the same increment.
+// same vector with the same increment. A zero alpha is applied like any
+// other (BLAS skips it): 0·Inf and 0·NaN are NaN, as graph's semantics
+// computes them.
 func AxpyF32(n int, alpha float32, x []float32, incx int, y []float32, incy int) {
 	ox, oy := checkVec("AxpyF32", n, len(x), incx, "x"), checkVec("AxpyF32", n, len(y), incy, "y")
-	if n == 0 || alpha == 0 {
+	if n == 0 {
 		return
 	}
 	if incx == 1 && incy == 1 {
@@ -18,7 +20,7 @@ func AxpyF32(n int, alpha float32, x []float32, incx int, y []float32, incy int)
 // AxpyF64 is AxpyF32 for float64.
 func AxpyF64(n int, alpha float64, x []float64, incx int, y []float64, incy int) {
 	ox, oy := checkVec("AxpyF64", n, len(x), incx, "x"), checkVec("AxpyF64", n, len(y), incy, "y")
-	if n == 0 || alpha == 0 {
+	if n == 0 {
 		return
 	}
 	if incx == 1 && incy == 1 {

@@ -42,6 +42,26 @@ func testAxpy[T float32 | float64](t *testing.T, axpy func(int, T, []T, int, []T
 	}
 }
 
+// TestAxpyZeroAlpha: a zero alpha still multiplies, so Inf and NaN in x
+// make NaN in y, in the vector loop and its tail, any increments.
+func TestAxpyZeroAlpha(t *testing.T) {
+	for _, n := range []int{1, 7, 32, 40} {
+		for _, inc := range []int{1, 2} {
+			x32, y32 := make([]float32, n*inc), make([]float32, n*inc)
+			x64, y64 := make([]float64, n*inc), make([]float64, n*inc)
+			x32[(n-1)*inc], x64[(n-1)*inc] = float32(math.Inf(1)), math.Inf(-1)
+			x32[0], x64[0] = float32(math.NaN()), math.NaN()
+			AxpyF32(n, 0, x32, inc, y32, inc)
+			AxpyF64(n, 0, x64, inc, y64, inc)
+			for _, i := range []int{0, (n - 1) * inc} {
+				if !math.IsNaN(float64(y32[i])) || !math.IsNaN(y64[i]) {
+					t.Errorf("n=%d inc=%d: y[%d] = %v, %v, want NaN (0·Inf, 0·NaN)", n, inc, i, y32[i], y64[i])
+				}
+			}
+		}
+	}
+}
+
 func TestAxpyF32(t *testing.T) { testAxpy(t, AxpyF32) }
 func TestAxpyF64(t *testing.T) { testAxpy(t, AxpyF64) }
 
