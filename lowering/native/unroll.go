@@ -6,9 +6,9 @@ import (
 	"github.com/hofuse/hofuse/graph"
 )
 
-// Two more normalisation rules turn a pooling's nest of short vector
-// loops into one loop over its outputs, and preserve the term's value
-// exactly:
+// Four more normalisation rules turn a pooling's nests of short vector
+// loops into loops over all its positions, and preserve the term's value
+// exactly (rules 7 and 8 are stated at fissionLet and exchangeMap):
 //
 //  5. Unrolling a short reduction. rnz R F x, where R is max, min or +
 //     lifted over arrays and x has k ≤ maxUnroll rows (a pooling window's
@@ -31,6 +31,15 @@ import (
 //     window, becomes after rule 5 one nest of zips over [batch,
 //     positions, positions, channels], each window element a view of the
 //     images: a single vector loop (rowsMap).
+//  7. Let fission under a map: a small let whose value rule 6 can lift
+//     is computed for all the map's elements first (fissionLet).
+//  8. Exchanging a short map over a window's axes with the longer map of
+//     positions around it (exchangeMap). With 7, max pooling's gradient
+//     runs a few loops over all positions instead of about fifteen short
+//     ones per position.
+//
+// Rules 6 to 8 leave functions that reduce where they are, for the
+// convolution and contraction forms.
 
 // maxUnroll is the most rows rule 5 unrolls: a 2×2 or 3×3 pooling
 // window, 4×4 at most.
