@@ -26,27 +26,34 @@ func TestCollapseNest(t *testing.T) {
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		for _, tc := range cases {
-			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
-				prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
-				if err != nil {
-					t.Fatal(err)
-				}
-				in, err := lowertest.Inputs(prog.Body, 3, 0, lowertest.Dense)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
-					for _, par := range []int{1, 0} {
-						d := checkedDescribe(t, par, g, prog.Body, in)
-						if tc.want != "" && !strings.Contains(d, tc.want) {
-							t.Errorf("parallelism %d: plan lacks %q:\n%s", par, tc.want, d)
-						}
-						if strings.Contains(d, tc.lack) {
-							t.Errorf("parallelism %d: plan has %q:\n%s", par, tc.lack, d)
-						}
-					}
-				}
-			})
+			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) { checkNest(t, tc.src, dt, 3, tc.want, tc.lack) })
+		}
+	}
+}
+
+// checkNest parses src with its element type T made dt, runs it fused and
+// unfused, sequential and parallel, against the interpreter on inputs
+// drawn from seed, and checks that each plan contains want and lacks lack
+// (either left out when "").
+func checkNest(t *testing.T, src string, dt graph.DType, seed uint64, want, lack string) {
+	t.Helper()
+	prog, err := graph.Parse(strings.ReplaceAll(src, "T[", dt.String()+"["))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := lowertest.Inputs(prog.Body, seed, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
+		for _, par := range []int{1, 0} {
+			d := checkedDescribe(t, par, g, prog.Body, in)
+			if want != "" && !strings.Contains(d, want) {
+				t.Errorf("parallelism %d: plan lacks %q:\n%s", par, want, d)
+			}
+			if lack != "" && strings.Contains(d, lack) {
+				t.Errorf("parallelism %d: plan has %q:\n%s", par, lack, d)
+			}
 		}
 	}
 }

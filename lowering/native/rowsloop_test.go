@@ -1,11 +1,9 @@
 package native_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/lowering/lowertest"
 )
 
 // TestRowsMap: a nest of zips whose axes do not merge (a flipped
@@ -33,24 +31,7 @@ func TestRowsMap(t *testing.T) {
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		for _, tc := range cases {
-			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
-				prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
-				if err != nil {
-					t.Fatal(err)
-				}
-				in, err := lowertest.Inputs(prog.Body, 5, 0, lowertest.Dense)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, g := range lowertest.FusedAndUnfused(t, prog.Body) {
-					for _, par := range []int{1, 0} {
-						d := checkedDescribe(t, par, g, prog.Body, in)
-						if !strings.Contains(d, tc.want) {
-							t.Errorf("parallelism %d: plan lacks %q:\n%s", par, tc.want, d)
-						}
-					}
-				}
-			})
+			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) { checkNest(t, tc.src, dt, 5, tc.want, "") })
 		}
 	}
 }
