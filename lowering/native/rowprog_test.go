@@ -155,17 +155,24 @@ func TestExpSubFusion(t *testing.T) {
 		{`map (\r -> map (\v -> exp (v - v * 0.5)) r) A`, false},                             // not an invariant
 		{`map (\r -> let m = reduce max r in map (\v -> exp (m - v)) r) A`, false},           // the invariant first
 	} {
-		term, err := graph.ParseTerm(c.src, A)
-		require.NoError(t, err)
-		g, err := fusion.Whole(term)
-		require.NoError(t, err)
-		p, err := native.New(native.Options{}).Plan(g)
-		require.NoError(t, err)
-		d := p.Describe()
-		p.Close()
+		term, g, d := wholeDescribe(t, c.src, A)
 		require.Equal(t, c.fused, strings.Contains(d, note), "%s:\n%s", c.src, d)
 		lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
 	}
+}
+
+// wholeDescribe parses src over ins, makes it one kernel (fusion.Whole)
+// and returns the term, the graph and the native plan's description.
+func wholeDescribe(t *testing.T, src string, ins ...*graph.Input) (graph.Node, *fusion.Graph, string) {
+	t.Helper()
+	term, err := graph.ParseTerm(src, ins...)
+	require.NoError(t, err)
+	g, err := fusion.Whole(term)
+	require.NoError(t, err)
+	p, err := native.New(native.Options{}).Plan(g)
+	require.NoError(t, err)
+	defer p.Close()
+	return term, g, p.Describe()
 }
 
 // specialRows returns a 3×1030 array of dt (rows that end in a partial
@@ -214,14 +221,7 @@ func TestChainFusion(t *testing.T) {
 			{`zip (zip (\a b -> let t = a - b in t * t + b)) A B`, "3 ops in a chain"}, // a square
 			{`zip (zip (\a b -> let t = a - b in t * t + t)) A B`, "2 ops in a chain"}, // t read three times: t·t + t
 		} {
-			term, err := graph.ParseTerm(c.src, A, B)
-			require.NoError(t, err)
-			g, err := fusion.Whole(term)
-			require.NoError(t, err)
-			p, err := native.New(native.Options{}).Plan(g)
-			require.NoError(t, err)
-			d := p.Describe()
-			p.Close()
+			term, g, d := wholeDescribe(t, c.src, A, B)
 			if c.want == "" {
 				require.NotContains(t, d, " chain", "%s:\n%s", c.src, d)
 			} else {

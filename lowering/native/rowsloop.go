@@ -70,10 +70,12 @@ func (c *rowCursor) skip(j int) {
 // apart, converting to T.
 func gatherRows[T float32 | float64](z []T, fr *frame, g *rowGeom, ldt graph.DType, buf, base, stride, r int) {
 	cur, n := g.at(r), g.n
+	src, same := sameTypeBuf[T](fr, ldt, buf)
+	same = same && stride == 1
 	for k := 0; k < len(z); {
 		run, st := cur.run((len(z) - k) / n)
 		off := base + cur.off
-		if src, ok := sameTypeBuf[T](fr, ldt, buf); ok && stride == 1 {
+		if same {
 			copyRun(z, k, n, src, off, st, n, run)
 			k += run * n
 		} else {
@@ -91,10 +93,12 @@ func gatherRows[T float32 | float64](z []T, fr *frame, g *rowGeom, ldt graph.DTy
 func scatterRows[T float32 | float64](fr *frame, s *vstore, res []T, r int) {
 	g := s.rows
 	cur, n := g.at(r), g.n
+	d, same := sameTypeBuf[T](fr, s.dt, s.buf)
+	same = same && s.stride == 1 && s.acc == graph.OpInvalid
 	for k := 0; k < len(res); {
 		run, st := cur.run((len(res) - k) / n)
 		off := fr.ints[s.reg] + cur.off
-		if d, ok := sameTypeBuf[T](fr, s.dt, s.buf); ok && s.stride == 1 && s.acc == graph.OpInvalid {
+		if same {
 			copyRun(d, off, st, res, k, n, n, run)
 			k += run * n
 		} else {
@@ -128,22 +132,6 @@ func copyRun[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run i
 			do, so = do+ds, so+ss
 		}
 	}
-}
-
-// sameTypeBuf returns float buffer buf of type dt when dt is T's type.
-func sameTypeBuf[T float32 | float64](fr *frame, dt graph.DType, buf int) ([]T, bool) {
-	var z T
-	switch any(z).(type) {
-	case float32:
-		if dt == graph.Float32 {
-			return any(fr.f32[buf]).([]T), true
-		}
-	case float64:
-		if dt == graph.Float64 {
-			return any(fr.f64[buf]).([]T), true
-		}
-	}
-	return nil, false
 }
 
 // maxRowLen is the longest inner axis rowsMap takes. Past it a row fills

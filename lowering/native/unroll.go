@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/conv"
 )
 
 // Four more normalisation rules turn a pooling's nests of short vector
@@ -153,35 +154,22 @@ func wrap(f graph.Node, levels int) (graph.Node, error) {
 }
 
 // paramViews returns the chain of views b applies to one of params,
-// outermost first, and that parameter's index; ok is false where b is not
-// such a chain.
+// innermost first (conv.ViewChain), and that parameter's index; ok is
+// false where b is not such a chain.
 func paramViews(b graph.Node, params []*graph.Var) (views []graph.View, k int, ok bool) {
-	x := b
-	for {
-		v, y, isView := graph.AsView(x)
-		if !isView {
-			break
-		}
-		views = append(views, v)
-		x = y
-	}
+	views, x := conv.ViewChain(b)
 	pv, isVar := x.(*graph.Var)
 	if !isVar {
 		return nil, 0, false
 	}
-	for i, p := range params {
-		if p == pv {
-			return views, i, true
-		}
-	}
-	return nil, 0, false
+	k = slices.Index(params, pv)
+	return views, k, k >= 0
 }
 
-// applyLifted applies views (outermost first) to x, each lifted by
+// applyLifted applies views (innermost first) to x, each lifted by
 // levels axes.
 func applyLifted(views []graph.View, levels int, x graph.Node) (graph.Node, error) {
-	for i := len(views) - 1; i >= 0; i-- {
-		v := views[i]
+	for _, v := range views {
 		for range levels {
 			v = v.Lift()
 		}

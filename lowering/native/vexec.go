@@ -24,7 +24,7 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			// place: the register aliases the buffer for this chunk. Only
 			// the load writes a load's register, so nothing writes
 			// through the alias.
-			if src, ok := sameType(fr, in, regs); ok {
+			if src, ok := sameTypeBuf[T](fr, in.ldt, in.buf); ok {
 				off := fr.ints[in.base] + i0
 				regs[in.dst] = src[off : off+m : off+m]
 				continue
@@ -70,18 +70,17 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 	}
 }
 
-// sameType returns the load's source buffer when its element type is the
-// program's class.
-func sameType[T float32 | float64](fr *frame, in *vinstr, _ [][]T) ([]T, bool) {
+// sameTypeBuf returns float buffer buf of type dt when dt is T's type.
+func sameTypeBuf[T float32 | float64](fr *frame, dt graph.DType, buf int) ([]T, bool) {
 	var z T
 	switch any(z).(type) {
 	case float32:
-		if in.ldt == graph.Float32 {
-			return any(fr.f32[in.buf]).([]T), true
+		if dt == graph.Float32 {
+			return any(fr.f32[buf]).([]T), true
 		}
 	case float64:
-		if in.ldt == graph.Float64 {
-			return any(fr.f64[in.buf]).([]T), true
+		if dt == graph.Float64 {
+			return any(fr.f64[buf]).([]T), true
 		}
 	}
 	return nil, false
