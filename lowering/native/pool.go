@@ -25,11 +25,12 @@ type runtime struct {
 // copies the caller's registers into their frames, and runs with them;
 // the caller takes a share of the work itself.
 type pool struct {
-	rt   *runtime
-	wake []chan struct{}
-	quit chan struct{}
-	once sync.Once
-	wg   sync.WaitGroup
+	rt      *runtime
+	wake    []chan struct{}
+	quit    chan struct{}
+	once    sync.Once
+	stopped atomic.Bool // quit is closed
+	wg      sync.WaitGroup
 
 	// The job in flight: a range split dynamically in grains, or one part
 	// per frame.
@@ -38,6 +39,9 @@ type pool struct {
 	grain int
 	next  atomic.Int64
 	parts []code
+	// left counts the workers still running the job; finish polls it
+	// before it blocks on wg.
+	left atomic.Int32
 
 	mu      sync.Mutex
 	failure any // the first panic a worker recovered
@@ -53,7 +57,12 @@ func newPool(rt *runtime) *pool {
 	return p
 }
 
-func (p *pool) stop() { p.once.Do(func() { close(p.quit) }) }
+func (p *pool) stop() {
+	p.once.Do(func() {
+		p.stopped.Store(true)
+		close(p.quit)
+	})
+}
 
 func (p *pool) worker(w int) {
 	fr := p.rt.frames[w]
@@ -63,7 +72,11 @@ func (p *pool) worker(w int) {
 			return
 		case <-p.wake[w]:
 			p.runJob(fr)
+			p.left.Add(-1)
 			p.wg.Done()
+			// The next loop of a plan follows within microseconds:
+			// poll for it before blocking.
+			kernels.SpinUntil(func() bool { return len(p.wake[w]) > 0 || p.stopped.Load() })
 		}
 	}
 }
@@ -106,6 +119,7 @@ func (p *pool) start(fr *frame) {
 		w.par = true
 	}
 	p.wg.Add(len(p.rt.frames) - 1)
+	p.left.Store(int32(len(p.rt.frames) - 1))
 	for w := 1; w < len(p.rt.frames); w++ {
 		p.wake[w] <- struct{}{}
 	}
@@ -114,6 +128,7 @@ func (p *pool) start(fr *frame) {
 // finish waits for the workers and re-raises a worker's panic on the
 // caller, where Run turns it into an error.
 func (p *pool) finish() {
+	kernels.SpinUntil(func() bool { return p.left.Load() == 0 })
 	p.wg.Wait()
 	p.body, p.parts = nil, nil
 	if p.failure != nil {
