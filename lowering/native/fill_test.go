@@ -2,6 +2,7 @@ package native
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -26,6 +27,42 @@ func TestFill(t *testing.T) {
 	for i, v := range x {
 		if !math.IsInf(v, -1) {
 			t.Fatalf("x[%d] = %v", i, v)
+		}
+	}
+}
+
+// TestFillBorder checks fillBorder, on the box borderBox merges, against
+// the definition: an element is filled exactly when one of its indices
+// lies outside the box.
+func TestFillBorder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 500 {
+		rank := 1 + rng.IntN(4)
+		ext, lo, in := make([]int, rank), make([]int, rank), make([]int, rank)
+		size := 1
+		for a := range rank {
+			in[a] = 1 + rng.IntN(4)
+			ext[a] = in[a]
+			if rng.IntN(2) == 0 {
+				lo[a] = rng.IntN(3)
+				ext[a] += lo[a] + rng.IntN(3)
+			}
+			size *= ext[a]
+		}
+		buf := make([]float32, size)
+		e2, l2, i2 := borderBox(ext, lo, in)
+		fillBorder(buf, e2, l2, i2, 1)
+		for k := range size {
+			outside, r := false, k
+			for a := rank - 1; a >= 0; a-- {
+				i := r % ext[a]
+				r /= ext[a]
+				outside = outside || i < lo[a] || i >= lo[a]+in[a]
+			}
+			if (buf[k] == 1) != outside {
+				t.Fatalf("trial %d: extents %v, box %v at %v: element %d filled %v, outside the box %v",
+					trial, ext, in, lo, k, buf[k] == 1, outside)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hofuse/hofuse/graph"
@@ -192,11 +193,33 @@ func (c *compiler) padBox(pads []graph.PadView, op graph.Node, env *cenv) (v *cv
 		return nil, nil, false, err
 	}
 	fillv, buf := at.DType.Round(pads[0].Fill.Value()), dst.buf
+	ext, lo, in = borderBox(ext, lo, in)
 	border := func(fr *frame) { fillBorder(fr.f64[buf], ext, lo, in, fillv) }
 	if at.DType == graph.Float32 {
 		border = func(fr *frame) { fillBorder(fr.f32[buf], ext, lo, in, float32(fillv)) }
 	}
 	return dst, seq(border, func(fr *frame) { fr.ints[r] = start }, write), true, nil
+}
+
+// borderBox merges the axes after the last padded one into it: the same
+// box, whose border fillBorder then fills in runs as long as those axes'
+// elements together, not one short run per row. With no axis padded, all
+// three are empty.
+func borderBox(ext, lo, in []int) (ext2, lo2, in2 []int) {
+	last := len(ext) - 1
+	for last >= 0 && lo[last] == 0 && in[last] == ext[last] {
+		last--
+	}
+	if last < 0 {
+		return nil, nil, nil
+	}
+	inner := 1
+	for _, e := range ext[last+1:] {
+		inner *= e
+	}
+	ext2, lo2, in2 = slices.Clone(ext[:last+1]), slices.Clone(lo[:last+1]), slices.Clone(in[:last+1])
+	ext2[last], lo2[last], in2[last] = ext2[last]*inner, lo2[last]*inner, in2[last]*inner
+	return ext2, lo2, in2
 }
 
 // fillBorder sets to v the elements of the row-major array buf of extents
