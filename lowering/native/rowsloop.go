@@ -18,6 +18,30 @@ type rowGeom struct {
 	outer graph.Layout // the outer axes, outermost first, with this operand's strides
 }
 
+// newRowGeom returns the geometry of rows of n elements over the outer
+// axes, with the axes that lie one after the other in this operand (a
+// stride the next axis's extent times its own) merged, and axes of one
+// element dropped: row r's offset is the same, and the runs along the
+// last axis (rowCursor.run), which copy rows without index arithmetic,
+// are longer.
+func newRowGeom(n int, outer graph.Layout) *rowGeom {
+	var l graph.Layout
+	for _, a := range outer {
+		if a.Extent == 1 {
+			continue
+		}
+		if k := len(l) - 1; k >= 0 && l[k].Stride == a.Extent*a.Stride {
+			l[k] = graph.Axis{Extent: l[k].Extent * a.Extent, Stride: a.Stride}
+			continue
+		}
+		l = append(l, a)
+	}
+	if len(l) == 0 {
+		l = graph.Layout{{Extent: 1, Stride: 0}}
+	}
+	return &rowGeom{n: n, outer: l}
+}
+
 // maxRowAxes is the most outer axes a rowGeom has: a rowCursor keeps its
 // multi-index in an array of this size.
 const maxRowAxes = 6
@@ -235,7 +259,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	for i, l := range leaves {
 		dts[i] = l.dt
 		stores[i] = vstore{dt: l.dt, buf: l.buf, reg: l.reg, stride: l.layout[d-1].Stride, acc: l.acc,
-			rows: &rowGeom{n: n, outer: l.layout[:m]}}
+			rows: newRowGeom(n, l.layout[:m])}
 	}
 	p := b.finish(outs, dts)
 	for _, in := range p.body {
@@ -372,7 +396,7 @@ func (c *compiler) rowElem(a *cval, loop *vloop, m, n int) *cval {
 	}
 	inner := a.layout[len(a.layout)-1]
 	return &cval{kind: cvView, dt: a.dt, buf: a.buf, reg: c.newInt(), acc: a.acc,
-		vary: &vsource{loop: loop, base: a.reg, stride: inner.Stride, rows: &rowGeom{n: n, outer: a.layout[:m]}}}
+		vary: &vsource{loop: loop, base: a.reg, stride: inner.Stride, rows: newRowGeom(n, a.layout[:m])}}
 }
 
 // leafViews returns the leaves of args.
