@@ -121,18 +121,22 @@ func contractionProgram(r *rand.Rand, cfg graphtest.Config) (graph.Node, []*grap
 }
 
 // deadArgProgram draws an nzip or rnz over 2 to 4 random arrays of one
-// extent whose function reads a random subset of its parameters (possibly
-// none).
+// shape whose function reads a random subset of its parameters (possibly
+// none), lifted over the arrays' inner axes by up to two partial nzips.
 func deadArgProgram(r *rand.Rand, cfg graphtest.Config) (graph.Node, []*graph.Input) {
 	if cfg.DType == graph.Invalid {
 		cfg.DType = graph.Float64
 	}
-	n := 1 + r.IntN(5)
+	ext := []int{1 + r.IntN(5)}
+	levels := r.IntN(3)
+	for range levels {
+		ext = append(ext, 1+r.IntN(3))
+	}
 	ops := map[string]graph.Node{}
 	var params, args, used []string
 	for i := range 2 + r.IntN(3) {
 		name := fmt.Sprintf("X%d", i)
-		ops[name] = operand(r, cfg, name, n)
+		ops[name] = operand(r, cfg, name, ext...)
 		params, args = append(params, fmt.Sprintf("p%d", i)), append(args, name)
 		if r.IntN(2) == 0 {
 			used = append(used, fmt.Sprintf("p%d", i))
@@ -143,9 +147,13 @@ func deadArgProgram(r *rand.Rand, cfg graphtest.Config) (graph.Node, []*graph.In
 		body = strings.Join(used, " * ")
 	}
 	fn := fmt.Sprintf("(\\%s -> %s)", strings.Join(params, " "), body)
+	red := "(+)"
+	for range levels {
+		fn, red = "(nzip "+fn+")", "(zip "+red+")"
+	}
 	hof := "nzip " + fn
 	if r.IntN(2) == 0 {
-		hof = "rnz (+) " + fn
+		hof = "rnz " + red + " " + fn
 	}
 	return parseWith(hof+" "+strings.Join(args, " "), ops)
 }
@@ -323,4 +331,31 @@ func sameArgProgram(r *rand.Rand, cfg graphtest.Config) (graph.Node, []*graph.In
 func TestSameArgLaw(t *testing.T) {
 	st := checkLaw(t, SameArg{}, sameArgProgram, nil, exactTol)
 	requireApplied(t, st, lawCases/2)
+}
+
+// TestDeadArgLifted drops the unread parameters of functions lifted by
+// partial nzips, as reverse mode leaves them (a convolution's input
+// gradient traverses the windows of the layer's input for their positions
+// alone), and keeps the value.
+func TestDeadArgLifted(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`A : f64[3,4]; B : f64[3,4]; zip (zip (\p q -> q * 2)) A B`, `map (map (\q -> q * 2)) B`},
+		{`A : f64[3,4,2]; B : f64[3,4,2]; C : f64[3,4,2]; rnz (zip (zip (+))) (nzip (nzip (\p q r -> r + p))) A B C`,
+			`rnz (zip (zip (+))) (zip (zip (\p r -> r + p))) A C`},
+		{`A : f64[3,4]; B : f64[3,4]; zip (zip (\p q -> 1.5)) A B`, `map (map (\p -> 1.5)) A`},
+	} {
+		p, err := graph.Parse(c.src)
+		require.NoError(t, err)
+		ctx, err := newContext(p.Body)
+		require.NoError(t, err)
+		out, err := DeadArg{}.Rewrite(ctx, p.Body)
+		require.NoError(t, err, c.src)
+		require.Equal(t, c.want, graph.Print(out), c.src)
+		in := graphtest.Inputs(graphtest.Rand(1), p.Inputs)
+		want, err := graph.Eval(p.Body, in)
+		require.NoError(t, err)
+		got, err := graph.Eval(out, usedInputs(out, in))
+		require.NoError(t, err)
+		require.Nil(t, graph.Diff(want, got, 0), c.src)
+	}
 }

@@ -39,6 +39,17 @@ func (DeadArg) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	default:
 		return nil, ErrNoMatch
 	}
+	// The function may be lifted by partial nzips, nzip (nzip .. (\ps ->
+	// e)) xs: the parameters are still the arguments', an axis further in
+	// at each level, and the other arguments have the same extents there.
+	levels := 0
+	for {
+		p, ok := fn.(*graph.NZip)
+		if !ok || !graph.IsFunc(p) || len(p.Args) != 0 {
+			break
+		}
+		fn, levels = p.Fn, levels+1
+	}
 	l, ok := fn.(*graph.Lambda)
 	if !ok || len(l.Params) != len(args) || len(args) < 2 {
 		return nil, ErrNoMatch
@@ -69,11 +80,42 @@ func (DeadArg) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		}
 		params, kept = []*graph.Var{l.Params[k]}, []graph.Node{args[k]}
 	}
-	out, err := (&hof{red: red, params: params, body: l.Body, args: kept}).build(n)
+	var out graph.Node
+	var err error
+	if levels == 0 {
+		out, err = (&hof{red: red, params: params, body: l.Body, args: kept}).build(n)
+	} else {
+		out, err = liftedHOF(n, red, params, l.Body, levels, kept)
+	}
 	if err != nil || src == "" || out.Source() != "" {
 		return out, err
 	}
 	return graph.WithSource(out, src), nil
+}
+
+// liftedHOF builds nzip (or rnz red) of \params -> body under levels
+// partial nzips over args, keeping the sources of like's functions.
+func liftedHOF(like graph.Node, red graph.Node, params []*graph.Var, body graph.Node, levels int, args []graph.Node) (graph.Node, error) {
+	l, err := graph.NewLambda(params, body)
+	if err != nil {
+		return nil, err
+	}
+	var fn graph.Node = l
+	for range levels {
+		if fn, err = graph.NewNZip(fn); err != nil {
+			return nil, err
+		}
+	}
+	var out graph.Node
+	if red != nil {
+		out, err = graph.NewRNZ(red, fn, args...)
+	} else {
+		out, err = graph.NewNZip(fn, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return keepSource(like, out), nil
 }
 
 // DropCopy removes explicit copies (map id x) whose result is only read
