@@ -158,7 +158,10 @@
 //
 // A plan owns a pool of Parallelism-1 goroutines, started by Plan and
 // parked between loops; Close (or the garbage collector, as a backstop)
-// stops them. The outermost loop of a kernel that is worth it (by an
+// stops them. A worker that finishes a loop polls for the next for 50 µs
+// before it parks, and the caller polls for the workers before it waits
+// (kernels.SpinUntil): a plan's loops follow each other within
+// microseconds, and waking a parked goroutine goes through the OS. The outermost loop of a kernel that is worth it (by an
 // estimate of its work) is split in grains that the caller and the workers
 // claim dynamically; every goroutine has its own frame (registers, vector
 // registers, and private copies of scratch the loop body uses). Loops inside
