@@ -106,7 +106,14 @@ func liftedHOF(like graph.Node, red graph.Node, params []*graph.Var, body graph.
 			return nil, err
 		}
 	}
+	return newHOF(like, red, fn, args)
+}
+
+// newHOF builds rnz red fn args, or nzip fn args when red is nil, with
+// the source of like where it has none.
+func newHOF(like, red, fn graph.Node, args []graph.Node) (graph.Node, error) {
 	var out graph.Node
+	var err error
 	if red != nil {
 		out, err = graph.NewRNZ(red, fn, args...)
 	} else {
@@ -175,15 +182,5 @@ func (DropCopy) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !changed {
 		return nil, ErrNoMatch
 	}
-	var out graph.Node
-	var err error
-	if red != nil {
-		out, err = graph.NewRNZ(red, fn, newArgs...)
-	} else {
-		out, err = graph.NewNZip(fn, newArgs...)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return keepSource(n, out), nil
+	return newHOF(n, red, fn, newArgs)
 }
