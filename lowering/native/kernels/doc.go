@@ -101,7 +101,8 @@
 //     over all of K (the bits of one FMA per row of B in order); otherwise
 //     the axpy loop (four rows of B at a time), or the dot loop for Bᵀ.
 //   - The AVX-512 kernels read a B that is not transposed in place when N
-//     is a multiple of nr (strided: row kk of a panel at b[kk·ldb:]), with
+//     is a multiple of nr and B's rows are less than 4 KiB apart
+//     (directMaxStride; strided: row kk of a panel at b[kk·ldb:]), with
 //     the same bits as packed; the panel's rows stay in L2 between the A
 //     panels that reuse it, and the packing pass and its barrier go. A left
 //     operand that is not transposed nor supplied by PackA is then read

@@ -413,7 +413,7 @@ func (j *gemmJob[T]) run() {
 	}
 
 	// Buffers.
-	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0
+	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0 && p.LDB*int(unsafe.Sizeof(p.B[0])) < directMaxStride
 	j.directA = j.direct && kern.direct != nil && !p.TransA && p.PackA == nil
 	if !j.direct {
 		j.packBuf = grow(j.packBuf, j.bl.size())
@@ -437,6 +437,16 @@ func (j *gemmJob[T]) run() {
 	j.next.Store(0)
 	j.fork.run(threads, threads-1)
 }
+
+// directMaxStride is the row stride of B, in bytes, from which B is packed
+// even where a kernel could read it in place: rows 4 KiB apart or more
+// fall on the same sets of a 48 KiB L1 (64 sets of 64-byte lines, 4 KiB
+// between rows of one set) and in different pages, so a kc-row panel of
+// them does not stay in L1 between the row panels that reuse it. The
+// 1024² products (rows of 4 KiB in float32, 8 in float64) took 9.0-11.6
+// and 21.7-26.8 ms on two threads with B in place, 7.9-9.5 and 17.6-20.8
+// packed (three alternating rounds); the MLP's (2 KiB rows in float32) keep B in place.
+const directMaxStride = 4096
 
 // runPart claims units of B to pack, or chunks of C to compute, until none
 // is left.
