@@ -94,7 +94,7 @@ func (DeadArg) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 }
 
 // liftedHOF builds nzip (or rnz red) of \params -> body under levels
-// partial nzips over args, keeping the sources of like's functions.
+// partial nzips over args, with the source of like where it has none.
 func liftedHOF(like graph.Node, red graph.Node, params []*graph.Var, body graph.Node, levels int, args []graph.Node) (graph.Node, error) {
 	l, err := graph.NewLambda(params, body)
 	if err != nil {

@@ -445,7 +445,8 @@ func (j *gemmJob[T]) run() {
 // them does not stay in L1 between the row panels that reuse it. The
 // 1024² products (rows of 4 KiB in float32, 8 in float64) took 9.0-11.6
 // and 21.7-26.8 ms on two threads with B in place, 7.9-9.5 and 17.6-20.8
-// packed (three alternating rounds); the MLP's (2 KiB rows in float32) keep B in place.
+// packed (three alternating rounds); the MLP's products (rows of 2 KiB in
+// float32) keep B in place.
 const directMaxStride = 4096
 
 // runPart claims units of B to pack, or chunks of C to compute, until none
