@@ -77,6 +77,7 @@ type benchTrainReport struct {
 // peerRow is a row of a peer's script: bench/peers/jax_train_step.py or
 // jax_cnn_train_step.py.
 type peerRow struct {
+	Peer      string  `json:"peer"` // the peer's name, as in bench mlp's rows: "jax"
 	Backend   string  `json:"backend"`
 	Mode      string  `json:"mode"`
 	Batch     int     `json:"batch"`
@@ -139,6 +140,9 @@ func runJAXPeer(python, script, batches string, steps, warmup int, lr float64, s
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		return nil, fmt.Errorf("--peers jax: %s printed no JSON report: %w", script, err)
+	}
+	for i := range doc.Rows {
+		doc.Rows[i].Peer = "jax"
 	}
 	return doc.Rows, nil
 }

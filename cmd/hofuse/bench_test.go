@@ -221,7 +221,7 @@ END
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Len(t, rep.Rows, 2)
 	require.Len(t, rep.Peers, 2)
-	assert.Equal(t, map[string]any{"backend": "jax", "mode": "jit", "batch": 256.0, "p50_ms": 8.5, "p99_ms": 9.75, "steps": 9.0,
+	assert.Equal(t, map[string]any{"peer": "jax", "backend": "jax", "mode": "jit", "batch": 256.0, "p50_ms": 8.5, "p99_ms": 9.75, "steps": 9.0,
 		"compile_ms": 900.0, "first_loss": 2.3, "last_loss": 0.2}, rep.Peers[1])
 	got, err := os.ReadFile(fake + ".args")
 	require.NoError(t, err)
