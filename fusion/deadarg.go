@@ -42,14 +42,7 @@ func (DeadArg) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	// The function may be lifted by partial nzips, nzip (nzip .. (\ps ->
 	// e)) xs: the parameters are still the arguments', an axis further in
 	// at each level, and the other arguments have the same extents there.
-	levels := 0
-	for {
-		p, ok := fn.(*graph.NZip)
-		if !ok || !graph.IsFunc(p) || len(p.Args) != 0 {
-			break
-		}
-		fn, levels = p.Fn, levels+1
-	}
+	fn, levels := graph.UnderZips(fn)
 	l, ok := fn.(*graph.Lambda)
 	if !ok || len(l.Params) != len(args) || len(args) < 2 {
 		return nil, ErrNoMatch
@@ -100,11 +93,9 @@ func liftedHOF(like graph.Node, red graph.Node, params []*graph.Var, body graph.
 	if err != nil {
 		return nil, err
 	}
-	var fn graph.Node = l
-	for range levels {
-		if fn, err = graph.NewNZip(fn); err != nil {
-			return nil, err
-		}
+	fn, err := graph.LiftZips(l, levels)
+	if err != nil {
+		return nil, err
 	}
 	return newHOF(like, red, fn, args)
 }

@@ -128,6 +128,32 @@ func IsFunc(n Node) bool {
 	return false
 }
 
+// UnderZips returns the function that f lifts by partial nzips, nzip (nzip
+// .. g) with no arguments at each level, and how many there are (0 when f
+// is no such nzip): its parameters take the elements of the arguments of
+// an nzip of f, levels axes further in.
+func UnderZips(f Node) (g Node, levels int) {
+	for {
+		p, ok := f.(*NZip)
+		if !ok || !IsFunc(p) || len(p.Args) != 0 {
+			return f, levels
+		}
+		f, levels = p.Fn, levels+1
+	}
+}
+
+// LiftZips returns f under levels partial nzips: UnderZips's inverse.
+func LiftZips(f Node, levels int) (Node, error) {
+	for range levels {
+		p, err := NewNZip(f)
+		if err != nil {
+			return nil, err
+		}
+		f = p
+	}
+	return f, nil
+}
+
 // FuncArity returns how many arguments the function term fn takes, when the
 // term alone tells.
 func FuncArity(fn Node) (int, bool) {

@@ -188,3 +188,34 @@ func TestConstructorErrors(t *testing.T) {
 	_, err = NewInput("", Scalar(Float32), false)
 	assert.EqualError(t, err, "input: empty name")
 }
+
+// TestUnderZips peels the partial nzips around a function and LiftZips
+// puts them back.
+func TestUnderZips(t *testing.T) {
+	for _, c := range []struct {
+		src    string
+		levels int
+		under  string
+	}{
+		{`\a b -> a * b`, 0, `\a b -> a * b`},
+		{`zip (\a b -> a * b)`, 1, `\a b -> a * b`},
+		{`nzip (nzip (nzip (+)))`, 3, `(+)`},
+		{`exp`, 0, `exp`},
+	} {
+		f, err := ParseTerm(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, levels := UnderZips(f)
+		if levels != c.levels || Print(g) != c.under {
+			t.Errorf("UnderZips(%s) = %s, %d; want %s, %d", c.src, Print(g), levels, c.under, c.levels)
+		}
+		back, err := LiftZips(g, levels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Print(back) != Print(f) {
+			t.Errorf("LiftZips(UnderZips(%s)) = %s", c.src, Print(back))
+		}
+	}
+}

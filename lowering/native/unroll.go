@@ -126,31 +126,12 @@ func (nz *normalizer) unrollShort(n *graph.RNZ) (graph.Node, bool, error) {
 // included). ok is false where the function under them is not a lambda
 // taking one parameter per argument of n.
 func mapNest(n *graph.NZip) (l *graph.Lambda, levels int, ok bool) {
-	f, levels := n.Fn, 1
-	for {
-		p, ok := f.(*graph.NZip)
-		if !ok || !graph.IsFunc(p) || len(p.Args) != 0 {
-			break
-		}
-		f, levels = p.Fn, levels+1
-	}
+	f, under := graph.UnderZips(n.Fn)
 	l, ok = f.(*graph.Lambda)
 	if !ok || graph.IsFunc(n) || len(l.Params) != len(n.Args) {
 		return nil, 0, false
 	}
-	return l, levels, true
-}
-
-// wrap returns f under levels partial nzips.
-func wrap(f graph.Node, levels int) (graph.Node, error) {
-	for range levels {
-		p, err := graph.NewNZip(f)
-		if err != nil {
-			return nil, err
-		}
-		f = p
-	}
-	return f, nil
+	return l, under + 1, true
 }
 
 // paramViews returns the chain of views b applies to one of params,
@@ -220,7 +201,7 @@ func (nz *normalizer) liftViews(n *graph.NZip) (graph.Node, bool, error) {
 		}
 		args[j] = a
 	}
-	g, err := wrap(inner.Fn, levels)
+	g, err := graph.LiftZips(inner.Fn, levels)
 	if err != nil {
 		return nil, false, err
 	}
@@ -274,7 +255,7 @@ func (nz *normalizer) fissionLet(n *graph.NZip) (graph.Node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	ff, err := wrap(first, levels-1)
+	ff, err := graph.LiftZips(first, levels-1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -287,7 +268,7 @@ func (nz *normalizer) fissionLet(n *graph.NZip) (graph.Node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	rf, err := wrap(rest, levels-1)
+	rf, err := graph.LiftZips(rest, levels-1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -405,7 +386,7 @@ func (nz *normalizer) exchangeMap(n *graph.NZip) (graph.Node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	wb, err := wrap(body, levels-1)
+	wb, err := graph.LiftZips(body, levels-1)
 	if err != nil {
 		return nil, false, err
 	}
