@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -458,7 +459,28 @@ func (ev *evaluator) rnz(n *RNZ, args []Value, e *env) (Value, error) {
 		}
 		acc = concreteValue(acc)
 	}
-	return acc, nil
+	// Over one element the result is that element, which may be a view
+	// (a transpose); Check types an rnz's result as a new array, and
+	// views of it (a flatten) rely on that.
+	return rowMajorValue(acc), nil
+}
+
+// rowMajorValue is v with its arrays laid out row-major, copied where
+// they are not.
+func rowMajorValue(v Value) Value {
+	switch v := v.(type) {
+	case *Array:
+		if !slices.Equal(v.layout, RowMajor(v.Extents()...)) {
+			return v.Copy()
+		}
+	case TupleValue:
+		out := make(TupleValue, len(v))
+		for i, e := range v {
+			out[i] = rowMajorValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 func (ev *evaluator) layoutOp(n, x Node, e *env, op func(*Array) (*Array, error)) (Value, error) {

@@ -143,6 +143,16 @@ func EdgeCases() []EdgeCase {
 				Inputs:    map[string][]float64{"x": {nan, inf, -inf, 3e9, -3e9, 2.9, -2.9, negz, 2147483520, -2147483648}},
 				WantDType: graph.Int32, WantExtents: []int{10},
 				Want: []float64{0, maxI32, minI32, maxI32, minI32, 2, -2, 0, 2147483520, minI32}},
+			// An rnz's result is a new array, row-major as Check types
+			// it, even when its function returns a view (a transpose),
+			// so a flatten may merge its axes: over one element, where
+			// the result is that element, and over two.
+			EdgeCase{Name: d + "/rnz-of-views-flattened", Program: "x : " + d + `[1,2,3]; flatten 0 (rnz (zip (zip (+))) (\m -> flip 0 m) x)`,
+				Inputs: map[string][]float64{"x": {1, 2, 3, 4, 5, 6}}, WantDType: dt, WantExtents: []int{6},
+				Want: []float64{1, 4, 2, 5, 3, 6}},
+			EdgeCase{Name: d + "/rnz-of-two-views-flattened", Program: "x : " + d + `[2,2,3]; flatten 0 (rnz (zip (zip (+))) (\m -> flip 0 m) x)`,
+				Inputs: map[string][]float64{"x": {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60}}, WantDType: dt, WantExtents: []int{6},
+				Want: []float64{11, 44, 22, 55, 33, 66}},
 		)
 	}
 	i32 := func(name, program string, inputs map[string][]float64, want ...float64) EdgeCase {
