@@ -267,14 +267,22 @@
 // # The schedule pass
 //
 // ScheduleGraph, the last pass of Fuse (ScheduleOptions.Off switches it
-// off), orders each kernel's loops. A kernel's nest (Nest) is a tree in
-// general: a loop's body may compute scalars around the next loop (a
-// matrix product's epilogue). The exchange rules swap a loop with the one
-// that is its body's whole value, so the spine is cut into straight
-// segments at each epilogue and the orders are the products of the
-// segments' permutations, each enumerated in the Steinhaus–Johnson–Trotter
-// sequence below, after no subdivision or one subdivision of a loop of a
-// segment of two or more loops by each block of ScheduleOptions.Blocks.
+// off), orders each kernel's loops. A kernel's loops are a tree
+// (NestTree): a loop's body may compute scalars around the next loop (a
+// matrix product's epilogue) or run several loops (a LayerNorm's row: two
+// reductions and a map). The exchange rules swap a loop with the one that
+// is its body's whole value, so the tree is cut into straight chains, and
+// each chain's permutations are enumerated in the Steinhaus–Johnson–
+// Trotter sequence below, after no subdivision or one subdivision of a
+// loop of a chain of two or more loops by each block of
+// ScheduleOptions.Blocks. Chains along one path multiply: each order of an
+// outer chain searches the chains inside it anew, since their strides
+// depend on it. Chains in different branches add: HierCost sums a tree's
+// paths from the top to each innermost loop, so a branch's order does not
+// change what another's costs, and each branch is searched with its
+// siblings as they are and then kept at its best — the paper's future
+// work, enumeration over trees of nested HoFs, with a cut that makes the
+// orders costed the sum over the branches rather than their product.
 // The early cut keeps the enumeration small: orders that run the elements
 // of a subdivided loop outside its blocks are the paper's orders with the
 // halves swapped and are not costed; an exchange the rules refuse is
@@ -291,8 +299,9 @@
 // searched. With ScheduleOptions.Tune the best orders are timed instead
 // and the choice kept on disk per kernel and machine (Tuner). The
 // choice, its prediction and what was pruned are recorded on the kernel
-// (Kernel.Schedule) and in the report. The pass terminates: each
-// segment has finitely many permutations, each visited once, and the
+// (Kernel.Schedule) and in the report, a tree written with its branches
+// in parentheses: "mapX (mapX#2 mapX#3; rnz mapX#4)". The pass
+// terminates: each chain has finitely many permutations, each visited once, and the
 // number of orders costed per kernel is bounded (MaxOrders), and so is
 // the number over the whole pass (ScheduleOptions.Budget), after which
 // kernels keep the best order found so far and the report says so. Both

@@ -21,6 +21,13 @@ import (
 // copy (map id, which a flatten over a permuted result needs) is charged
 // as a read and a write of its bytes.
 //
+// A kernel whose loops form a tree (a body that runs several loops, such
+// as a LayerNorm's row: two reductions and a map) costs the sum of its
+// paths from the top to each innermost loop, each modelled as a nest of
+// its own (as if the loops were distributed), where the loops a path
+// shares with one modelled before count in its iterations but bring no
+// arrays: those are in the cache already.
+//
 // A matrix-product nest in the contract rule's normal form — two maps
 // around a scalar rnz (+) (*) of an element of each, the form the native
 // back end's GEMM micro-kernel takes — costs its flops at Machine.GEMMRate
@@ -60,20 +67,31 @@ func (m HierCost) TermCost(term graph.Node) (float64, error) {
 			}
 		}
 	}
-	levels := Nest(term)
-	if len(levels) == 0 {
+	l := newLoopList(term)
+	if len(l.levels) == 0 {
 		return copies, nil
 	}
-	if !m.NoGEMM && mach.GEMMRate > 0 {
-		if flops, out, ok := gemmShape(info, levels); ok {
+	if !m.NoGEMM && mach.GEMMRate > 0 && l.linear() {
+		if flops, out, ok := gemmShape(info, l.levels); ok {
 			return flops/mach.GEMMRate + out/mach.MemoryBandwidth + copies, nil
 		}
 	}
-	n, err := newNestModel(info, levels, mach.LineBytes)
-	if err != nil {
-		return 0, err
-	}
 	cost := copies
+	paths, own := l.paths()
+	for i, p := range paths {
+		n, err := newNestModel(info, l.path(p), own[i], mach.LineBytes)
+		if err != nil {
+			return 0, err
+		}
+		cost += n.cost(mach)
+	}
+	return cost, nil
+}
+
+// cost is the time of one path's loops on mach: the traffic into each
+// cache at the bandwidth of the level outside it, and the iterations.
+func (n *nestModel) cost(mach Machine) float64 {
+	cost := 0.0
 	for i, c := range mach.Caches {
 		bw := mach.MemoryBandwidth
 		if i+1 < len(mach.Caches) {
@@ -85,7 +103,7 @@ func (m HierCost) TermCost(term graph.Node) (float64, error) {
 	if n.vectorisable() {
 		rate = mach.VectorRate
 	}
-	return cost + n.iterations()/rate, nil
+	return cost + n.iterations()/rate
 }
 
 // gemmShape reports whether the nest is a matrix product in the form the
@@ -137,7 +155,7 @@ func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
 	return 2 * float64(e0) * float64(e1) * float64(e2), float64(graph.Bytes(t)), true
 }
 
-// nestModel is a nest's loops and the arrays each loop walks.
+// nestModel is a path of loops and the arrays each loop walks.
 type nestModel struct {
 	extent []float64   // iterations of each loop, outermost first
 	stride [][]float64 // stride[d][a]: bytes loop d advances array a by; 0 if it does not walk a
@@ -145,12 +163,18 @@ type nestModel struct {
 	line   float64
 }
 
-// newNestModel finds the arrays of the nest: each argument of a loop is a
-// view of an array the term reads or of an element of an outer loop's
-// argument (then the same array, walked along another axis); the nest's
-// result is one more array, walked by the maps (a reduction adds into the
-// same elements at every step).
-func newNestModel(info *graph.Info, levels []Level, line int) (*nestModel, error) {
+// newNestModel finds the arrays of a path of loops, from the top of a
+// kernel to an innermost loop: each argument of a loop is a view of an
+// array the term reads or of an element of an outer loop's argument (then
+// the same array, walked along another axis); the path's result is one
+// more array, walked by the maps (a reduction adds into the same elements
+// at every step).
+//
+// The loops before own are shared with a path modelled before, which
+// brought their arrays: they count in the iterations, but walk no array
+// here, and the result is that of the loop at own, a value of the shared
+// loops' body. A straight nest is one path, with own 0.
+func newNestModel(info *graph.Info, levels []Level, own, line int) (*nestModel, error) {
 	n := &nestModel{line: float64(line)}
 	rootOf := map[*graph.Var]int{}
 	byNode := map[graph.Node]int{}
@@ -193,23 +217,29 @@ func newNestModel(info *graph.Info, levels []Level, line int) (*nestModel, error
 			if i < len(h.params) {
 				rootOf[h.params[i]] = r
 			}
+			if d < own {
+				continue
+			}
 			walks = append(walks, walk{d, r})
 			strides = append(strides, math.Abs(float64(t.Layout[0].Stride))*float64(t.DType.Size()))
 		}
 	}
 	// The result: the maps write it, in the order of the nest.
 	out := len(n.elem)
-	rt := graph.Materialized(info.TypeOf(levels[0].Node))
+	if own >= len(levels) {
+		return nil, fmt.Errorf("cost: a path of %d loops owns none", len(levels))
+	}
+	rt := graph.Materialized(info.TypeOf(levels[own].Node))
 	elems := 1.0
-	for d, l := range levels {
+	for d, l := range levels[own:] {
 		if l.Kind != "rnz" {
-			elems *= n.extent[d]
+			elems *= n.extent[own+d]
 		}
 	}
 	if b := float64(graph.Bytes(rt)); b > 0 && elems > 0 {
 		n.elem = append(n.elem, max(1, b/elems))
 		s := n.elem[out]
-		for d := len(levels) - 1; d >= 0; d-- {
+		for d := len(levels) - 1; d >= own; d-- {
 			if levels[d].Kind != "rnz" {
 				walks = append(walks, walk{d, out})
 				strides = append(strides, s)
@@ -322,7 +352,11 @@ func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	flops, _, ok := gemmShape(info, Nest(term))
+	l := newLoopList(term)
+	if !l.linear() {
+		return 0, false
+	}
+	flops, _, ok := gemmShape(info, l.levels)
 	if !ok {
 		return 0, false
 	}

@@ -152,12 +152,13 @@ func (k *Kernel) Label() string {
 // (or measures the best, with Tune), and replaces the kernel's body with
 // the order chosen, recording it in Kernel.Schedule.
 //
-// The loops of a kernel are the nest Nest finds: a tree in general, since
-// a loop's body may compute scalars around the next loop (a matrix
-// product's epilogue) or hold several. The exchange rules swap a loop
-// with the one that is its body's whole value, so the spine is cut into
-// straight segments at each epilogue, and the orders are the products of
-// each segment's permutations (Steinhaus–Johnson–Trotter within each).
+// The loops of a kernel are a tree (NestTree), since a loop's body may
+// compute scalars around the next loop (a matrix product's epilogue) or
+// run several. The exchange rules swap a loop with the one that is its
+// body's whole value, so the tree is cut into straight chains, each
+// permuted by Steinhaus–Johnson–Trotter; the chains along a path multiply,
+// and the branches of the tree are searched one after another, each kept
+// at its best (searchList says why that loses nothing).
 //
 // The early cut: an order whose two halves of a subdivided loop run
 // elements outside blocks is the same order with the halves swapped, and
@@ -189,12 +190,17 @@ func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	start := time.Now()
 	model := HierCost{Machine: opt.Machine, NoGEMM: opt.NoGEMM}
-	levels := Nest(k.Body)
-	if len(levels) == 0 {
+	loops := newLoopList(k.Body)
+	if len(loops.levels) == 0 {
 		return nil // views and scalars: no loops to order
 	}
-	labels := uniqueLabels(rootLabels(levels))
-	written := strings.Join(labels, " ")
+	labels := uniqueLabels(rootLabels(loops.levels))
+	e := &enumeration{
+		kernel: k, model: model, loops: loops, labels: labels, budget: *budget,
+		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]seenOrder{},
+		visited: map[string]float64{}, pruned: map[string]*PrunedOrders{},
+	}
+	written := formatOrder(loops, labels, nil)
 	writtenCost, err := model.TermCost(k.Body)
 	if err != nil {
 		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
@@ -231,11 +237,6 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
 		return nil
 	}
-	e := &enumeration{
-		kernel: k, model: model, labels: labels, budget: *budget,
-		maxOrders: opt.MaxOrders, refused: map[[2]string]string{}, seen: map[string]string{},
-		pruned: map[string]*PrunedOrders{},
-	}
 	if e.maxOrders <= 0 {
 		e.maxOrders = 720
 	}
@@ -243,8 +244,9 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	writtenCand := &ScheduleCandidate{Order: written, Term: k.Body, Cost: writtenCost}
 	e.cands = []*ScheduleCandidate{writtenCand}
 	if sig, err := e.signature(k.Body); err == nil {
-		e.seen[sig] = written
+		e.seen[sig] = seenOrder{written, writtenCost}
 	}
+	e.visited[subdivisionsKey(nil)+": "+written] = writtenCost
 	err = e.search(opt.Blocks)
 	*budget -= len(e.cands) - 1 // the written order was costed before the search
 	if err != nil {
@@ -370,19 +372,27 @@ func uniqueLabels(labels []string) []string {
 type enumeration struct {
 	kernel    *Kernel
 	model     HierCost
-	labels    []string // of the written nest
+	loops     loopList // of the written body
+	labels    []string // of the written loops, in preorder
 	budget    int      // the orders the pass may still cost
 	maxOrders int
 	cands     []*ScheduleCandidate
 	// refused holds the pairs of loops (upper, lower label) whose exchange
 	// the rules refused, with the reason.
 	refused map[[2]string]string
-	seen    map[string]string // model signature -> the order that had it
+	seen    map[string]seenOrder // model signature -> the first order that had it
+	visited map[string]float64   // subdivisions and order -> its cost
 	// unrecognised counts the reduction operators of the written body
 	// that graph.Reducer does not recognise; an order may not add any.
 	unrecognised int
 	pruned       map[string]*PrunedOrders
 	stopped      string // why the search stopped early, if it did
+}
+
+// seenOrder is the first order costed with one model signature.
+type seenOrder struct {
+	order string
+	cost  float64
 }
 
 func (e *enumeration) prune(reason, order string) {
@@ -394,13 +404,14 @@ func (e *enumeration) prune(reason, order string) {
 	p.Count++
 }
 
-// variant is the nest the permutations start from: the written one, or
-// one with a loop subdivided.
+// variant is the tree of loops the permutations start from: the written
+// one, or one with a loop subdivided.
 type variant struct {
 	term   graph.Node
-	labels []string // outermost first; a subdivided loop's label twice, blocks first
+	labels []string // in preorder; a subdivided loop's label twice, blocks first
 	subs   []Subdivision
-	segs   [][2]int // straight segments: first level, length
+	loops  loopList
+	chains [][2]int // straight chains: first loop (preorder), length
 }
 
 // search enumerates every variant's orders.
@@ -408,28 +419,28 @@ func (e *enumeration) search(blocks []int) error {
 	if blocks == nil {
 		blocks = DefaultBlocks
 	}
+	written := formatOrder(e.loops, e.labels, nil)
 	base, err := hoistViews(e.kernel.Body)
 	if err != nil {
-		e.prune("the nest's views cannot be hoisted: "+err.Error(), strings.Join(e.labels, " "))
+		e.prune("the nest's views cannot be hoisted: "+err.Error(), written)
 		return nil
 	}
-	levels := Nest(base)
-	if len(levels) != len(e.labels) {
-		e.prune("hoisting the views changed the nest", strings.Join(e.labels, " "))
+	loops := newLoopList(base)
+	if loops.shapeKey() != e.loops.shapeKey() {
+		e.prune("hoisting the views changed the tree of loops", written)
 		return nil
 	}
 	variants := []variant{{term: base, labels: e.labels}}
-	segs := segments(levels)
 	info, err := graph.Check(base)
 	if err != nil {
 		return fmt.Errorf("kernel %s: %w", e.kernel.Name, err)
 	}
-	for _, sg := range segs {
-		if sg[1] < 2 {
+	for _, ch := range chains(loops) {
+		if ch[1] < 2 {
 			continue // a loop alone: tiling it changes no order
 		}
-		for d := sg[0]; d < sg[0]+sg[1]; d++ {
-			h, _ := asHOF(levels[d].Node)
+		for d := ch[0]; d < ch[0]+ch[1]; d++ {
+			h, _ := asHOF(loops.levels[d].Node)
 			ext := levelExtent(info, h)
 			for _, b := range blocks {
 				if b < 2 || ext%b != 0 || ext/b < 2 {
@@ -446,17 +457,17 @@ func (e *enumeration) search(blocks []int) error {
 		}
 	}
 	for _, v := range variants {
-		lv := Nest(v.term)
-		if len(lv) != len(v.labels) {
+		v.loops = newLoopList(v.term)
+		if len(v.loops.levels) != len(v.labels) {
 			e.prune("the subdivided nest is not the written one with one more loop", strings.Join(v.labels, " "))
 			continue
 		}
-		v.segs = segments(lv)
+		v.chains = chains(v.loops)
 		perm := make([]int, len(v.labels))
 		for i := range perm {
 			perm[i] = i
 		}
-		if err := e.segment(v, 0, v.term, perm); err != nil {
+		if _, _, _, err := e.searchList(&v, v.childChains(-1), v.term, perm); err != nil {
 			return err
 		}
 		if e.stopped != "" {
@@ -472,16 +483,34 @@ func firstLine(err error) string {
 	return s
 }
 
-// segments cuts a nest into straight runs: levels whose function's body is
-// the next level.
-func segments(levels []Level) [][2]int {
+// chains cuts a tree of loops into straight chains, each loop of a chain
+// the whole value of the function body of the one before (as the
+// exchange rules need); a chain's loops are consecutive in preorder.
+func chains(l loopList) [][2]int {
 	var out [][2]int
-	startAt := 0
-	for d := range levels {
-		h, _ := asHOF(levels[d].Node)
-		if d+1 == len(levels) || !directlyNested(h) {
-			out = append(out, [2]int{startAt, d + 1 - startAt})
-			startAt = d + 1
+	for j := range l.levels {
+		if p := l.parent[j]; p >= 0 && p == j-1 && len(l.children(p)) == 1 {
+			if h, _ := asHOF(l.levels[p].Node); directlyNested(h) {
+				out[len(out)-1][1]++
+				continue
+			}
+		}
+		out = append(out, [2]int{j, 1})
+	}
+	return out
+}
+
+// childChains returns the chains that start in the body of chain c's last
+// loop (c = -1: the chains at the top level).
+func (v *variant) childChains(c int) []int {
+	last := -1
+	if c >= 0 {
+		last = v.chains[c][0] + v.chains[c][1] - 1
+	}
+	var out []int
+	for i, ch := range v.chains {
+		if v.loops.parent[ch[0]] == last {
+			out = append(out, i)
 		}
 	}
 	return out
@@ -499,66 +528,91 @@ func directlyNested(h *hof) bool {
 	return false
 }
 
-// segment enumerates the permutations of segment si of v (term realising
-// perm for the segments before it), and for each the segments after it.
-func (e *enumeration) segment(v variant, si int, term graph.Node, perm []int) error {
-	if e.stopped != "" {
-		return nil
+// searchList searches the chains in list one after another, starting from
+// term (which realises perm): each chain's orders, with the chains below
+// it, and then the next chain from the best of them. Chains in different
+// branches of the tree do not meet in the cost model, which sums the
+// paths from the top to each innermost loop (HierCost), so the best order
+// of the whole is the best of each branch: the early cut of a tree, whose
+// orders would otherwise multiply across its branches. Chains along one
+// path do meet (an inner chain's strides depend on the outer order), and
+// each order of an outer chain searches the chains inside it anew.
+//
+// It returns the best term found, its permutation and its predicted cost
+// (+Inf when no order could be costed).
+func (e *enumeration) searchList(v *variant, list []int, term graph.Node, perm []int) (graph.Node, []int, float64, error) {
+	cost := e.visit(v, term, perm)
+	for _, c := range list {
+		if e.stopped != "" {
+			break
+		}
+		var err error
+		if term, perm, cost, err = e.searchChain(v, c, term, perm, cost); err != nil {
+			return nil, nil, 0, err
+		}
 	}
-	if si == len(v.segs) {
-		return e.visit(v, term, perm)
+	return term, perm, cost, nil
+}
+
+// searchChain enumerates the permutations of chain c of v, from term
+// (realising perm, predicted at cost), by Steinhaus–Johnson–Trotter, and
+// for each the chains inside it; it returns the best.
+func (e *enumeration) searchChain(v *variant, c int, term graph.Node, perm []int, cost float64) (graph.Node, []int, float64, error) {
+	lo, m := v.chains[c][0], v.chains[c][1]
+	kids := v.childChains(c)
+	bestT, bestP, bestC, err := e.searchList(v, kids, term, perm)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	lo, m := v.segs[si][0], v.segs[si][1]
 	if m < 2 {
-		return e.segment(v, si+1, term, perm)
+		return bestT, bestP, bestC, nil
 	}
-	start, startPerm := term, slices.Clone(perm)
-	cur := term
-	if err := e.segment(v, si+1, cur, perm); err != nil {
-		return err
-	}
+	start, startPerm := term, perm
+	cur, p := term, slices.Clone(perm)
 	for _, pos := range sjtSwaps(m) {
 		if e.stopped != "" {
-			return nil
+			break
 		}
 		at := lo + pos
-		perm[at], perm[at+1] = perm[at+1], perm[at]
-		order := e.order(v, perm)
-		if e.halvesSwapped(v, perm) {
+		p[at], p[at+1] = p[at+1], p[at]
+		order := e.order(v, p)
+		if e.halvesSwapped(v, p) {
 			// The same order as the one with the halves the other way:
 			// follow the chain of exchanges, cost nothing.
 			e.prune("equivalent: a subdivided loop's elements outside its blocks", order)
-			cur = e.step(v, cur, at, perm)
+			cur = e.step(v, cur, at, p)
 			continue
 		}
-		if pair, reason, ok := e.needsRefused(v, perm); ok {
+		if pair, reason, ok := e.needsRefused(v, p); ok {
 			e.prune(fmt.Sprintf("infeasible: needs %s and %s exchanged, which the rules refuse: %s", pair[0], pair[1], reason), order)
 			cur = nil
 			continue
 		}
 		if cur != nil {
-			cur = e.step(v, cur, at, perm)
+			cur = e.step(v, cur, at, p)
 		}
 		if cur == nil {
-			t, err := realiseFrom(start, startPerm, perm, lo, v.labels, e.refused)
+			t, err := realiseFrom(start, startPerm, p, lo, lo+m, v.labels, e.refused)
 			if err != nil {
 				e.prune("infeasible: "+firstLine(err), order)
 				continue
 			}
 			cur = t
 		}
-		if err := e.segment(v, si+1, cur, perm); err != nil {
-			return err
+		t, tp, tc, err := e.searchList(v, kids, cur, slices.Clone(p))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if tc < bestC {
+			bestT, bestP, bestC = t, tp, tc
 		}
 	}
-	// Leave perm as it came: SJT ends on a transposition of the start.
-	copy(perm, startPerm)
-	return nil
+	return bestT, bestP, bestC, nil
 }
 
 // step exchanges the loops at at and at+1 of cur, or returns nil when the
 // rules refuse (remembering the pair).
-func (e *enumeration) step(v variant, cur graph.Node, at int, perm []int) graph.Node {
+func (e *enumeration) step(v *variant, cur graph.Node, at int, perm []int) graph.Node {
 	if cur == nil {
 		return nil
 	}
@@ -576,7 +630,7 @@ func (e *enumeration) step(v variant, cur graph.Node, at int, perm []int) graph.
 
 // halvesSwapped reports whether perm runs the elements of a subdivided
 // loop outside its blocks.
-func (e *enumeration) halvesSwapped(v variant, perm []int) bool {
+func (e *enumeration) halvesSwapped(v *variant, perm []int) bool {
 	for i := range perm {
 		for j := i + 1; j < len(perm); j++ {
 			if v.labels[perm[i]] == v.labels[perm[j]] && perm[i] > perm[j] {
@@ -589,7 +643,7 @@ func (e *enumeration) halvesSwapped(v variant, perm []int) bool {
 
 // needsRefused reports whether perm puts below each other two loops whose
 // exchange was refused, in the order the refusal forbade.
-func (e *enumeration) needsRefused(v variant, perm []int) ([2]string, string, bool) {
+func (e *enumeration) needsRefused(v *variant, perm []int) ([2]string, string, bool) {
 	for i := range perm {
 		for j := i + 1; j < len(perm); j++ {
 			// perm[j] was above perm[i] in the variant and is now below it.
@@ -604,56 +658,97 @@ func (e *enumeration) needsRefused(v variant, perm []int) ([2]string, string, bo
 	return [2]string{}, "", false
 }
 
-func (e *enumeration) order(v variant, perm []int) string {
-	parts := make([]string, len(perm))
-	for i, p := range perm {
-		parts[i] = v.labels[p]
-	}
-	return strings.Join(parts, " ")
+// order writes v's loops in the order perm.
+func (e *enumeration) order(v *variant, perm []int) string {
+	return formatOrder(v.loops, v.labels, perm)
 }
 
-// visit costs one complete order.
-func (e *enumeration) visit(v variant, term graph.Node, perm []int) error {
+// formatOrder writes a tree of loops, each loop at preorder position i
+// named by labels[perm[i]] (perm nil: the identity): a straight nest as
+// its labels outermost first, "mapA mapB rnz", and a loop whose body runs
+// several as its label and theirs in parentheses, separated by
+// semicolons: "mapx (rnz; rnz#2; mapx#2)".
+func formatOrder(l loopList, labels []string, perm []int) string {
+	name := func(i int) string {
+		if perm == nil {
+			return labels[i]
+		}
+		return labels[perm[i]]
+	}
+	var list func(parent int) string
+	list = func(parent int) string {
+		var parts []string
+		for _, c := range l.children(parent) {
+			s := name(c)
+			switch kids := l.children(c); {
+			case len(kids) == 1:
+				s += " " + list(c)
+			case len(kids) > 1:
+				s += " (" + list(c) + ")"
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, "; ")
+	}
+	return list(-1)
+}
+
+// visit costs one complete order, once: an order costed before, or one
+// equivalent for the model to one costed before, gives that cost again.
+// It returns +Inf for an order that cannot be costed or is cut.
+func (e *enumeration) visit(v *variant, term graph.Node, perm []int) float64 {
 	order := e.order(v, perm)
-	if len(v.subs) == 0 && term == v.term && slices.IsSorted(perm) {
-		return nil // the written order, costed already
+	key := subdivisionsKey(v.subs) + ": " + order
+	if c, ok := e.visited[key]; ok {
+		return c
 	}
-	if len(e.cands)-1 >= e.budget {
-		e.stopped = "the search budget ran out"
-		return nil
-	}
-	if len(e.cands) >= e.maxOrders {
-		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
-		return nil
-	}
+	c := e.cost(v, term, order)
+	e.visited[key] = c
+	return c
+}
+
+func (e *enumeration) cost(v *variant, term graph.Node, order string) float64 {
+	inf := math.Inf(1)
 	if n := unrecognisedReducers(term); n > e.unrecognised {
 		// An exchange lifted a reduction operator into a form no back end
 		// takes as a reduction (a zip of a tuple operator, say): the
 		// order is sound, but StableHLO could not run it.
 		e.prune("infeasible: a lifted reduction operator the back ends cannot take as a reduction (graph.Reducer does not recognise it)", order)
-		return nil
+		return inf
+	}
+	if newLoopList(term).shapeKey() != v.loops.shapeKey() {
+		e.prune("infeasible: the exchanges changed the tree of loops", order)
+		return inf
 	}
 	sig, err := e.signature(term)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
-		return nil
+		return inf
 	}
 	if prev, ok := e.seen[sig]; ok {
-		e.prune("equivalent for the cost model to an order costed before", order+" = "+prev)
-		return nil
+		e.prune("equivalent for the cost model to an order costed before", order+" = "+prev.order)
+		return prev.cost
 	}
-	e.seen[sig] = order
+	if len(e.cands)-1 >= e.budget {
+		e.stopped = "the search budget ran out"
+		return inf
+	}
+	if len(e.cands) >= e.maxOrders {
+		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
+		return inf
+	}
 	c, err := e.model.TermCost(term)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
-		return nil
+		return inf
 	}
 	if math.IsInf(c, 0) || math.IsNaN(c) {
 		e.prune("infeasible: the model cannot cost it", order)
-		return nil
+		return inf
 	}
+	e.seen[sig] = seenOrder{order, c}
 	e.cands = append(e.cands, &ScheduleCandidate{Order: order, Subdivisions: v.subs, Term: term, Cost: c})
-	return nil
+	return c
 }
 
 // unrecognisedReducers counts the rnz nodes of term whose reduction
@@ -670,8 +765,9 @@ func unrecognisedReducers(term graph.Node) int {
 	return n
 }
 
-// signature is what the cost model sees of a term: its loops' kinds and
-// extents, the strides each walks its arrays with, and its copies.
+// signature is what the cost model sees of a term: for each path from
+// the top to an innermost loop, its loops' kinds and extents and the
+// strides each walks its arrays with; and its copies.
 func (e *enumeration) signature(term graph.Node) (string, error) {
 	info, err := graph.Check(term)
 	if err != nil {
@@ -680,32 +776,40 @@ func (e *enumeration) signature(term graph.Node) (string, error) {
 	if t := graph.Materialized(info.TypeOf(term)); t.String() != e.kernel.Output.Type.String() {
 		return "", fmt.Errorf("the order computes %v, not %v", t, e.kernel.Output.Type)
 	}
-	levels := Nest(term)
-	n, err := newNestModel(info, levels, 64)
-	if err != nil {
-		return "", err
-	}
+	l := newLoopList(term)
+	paths, own := l.paths()
 	var sb strings.Builder
-	for d, l := range levels {
-		fmt.Fprintf(&sb, "%s %g %v|", l.Kind, n.extent[d], n.stride[d])
+	for i, p := range paths {
+		levels := l.path(p)
+		n, err := newNestModel(info, levels, own[i], 64)
+		if err != nil {
+			return "", err
+		}
+		for d, lv := range levels {
+			fmt.Fprintf(&sb, "%s %g %v|", lv.Kind, n.extent[d], n.stride[d])
+		}
+		sb.WriteString("/")
 	}
 	for x := range graph.All(term) {
 		if z, ok := x.(*graph.NZip); ok && isCopy(z) {
 			sb.WriteString("copy|")
 		}
 	}
-	_, _, gemm := gemmShape(info, levels)
+	gemm := false
+	if l.linear() {
+		_, _, gemm = gemmShape(info, l.levels)
+	}
 	fmt.Fprintf(&sb, "gemm=%v", gemm)
 	return sb.String(), nil
 }
 
 // realiseFrom reaches perm from start (which realises startPerm) by
-// exchanges of adjacent loops within [lo, ...), a bubble sort; a refused
+// exchanges of adjacent loops within [lo, hi), a bubble sort; a refused
 // exchange is remembered in refused.
-func realiseFrom(start graph.Node, startPerm, perm []int, lo int, labels []string, refused map[[2]string]string) (graph.Node, error) {
+func realiseFrom(start graph.Node, startPerm, perm []int, lo, hi int, labels []string, refused map[[2]string]string) (graph.Node, error) {
 	cur := slices.Clone(startPerm)
 	term := start
-	for target := lo; target < len(perm); target++ {
+	for target := lo; target < hi; target++ {
 		at := slices.Index(cur, perm[target])
 		for at > target {
 			next, err := exchangeAt(term, at-1)

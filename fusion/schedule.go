@@ -11,7 +11,7 @@ import (
 
 // A Subdivision asks the schedule search to tile one level of a nest.
 type Subdivision struct {
-	Level int // index in the nest before any subdivision, outermost 0
+	Level int // index in the nest before any subdivision, outermost 0; in a tree of loops, the loop's index in preorder
 	Block int // block size; it must divide the level's extent
 }
 
@@ -198,11 +198,17 @@ func realise(term graph.Node, perm []int) (graph.Node, error) {
 	return term, nil
 }
 
-// exchangeAt exchanges the loops at depths pos and pos+1 of term's nest.
+// exchangeAt exchanges the loop at pos of term's loops in preorder (a
+// depth, in a straight nest) with the loop after it, which must be the
+// whole value of its function's body.
 func exchangeAt(term graph.Node, pos int) (graph.Node, error) {
-	levels := Nest(term)
-	if pos+1 >= len(levels) {
+	l := newLoopList(term)
+	levels := l.levels
+	if pos < 0 || pos+1 >= len(levels) {
 		return nil, fmt.Errorf("schedule: no levels %d and %d in a nest of %d", pos, pos+1, len(levels))
+	}
+	if l.parent[pos+1] != pos {
+		return nil, fmt.Errorf("schedule: levels %d and %d are not directly nested", pos, pos+1)
 	}
 	n := levels[pos].Node
 	var rule Rule
@@ -237,9 +243,13 @@ func exchangeAt(term graph.Node, pos int) (graph.Node, error) {
 	return hoistViews(next)
 }
 
-// subdivideLevel tiles one level of term's nest.
+// subdivideLevel tiles one loop of term, s.Level its position in
+// preorder (a depth, in a straight nest).
 func subdivideLevel(term graph.Node, s Subdivision) (graph.Node, error) {
-	levels := Nest(term)
+	levels := newLoopList(term).levels
+	if s.Level < 0 || s.Level >= len(levels) {
+		return nil, fmt.Errorf("schedule: no level %d in a nest of %d", s.Level, len(levels))
+	}
 	n := levels[s.Level].Node
 	c, err := newContext(term)
 	if err != nil {
