@@ -247,14 +247,16 @@ func lastOrder(_ *Kernel, cands []*ScheduleCandidate) int { return len(cands) - 
 // and the graph with the last order chosen against the term too; so are
 // the programs fused by Fuse with the last order of every kernel chosen.
 func TestScheduleLaw(t *testing.T) {
-	orders := 0
+	orders, trees := 0, 0
 	for _, gen := range graphtest.Generators() {
 		for seed := range uint64(12) {
-			orders += scheduleLawCase(t, gen, seed)
+			n, tr := scheduleLawCase(t, gen, seed)
+			orders, trees = orders+n, trees+tr
 		}
 	}
-	t.Logf("%d orders other than the written one checked", orders)
+	t.Logf("%d orders other than the written one checked, %d of them moving a loop off the spine", orders, trees)
 	assert.Greater(t, orders, 100, "the generators' programs have nests to reorder")
+	assert.Greater(t, trees, 10, "the generators' programs have loops off the spine to reorder")
 }
 
 // FuzzScheduleLaw is TestScheduleLaw on fuzzed seeds, every generator.
@@ -264,16 +266,16 @@ func FuzzScheduleLaw(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		for _, gen := range graphtest.Generators() {
-			scheduleLawCase(t, gen, seed)
+			_, _ = scheduleLawCase(t, gen, seed)
 		}
 	})
 }
 
 // scheduleLawCase checks one program of gen, drawn from seed, and returns
-// the number of orders other than the written one it checked.
-func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) int {
+// the number of orders other than the written one it checked, and how
+// many of them kept the spine (Nest) as written and moved a loop off it.
+func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) (orders, trees int) {
 	t.Helper()
-	orders := 0
 	cfg := graphtest.Config{DType: graph.Float64}
 	if seed%2 == 1 {
 		cfg.DType = graph.Float32
@@ -290,6 +292,8 @@ func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) in
 	require.NoError(t, err, name)
 	err = ScheduleGraph(g, ScheduleOptions{Machine: paperMachine(), MinCost: -1, Blocks: []int{2, 3},
 		Choose: func(k *Kernel, cands []*ScheduleCandidate) int {
+			base, err := hoistViews(k.Body)
+			require.NoError(t, err, name)
 			for _, c := range cands[1:] {
 				got, err := graph.Eval(c.Term, usedInputs(c.Term, in))
 				require.NoError(t, err, "%s: order %s: %s", name, c.Order, graph.Print(c.Term))
@@ -297,6 +301,9 @@ func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) in
 					t.Fatalf("%s: order %s changed the value\nwritten: %s\norder:   %s\n%v", name, c.Order, graph.Print(term), graph.Print(c.Term), d)
 				}
 				orders++
+				if len(c.Subdivisions) == 0 && NestOrder(c.Term) == NestOrder(base) && graph.Print(c.Term) != graph.Print(base) {
+					trees++ // the spine as written, another loop moved
+				}
 			}
 			return len(cands) - 1
 		}})
@@ -314,7 +321,7 @@ func scheduleLawCase(t *testing.T, gen graphtest.NamedGenerator, seed uint64) in
 	if d := graph.Diff(want, got, tol); d != nil {
 		t.Fatalf("%s: the fused and scheduled graph changed the value\n%s\n%v", name, res.Graph, d)
 	}
-	return orders
+	return orders, trees
 }
 
 // The MLP, in inference and training, fused and scheduled with the last
