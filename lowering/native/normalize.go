@@ -35,6 +35,8 @@ import (
 //     substituted.
 //  5. and 6. A short max, min or + reduction is unrolled, and the views
 //     of a map's parameters are lifted out of it (unroll.go).
+//  7. A floating-point negation is folded into the op around it or a
+//     literal operand where an exact identity allows (foldNeg).
 //
 // Every step either succeeds or returns its error: a body that cannot be
 // normalised, or whose normal form does not type-check, is an error
@@ -99,8 +101,12 @@ func normalizeWith(body graph.Node, info *graph.Info, counter *int, copyExchange
 	if err != nil {
 		return nil, nil, nz.exchanged, fmt.Errorf("normalising %s: %w", graph.Abbrev(h, 60), err)
 	}
-	if _, err := graph.Check(out); err != nil {
+	outInfo, err := graph.Check(out)
+	if err != nil {
 		return nil, nil, nz.exchanged, fmt.Errorf("the normal form of %s does not type-check: %w", graph.Abbrev(h, 60), err)
+	}
+	if out, err = foldNegs(out, outInfo, map[graph.Node]graph.Node{}); err != nil {
+		return nil, nil, nz.exchanged, fmt.Errorf("folding the negations of %s: %w", graph.Abbrev(h, 60), err)
 	}
 	return out, nz.hoists, nz.exchanged, nil
 }
