@@ -3,7 +3,7 @@ package native
 import "github.com/hofuse/hofuse/graph"
 
 // foldNegs applies foldNeg bottom-up to every floating-point call of n,
-// a normal form that info types (rule 7 of normalize).
+// a normal form that info types (rule 10 of normalize).
 func foldNegs(n graph.Node, info *graph.Info, memo map[graph.Node]graph.Node) (graph.Node, error) {
 	if r, ok := memo[n]; ok {
 		return r, nil

@@ -35,7 +35,11 @@ import (
 //     substituted.
 //  5. and 6. A short max, min or + reduction is unrolled, and the views
 //     of a map's parameters are lifted out of it (unroll.go).
-//  7. A floating-point negation is folded into the op around it or a
+//  7. and 8. Short lets are fissioned out of maps, and short maps
+//     exchanged with long ones (unroll.go).
+//  9. The scalars a map computes from closed vectors alone are computed
+//     once per run (invariant.go).
+//  10. A floating-point negation is folded into the op around it or a
 //     literal operand where an exact identity allows (foldNeg).
 //
 // Every step either succeeds or returns its error: a body that cannot be
@@ -238,7 +242,7 @@ func (nz *normalizer) rule(n graph.Node) (graph.Node, error) {
 			}
 			return nz.norm(graph.WithSource(r, n.Source()))
 		}
-		for _, rule := range []func(*graph.NZip) (graph.Node, bool, error){nz.liftViews, nz.fissionLet, nz.exchangeMap} {
+		for _, rule := range []func(*graph.NZip) (graph.Node, bool, error){nz.liftViews, nz.fissionLet, nz.exchangeMap, nz.hoistInvariants} {
 			r, ok, err := rule(n)
 			if err != nil {
 				return nil, err
