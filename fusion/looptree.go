@@ -42,23 +42,9 @@ func loopsIn(n graph.Node, out []graph.Node) []graph.Node {
 		if isCopy(n) {
 			return loopsIn(n.Args[0], out)
 		}
-		if _, ok := asHOF(n); !ok {
-			return out
-		}
-		out = append(out, n)
-		for _, a := range n.Args {
-			out = loopsIn(a, out)
-		}
-		return out
+		return loopThenArgs(n, n.Args, out)
 	case *graph.RNZ:
-		if _, ok := asHOF(n); !ok {
-			return out
-		}
-		out = append(out, n)
-		for _, a := range n.Args {
-			out = loopsIn(a, out)
-		}
-		return out
+		return loopThenArgs(n, n.Args, out)
 	case *graph.Lambda, *graph.Input, *graph.Var, *graph.Const, *graph.OpRef, *graph.Ident, *graph.Section:
 		return out
 	case *graph.Let:
@@ -66,6 +52,18 @@ func loopsIn(n graph.Node, out []graph.Node) []graph.Node {
 	}
 	for _, c := range graph.Children(n) {
 		out = loopsIn(c, out)
+	}
+	return out
+}
+
+// loopThenArgs appends the loop n, then the loops of its arguments.
+func loopThenArgs(n graph.Node, args []graph.Node, out []graph.Node) []graph.Node {
+	if _, ok := asHOF(n); !ok {
+		return out
+	}
+	out = append(out, n)
+	for _, a := range args {
+		out = loopsIn(a, out)
 	}
 	return out
 }

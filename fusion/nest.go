@@ -106,14 +106,7 @@ func Nest(term graph.Node) []Level {
 		if !ok {
 			break
 		}
-		lv := Level{Kind: "rnz", Node: n}
-		if !h.isRNZ() {
-			lv.Kind = [...]string{"nzip", "map", "zip"}[min(len(h.args), 3)%3]
-		}
-		for _, a := range h.args {
-			lv.Args = append(lv.Args, graph.Abbrev(a, 60))
-		}
-		out = append(out, lv)
+		out = append(out, newLevel(n, h))
 		n = spineHOF(h.body)
 	}
 	return out
