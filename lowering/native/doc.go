@@ -15,8 +15,12 @@
 // reductions are unrolled, views of a map's parameters lifted out of it,
 // small lets under a map computed for all its elements first, and a short
 // map over a window's axes moved out of the positions' map, unroll.go:
-// a pooling and its gradient then run as loops over all positions), then
-// compiled in
+// a pooling and its gradient then run as loops over all positions; the
+// scalars a map under a loop computes from closed vectors alone, such as
+// a BatchNorm gradient's per-channel reciprocal standard deviation, are
+// hoisted and computed once per run, invariant.go; floating-point
+// negations are folded into the ops around them where an exact identity
+// allows, negfold.go), then compiled in
 // destination-passing style: every term is compiled into code that writes
 // its value into a destination, a strided view of a buffer, or accumulates
 // into it.
