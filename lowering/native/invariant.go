@@ -99,8 +99,10 @@ func (nz *normalizer) hoistInvariants(n *graph.NZip) (graph.Node, bool, error) {
 	walk = func(e graph.Node) (graph.Node, error) {
 		switch e := e.(type) {
 		case *graph.Call:
-			if _, v := e.Args[0].(*graph.Var); v && e.Op == graph.StopGrad {
-				return e, nil // its operand itself: nothing to compute
+			if e.Op == graph.StopGrad {
+				if _, v := e.Args[0].(*graph.Var); v {
+					return e, nil // its operand itself: nothing to compute
+				}
 			}
 			if invariant(e) {
 				d, err := expand(e)
@@ -141,7 +143,11 @@ func (nz *normalizer) hoistInvariants(n *graph.NZip) (graph.Node, bool, error) {
 				if err != nil {
 					return nil, err
 				}
-				return graph.NewLet(e.Var, value, body)
+				let, err := graph.NewLet(e.Var, value, body)
+				if err != nil {
+					return nil, err
+				}
+				return graph.WithSource(let, e.Source()), nil
 			}
 		case *graph.Lambda, *graph.NZip, *graph.RNZ, *graph.Section:
 			return e, nil // another loop's or function's body: not this map's scalars
