@@ -85,6 +85,7 @@ func newLevel(n graph.Node, h *hof) Level {
 type loopList struct {
 	levels []Level
 	parent []int
+	kids   [][]int // kids[i+1]: the loops whose parent is i
 }
 
 func newLoopList(term graph.Node) loopList {
@@ -98,19 +99,15 @@ func newLoopList(term graph.Node) loopList {
 		}
 	}
 	walk(NestTree(term), -1)
+	l.kids = make([][]int, len(l.levels)+1)
+	for j, p := range l.parent {
+		l.kids[p+1] = append(l.kids[p+1], j)
+	}
 	return l
 }
 
 // children returns the loops whose parent is i (-1: the top level).
-func (l loopList) children(i int) []int {
-	var out []int
-	for j, p := range l.parent {
-		if p == i {
-			out = append(out, j)
-		}
-	}
-	return out
-}
+func (l loopList) children(i int) []int { return l.kids[i+1] }
 
 // linear reports whether the loops are one straight chain, each the only
 // loop of the one before: a nest Nest describes whole.
