@@ -547,7 +547,7 @@ func (e *enumeration) searchList(v *variant, list []int, term graph.Node, perm [
 			break
 		}
 		var err error
-		if term, perm, cost, err = e.searchChain(v, c, term, perm, cost); err != nil {
+		if term, perm, cost, err = e.searchChain(v, c, term, perm); err != nil {
 			return nil, nil, 0, err
 		}
 	}
@@ -555,9 +555,9 @@ func (e *enumeration) searchList(v *variant, list []int, term graph.Node, perm [
 }
 
 // searchChain enumerates the permutations of chain c of v, from term
-// (realising perm, predicted at cost), by Steinhaus–Johnson–Trotter, and
-// for each the chains inside it; it returns the best.
-func (e *enumeration) searchChain(v *variant, c int, term graph.Node, perm []int, cost float64) (graph.Node, []int, float64, error) {
+// (realising perm), by Steinhaus–Johnson–Trotter, and for each the chains
+// inside it; it returns the best.
+func (e *enumeration) searchChain(v *variant, c int, term graph.Node, perm []int) (graph.Node, []int, float64, error) {
 	lo, m := v.chains[c][0], v.chains[c][1]
 	kids := v.childChains(c)
 	bestT, bestP, bestC, err := e.searchList(v, kids, term, perm)
