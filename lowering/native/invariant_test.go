@@ -1,13 +1,9 @@
 package native_test
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/lowering/lowertest"
 )
 
 // TestHoistInvariants checks normalisation's rule 9: a map over a row's
@@ -18,11 +14,7 @@ import (
 // vector. The results equal the interpreter's bit for bit, with NaN, ±Inf
 // and ±0 among the inputs, f32 and f64.
 func TestHoistInvariants(t *testing.T) {
-	cases := []struct {
-		name, src string
-		want      []string // in the plan
-		lack      string
-	}{
+	cases := []planCase{
 		{"batchnorm-gradient", `x : T[64,8]; s1 : T[8]; s2 : T[8]; g : T[8];
 map (\r -> nzip (\v a b c -> let m = a / 64 in let var = b / 64 - m * m + 1e-05 in c * (v - m) * rsqrt var / var) r s1 s2 g) x`,
 			[]string{"hoisted", "rsqrt (b / 64 - a / 64 * (a / 64) + 1e-05)", "flat map [64]"}, ""},
@@ -32,21 +24,6 @@ map (\r -> nzip (\v a b c -> let m = a / 64 in let var = b / 64 - m * m + 1e-05 
 			nil, "hoisted"},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
-		for _, tc := range cases {
-			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
-				prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
-				require.NoError(t, err)
-				in, err := lowertest.Inputs(prog.Body, 7, 0, lowertest.Dense)
-				require.NoError(t, err)
-				withSpecials(t, in)
-				d := checkExact(t, prog.Body, in, -1)
-				for _, w := range tc.want {
-					require.Contains(t, d, w)
-				}
-				if tc.lack != "" {
-					require.NotContains(t, d, tc.lack)
-				}
-			})
-		}
+		runPlanCases(t, dt, cases)
 	}
 }

@@ -48,19 +48,7 @@ func TestFoldNeg(t *testing.T) {
 			in = map[string]graph.Value{"x": toF32(x), "y": toF32(y)}
 		}
 		for _, c := range cases {
-			src := fmt.Sprintf(`x : %v[%d]; y : %v[%d]; zip (\x y -> %s) x y`, dt, n*n, dt, n*n, c.term)
-			prog, err := graph.Parse(src)
-			if err != nil {
-				t.Fatalf("%s: %v", src, err)
-			}
-			info, err := graph.Check(prog.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			folded, err := foldNegs(prog.Body, info, map[graph.Node]graph.Node{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			prog, folded := foldedProgram(t, fmt.Sprintf(`x : %v[%d]; y : %v[%d]; zip (\x y -> %s) x y`, dt, n*n, dt, n*n, c.term))
 			if got, want := lambdaBody(folded), c.folded; got != want {
 				t.Errorf("%v %s folded to %s, want %s", dt, c.term, got, want)
 			}
@@ -78,9 +66,18 @@ func TestFoldNeg(t *testing.T) {
 		}
 	}
 
-	prog, err := graph.Parse(`x : i32[4]; map (\v -> -(v / 0)) x`)
+	prog, folded := foldedProgram(t, `x : i32[4]; map (\v -> -(v / 0)) x`)
+	if folded != prog.Body {
+		t.Errorf("i32 -(v / 0) folded to %s: -(x/0) = 1 but x/-0 = -1", graph.Print(folded))
+	}
+}
+
+// foldedProgram parses src and folds its term's negations.
+func foldedProgram(t *testing.T, src string) (*graph.Program, graph.Node) {
+	t.Helper()
+	prog, err := graph.Parse(src)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", src, err)
 	}
 	info, err := graph.Check(prog.Body)
 	if err != nil {
@@ -90,9 +87,7 @@ func TestFoldNeg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if folded != prog.Body {
-		t.Errorf("i32 -(v / 0) folded to %s: -(x/0) = 1 but x/-0 = -1", graph.Print(folded))
-	}
+	return prog, folded
 }
 
 // lambdaBody prints the body of the function of zip f x y.

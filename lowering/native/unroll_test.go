@@ -28,11 +28,7 @@ func TestUnrollShortReductions(t *testing.T) {
 	windows := func(ws, st int) string {
 		return "(flip 1 (window 0 " + itoa(ws) + " " + itoa(st) + " (window 1 " + itoa(ws) + " " + itoa(st) + " img)))"
 	}
-	cases := []struct {
-		name, src string
-		want      []string // in the plan
-		lack      string   // not in the plan
-	}{
+	cases := []planCase{
 		{"max-pool", `x : T[3,6,6,5]; map (\img -> map (map (\p -> rnz (zip max) (\r -> reduce (zip max) r) p)) ` + windows(2, 2) + `) x`,
 			[]string{"vector loop [", "4 loads, 3 ops"}, "loop rnz"},
 		{"min-pool-3x3", `x : T[2,7,7,4]; map (\img -> map (map (\p -> rnz (zip min) (\r -> reduce (zip min) r) p)) ` + windows(3, 1) + `) x`,
@@ -47,22 +43,7 @@ func TestUnrollShortReductions(t *testing.T) {
 			[]string{"kernels.Dot"}, ""},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
-		for _, tc := range cases {
-			t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
-				prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
-				require.NoError(t, err)
-				in, err := lowertest.Inputs(prog.Body, 7, 0, lowertest.Dense)
-				require.NoError(t, err)
-				withSpecials(t, in)
-				d := checkExact(t, prog.Body, in, -1)
-				for _, w := range tc.want {
-					require.Contains(t, d, w)
-				}
-				if tc.lack != "" {
-					require.NotContains(t, d, tc.lack)
-				}
-			})
-		}
+		runPlanCases(t, dt, cases)
 		t.Run("max-pool-gradient-"+dt.String(), func(t *testing.T) {
 			src := `x : T[2,6,6,5]; c : T[2,3,3,5]; reduce (+) (map (\i -> reduce (+) (map (\r -> reduce (+) (map (\q -> reduce (+) q) r)) i)) (zip (zip (zip (zip (*)))) (map (\img -> map (map (\p -> rnz (zip max) (\r -> reduce (zip max) r) p)) ` + windows(2, 2) + `) x) c))`
 			prog, err := graph.Parse(strings.ReplaceAll(src, "T[", dt.String()+"["))
@@ -109,6 +90,35 @@ func TestUnrollShortReductions(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+// A planCase is a program, T standing for its element type, whose native
+// plan must contain every string of want and not lack (when not empty).
+type planCase struct {
+	name, src string
+	want      []string
+	lack      string
+}
+
+// runPlanCases runs each case in dt, with NaN, ±Inf and ±0 among its
+// inputs, and checks its plan and its results (checkExact).
+func runPlanCases(t *testing.T, dt graph.DType, cases []planCase) {
+	for _, tc := range cases {
+		t.Run(tc.name+"-"+dt.String(), func(t *testing.T) {
+			prog, err := graph.Parse(strings.ReplaceAll(tc.src, "T[", dt.String()+"["))
+			require.NoError(t, err)
+			in, err := lowertest.Inputs(prog.Body, 7, 0, lowertest.Dense)
+			require.NoError(t, err)
+			withSpecials(t, in)
+			d := checkExact(t, prog.Body, in, -1)
+			for _, w := range tc.want {
+				require.Contains(t, d, w)
+			}
+			if tc.lack != "" {
+				require.NotContains(t, d, tc.lack)
+			}
+		})
+	}
+}
 
 // withSpecials sets a few elements of every float input to NaN, ±Inf and
 // ±0.
