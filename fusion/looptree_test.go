@@ -35,6 +35,8 @@ func TestNestTree(t *testing.T) {
 	require.Len(t, roots[0].Children, 2, "the row map (the let's body) and the column sums (its value)")
 	assert.Equal(t, Nest(term)[1].Node, roots[0].Children[0].Node, "the first child is Nest's spine")
 	assert.Equal(t, "rnz", roots[0].Children[1].Children[0].Kind)
+	assert.Equal(t, "map X > (map x > zip r cs; map (flip 0 x) > rnz col)", NestOrder(term))
+	assert.Equal(t, "map A > map (flip 0 B) > rnz rA cB", NestOrder(matmulTerm(t, 8)), "a straight nest as before")
 
 	l := newLoopList(term)
 	assert.Equal(t, []int{-1, 0, 1, 0, 3}, l.parent)

@@ -148,15 +148,29 @@ func isCopy(n *graph.NZip) bool {
 	return id && len(n.Args) == 1
 }
 
-// NestOrder writes a term's nest outermost first: "map x > nzip (flip 0 W) b > rnz r c".
+// NestOrder writes a term's loops outermost first: "map x > nzip (flip 0
+// W) b > rnz r c"; a loop whose body runs several loops writes them in
+// parentheses, separated by semicolons (NestTree): "map X > (map x > zip
+// r cs; map (flip 0 x) > rnz id col)".
 func NestOrder(term graph.Node) string {
-	levels := Nest(term)
-	if len(levels) == 0 {
+	roots := NestTree(term)
+	if len(roots) == 0 {
 		return "(no loops)"
 	}
-	parts := make([]string, len(levels))
-	for i, l := range levels {
-		parts[i] = l.String()
+	return treeOrder(roots)
+}
+
+func treeOrder(ts []*LoopTree) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.Level.String()
+		switch len(t.Children) {
+		case 0:
+		case 1:
+			parts[i] += " > " + treeOrder(t.Children)
+		default:
+			parts[i] += " > (" + treeOrder(t.Children) + ")"
+		}
 	}
-	return strings.Join(parts, " > ")
+	return strings.Join(parts, "; ")
 }
