@@ -49,15 +49,20 @@ func (m HierCost) Cost(s *Schedule) (float64, error) {
 
 // TermCost is the cost of running term.
 func (m HierCost) TermCost(term graph.Node) (float64, error) {
+	info, err := graph.Check(term)
+	if err != nil {
+		return 0, err
+	}
+	return m.termCost(term, info, newLoopList(term))
+}
+
+// termCost is TermCost of term, which info types and whose loops are l.
+func (m HierCost) termCost(term graph.Node, info *graph.Info, l loopList) (float64, error) {
 	mach := m.Machine
 	if len(mach.Caches) == 0 {
 		mach = DetectMachine()
 	}
 	mach = mach.withRates()
-	info, err := graph.Check(term)
-	if err != nil {
-		return 0, err
-	}
 	copies := 0.0
 	for n := range graph.All(term) {
 		if z, ok := n.(*graph.NZip); ok && isCopy(z) {
@@ -67,7 +72,6 @@ func (m HierCost) TermCost(term graph.Node) (float64, error) {
 			}
 		}
 	}
-	l := newLoopList(term)
 	if len(l.levels) == 0 {
 		return copies, nil
 	}

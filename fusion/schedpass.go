@@ -201,7 +201,11 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 		visited: map[string]float64{}, pruned: map[string]*PrunedOrders{},
 	}
 	written := formatOrder(loops, labels, nil)
-	writtenCost, err := model.TermCost(k.Body)
+	info, err := graph.Check(k.Body)
+	if err != nil {
+		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
+	}
+	writtenCost, err := model.termCost(k.Body, info, loops)
 	if err != nil {
 		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
 	}
@@ -243,7 +247,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	e.unrecognised = unrecognisedReducers(k.Body)
 	writtenCand := &ScheduleCandidate{Order: written, Term: k.Body, Cost: writtenCost}
 	e.cands = []*ScheduleCandidate{writtenCand}
-	if sig, err := e.signature(k.Body); err == nil {
+	if sig, err := e.signature(k.Body, info, loops); err == nil {
 		e.seen[sig] = seenOrder{written, writtenCost}
 	}
 	e.visited[subdivisionsKey(nil)+": "+written] = writtenCost
@@ -297,19 +301,19 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 		return nil
 	}
 	// The chosen body must compute the same type from the same inputs.
-	info, err := graph.Check(best.Term)
+	bi, err := graph.Check(best.Term)
 	if err != nil {
 		return fmt.Errorf("kernel %s: schedule %s is ill-typed (a bug): %w", k.Name, best.Order, err)
 	}
-	if got, want := graph.Materialized(info.TypeOf(best.Term)), k.Output.Type; got.String() != want.String() {
+	if got, want := graph.Materialized(bi.TypeOf(best.Term)), k.Output.Type; got.String() != want.String() {
 		return fmt.Errorf("kernel %s: schedule %s computes %v, not the kernel's %v (a bug)", k.Name, best.Order, got, want)
 	}
-	for _, in := range info.Inputs {
+	for _, in := range bi.Inputs {
 		if !slices.Contains(k.Inputs, in) {
 			return fmt.Errorf("kernel %s: schedule %s reads %s, which the kernel does not (a bug)", k.Name, best.Order, in.Name)
 		}
 	}
-	k.Body, k.Inputs, s.Changed = best.Term, info.Inputs, true
+	k.Body, k.Inputs, s.Changed = best.Term, bi.Inputs, true
 	return nil
 }
 
@@ -716,11 +720,17 @@ func (e *enumeration) cost(v *variant, term graph.Node, order string) float64 {
 		e.prune("infeasible: a lifted reduction operator the back ends cannot take as a reduction (graph.Reducer does not recognise it)", order)
 		return inf
 	}
-	if newLoopList(term).shapeKey() != v.loops.shapeKey() {
+	loops := newLoopList(term)
+	if loops.shapeKey() != v.loops.shapeKey() {
 		e.prune("infeasible: the exchanges changed the tree of loops", order)
 		return inf
 	}
-	sig, err := e.signature(term)
+	info, err := graph.Check(term)
+	if err != nil {
+		e.prune("infeasible: "+firstLine(err), order)
+		return inf
+	}
+	sig, err := e.signature(term, info, loops)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
 		return inf
@@ -737,7 +747,7 @@ func (e *enumeration) cost(v *variant, term graph.Node, order string) float64 {
 		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
 		return inf
 	}
-	c, err := e.model.TermCost(term)
+	c, err := e.model.termCost(term, info, loops)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
 		return inf
@@ -768,15 +778,10 @@ func unrecognisedReducers(term graph.Node) int {
 // signature is what the cost model sees of a term: for each path from
 // the top to an innermost loop, its loops' kinds and extents and the
 // strides each walks its arrays with; and its copies.
-func (e *enumeration) signature(term graph.Node) (string, error) {
-	info, err := graph.Check(term)
-	if err != nil {
-		return "", err
-	}
+func (e *enumeration) signature(term graph.Node, info *graph.Info, l loopList) (string, error) {
 	if t := graph.Materialized(info.TypeOf(term)); t.String() != e.kernel.Output.Type.String() {
 		return "", fmt.Errorf("the order computes %v, not %v", t, e.kernel.Output.Type)
 	}
-	l := newLoopList(term)
 	paths, own := l.paths()
 	var sb strings.Builder
 	for i, p := range paths {

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -470,7 +469,7 @@ func (ev *evaluator) rnz(n *RNZ, args []Value, e *env) (Value, error) {
 func rowMajorValue(v Value) Value {
 	switch v := v.(type) {
 	case *Array:
-		if !slices.Equal(v.layout, RowMajor(v.Extents()...)) {
+		if !v.layout.IsRowMajor() {
 			return v.Copy()
 		}
 	case TupleValue:
