@@ -46,9 +46,10 @@ func TestConvGemm(t *testing.T) {
 }
 
 // TestConvGemmBits checks that a convolution whose windows the native
-// back end packs straight from the image into the micro-kernel's panels
-// gives the bits of kernels.Gemm on the im2col matrix written out here by
-// plain loops (the windows of the zero-padded input as rows, the HWIO
+// back end packs straight from the image into the micro-kernel's panels,
+// or reads through their offsets by kernels.GatherGemm (at most
+// GatherMaxN channels out), gives the bits of kernels.Gemm on the im2col
+// matrix written out here by plain loops (the windows of the zero-padded input as rows, the HWIO
 // kernel as K×N) plus the bias: the same products summed in the same
 // order, whatever the window, padding, stride, dilation, element type or
 // number of threads. The sizes are odd so that panels straddle image rows
@@ -116,29 +117,47 @@ func TestConvGemmBits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, par := range []int{1, 0} {
-				p, err := native.New(native.Options{Parallelism: par}).Plan(res.Graph)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(p.Describe(), "conv as gemm") {
-					t.Fatalf("parallelism %d: no conv as gemm in the plan:\n%s", par, p.Describe())
-				}
-				out, err := p.Run(in)
-				p.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := out.(*graph.Array).Values()
-				if len(got) != len(want) {
-					t.Fatalf("parallelism %d: %d outputs, want %d", par, len(got), len(want))
-				}
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("parallelism %d: output %d (row %d, channel %d) = %v, kernels.Gemm on the im2col gives %v",
-							par, i, i/N, i%N, got[i], want[i])
+			maxN := kernels.GatherMaxN[float32]()
+			if cc.dt == graph.Float64 {
+				maxN = kernels.GatherMaxN[float64]()
+			}
+			for _, mode := range []string{"packed", "gathered"} {
+				t.Run(mode, func(t *testing.T) {
+					switch {
+					case mode == "packed":
+						native.DisableGather(t)
+					case !kernels.GatherAvailable():
+						t.Skip("the gather kernels need AVX-512")
 					}
-				}
+					for _, par := range []int{1, 0} {
+						p, err := native.New(native.Options{Parallelism: par}).Plan(res.Graph)
+						if err != nil {
+							t.Fatal(err)
+						}
+						d := p.Describe()
+						if !strings.Contains(d, "conv as gemm") {
+							t.Fatalf("parallelism %d: no conv as gemm in the plan:\n%s", par, d)
+						}
+						if gathered := strings.Contains(d, "kernels.GatherGemm"); gathered != (mode == "gathered" && N <= maxN) {
+							t.Fatalf("parallelism %d: kernels.GatherGemm in the plan: %v:\n%s", par, gathered, d)
+						}
+						out, err := p.Run(in)
+						p.Close()
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := out.(*graph.Array).Values()
+						if len(got) != len(want) {
+							t.Fatalf("parallelism %d: %d outputs, want %d", par, len(got), len(want))
+						}
+						for i := range want {
+							if got[i] != want[i] {
+								t.Fatalf("parallelism %d: output %d (row %d, channel %d) = %v, kernels.Gemm on the im2col gives %v",
+									par, i, i/N, i%N, got[i], want[i])
+							}
+						}
+					}
+				})
 			}
 		})
 	}

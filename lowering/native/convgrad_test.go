@@ -9,6 +9,7 @@ import (
 	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
 // convGradTerm returns the gradient of sum(y · c) with respect to every
@@ -87,20 +88,31 @@ func TestConvGradGemm(t *testing.T) {
 
 // TestStridedContraction runs contractions written as nested maps over
 // windows whose operands are no matrices (their free axes do not merge),
-// so that the left operand is packed through its offset tables (the
-// contracted axes contiguous: PackRows), the right one is packed into
-// scratch, and the product is written in place or scattered, f32 and f64,
-// sequential and parallel, against the interpreter.
+// so that the left operand is read through its offset tables by
+// kernels.GatherGemm (where the machine has it) or packed through them
+// (the contracted axes contiguous: PackRows), the right one is packed
+// into scratch, and the product is written in place or scattered, f32
+// and f64, sequential and parallel, against the interpreter.
 func TestStridedContraction(t *testing.T) {
+	t.Run("packed", func(t *testing.T) {
+		native.DisableGather(t)
+		testStridedContraction(t, "left operand packed from its strides")
+	})
+	if kernels.GatherAvailable() {
+		t.Run("gathered", func(t *testing.T) { testStridedContraction(t, "left operand read through its offsets") })
+	}
+}
+
+func testStridedContraction(t *testing.T, left string) {
 	const body = `rnz (+) (\p q -> rnz (+) (*) p q) a1 b1`
 	cases := []struct {
 		name, term string
 		notes      []string
 	}{
 		{"in-place", `map (\a -> map (\a1 -> map (\b -> map (\b1 -> ` + body + `) b) (window 0 2 3 Y)) a) (window 1 3 2 X)`,
-			[]string{"contraction as gemm 8x4x30: left operand packed from its strides", "right operand packed into scratch", "product in place"}},
+			[]string{"contraction as gemm 8x4x30: " + left, "right operand packed into scratch", "product in place"}},
 		{"scattered", `map (\a -> map (\b -> map (\a1 -> map (\b1 -> ` + body + `) b) a) (window 0 2 3 Y)) (window 1 3 2 X)`,
-			[]string{"contraction as gemm 8x4x30: left operand packed from its strides", "right operand packed into scratch", "product scattered from scratch"}},
+			[]string{"contraction as gemm 8x4x30: " + left, "right operand packed into scratch", "product scattered from scratch"}},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		for _, tc := range cases {

@@ -5,3 +5,12 @@ import "os"
 func init() {
 	debugPanics = os.Getenv("HOFUSE_NATIVE_PANICS") != ""
 }
+
+// DisableGather makes the plans compiled until the end of t pack every
+// scattered left operand for kernels.Gemm instead of reading it through
+// its offsets by kernels.GatherGemm, so that the packed paths stay
+// tested on machines that have the gather kernels.
+func DisableGather(t interface{ Cleanup(func()) }) {
+	noGather = true
+	t.Cleanup(func() { noGather = false })
+}

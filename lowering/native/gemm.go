@@ -517,6 +517,12 @@ type gemmSite struct {
 	partF64 func(part int) (func(row, col0 int, c []float64), func(row0, row1, col0, col1 int))
 	packF32 []func(dst []float32, mr, i0, h, k0, kc int) // the packer on frame w
 	packF64 []func(dst []float64, mr, i0, h, k0, kc int)
+
+	// rowOff, colOff: the offsets of the windows' first elements and of a
+	// window's elements, when a product run on one goroutine reads the
+	// windows through them by kernels.GatherGemm instead of packing
+	// them (nil otherwise).
+	rowOff, colOff []int
 }
 
 // bind makes the epilogue closures once the plan's frames exist, so that
@@ -580,6 +586,15 @@ func (s *gemmSite) run(fr *frame) {
 		threads = 1
 	}
 	s.readyEpilogue(fr, threads)
+	if s.rowOff != nil && threads == 1 {
+		switch s.dt {
+		case graph.Float32:
+			gatherSite(s, fr, fr.f32, kernels.GatherGemmF32)
+		case graph.Float64:
+			gatherSite(s, fr, fr.f64, kernels.GatherGemmF64)
+		}
+		return
+	}
 	switch s.dt {
 	case graph.Float32:
 		p := kernels.GemmParams[float32]{M: s.M, N: s.N, K: s.K,
@@ -615,6 +630,22 @@ func (s *gemmSite) run(fr *frame) {
 			p.A, p.LDA, p.PackA = nil, 0, s.packF64[fr.w]
 		}
 		kernels.GemmF64(p)
+	}
+}
+
+// gatherSite computes the product of s on one goroutine by
+// kernels.GatherGemm, the windows read through their offsets, and then
+// runs the epilogue on all its rows.
+func gatherSite[T float32 | float64](s *gemmSite, fr *frame, bufs [][]T, gather func(kernels.GatherParams[T]) bool) {
+	p := kernels.GatherParams[T]{M: s.M, N: s.N, K: s.K,
+		X: bufs[s.xb][fr.ints[s.xr]:], RowOff: s.rowOff, ColOff: s.colOff,
+		B: bufs[s.bb][fr.ints[s.br]:], LDB: s.ldb,
+		C: bufs[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc}
+	if !gather(p) {
+		panic("native: kernels.GatherGemm declined a product it was compiled for")
+	}
+	if s.epi != nil {
+		s.perRows[fr.w](0, s.M, 0, s.N)
 	}
 }
 

@@ -58,6 +58,13 @@ func main() {
 		gemv(fmt.Sprintf("gemvF32AVX512x%d", nv), 4, nv)
 		gemv(fmt.Sprintf("gemvF64AVX512x%d", nv), 8, nv)
 	}
+	for _, elem := range []int{4, 8} {
+		for nv := 1; nv <= 2; nv++ {
+			for mr := 1; mr <= gatherMR; mr++ {
+				gatherGemm(elem, mr, nv)
+			}
+		}
+	}
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 
@@ -603,6 +610,115 @@ func gemv(name string, elem, nv int) {
 			p("\tVMOVUP%s %s, K1, %d(DI)", sfx[1:], acc(v), 64*v)
 		} else {
 			p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(v), 64*v)
+		}
+	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gatherMR is the most rows of C a gather kernel computes at once: one
+// general-purpose register holds each row's offset.
+const gatherMR = 6
+
+// gatherName is the name of the gather kernel of mr rows and nv vectors.
+func gatherName(elem, mr, nv int) string {
+	t := "F32"
+	if elem == 8 {
+		t = "F64"
+	}
+	return fmt.Sprintf("gatherGemm%sAVX512r%dv%d", t, mr, nv)
+}
+
+// gatherGemm writes the AVX-512 kernel of GatherGemmF32/F64 for mr rows
+// of C and nv vectors of columns (the last one masked by K1):
+//
+//	c[i*ldc+j] (+)= Σ_k x[roff[i] + coff[k]] · b[k*ldb+j]   (i < mr, j < N)
+//
+// Each step broadcasts one element of each row, read through the row's
+// offset (a register) and the step's column offset (loaded), and
+// multiplies it with B's row, loaded once into registers. B's masked-off
+// lanes load as zero, so they add nothing to the accumulators' masked-off
+// lanes, which are never stored.
+func gatherGemm(elem, mr, nv int) {
+	name := gatherName(elem, mr, nv)
+	sfx, typ, bc, sh := "PS", "float32", "VBROADCASTSS", 2
+	if elem == 8 {
+		sfx, typ, bc, sh = "PD", "float64", "VBROADCASTSD", 3
+	}
+	rows := []string{"AX", "R9", "R10", "R11", "R12", "R13"}[:mr]
+	acc := func(i, v int) string { return fmt.Sprintf("Z%d", i*nv+v) }
+	breg := func(v int) string { return fmt.Sprintf("Z%d", 24+v) }
+	tmp := func(i int) string { return fmt.Sprintf("Z%d", 28+i%4) }
+	mask := func(v int) string {
+		if v == nv-1 {
+			return "K1, "
+		}
+		return ""
+	}
+	p("")
+	p("// func %s(k int, x *%s, roff, coff *int, b *%s, ldb int, c *%s, ldc int, mask uint16, add bool)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-67", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ roff+16(FP), DX")
+	for i, r := range rows {
+		p("\tMOVQ %d(DX), %s", 8*i, r)
+		p("\tSHLQ $%d, %s", sh, r)
+	}
+	p("\tMOVQ coff+24(FP), DI")
+	p("\tMOVQ b+32(FP), BX")
+	p("\tMOVQ ldb+40(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tKMOVW mask+64(FP), K1")
+	for i := range mr {
+		for v := range nv {
+			p("\tVPXORD %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
+		}
+	}
+	for v := range nv {
+		p("\tVPXORD %s, %s, %s", breg(v), breg(v), breg(v))
+	}
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\tMOVQ (DI), DX")
+	p("\tLEAQ (SI)(DX*%d), DX", elem)
+	for v := range nv {
+		p("\tVMOVUP%s %d(BX), %s%s", sfx[1:], 64*v, mask(v), breg(v))
+	}
+	for i, r := range rows {
+		p("\t%s (DX)(%s*1), %s", bc, r, tmp(i))
+		for v := range nv {
+			p("\tVFMADD231%s %s, %s, %s", sfx, breg(v), tmp(i), acc(i, v))
+		}
+	}
+	p("\tADDQ $8, DI")
+	p("\tADDQ R8, BX")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tMOVQ c+48(FP), DI")
+	p("\tMOVQ ldc+56(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVBLZX add+66(FP), DX")
+	p("\tTESTQ DX, DX")
+	p("\tJZ %s_store", name)
+	for i := range mr {
+		if i > 0 {
+			p("\tADDQ R8, DI")
+		}
+		for v := range nv {
+			p("\tVADD%s %d(DI), %s, %s%s", sfx, 64*v, acc(i, v), mask(v), acc(i, v))
+		}
+	}
+	p("\tMOVQ c+48(FP), DI")
+	p("%s_store:", name)
+	for i := range mr {
+		if i > 0 {
+			p("\tADDQ R8, DI")
+		}
+		for v := range nv {
+			p("\tVMOVUP%s %s, %s%d(DI)", sfx[1:], acc(i, v), mask(v), 64*v)
 		}
 	}
 	p("\tVZEROUPPER")
