@@ -526,11 +526,15 @@ const gatherForkMin = 1 << 18
 
 // useGather reports whether a product of n columns of dt whose left
 // operand is scattered (the windows of an image, or their transpose) is
-// computed by kernels.GatherGemm rather than packed for kernels.Gemm: on
-// a machine with the gather kernels, for at most GatherMaxN columns. The
-// CNN step's conv1 at batch 128 (one input channel, 8 output channels):
-// the weight gradient, 9x8x8192, took 385 µs packed on two threads and
-// 48 µs gathered on one; conv2's, 72x16x2048, 280 µs against 70.
+// computed by kernels.GatherGemm rather than packed for kernels.Gemm or
+// read by kernels.GemmWindows: on a machine with the gather kernels, for
+// at most GatherMaxN columns. The CNN step's kernels at batch 128,
+// isolated, before and after: conv1 (one input channel, 8 out) 188 µs
+// against 58, its weight gradient (9x8x8192) 259 against 77; conv2 (8 in,
+// 16 out, 16x16x72 per image, which GemmWindows declines) 360 against
+// 122, its weight gradient (72x16x2048) 201 against 118. For 32 columns
+// (8x8 positions, 16 channels in) GemmWindows took 8.3 µs an image and
+// GatherGemm 4.5.
 func useGather(dt graph.DType, n int) bool {
 	if noGather || !kernels.GatherAvailable() {
 		return false

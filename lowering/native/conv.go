@@ -131,11 +131,6 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		epi = " + " + e.describe()
 	}
 	c.b.onRuntime(s.bind)
-	if w := newWindowsSite(s, pk); w != nil {
-		c.note("conv as gemm %dx%dx%d over %d windows of %v read in place, %d runs of %d (kernels.GemmWindows; else packed from the image into the micro-kernel's panels) %v threads=%d%s",
-			M, N, K, M, x.layout[levels:], len(pk.runs), pk.run.Extent, x.dt, threads, epi)
-		return w.run, true, nil
-	}
 	if !transB && useGather(x.dt, N) {
 		s.rowOff, s.colOff = offsets(x.layout[:levels]), offsets(x.layout[levels:])
 		how := "read through their offsets (kernels.GatherGemm) on one thread, else packed"
@@ -145,6 +140,11 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d%s",
 			M, N, K, M, x.layout[levels:], how, x.dt, threads, epi)
 		return s.run, true, nil
+	}
+	if w := newWindowsSite(s, pk); w != nil {
+		c.note("conv as gemm %dx%dx%d over %d windows of %v read in place, %d runs of %d (kernels.GemmWindows; else packed from the image into the micro-kernel's panels) %v threads=%d%s",
+			M, N, K, M, x.layout[levels:], len(pk.runs), pk.run.Extent, x.dt, threads, epi)
+		return w.run, true, nil
 	}
 	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s",
 		M, N, K, M, x.layout[levels:], x.dt, threads, epi)
