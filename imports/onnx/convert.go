@@ -96,7 +96,6 @@ func ranges(cs []*converter) string {
 // plannedOps are operators known to be outside what the IR expresses yet,
 // with the reason the coverage report gives.
 var plannedOps = map[string]string{
-	"ConvTranspose":         "transposed convolutions are not supported yet",
 	"LSTM":                  "recurrent layers are not supported",
 	"GRU":                   "recurrent layers are not supported",
 	"RNN":                   "recurrent layers are not supported",

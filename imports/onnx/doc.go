@@ -39,7 +39,10 @@
 // BatchNormalization (inference), LayerNormalization,
 // InstanceNormalization, LRN (a sum of shifted views of the padded
 // squares). Reductions: every Reduce*, ArgMax, ArgMin. Windows: Conv,
-// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Pad (constant).
+// ConvTranspose (the equivalent convolution of the input spread out by
+// interior padding, its W, which must be known, exchanged and reversed
+// once at import), MaxPool, AveragePool, GlobalAveragePool,
+// GlobalMaxPool, Pad (constant).
 // Views: Identity, Dropout (inference), Flatten, Reshape, Transpose,
 // Squeeze, Unsqueeze, Concat, Split (crops), Slice (a crop; a step s > 1
 // splits the axis into blocks of s and keeps the first of each; a

@@ -119,6 +119,15 @@ func TestMoreRefusals(t *testing.T) {
 		{"Expand mismatch", newModel(13).input("x", tFloat, 3).output("y").initI("sh", []int64{2}, 2, 4).
 			node("Expand", "ex", []string{"x", "sh"}, []string{"y"}),
 			[]string{`"ex"`, "input of shape [3] does not broadcast with shape [2 4] (axis 1: 3 and 4)"}},
+		{"ConvTranspose W from the data", newModel(13).input("x", tFloat, 1, 2, 3, 3).input("w", tFloat, 2, 1, 2, 2).output("y").
+			node("ConvTranspose", "up", []string{"x", "w"}, []string{"y"}),
+			[]string{`"up"`, `input 1 ("w") is computed from the data; hofuse needs it known`}},
+		{"ConvTranspose groups", newModel(13).input("x", tFloat, 1, 3, 3, 3).output("y").initF("w", []int64{3, 1, 1, 1}, 1, 2, 3).
+			node("ConvTranspose", "up", []string{"x", "w"}, []string{"y"}, aInt("group", 2)),
+			[]string{`"up"`, "X has 3 channels, W [3 1 1 1] takes 3 in 2 groups"}},
+		{"ConvTranspose output_padding", newModel(13).input("x", tFloat, 1, 1, 3, 3).output("y").initF("w", []int64{1, 1, 1, 1}, 1).
+			node("ConvTranspose", "up", []string{"x", "w"}, []string{"y"}, aInts("strides", 2, 2), aInts("output_padding", 2, 0)),
+			[]string{`"up"`, "output_padding [2 0]: each value must be at least 0 and less than its axis's stride or dilation"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ImportBytes(tc.b.bytes(t), "test.onnx", imports.Options{})
