@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -137,41 +136,15 @@ func scatterRows[T float32 | float64](fr *frame, s *vstore, res []T, r int) {
 }
 
 // copyRun copies run rows of n elements, row i from src[so+i*ss:] to
-// dst[do+i*ds:]; rows of 32 or 64 bytes (a CNN's 8 or 16 channels) by
-// word moves inline, not by a call per row.
+// dst[do+i*ds:]: rows of 32 or 64 bytes (a CNN's 8 or 16 channels) by
+// kernels.CopyRows, a vector load and store each, the others by copy.
 func copyRun[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run int) {
-	if run <= 0 {
+	if kernels.CopyRows(dst, do, ds, src, so, ss, n, run) {
 		return
 	}
-	// A generic array assignment, *(*[8]T)(d) = *(*[8]T)(s), calls
-	// memmove, and so does a byte array's that may overlap; words loaded
-	// together and then stored move in registers. Both ends of the first
-	// and the last row are checked, so every row is in range whatever the
-	// strides' signs.
-	bytes := n * int(unsafe.Sizeof(T(0)))
-	if bytes == 32 || bytes == 64 {
-		lastD, lastS := do+(run-1)*ds, so+(run-1)*ss
-		_, _, _, _ = dst[do], dst[do+n-1], dst[lastD], dst[lastD+n-1]
-		_, _, _, _ = src[so], src[so+n-1], src[lastS], src[lastS+n-1]
-	}
-	switch bytes {
-	case 32:
-		for range run {
-			d, s := (*[4]uint64)(unsafe.Pointer(&dst[do])), (*[4]uint64)(unsafe.Pointer(&src[so]))
-			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], s[3]
-			do, so = do+ds, so+ss
-		}
-	case 64:
-		for range run {
-			d, s := (*[8]uint64)(unsafe.Pointer(&dst[do])), (*[8]uint64)(unsafe.Pointer(&src[so]))
-			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
-			do, so = do+ds, so+ss
-		}
-	default:
-		for range run {
-			copy(dst[do:do+n], src[so:so+n])
-			do, so = do+ds, so+ss
-		}
+	for range run {
+		copy(dst[do:do+n], src[so:so+n])
+		do, so = do+ds, so+ss
 	}
 }
 

@@ -65,6 +65,8 @@ func main() {
 			}
 		}
 	}
+	copyRows("copyRows32AVX2", 1)
+	copyRows("copyRows64AVX2", 2)
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 
@@ -721,6 +723,47 @@ func gatherGemm(elem, mr, nv int) {
 			p("\tVMOVUP%s %s, %s%d(DI)", sfx[1:], acc(i, v), mask(v), 64*v)
 		}
 	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// copyRows writes the loop of CopyRows for rows of nv 32-byte vectors:
+// each row is loaded whole and then stored, the strides in bytes, two rows
+// a step while two remain.
+func copyRows(name string, nv int) {
+	p("")
+	p("// func %s(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	p("\tMOVQ run+0(FP), CX")
+	p("\tMOVQ dst+8(FP), DI")
+	p("\tMOVQ ds+16(FP), R8")
+	p("\tMOVQ src+24(FP), SI")
+	p("\tMOVQ ss+32(FP), R9")
+	p("%s_pair:", name)
+	p("\tCMPQ CX, $2")
+	p("\tJLT %s_one", name)
+	for v := range nv {
+		p("\tVMOVUPS %d(SI), Y%d", 32*v, v)
+		p("\tVMOVUPS %d(SI)(R9*1), Y%d", 32*v, nv+v)
+	}
+	for v := range nv {
+		p("\tVMOVUPS Y%d, %d(DI)", v, 32*v)
+		p("\tVMOVUPS Y%d, %d(DI)(R8*1)", nv+v, 32*v)
+	}
+	p("\tLEAQ (SI)(R9*2), SI")
+	p("\tLEAQ (DI)(R8*2), DI")
+	p("\tSUBQ $2, CX")
+	p("\tJMP %s_pair", name)
+	p("%s_one:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	for v := range nv {
+		p("\tVMOVUPS %d(SI), Y%d", 32*v, v)
+	}
+	for v := range nv {
+		p("\tVMOVUPS Y%d, %d(DI)", v, 32*v)
+	}
+	p("%s_done:", name)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

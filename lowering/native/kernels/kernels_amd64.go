@@ -2,7 +2,11 @@
 
 package kernels
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The assembly routines in kernels_amd64.s. Pointer arguments must address
 // enough elements for the routine: the callers take them from slices whose
@@ -94,3 +98,9 @@ func transpose8F32AVX2(n int, rows *[8]*float32, dst *float32, ld int)
 
 //go:noescape
 func transpose4F32AVX2(n int, rows *[4]*float32, dst *float32, ld int)
+
+//go:noescape
+func copyRows32AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
+
+//go:noescape
+func copyRows64AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)

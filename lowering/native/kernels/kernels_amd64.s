@@ -8259,6 +8259,66 @@ gatherGemmF64AVX512r6v2_store:
 	VZEROUPPER
 	RET
 
+// func copyRows32AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
+TEXT ·copyRows32AVX2(SB), NOSPLIT, $0-40
+	MOVQ run+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ ds+16(FP), R8
+	MOVQ src+24(FP), SI
+	MOVQ ss+32(FP), R9
+copyRows32AVX2_pair:
+	CMPQ CX, $2
+	JLT copyRows32AVX2_one
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(SI)(R9*1), Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 0(DI)(R8*1)
+	LEAQ (SI)(R9*2), SI
+	LEAQ (DI)(R8*2), DI
+	SUBQ $2, CX
+	JMP copyRows32AVX2_pair
+copyRows32AVX2_one:
+	TESTQ CX, CX
+	JZ copyRows32AVX2_done
+	VMOVUPS 0(SI), Y0
+	VMOVUPS Y0, 0(DI)
+copyRows32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func copyRows64AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
+TEXT ·copyRows64AVX2(SB), NOSPLIT, $0-40
+	MOVQ run+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ ds+16(FP), R8
+	MOVQ src+24(FP), SI
+	MOVQ ss+32(FP), R9
+copyRows64AVX2_pair:
+	CMPQ CX, $2
+	JLT copyRows64AVX2_one
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(SI)(R9*1), Y2
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(SI)(R9*1), Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y2, 0(DI)(R8*1)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y3, 32(DI)(R8*1)
+	LEAQ (SI)(R9*2), SI
+	LEAQ (DI)(R8*2), DI
+	SUBQ $2, CX
+	JMP copyRows64AVX2_pair
+copyRows64AVX2_one:
+	TESTQ CX, CX
+	JZ copyRows64AVX2_done
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+copyRows64AVX2_done:
+	VZEROUPPER
+	RET
+
 // func transpose8F32AVX2(n int, rows *[8]*float32, dst *float32, ld int)
 // n must be a multiple of 8.
 TEXT ·transpose8F32AVX2(SB), NOSPLIT, $0-32

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 func init() {
 	gemmKernelsF32 = append(gemmKernelsF32, goKernelF32)
 	gemmKernelsF64 = append(gemmKernelsF64, goKernelF64)
@@ -26,3 +28,6 @@ const noAsm = "kernels: assembly routine called in a build without assembly"
 
 func transpose8F32AVX2(n int, rows *[8]*float32, dst *float32, ld int) { panic(noAsm) }
 func transpose4F32AVX2(n int, rows *[4]*float32, dst *float32, ld int) { panic(noAsm) }
+
+func copyRows32AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) { panic(noAsm) }
+func copyRows64AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) { panic(noAsm) }

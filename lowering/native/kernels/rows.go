@@ -1,0 +1,36 @@
+package kernels
+
+import "unsafe"
+
+// CopyRows copies run rows of n elements, row i from src[so+i·ss:] to
+// dst[do+i·ds:], and reports true, where a row is 32 or 64 bytes (8 or 16
+// float32 channels, 4 or 8 float64), the machine has AVX2 and dst and src
+// do not share memory: each row moves as one or two vector loads and
+// stores. It reports false and copies nothing otherwise, for the caller
+// to copy. The strides may be negative. It panics if a row lies outside
+// its slice.
+//
+// Gathering a window's rows of channels is most of what a small CNN's
+// pooling gradient does per image; a Go loop of word moves took about 20
+// instructions a row of 8 float32.
+func CopyRows[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run int) bool {
+	size := int(unsafe.Sizeof(T(0)))
+	bytes := n * size
+	if !hasAVX2 || (bytes != 32 && bytes != 64) || overlap(dst, src) {
+		return false
+	}
+	if run <= 0 {
+		return true
+	}
+	// Both ends of the first and the last row: every row lies between.
+	lastD, lastS := do+(run-1)*ds, so+(run-1)*ss
+	_, _, _, _ = dst[do], dst[do+n-1], dst[lastD], dst[lastD+n-1]
+	_, _, _, _ = src[so], src[so+n-1], src[lastS], src[lastS+n-1]
+	d, s := unsafe.Pointer(&dst[do]), unsafe.Pointer(&src[so])
+	if bytes == 32 {
+		copyRows32AVX2(run, d, ds*size, s, ss*size)
+	} else {
+		copyRows64AVX2(run, d, ds*size, s, ss*size)
+	}
+	return true
+}
