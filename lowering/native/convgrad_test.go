@@ -86,6 +86,30 @@ func TestConvGradGemm(t *testing.T) {
 	}
 }
 
+// TestGatherContractionThreads checks a convolution's weight gradient
+// large enough (27x8x1600, past gatherForkMin) that kernels.GatherGemm computes it in blocks
+// of rows over the pool's goroutines, fused, against the interpreter, f32
+// and f64.
+func TestGatherContractionThreads(t *testing.T) {
+	if !kernels.GatherAvailable() {
+		t.Skip("the gather kernels need AVX-512")
+	}
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		cc := lowertest.ConvCase{Name: "wide-batch", DType: dt, Batch: 16, H: 10, W: 10, In: 3, Out: 8, KH: 3, KW: 3,
+			Opt: layers.ConvOptions{Padding: layers.PadSame}}
+		g := convGradTerm(t, cc)
+		in, err := lowertest.Inputs(g, 13, 0, lowertest.Dense)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fused := lowertest.FusedAndUnfused(t, g)[0]
+		d := checkedDescribe(t, 2, fused, g, in)
+		if !strings.Contains(d, "contraction as gemm 27x8x1600: left operand read through its offsets") || !strings.Contains(d, "threads=2 (kernels.GatherGemm)") {
+			t.Errorf("%v: the weight gradient is not gathered on two threads:\n%s", dt, d)
+		}
+	}
+}
+
 // TestStridedContraction runs contractions written as nested maps over
 // windows whose operands are no matrices (their free axes do not merge),
 // so that the left operand is read through its offset tables by
