@@ -101,7 +101,11 @@
 //	map (map (\w -> nzip (\c p1..pk -> E(dot w c, p1..pk)) C P1..Pk)) W,
 //	W windows of an image, dot a full contraction  kernels.Gemm, the windows packed from the
 //	of a window with a filter (a convolution)      image into its panels (PackA: an implicit
-//	                                               im2col), E per row segment (conv.go)
+//	                                               im2col), E per row segment (conv.go); at
+//	                                               most 32 float32 or 16 float64 filters on
+//	                                               one goroutine, kernels.GatherGemm, each
+//	                                               window element read through its offset
+//	                                               and nothing packed, E after
 //	map (\v1 -> .. map (\vj -> rnz (+) F a b) Xj ..) X1,
 //	each Xi a strided view of the program or of one
 //	vi (zips whose other operands are never read
@@ -111,7 +115,10 @@
 //	dY·Wᵀ)                                         kernels.Gemm, rows the maps leading to a,
 //	                                               columns those leading to b; operands that
 //	                                               are no matrices packed through offset
-//	                                               tables (contract.go)
+//	                                               tables (contract.go), or for at most 32
+//	                                               float32 or 16 float64 columns a left
+//	                                               operand read through them by
+//	                                               kernels.GatherGemm
 //	nzip (nzip g) xs, or a copy, over arrays whose
 //	outer axes merge (row-major)                   one loop over the merged axes, repeated
 //	                                               while they merge (collapse.go)
