@@ -54,6 +54,30 @@ func checkPad(n *onnxpb.NodeProto, _ int) string {
 	return ""
 }
 
+// spatialInts reads the attribute name, one value per spatial axis of n,
+// def for each when it is absent; every value must be at least least.
+func (c *ctx) spatialInts(name string, n, def, least int) ([]int, error) {
+	v, set, err := c.attrInts(name)
+	if err != nil {
+		return nil, err
+	}
+	if !set {
+		v = make([]int, n)
+		for i := range v {
+			v[i] = def
+		}
+	}
+	if len(v) != n {
+		return nil, c.errorf("attribute %s %v has %d values for %d spatial axes", name, v, len(v), n)
+	}
+	for _, x := range v {
+		if x < least {
+			return nil, c.errorf("attribute %s %v: every value must be at least %d", name, v, least)
+		}
+	}
+	return v, nil
+}
+
 // windowArgs reads the attributes ONNX's Conv, MaxPool and AveragePool
 // share for an input of the given spatial extents and a kernel of the
 // given extents: strides, dilations (from opset 10 for the poolings), and
@@ -62,27 +86,7 @@ func checkPad(n *onnxpb.NodeProto, _ int) string {
 func (c *ctx) windowArgs(spatial, kernel []int) (layers.ConvOptions, error) {
 	n := len(spatial)
 	opt := layers.ConvOptions{Format: layers.ChannelsFirst, Padding: layers.PadExplicit}
-	ints := func(name string, def int) ([]int, error) {
-		v, set, err := c.attrInts(name)
-		if err != nil {
-			return nil, err
-		}
-		if !set {
-			v = make([]int, n)
-			for i := range v {
-				v[i] = def
-			}
-		}
-		if len(v) != n {
-			return nil, c.errorf("attribute %s %v has %d values for %d spatial axes", name, v, len(v), n)
-		}
-		for _, x := range v {
-			if x < 1 {
-				return nil, c.errorf("attribute %s %v: every value must be at least 1", name, v)
-			}
-		}
-		return v, nil
-	}
+	ints := func(name string, def int) ([]int, error) { return c.spatialInts(name, n, def, 1) }
 	var err error
 	if opt.Strides, err = ints("strides", 1); err != nil {
 		return opt, err
@@ -135,20 +139,42 @@ func (c *ctx) windowArgs(spatial, kernel []int) (layers.ConvOptions, error) {
 	return opt, nil
 }
 
+// convInput returns input 0 of a convolution, X [N, C, D1, …] of one to
+// three spatial axes, with its element type and extents; what names the
+// operator's kind in the error.
+func (c *ctx) convInput(what string) (graph.Node, graph.DType, []int, error) {
+	x, err := c.in(0)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	dt, ext, err := nd.Shape(x)
+	if err != nil {
+		return nil, 0, nil, c.wrap(err, "input X")
+	}
+	if len(ext) < 3 || len(ext) > 2+maxSpatial {
+		return nil, 0, nil, c.errorf("input X has shape %v: one- to three-dimensional %s ([N, C, L] to [N, C, D, H, W]) are supported", ext, what)
+	}
+	return x, dt, ext, nil
+}
+
+// checkKernelShape refuses a kernel_shape attribute that differs from the
+// spatial extents of W, of shape wext.
+func (c *ctx) checkKernelShape(wext []int) error {
+	if ks, set, err := c.attrInts("kernel_shape"); err != nil {
+		return err
+	} else if set && !slices.Equal(ks, wext[2:]) {
+		return c.errorf("kernel_shape %v does not match W's shape %v", ks, wext)
+	}
+	return nil
+}
+
 // convConv: Conv of X [N, C, D1, …] with W [M, C/group, k1, …] (one to
 // three spatial axes) and the optional bias B [M], through
 // layers.ConvWith (channels first).
 func convConv(c *ctx) error {
-	x, err := c.in(0)
+	x, dt, ext, err := c.convInput("convolutions")
 	if err != nil {
 		return err
-	}
-	dt, ext, err := nd.Shape(x)
-	if err != nil {
-		return c.wrap(err, "input X")
-	}
-	if len(ext) < 3 || len(ext) > 2+maxSpatial {
-		return c.errorf("input X has shape %v: one- to three-dimensional convolutions ([N, C, L] to [N, C, D, H, W]) are supported", ext)
 	}
 	w, err := c.in(1)
 	if err != nil {
@@ -162,10 +188,8 @@ func convConv(c *ctx) error {
 		return c.errorf("input W has shape %v, want rank %d like X %v", wext, len(ext), ext)
 	}
 	kernel := wext[2:]
-	if ks, set, err := c.attrInts("kernel_shape"); err != nil {
+	if err := c.checkKernelShape(wext); err != nil {
 		return err
-	} else if set && !slices.Equal(ks, kernel) {
-		return c.errorf("kernel_shape %v does not match W's shape %v", ks, wext)
 	}
 	var b graph.Node
 	if c.has(2) {

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/hofuse/hofuse/graph"
-	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/layers"
 )
 
@@ -33,16 +32,9 @@ func init() {
 // the pads then chosen as ONNX says (auto_pad SAME_UPPER puts the odd
 // element at the end, anything else at the start).
 func convConvTranspose(c *ctx) error {
-	x, err := c.in(0)
+	x, dt, ext, err := c.convInput("transposed convolutions")
 	if err != nil {
 		return err
-	}
-	dt, ext, err := nd.Shape(x)
-	if err != nil {
-		return c.wrap(err, "input X")
-	}
-	if len(ext) < 3 || len(ext) > 2+maxSpatial {
-		return c.errorf("input X has shape %v: one- to three-dimensional transposed convolutions ([N, C, L] to [N, C, D, H, W]) are supported", ext)
 	}
 	w, err := c.constIn(1, "W")
 	if err != nil {
@@ -53,10 +45,8 @@ func convConvTranspose(c *ctx) error {
 		return c.errorf("input W has shape %v, want rank %d like X %v", w.dims, len(ext), ext)
 	}
 	kernel := w.dims[2:]
-	if ks, set, err := c.attrInts("kernel_shape"); err != nil {
+	if err := c.checkKernelShape(w.dims); err != nil {
 		return err
-	} else if set && !slices.Equal(ks, kernel) {
-		return c.errorf("kernel_shape %v does not match W's shape %v", ks, w.dims)
 	}
 	g64, err := c.attrInt("group", 1)
 	if err != nil {
@@ -67,39 +57,20 @@ func convConvTranspose(c *ctx) error {
 		return c.errorf("X has %d channels, W %v takes %d in %d groups: W's first extent must be X's channels, a multiple of group", ext[1], w.dims, w.dims[0], g)
 	}
 	out := g * w.dims[1]
-	perAxis := func(name string, def int) ([]int, error) {
-		v, set, err := c.attrInts(name)
-		if err != nil {
-			return nil, err
-		}
-		if !set {
-			v = make([]int, n)
-			for i := range v {
-				v[i] = def
-			}
-		}
-		if len(v) != n {
-			return nil, c.errorf("attribute %s %v has %d values for %d spatial axes", name, v, len(v), n)
-		}
-		return v, nil
-	}
-	strides, err := perAxis("strides", 1)
+	strides, err := c.spatialInts("strides", n, 1, 1)
 	if err != nil {
 		return err
 	}
-	dils, err := perAxis("dilations", 1)
+	dils, err := c.spatialInts("dilations", n, 1, 1)
 	if err != nil {
 		return err
 	}
-	outPad, err := perAxis("output_padding", 0)
+	outPad, err := c.spatialInts("output_padding", n, 0, 0)
 	if err != nil {
 		return err
 	}
 	for i := range n {
-		if strides[i] < 1 || dils[i] < 1 {
-			return c.errorf("strides %v and dilations %v: every value must be at least 1", strides, dils)
-		}
-		if outPad[i] < 0 || outPad[i] >= max(strides[i], dils[i]) {
+		if outPad[i] >= max(strides[i], dils[i]) {
 			return c.errorf("output_padding %v: each value must be at least 0 and less than its axis's stride or dilation (strides %v, dilations %v)", outPad, strides, dils)
 		}
 	}
