@@ -98,6 +98,18 @@ func TestConverterErrors(t *testing.T) {
 		nodes []*tfpb.NodeDef
 		want  string
 	}{
+		{"conv transpose computed filter", []*tfpb.NodeDef{placeholder("x", 1, 2, 2, 3), constI32("s", []int64{4}, 1, 4, 4, 2),
+			constF32("f", []int64{1, 1, 2, 3}, 1, 2, 3, 4, 5, 6), ndef("g", "Relu", "f"),
+			withAttr(withAttr(ndef("y", "Conv2DBackpropInput", "s", "g", "x"), "strides", intsAttr(1, 2, 2, 1)), "padding", stringAttr("SAME"))},
+			`g.pb: node "y" (Conv2DBackpropInput): input filter is computed by the graph; hofuse needs it constant at import time (a Const) to reverse its kernel`},
+		{"conv transpose channels", []*tfpb.NodeDef{placeholder("x", 1, 2, 2, 3), constI32("s", []int64{4}, 1, 4, 4, 5),
+			constF32("f", []int64{1, 1, 2, 3}, 1, 2, 3, 4, 5, 6),
+			withAttr(withAttr(ndef("y", "Conv2DBackpropInput", "s", "f", "x"), "strides", intsAttr(1, 2, 2, 1)), "padding", stringAttr("SAME"))},
+			`g.pb: node "y" (Conv2DBackpropInput): filter [1 1 2 3] takes 2 channels to 3; out_backprop f32[1,2,2,3] has 3 and input_sizes [1 4 4 5] asks for 5`},
+		{"conv transpose same extents", []*tfpb.NodeDef{placeholder("x", 1, 2, 2, 3), constI32("s", []int64{4}, 1, 6, 4, 2),
+			constF32("f", []int64{1, 1, 2, 3}, 1, 2, 3, 4, 5, 6),
+			withAttr(withAttr(ndef("y", "Conv2DBackpropInput", "s", "f", "x"), "strides", intsAttr(1, 2, 2, 1)), "padding", stringAttr("SAME"))},
+			`g.pb: node "y" (Conv2DBackpropInput): input_sizes [1 6 4 2] with SAME padding and strides [2 2] give 3 positions along axis 1; out_backprop f32[1,2,2,3] has 2`},
 		{"matmul rank", []*tfpb.NodeDef{placeholder("x", 2, 3, 3), w, ndef("y", "MatMul", "x", "w")},
 			`g.pb: node "y" (MatMul): a has rank 3 (f32[2,3,3]); MatMul multiplies matrices (BatchMatMul is not supported)`},
 		{"matmul inner extents", []*tfpb.NodeDef{x, w, withAttr(ndef("y", "MatMul", "x", "w"), "transpose_b", boolAttr(true))},

@@ -47,7 +47,10 @@
 // constant_values, through nd.Pad; MirrorPad is refused, the IR having no
 // reversed view), Cast (to a type hofuse computes in; a constant is cast
 // when the graph is read), and Conv2D, DepthwiseConv2dNative, MaxPool and
-// AvgPool (NHWC, through the layers of the same name). Each
+// AvgPool (NHWC, through the layers of the same name), and
+// Conv2DBackpropInput (Keras's Conv2DTranspose: the convolution it equals,
+// its input spread out by a pad's interior, its Const filter's channels
+// exchanged and kernel reversed once when the graph is read). Each
 // converter's doc comment states the TensorFlow semantics it implements;
 // the terms are built with imports/nd, and with layers where a layer
 // exists (ReLU, LeakyReLU, Sigmoid, Tanh).

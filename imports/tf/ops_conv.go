@@ -28,7 +28,7 @@ func checkWindowed(n *node) string {
 	}
 	switch {
 	case p == "SAME" || p == "VALID":
-	case p == "EXPLICIT" && (n.op == "Conv2D" || n.op == "DepthwiseConv2dNative"):
+	case p == "EXPLICIT" && (n.op == "Conv2D" || n.op == "DepthwiseConv2dNative" || n.op == "Conv2DBackpropInput"):
 	default:
 		return fmt.Sprintf("padding %q is not supported (SAME, VALID or, for a convolution, EXPLICIT)", p)
 	}

@@ -353,6 +353,54 @@ def _():
     return {"x": rand2(2, 2, 6)}, [y]
 
 
+# The transposed convolutions draw from a third generator, so that adding
+# them left every input above (and the Keras cases') as it was.
+rng3 = np.random.default_rng(20261128)
+
+
+def rand3(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng3.uniform(lo, hi, size=shape).astype(dtype)
+
+
+@case("conv2d_transpose_same_s2")
+def _():
+    # input_sizes computed from the batch (Shape, StridedSlice, Pack), as
+    # Keras writes it.
+    x = ph([None, 3, 4, 5])
+    f = tf.constant(rand3(3, 3, 2, 5), name="f")
+    size = tf.stack([tf.shape(x)[0], 6, 8, 2], name="size")
+    y = tf.nn.conv2d_transpose(x, f, size, strides=2, padding="SAME", name="y")
+    return {"x": rand3(2, 3, 4, 5)}, [y]
+
+
+@case("conv2d_transpose_valid_odd")
+def _():
+    # Output extents past what the last window covers (7 = 2·3+1 along
+    # height, 10 = 3·2+2+2 along width): the rows beyond get no products.
+    x = ph([None, 3, 3, 4])
+    f = tf.constant(rand3(2, 3, 3, 4), name="f")
+    y = tf.nn.conv2d_transpose(x, f, tf.constant([2, 7, 10, 3]), strides=[1, 2, 3, 1], padding="VALID", name="y")
+    return {"x": rand3(2, 3, 3, 4)}, [y]
+
+
+@case("conv2d_transpose_dilated_relu")
+def _():
+    x = ph([None, 5, 5, 3])
+    f = tf.constant(rand3(3, 3, 4, 3), name="f")
+    t = tf.nn.conv2d_transpose(x, f, tf.constant([2, 5, 5, 4]), strides=1, padding="SAME", dilations=2, name="t")
+    y = tf.nn.relu(t, name="y")
+    return {"x": rand3(2, 5, 5, 3)}, [y]
+
+
+@case("conv2d_transpose_explicit")
+def _():
+    x = ph([None, 4, 4, 2])
+    f = tf.constant(rand3(3, 3, 3, 2), name="f")
+    y = tf.nn.conv2d_transpose(x, f, tf.constant([2, 8, 9, 3]), strides=2,
+                               padding=[[0, 0], [1, 0], [0, 1], [0, 0]], name="y")
+    return {"x": rand3(2, 4, 4, 2)}, [y]
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the
@@ -406,6 +454,20 @@ def keras_cnn_case():
     return freeze(m, x)
 
 
+def keras_conv_transpose_case():
+    """A Keras decoder: Dense, Reshape and two Conv2DTranspose (stride 2,
+    "same"; stride 1, "valid") with ReLU, frozen the same way; its
+    Conv2DBackpropInput nodes take input_sizes computed from the batch."""
+    tf.keras.utils.set_random_seed(13)
+    m = tf.keras.Sequential([
+        tf.keras.Input((6,)), tf.keras.layers.Dense(3 * 3 * 4, activation="relu"),
+        tf.keras.layers.Reshape((3, 3, 4)),
+        tf.keras.layers.Conv2DTranspose(3, 3, strides=2, padding="same", activation="relu"),
+        tf.keras.layers.Conv2DTranspose(2, (2, 3), padding="valid")])
+    x = rand3(3, 6)
+    return freeze(m, x)
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -431,7 +493,8 @@ def main():
             "outputs": [{"name": t.op.name, "dtype": str(v.dtype), "shape": list(v.shape),
                          "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
         })
-    for name, build in [("keras_flatten_gelu_layernorm", keras_case), ("keras_cnn_zero_padding", keras_cnn_case)]:
+    for name, build in [("keras_flatten_gelu_layernorm", keras_case), ("keras_cnn_zero_padding", keras_cnn_case),
+                        ("keras_conv_transpose", keras_conv_transpose_case)]:
         gd, feeds, outs, batch = build()
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString(deterministic=True))
