@@ -64,7 +64,7 @@ map (\r -> zip (\c p -> rnz (+) (*) r c + p) "1" "2") "0"
 }
 
 // writeModel writes a model of two outputs for x f32[N,2]: y = Relu(x W)
-// and z = Resize(x), which hofuse does not import.
+// and z = LSTM(x), which hofuse does not import.
 func writeModel(t *testing.T) string {
 	t.Helper()
 	tensorType := func(dims ...*onnxpb.TensorShapeProto_Dimension) *onnxpb.TypeProto {
@@ -82,7 +82,7 @@ func writeModel(t *testing.T) string {
 			Node: []*onnxpb.NodeProto{
 				{Name: "mm", OpType: "MatMul", Input: []string{"x", "W"}, Output: []string{"h"}},
 				{Name: "act", OpType: "Relu", Input: []string{"h"}, Output: []string{"y"}},
-				{Name: "resize", OpType: "Resize", Input: []string{"x", "W"}, Output: []string{"z"}},
+				{Name: "lstm", OpType: "LSTM", Input: []string{"x", "W"}, Output: []string{"z"}},
 			},
 			Output: []*onnxpb.ValueInfoProto{{Name: "z"}, {Name: "y"}},
 		},
@@ -98,9 +98,9 @@ func TestImportUnsupported(t *testing.T) {
 	path := writeModel(t)
 	code, out, errs := hofuse("import", path)
 	assert.Equal(t, 1, code)
-	assert.Equal(t, path+": onnx, opset 13, 3 nodes, outputs: z, y\n  ops: MatMul 1, Relu 1, Resize 1\n  unsupported (1):\n"+
-		"    Resize (opset 13) at node \"resize\": no converter: not supported yet\n", out)
-	assert.Equal(t, "hofuse import: "+path+": 1 unsupported node: Resize (opset 13) at node \"resize\": no converter: not supported yet\n", errs)
+	assert.Equal(t, path+": onnx, opset 13, 3 nodes, outputs: z, y\n  ops: LSTM 1, MatMul 1, Relu 1\n  unsupported (1):\n"+
+		"    LSTM (opset 13) at node \"lstm\": no converter: recurrent layers are not supported\n", out)
+	assert.Equal(t, "hofuse import: "+path+": 1 unsupported node: LSTM (opset 13) at node \"lstm\": no converter: recurrent layers are not supported\n", errs)
 	// --json prints the report (no model) and fails the same way.
 	code, out, _ = hofuse("import", "--json", path)
 	assert.Equal(t, 1, code)
@@ -112,12 +112,12 @@ func TestImportUnsupported(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &j))
 	require.Len(t, j.Coverage.Unsupported, 1)
-	assert.Equal(t, "resize", j.Coverage.Unsupported[0].Node)
+	assert.Equal(t, "lstm", j.Coverage.Unsupported[0].Node)
 	assert.Nil(t, j.Model)
-	// Asking for y alone prunes the Resize.
+	// Asking for y alone prunes the LSTM.
 	code, out, errs = hofuse("import", path, "--output", "y", "--batch", "3")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "  pruned outputs: z\n  pruned nodes (1): Resize \"resize\"\n")
+	assert.Contains(t, out, "  pruned outputs: z\n  pruned nodes (1): LSTM \"lstm\"\n")
 	assert.Contains(t, out, "axis 0 of input x is symbolic (N): fixed to 3 (--batch)\n")
 	assert.Contains(t, out, "output y : f32[3,2]\n")
 }

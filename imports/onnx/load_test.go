@@ -155,7 +155,7 @@ func TestLoadErrors(t *testing.T) {
 func TestCoverageListsEverything(t *testing.T) {
 	b := mlp()
 	b.m.OpsetImport = append(b.m.OpsetImport, &onnxpb.OperatorSetIdProto{Domain: "com.example", Version: 1})
-	b.node("Resize", "resize1", []string{"x", "W1"}, []string{"c1"}).
+	b.node("LSTM", "lstm1", []string{"x", "W1"}, []string{"c1"}).
 		node("BatchNormalization", "bn1", []string{"c1", "b1", "b1", "b1", "b1"}, []string{"c2"}, aInt("training_mode", 1)).
 		node("Fancy", "fancy", []string{"c2"}, []string{"c3"}).
 		node("Concat", "cat", []string{"c3", "y"}, []string{"c4"}, aInt("axis", 1)).
@@ -167,7 +167,7 @@ func TestCoverageListsEverything(t *testing.T) {
 		t.Fatalf("got %v, want a *imports.CoverageError", err)
 	}
 	want := `m.onnx: 3 unsupported nodes: ` +
-		`Resize (opset 13) at node "resize1": no converter: not supported yet; ` +
+		`LSTM (opset 13) at node "lstm1": no converter: recurrent layers are not supported; ` +
 		`BatchNormalization (opset 13) at node "bn1": training_mode=1 is not supported: hofuse imports BatchNormalization for inference (export the model in eval mode); ` +
 		`Fancy (opset 1, domain com.example) at node "fancy": no converter for operators of domain "com.example"`
 	if err.Error() != want {

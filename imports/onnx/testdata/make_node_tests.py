@@ -63,7 +63,7 @@ OPS = [
     "BatchNormalization", "LayerNormalization", "Identity", "Dropout", "Flatten",
     "Reshape", "Transpose", "Squeeze", "Unsqueeze", "ReduceSum", "ReduceMean",
     "ReduceMax", "Constant", "Cast", "Concat", "ArgMax", "ArgMin",
-    "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "Pad",
+    "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "Pad", "Resize", "Upsample",
     "PRelu", "HardSigmoid", "HardSwish", "Abs", "Reciprocal", "Floor", "Ceil", "Round",
     "Sign", "Softsign", "ThresholdedRelu", "Mish", "Celu", "Shrink", "Sum",
     "Mean", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
