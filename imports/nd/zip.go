@@ -312,6 +312,59 @@ func (o Ops) Broadcast(x graph.Node, extents []int) (graph.Node, error) {
 	return p.done(a.n)
 }
 
+// Stretch returns x broadcast to the extents out, which NumPy's rules
+// allow (ONNX Expand, or Tile and a nearest upsampling written as one).
+// The IR makes an array only by mapping over one of its extents, so each
+// axis stretched from 1 is zipped with the index input of its extent
+// (Index; its values are not read); leading axes of extent 1 are views.
+func Stretch(x graph.Node, out []int) (graph.Node, error) { return Ops{}.Stretch(x, out) }
+
+// Stretch is the package's Stretch, with o's source name.
+func (o Ops) Stretch(x graph.Node, out []int) (graph.Node, error) {
+	p := o.begin("Stretch")
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	xs := a.extents()
+	r := len(out)
+	if r < len(xs) {
+		return nil, p.errorf("x of shape %s has more axes than the target %s", shapeString(xs), shapeString(out))
+	}
+	args := []graph.Node{x}
+	for k, e := range out {
+		j := k - (r - len(xs))
+		if e == 1 || (j >= 0 && xs[j] == e) {
+			continue
+		}
+		if j >= 0 && xs[j] != 1 {
+			return nil, p.errorf("axis %d of x %s has extent %d, which does not stretch to %d", j, shapeString(xs), xs[j], e)
+		}
+		idx, err := Index(e)
+		if err != nil {
+			return nil, err
+		}
+		var v graph.Node = idx
+		if k < r-1 {
+			trail := make([]int, r-1-k)
+			for i := range trail {
+				trail[i] = i + 1
+			}
+			if v, err = o.Unsqueeze(idx, trail); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, v)
+	}
+	y := x
+	if len(args) > 1 {
+		if y, err = o.ZipWith(func(_ *layers.Builder, vs ...graph.Node) graph.Node { return vs[0] }, args...); err != nil {
+			return nil, err
+		}
+	}
+	return o.Broadcast(y, out)
+}
+
 // BroadcastLike returns x broadcast with like, ONNX Expand when like has
 // the target shape: the result has the broadcast of both shapes and x's
 // values; like may have another element type, and its values are not

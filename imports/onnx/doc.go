@@ -44,7 +44,7 @@
 // once at import), MaxPool, AveragePool, GlobalAveragePool,
 // GlobalMaxPool, Pad (constant), and Resize and Upsample in nearest mode
 // by whole scales (each element repeated: an axis of the scale inserted,
-// broadcast over and merged).
+// stretched and merged).
 // Views: Identity, Dropout (inference), Flatten, Reshape, Transpose,
 // Squeeze, Unsqueeze, Concat, Split (crops), Slice (a crop; a step s > 1
 // splits the axis into blocks of s and keeps the first of each; a

@@ -63,10 +63,9 @@ func checkResize(n *onnxpb.NodeProto, _ int) string {
 // over the axes attribute's: each element is repeated s times along each
 // axis, output i reading input floor(i / s) (checkResize keeps the
 // coordinate modes under which that is the nearest neighbour). The term
-// inserts an axis of extent s after each scaled one, broadcasts over it
-// (nd.BroadcastLike, zipping with a small zero parameter of the scales'
-// shape, since the IR makes arrays only by mapping over arrays) and
-// merges it back. Downsampling and fractional scales are refused.
+// inserts an axis of extent s after each scaled one, stretches it
+// (nd.Stretch) and merges it back. Downsampling and fractional scales
+// are refused.
 func convResize(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -150,11 +149,11 @@ func convResize(c *ctx) error {
 		c.out(0, x)
 		return nil
 	}
-	// x as [e0, 1, e1, 1, …], broadcast to [e0, s0, e1, s1, …], merged.
-	var spread, like, out []int
+	// x as [e0, 1, e1, 1, …], stretched to [e0, s0, e1, s1, …], merged.
+	var spread, wide, out []int
 	for a, e := range ext {
 		spread = append(spread, e, 1)
-		like = append(like, 1, whole[a])
+		wide = append(wide, e, whole[a])
 		out = append(out, e*whole[a])
 	}
 	ops := c.ops()
@@ -162,15 +161,7 @@ func convResize(c *ctx) error {
 	if err != nil {
 		return c.wrap(err, "resize")
 	}
-	n := 1
-	for _, s := range like {
-		n *= s
-	}
-	zeros, err := c.paramFrom(&tensor{elem: tFloat, dims: like, f: make([]float64, n)}, "_repeat")
-	if err != nil {
-		return err
-	}
-	if y, err = ops.BroadcastLike(y, zeros); err != nil {
+	if y, err = ops.Stretch(y, wide); err != nil {
 		return c.wrap(err, "resize")
 	}
 	if y, err = ops.Reshape(y, out); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
-	"github.com/hofuse/hofuse/layers"
 )
 
 func init() {
@@ -674,54 +673,12 @@ func convExpand(c *ctx) error {
 			return c.errorf("input of shape %v does not broadcast with shape %v (axis %d: %d and %d)", xs, shape, k, a, b)
 		}
 	}
-	y, err := c.stretch(x, xs, out)
+	y, err := c.ops().Stretch(x, out)
 	if err != nil {
-		return err
+		return c.wrap(err, "broadcasting to %v", out)
 	}
 	c.out(0, y)
 	return nil
-}
-
-// stretch returns x (of extents xs) broadcast to the extents out, which
-// NumPy's rules allow. The IR makes an array only by mapping over one of
-// its extents, so each axis stretched from 1 is zipped with the index
-// input of its extent (whose values are not read); leading axes of
-// extent 1 are views.
-func (c *ctx) stretch(x graph.Node, xs, out []int) (graph.Node, error) {
-	r := len(out)
-	args := []graph.Node{x}
-	for k, e := range out {
-		j := k - (r - len(xs))
-		if e == 1 || (j >= 0 && xs[j] == e) {
-			continue
-		}
-		idx, err := nd.Index(e)
-		if err != nil {
-			return nil, c.wrap(err, "axis %d", k)
-		}
-		var v graph.Node = idx
-		if k < r-1 {
-			trail := make([]int, r-1-k)
-			for i := range trail {
-				trail[i] = i + 1
-			}
-			if v, err = c.ops().Unsqueeze(idx, trail); err != nil {
-				return nil, c.wrap(err, "axis %d", k)
-			}
-		}
-		args = append(args, v)
-	}
-	y := x
-	var err error
-	if len(args) > 1 {
-		if y, err = c.ops().ZipWith(func(_ *layers.Builder, vs ...graph.Node) graph.Node { return vs[0] }, args...); err != nil {
-			return nil, c.wrap(err, "broadcasting to %v", out)
-		}
-	}
-	if y, err = c.ops().Broadcast(y, out); err != nil {
-		return nil, c.wrap(err, "broadcasting to %v", out)
-	}
-	return y, nil
 }
 
 // convTile (opset 6): the input repeated along each axis as often as the
@@ -776,8 +733,8 @@ func convTile(c *ctx) error {
 	for _, a := range unsq {
 		ys[a] = 1
 	}
-	if y, err = c.stretch(y, ys, wide); err != nil {
-		return err
+	if y, err = ops.Stretch(y, wide); err != nil {
+		return c.wrap(err, "broadcasting to %v", wide)
 	}
 	if y, err = ops.Reshape(y, final); err != nil {
 		return c.wrap(err, "tile")

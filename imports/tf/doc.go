@@ -50,7 +50,10 @@
 // AvgPool (NHWC, through the layers of the same name), and
 // Conv2DBackpropInput (Keras's Conv2DTranspose: the convolution it equals,
 // its input spread out by a pad's interior, its Const filter's channels
-// exchanged and kernel reversed once when the graph is read). Each
+// exchanged and kernel reversed once when the graph is read),
+// ResizeNearestNeighbor by whole scales without align_corners and Tile
+// (axes of the repeat counts inserted, stretched by nd.Stretch, merged).
+// Each
 // converter's doc comment states the TensorFlow semantics it implements;
 // the terms are built with imports/nd, and with layers where a layer
 // exists (ReLU, LeakyReLU, Sigmoid, Tanh).

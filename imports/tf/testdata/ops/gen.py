@@ -401,6 +401,40 @@ def _():
     return {"x": rand3(2, 4, 4, 2)}, [y]
 
 
+# The resizes draw from a fourth, for the same reason.
+rng4 = np.random.default_rng(20261129)
+
+
+def rand4(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng4.uniform(lo, hi, size=shape).astype(dtype)
+
+
+@case("resize_nearest_2x3")
+def _():
+    x = ph([None, 2, 3, 2])
+    y = tf.raw_ops.ResizeNearestNeighbor(images=tf.nn.relu(x), size=tf.constant([4, 9]),
+                                         half_pixel_centers=True, name="y")
+    return {"x": rand4(2, 2, 3, 2)}, [y]
+
+
+@case("resize_nearest_legacy")
+def _():
+    x = ph([None, 3, 2, 1])
+    y = tf.raw_ops.ResizeNearestNeighbor(images=x, size=tf.constant([6, 6]), name="y")
+    return {"x": rand4(2, 3, 2, 1)}, [y]
+
+
+@case("tile_repeat")
+def _():
+    # tf.tile of the whole tensor, and each pixel repeated as Keras's
+    # UpSampling2D does it (ExpandDims, Tile, Reshape).
+    x = ph([None, 2, 3, 2])
+    t = tf.tile(x, [1, 2, 1, 3], name="t")
+    e = tf.expand_dims(tf.nn.relu(x), 2)
+    r = tf.reshape(tf.tile(e, [1, 1, 2, 1, 1]), [-1, 4, 3, 2], name="y")
+    return {"x": rand4(2, 2, 3, 2)}, [tf.identity(t, name="t_out"), r]
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the

@@ -1,0 +1,49 @@
+package nd_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
+)
+
+// TestStretch stretches x [2, 1, 3] to [4, 2, 2, 3] (a new leading axis
+// and the axis of extent 1 stretched) and checks every element against
+// numpy.broadcast_to's, written out; an axis that is not 1 refuses.
+func TestStretch(t *testing.T) {
+	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 2, 1, 3), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := nd.Stretch(x, []int{4, 2, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xv, err := graph.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind := map[string]graph.Value{"x": xv}
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
+	got, err := graph.Eval(y, bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := []float32{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}
+	var want []float32
+	for range 4 {
+		want = append(want, block...)
+	}
+	a := got.(*graph.Array)
+	if !slices.Equal(a.Extents(), []int{4, 2, 2, 3}) || !slices.Equal(a.Float32s(), want) {
+		t.Errorf("got %v %v, want [4 2 2 3] %v", a.Extents(), a.Float32s(), want)
+	}
+	runNative(t, y, bind)
+	if _, err := nd.Stretch(x, []int{3, 1, 3}); err == nil || !strings.Contains(err.Error(), "axis 0 of x [2,1,3] has extent 2, which does not stretch to 3") {
+		t.Errorf("stretching axis 0 from 2 to 3: %v", err)
+	}
+}
