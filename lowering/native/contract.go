@@ -8,7 +8,9 @@ import (
 
 // maxContractTable caps the offset tables of a strided contraction (one int
 // per row, column and contracted element of its operands); a larger one
-// is left to the generic loops.
+// is left to the generic loops. It caps a gathered convolution's tables
+// too (one int per window and per window element), past which the
+// windows are packed.
 const maxContractTable = 1 << 22
 
 // contractInto recognises a tensor contraction written as nested maps

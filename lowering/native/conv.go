@@ -131,7 +131,7 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		epi = " + " + e.describe()
 	}
 	c.b.onRuntime(s.bind)
-	if !transB && useGather(x.dt, N) {
+	if !transB && useGather(x.dt, N) && M+K <= maxContractTable {
 		s.rowOff, s.colOff = offsets(x.layout[:levels]), offsets(x.layout[levels:])
 		how := "read through their offsets (kernels.GatherGemm) on one thread, else packed"
 		if threads == 1 {
