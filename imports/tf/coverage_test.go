@@ -110,6 +110,8 @@ func TestConverterErrors(t *testing.T) {
 			constF32("f", []int64{1, 1, 2, 3}, 1, 2, 3, 4, 5, 6),
 			withAttr(withAttr(ndef("y", "Conv2DBackpropInput", "s", "f", "x"), "strides", intsAttr(1, 2, 2, 1)), "padding", stringAttr("SAME"))},
 			`g.pb: node "y" (Conv2DBackpropInput): input_sizes [1 6 4 2] with SAME padding and strides [2 2] give 3 positions along axis 1; out_backprop f32[1,2,2,3] has 2`},
+		{"empty constant as data", []*tfpb.NodeDef{x, constI32("e", []int64{0}), ndef("y", "Mul", "x", "e")},
+			`g.pb: node "e" (Const): the constant is empty (shape [0]); hofuse arrays have no empty axes, so it can only be a shape that folds (Reshape's, Tile's)`},
 		{"matmul rank", []*tfpb.NodeDef{placeholder("x", 2, 3, 3), w, ndef("y", "MatMul", "x", "w")},
 			`g.pb: node "y" (MatMul): a has rank 3 (f32[2,3,3]); MatMul multiplies matrices (BatchMatMul is not supported)`},
 		{"matmul inner extents", []*tfpb.NodeDef{x, w, withAttr(ndef("y", "MatMul", "x", "w"), "transpose_b", boolAttr(true))},

@@ -62,7 +62,10 @@
 // must be known at import time. Besides Consts, the ops that compute them
 // are folded there: Shape (extents are static), and StridedSlice (of a
 // vector), Pack and ConcatV2 (along the outer axis) of constants, which is
-// what Keras's Flatten and dynamic-batch reshapes write. ConcatV2 of
+// what Keras's Flatten and dynamic-batch reshapes write, and Add, Sub and
+// Mul of small integer constants (Keras's UpSampling2D multiplies an
+// extent by its repeat count). An empty integer Const (shape [0], the
+// shape of a scalar) is kept for that folding only. ConcatV2 of
 // computed tensors, on any axis, is a term (nd.Concat); the index inputs it
 // reads are parameters of the model with their values. Reshape, Squeeze
 // and ExpandDims of a constant reshape it at import: the result is a

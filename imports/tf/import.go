@@ -244,6 +244,9 @@ func (c *converter) data(v value) (graph.Node, error) {
 		return made, nil
 	}
 	name := v.from.name
+	if v.konst.size() == 0 {
+		return nil, c.errorf(v.from, "the constant is empty (shape %v); hofuse arrays have no empty axes, so it can only be a shape that folds (Reshape's, Tile's)", v.konst.shape)
+	}
 	val, err := v.konst.value()
 	if err != nil {
 		return nil, c.errorf(v.from, "%v", err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
+	"github.com/hofuse/hofuse/imports/tf/tfpb"
 )
 
 // opDef is how one TensorFlow op converts.
@@ -148,6 +149,11 @@ func convConst(c *converter, n *node, _ []value) ([]value, error) {
 	} else if present && want != p.GetDtype() {
 		return nil, fmt.Errorf("attribute dtype is %s but the value is a %s tensor", dtypeName(want), dtypeName(p.GetDtype()))
 	}
+	if t, ok := emptyIndex(p); ok {
+		// An empty shape, as Keras writes to reshape a count into a
+		// scalar: folded, never an array.
+		return one(value{typ: graph.ArrayOf(graph.Int32, 0), konst: t, from: n}), nil
+	}
 	t, err := decodeTensor(p, c.budget)
 	if err != nil {
 		return nil, fmt.Errorf("the value: %v", err)
@@ -162,6 +168,22 @@ func convConst(c *converter, n *node, _ []value) ([]value, error) {
 		typ = graph.ArrayOf(dt, t.shape...)
 	}
 	return one(value{typ: typ, konst: t, from: n}), nil
+}
+
+// emptyIndex returns the empty integer vector p holds, of shape [0],
+// which a graph uses as the shape of a scalar (Reshape(x, [])). hofuse's
+// arrays have no empty axes, so such a constant can only be folded into
+// the ops that read it as a shape; c.data refuses it as data.
+func emptyIndex(p *tfpb.TensorProto) (*tensor, bool) {
+	dims := p.GetTensorShape().GetDim()
+	if len(dims) != 1 || dims[0].GetSize() != 0 || len(p.GetTensorContent()) != 0 {
+		return nil, false
+	}
+	switch dt := p.GetDtype(); dt {
+	case tfpb.DataType_DT_INT32, tfpb.DataType_DT_INT64:
+		return &tensor{dtype: dt, shape: []int{0}}, true
+	}
+	return nil, false
 }
 
 // convIdentity converts Identity(input): its input, unchanged. A constant

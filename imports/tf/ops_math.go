@@ -2,9 +2,12 @@ package tf
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
+	"github.com/hofuse/hofuse/imports/tf/tfpb"
 	"github.com/hofuse/hofuse/layers"
 )
 
@@ -15,6 +18,13 @@ import (
 // binary returns the converter of a broadcasting binary op computing op.
 func binaryOp(op graph.Op) func(c *converter, n *node, in []value) ([]value, error) {
 	return func(c *converter, n *node, in []value) ([]value, error) {
+		if t, ok := foldIntBinary(op, in[0], in[1]); ok {
+			v, err := konstValue(n, t)
+			if err != nil {
+				return nil, err
+			}
+			return one(v), nil
+		}
 		x, err := c.data(in[0])
 		if err != nil {
 			return nil, err
@@ -26,6 +36,63 @@ func binaryOp(op graph.Op) func(c *converter, n *node, in []value) ([]value, err
 		return c.result(nd.Ops{Source: n.name}.Binary(op, x, y))
 	}
 }
+
+// foldIntBinary computes x op y when both are integer constants not yet
+// read as data and one is a scalar or both have one shape: the shape
+// arithmetic Keras writes (a repeat count times an extent) folds at
+// import time, exactly, in int64, as TensorFlow computes it in the
+// operands' type. Only +, - and × fold; anything else is left to the
+// term.
+func foldIntBinary(op graph.Op, x, y value) (*tensor, bool) {
+	a, b := x.konst, y.konst
+	if a == nil || b == nil || x.term != nil || y.term != nil || a.dtype != b.dtype {
+		return nil, false
+	}
+	av, aok := a.ints()
+	bv, bok := b.ints()
+	if !aok || !bok || len(av) == 0 || len(bv) == 0 || max(len(av), len(bv)) > maxFoldInts ||
+		(op != graph.Add && op != graph.Sub && op != graph.Mul) {
+		return nil, false
+	}
+	shape := a.shape
+	switch {
+	case len(a.shape) == 0:
+		shape = b.shape
+	case len(b.shape) == 0:
+	case slices.Equal(a.shape, b.shape):
+	default:
+		return nil, false
+	}
+	n := max(len(av), len(bv))
+	out := make([]int64, n)
+	for i := range out {
+		p, q := av[min(i, len(av)-1)], bv[min(i, len(bv)-1)]
+		switch op {
+		case graph.Add:
+			out[i] = p + q
+		case graph.Sub:
+			out[i] = p - q
+		default:
+			out[i] = p * q
+		}
+	}
+	t := &tensor{dtype: a.dtype, shape: slices.Clone(shape)}
+	if a.dtype == tfpb.DataType_DT_INT64 {
+		t.i64 = out
+		return t, true
+	}
+	for _, v := range out {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, false // TensorFlow wraps; leave it to the term
+		}
+		t.i32 = append(t.i32, int32(v))
+	}
+	return t, true
+}
+
+// maxFoldInts is the most elements foldIntBinary computes: shape
+// arithmetic, not data.
+const maxFoldInts = 64
 
 // convAdd converts Add(x, y) and AddV2(x, y): x + y, broadcast. (AddV2
 // differs from Add only for strings, which hofuse does not have.)

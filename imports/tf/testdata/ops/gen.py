@@ -502,6 +502,19 @@ def keras_conv_transpose_case():
     return freeze(m, x)
 
 
+def keras_upsampling_case():
+    """A Keras decoder with UpSampling2D (nearest): Conv2D, UpSampling2D
+    by 2, Conv2D, frozen the same way. Keras 3 repeats the pixels with
+    ExpandDims, Tile and Reshape, the repeat count reshaped to a scalar
+    by an empty shape Const."""
+    tf.keras.utils.set_random_seed(17)
+    m = tf.keras.Sequential([
+        tf.keras.Input((4, 4, 2)), tf.keras.layers.Conv2D(3, 3, padding="same", activation="relu"),
+        tf.keras.layers.UpSampling2D(2), tf.keras.layers.Conv2D(2, 3, padding="same")])
+    x = rand4(3, 4, 4, 2)
+    return freeze(m, x)
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -528,7 +541,7 @@ def main():
                          "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
         })
     for name, build in [("keras_flatten_gelu_layernorm", keras_case), ("keras_cnn_zero_padding", keras_cnn_case),
-                        ("keras_conv_transpose", keras_conv_transpose_case)]:
+                        ("keras_conv_transpose", keras_conv_transpose_case), ("keras_upsampling", keras_upsampling_case)]:
         gd, feeds, outs, batch = build()
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString(deterministic=True))
