@@ -95,9 +95,6 @@ func convConvTranspose(c *ctx) error {
 			}
 		}
 	}
-	if sp := (ext[2:]); slices.Contains(sp, 0) {
-		return c.errorf("input X has shape %v: a spatial extent is 0", ext)
-	}
 	k, err := c.paramFrom(transposeKernel(w, g), "_transposed")
 	if err != nil {
 		return err
