@@ -53,7 +53,7 @@ func convConv2DBackpropInput(c *converter, n *node, in []value) ([]value, error)
 	if fe[3] != ye[3] || fe[2] != outC {
 		return nil, fmt.Errorf("filter %v takes %d channels to %d; out_backprop %v has %d and input_sizes %v asks for %d", fe, fe[2], fe[3], in[2].typ, ye[3], sizes, outC)
 	}
-	if sizes[0] != -1 && int(sizes[0]) != ye[0] && ye[0] > 0 {
+	if sizes[0] != -1 && int(sizes[0]) != ye[0] {
 		// The batch of input_sizes is often computed (Shape of the input);
 		// a constant one must agree with out_backprop's.
 		return nil, fmt.Errorf("input_sizes %v: batch %d, but out_backprop %v has %d", sizes, sizes[0], in[2].typ, ye[0])
