@@ -47,3 +47,44 @@ func TestStretch(t *testing.T) {
 		t.Errorf("stretching axis 0 from 2 to 3: %v", err)
 	}
 }
+
+// TestTileRepeat checks Tile and Repeat of x = [[1, 2], [3, 4]] by counts
+// [2, 3] against numpy.tile's and numpy.repeat's results, written out.
+func TestTileRepeat(t *testing.T) {
+	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 2, 2), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xv, err := graph.FromFloat32([]float32{1, 2, 3, 4}, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(graph.Node, []int) (graph.Node, error)
+		want []float32
+	}{
+		{"Tile", nd.Tile, []float32{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}},
+		{"Repeat", nd.Repeat, []float32{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}},
+	} {
+		y, err := c.f(x, []int{2, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bind := map[string]graph.Value{"x": xv}
+		if err := nd.BindIndexes(y, bind); err != nil {
+			t.Fatal(err)
+		}
+		got, err := graph.Eval(y, bind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := got.(*graph.Array)
+		if !slices.Equal(a.Extents(), []int{4, 6}) || !slices.Equal(a.Float32s(), c.want) {
+			t.Errorf("%s: got %v %v, want [4 6] %v", c.name, a.Extents(), a.Float32s(), c.want)
+		}
+	}
+	if _, err := nd.Repeat(x, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "count 0 for axis 0 of extent 2") {
+		t.Errorf("a count of 0: %v", err)
+	}
+}

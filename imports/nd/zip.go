@@ -1,6 +1,8 @@
 package nd
 
 import (
+	"slices"
+
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/layers"
 )
@@ -363,6 +365,65 @@ func (o Ops) Stretch(x graph.Node, out []int) (graph.Node, error) {
 		}
 	}
 	return o.Broadcast(y, out)
+}
+
+// Tile returns x repeated reps[i] times along each axis i as a whole
+// (numpy.tile with a count per axis; ONNX's and TensorFlow's Tile): axis
+// i of extent d becomes the axes [reps[i], d], stretched from [1, d] and
+// merged.
+func Tile(x graph.Node, reps []int) (graph.Node, error) { return Ops{}.Tile(x, reps) }
+
+// Tile is the package's Tile, with o's source name.
+func (o Ops) Tile(x graph.Node, reps []int) (graph.Node, error) {
+	return o.repeat("Tile", x, reps, false)
+}
+
+// Repeat returns x with each element repeated reps[i] times along each
+// axis i (numpy.repeat along every axis; a nearest upsampling by whole
+// scales): axis i of extent d becomes the axes [d, reps[i]], stretched
+// from [d, 1] and merged.
+func Repeat(x graph.Node, reps []int) (graph.Node, error) { return Ops{}.Repeat(x, reps) }
+
+// Repeat is the package's Repeat, with o's source name.
+func (o Ops) Repeat(x graph.Node, reps []int) (graph.Node, error) {
+	return o.repeat("Repeat", x, reps, true)
+}
+
+// repeat is Tile, or with each Repeat.
+func (o Ops) repeat(name string, x graph.Node, reps []int, each bool) (graph.Node, error) {
+	p := o.begin(name)
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	xs := a.extents()
+	if len(reps) != len(xs) {
+		return nil, p.errorf("%d counts %v for x of rank %d", len(reps), reps, len(xs))
+	}
+	var spread, wide, out []int
+	for i, e := range xs {
+		r := reps[i]
+		if r < 1 || e > graph.MaxExtent/r {
+			return nil, p.errorf("count %d for axis %d of extent %d: want at least 1, and the axis within %d", r, i, e, graph.MaxExtent)
+		}
+		if each {
+			spread, wide = append(spread, e, 1), append(wide, e, r)
+		} else {
+			spread, wide = append(spread, 1, e), append(wide, r, e)
+		}
+		out = append(out, e*r)
+	}
+	if slices.Equal(out, xs) {
+		return x, nil
+	}
+	y, err := o.Reshape(x, spread)
+	if err != nil {
+		return nil, err
+	}
+	if y, err = o.Stretch(y, wide); err != nil {
+		return nil, err
+	}
+	return o.Reshape(y, out)
 }
 
 // BroadcastLike returns x broadcast with like, ONNX Expand when like has

@@ -3,7 +3,6 @@ package onnx
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/hofuse/hofuse/imports/nd"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
@@ -62,10 +61,8 @@ func checkResize(n *onnxpb.NodeProto, _ int) string {
 // multiples of the input's extents, over every axis or, from opset 18,
 // over the axes attribute's: each element is repeated s times along each
 // axis, output i reading input floor(i / s) (checkResize keeps the
-// coordinate modes under which that is the nearest neighbour). The term
-// inserts an axis of extent s after each scaled one, stretches it
-// (nd.Stretch) and merges it back. Downsampling and fractional scales
-// are refused.
+// coordinate modes under which that is the nearest neighbour), by
+// nd.Repeat. Downsampling and fractional scales are refused.
 func convResize(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -145,26 +142,8 @@ func convResize(c *ctx) error {
 		}
 		whole[a] = int(s)
 	}
-	if !slices.ContainsFunc(whole, func(s int) bool { return s > 1 }) {
-		c.out(0, x)
-		return nil
-	}
-	// x as [e0, 1, e1, 1, …], stretched to [e0, s0, e1, s1, …], merged.
-	var spread, wide, out []int
-	for a, e := range ext {
-		spread = append(spread, e, 1)
-		wide = append(wide, e, whole[a])
-		out = append(out, e*whole[a])
-	}
-	ops := c.ops()
-	y, err := ops.Reshape(x, spread)
+	y, err := c.ops().Repeat(x, whole)
 	if err != nil {
-		return c.wrap(err, "resize")
-	}
-	if y, err = ops.Stretch(y, wide); err != nil {
-		return c.wrap(err, "resize")
-	}
-	if y, err = ops.Reshape(y, out); err != nil {
 		return c.wrap(err, "resize")
 	}
 	c.out(0, y)

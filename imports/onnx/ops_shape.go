@@ -684,7 +684,7 @@ func convExpand(c *ctx) error {
 // convTile (opset 6): the input repeated along each axis as often as the
 // known input repeats says (one count per axis, at least 1). Axis i of
 // extent d repeated r times becomes the axes [r, d], stretched from
-// [1, d], merged into one of extent r·d.
+// [1, d], merged into one of extent r·d (nd.Tile).
 func convTile(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -705,7 +705,6 @@ func convTile(c *ctx) error {
 	if len(reps) != len(xs) {
 		return c.errorf("repeats %v has %d entries for an input of rank %d", reps, len(reps), len(xs))
 	}
-	var unsq, wide, final []int
 	for i, r := range reps {
 		if r < 1 {
 			return c.errorf("repeats %v: %d for axis %d; the IR's arrays have at least one element on every axis", reps, r, i)
@@ -713,30 +712,9 @@ func convTile(c *ctx) error {
 		if xs[i] > graph.MaxExtent/r {
 			return c.errorf("repeats %v: axis %d of extent %d becomes longer than %d", reps, i, xs[i], graph.MaxExtent)
 		}
-		if r > 1 {
-			unsq = append(unsq, len(wide))
-			wide = append(wide, r)
-		}
-		wide = append(wide, xs[i])
-		final = append(final, r*xs[i])
 	}
-	if len(unsq) == 0 {
-		c.out(0, x)
-		return nil
-	}
-	ops := c.ops()
-	y, err := ops.Unsqueeze(x, unsq)
+	y, err := c.ops().Tile(x, reps)
 	if err != nil {
-		return c.wrap(err, "tile")
-	}
-	ys := slices.Clone(wide)
-	for _, a := range unsq {
-		ys[a] = 1
-	}
-	if y, err = ops.Stretch(y, wide); err != nil {
-		return c.wrap(err, "broadcasting to %v", wide)
-	}
-	if y, err = ops.Reshape(y, final); err != nil {
 		return c.wrap(err, "tile")
 	}
 	c.out(0, y)

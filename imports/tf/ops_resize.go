@@ -2,7 +2,6 @@ package tf
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
@@ -15,9 +14,7 @@ func init() {
 
 // convTile converts Tile(input, multiples): input repeated along each axis
 // as often as the constant multiples says (Keras's UpSampling2D writes it
-// between two Reshapes, to repeat each pixel). Axis i of extent d repeated
-// m times becomes the axes [m, d], stretched from [1, d] (nd.Stretch), and
-// merged into one of extent m·d.
+// between two Reshapes, to repeat each pixel): nd.Tile.
 func convTile(c *converter, n *node, in []value) ([]value, error) {
 	x, err := c.data(in[0])
 	if err != nil {
@@ -31,27 +28,14 @@ func convTile(c *converter, n *node, in []value) ([]value, error) {
 	if len(mult) != len(xe) {
 		return nil, fmt.Errorf("multiples %v has %d values for an input of rank %d (%v)", mult, len(mult), len(xe), in[0].typ)
 	}
-	var spread, wide, out []int
+	reps := make([]int, len(mult))
 	for i, m := range mult {
 		if m < 1 || m > int64(graph.MaxExtent/xe[i]) {
 			return nil, fmt.Errorf("multiples %v: %d for axis %d of extent %d; each must be at least 1 and keep the axis within %d", mult, m, i, xe[i], graph.MaxExtent)
 		}
-		spread = append(spread, 1, xe[i])
-		wide = append(wide, int(m), xe[i])
-		out = append(out, int(m)*xe[i])
+		reps[i] = int(m)
 	}
-	if slices.Equal(out, xe) {
-		return one(in[0]), nil
-	}
-	ops := nd.Ops{Source: n.name}
-	y, err := ops.Reshape(x, spread)
-	if err != nil {
-		return nil, err
-	}
-	if y, err = ops.Stretch(y, wide); err != nil {
-		return nil, err
-	}
-	return c.result(ops.Reshape(y, out))
+	return c.result(nd.Ops{Source: n.name}.Tile(x, reps))
 }
 
 // checkResizeNearest refuses align_corners, under which the nearest
@@ -72,8 +56,7 @@ func checkResizeNearest(n *node) string {
 // multiple (s, t) of (H, W): each pixel repeated s times down and t times
 // across. Without align_corners, output row i reads floor((i + 0.5)/s)
 // with half_pixel_centers and floor(i/s) without, both the i/s rounded
-// down for a whole s. The term inserts axes of extents s and t,
-// stretches them (nd.Stretch) and merges them back.
+// down for a whole s: nd.Repeat.
 func convResizeNearest(c *converter, n *node, in []value) ([]value, error) {
 	x, err := c.floatData(in[0], "images")
 	if err != nil {
@@ -95,16 +78,5 @@ func convResizeNearest(c *converter, n *node, in []value) ([]value, error) {
 		}
 		s[a] = int(size[a]) / e
 	}
-	if s == [2]int{1, 1} {
-		return one(in[0]), nil
-	}
-	ops := nd.Ops{Source: n.name}
-	y, err := ops.Reshape(x, []int{xe[0], xe[1], 1, xe[2], 1, xe[3]})
-	if err != nil {
-		return nil, err
-	}
-	if y, err = ops.Stretch(y, []int{xe[0], xe[1], s[0], xe[2], s[1], xe[3]}); err != nil {
-		return nil, err
-	}
-	return c.result(ops.Reshape(y, []int{xe[0], xe[1] * s[0], xe[2] * s[1], xe[3]}))
+	return c.result(nd.Ops{Source: n.name}.Repeat(x, []int{1, s[0], s[1], 1}))
 }
