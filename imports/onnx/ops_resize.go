@@ -93,6 +93,10 @@ func convResize(c *ctx) error {
 		scaleIn, sizeIn = 2, 3
 	}
 	var scales []float64
+	var known *tensor
+	if scaleIn >= 0 && c.has(scaleIn) {
+		known = c.known(scaleIn)
+	}
 	switch {
 	case scaleIn < 0:
 		a := attr(c.node, "scales")
@@ -102,10 +106,9 @@ func convResize(c *ctx) error {
 		for _, f := range a.GetFloats() {
 			scales = append(scales, float64(f))
 		}
-	case c.has(scaleIn) && c.known(scaleIn) != nil && c.known(scaleIn).size() > 0:
-		k := c.known(scaleIn)
-		for i := range k.size() {
-			scales = append(scales, k.at(i))
+	case known != nil && known.size() > 0:
+		for i := range known.size() {
+			scales = append(scales, known.at(i))
 		}
 	case sizeIn >= 0 && c.has(sizeIn):
 		k, err := c.constIn(sizeIn, "sizes")

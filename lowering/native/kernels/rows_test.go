@@ -42,7 +42,7 @@ func testCopyRows[T float32 | float64](t *testing.T, n int) {
 					t.Fatalf("n %d: took %v, want %v (AVX2)", n, took, hasAVX2)
 				}
 				if !took {
-					return
+					t.Skip("CopyRows needs AVX2 (it declined, as it must without)")
 				}
 				for i := range dst {
 					if dst[i] != want[i] {
