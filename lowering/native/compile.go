@@ -380,6 +380,9 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 		if cd, ok, err := c.sharedElemLet(n, env, dst); err != nil || ok {
 			return cd, err
 		}
+		if cd, ok, err := c.destLet(n, env, dst); err != nil || ok {
+			return cd, err
+		}
 		env2, setup, err := c.bindLet(n, env)
 		if err != nil {
 			return nil, err

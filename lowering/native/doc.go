@@ -91,6 +91,9 @@
 //	rnz op f xs, scalar result, op accumulating    vector loop folded left to right
 //	let s = rnz op f r in map (\w -> E(f w, s)) r  f r computed once into the destination,
 //	(a softmax row)                                then the fold and E read it back
+//	let v = E in let s.. = (scalars) in            E computed into the destination,
+//	nzip F .. v .., v not read otherwise           the map after it in place there
+//	(the softmax of five exporter operators)
 //	map (\r -> nzip (\c p1..pk -> E(rnz (+) (*) r c, p1..pk)) C P1..Pk) X
 //	                                               kernels.Gemm (X·Cᵀ) with E applied to
 //	                                               each finished row segment in place

@@ -2,6 +2,7 @@ package native
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -145,6 +146,111 @@ func sameScalarTerm(a, b graph.Node, av, bv *graph.Var) bool {
 		}
 		for i := range b.Args {
 			if !sameScalarTerm(ac.Args[i], b.Args[i], av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// A let whose array value is read by the map that ends its body,
+//
+//	let v = E in let s = reduce (+) v in map (\e -> e / s) v
+//
+// (the softmax Fuse makes from an exporter's five operators: ReduceMax,
+// Sub, Exp, ReduceSum and Div), would materialise E into scratch and have
+// the map read it from there while it writes the destination: a pass
+// that reads one buffer and writes another. When v has the destination's
+// type, destLet computes E into the destination itself and runs the map
+// there in place, as sharedElemLet does: the scratch goes, and the last
+// pass reads and writes lines already in cache. On the softmax over
+// 256×32768 float32 that makes the five operators as fast as
+// layers.Softmax.
+//
+// The destination holds v while the body runs, so the body may read v
+// only where that is safe:
+//   - in the values of the lets between (the sum above), which must be
+//     scalars or tuples of scalars, computed before the map starts;
+//   - as an argument of the map itself, whole and unviewed, so that the
+//     map reads element k of v just before it writes element k.
+//
+// The map's function must not read v, and its other arguments must not
+// depend on v.
+
+// destLet compiles the let n into dst that way when it has that shape,
+// and reports whether it did.
+func (c *compiler) destLet(n *graph.Let, env *cenv, dst *cval) (code, bool, error) {
+	if dst.kind != cvView || dst.acc != graph.OpInvalid || len(dst.layout) != 1 || graph.IsFunc(n.Value) {
+		return nil, false, nil
+	}
+	if _, ok := c.viewOf(n.Value, env); ok {
+		return nil, false, nil // a view costs no scratch
+	}
+	t, err := c.typeOf(n.Value, env)
+	if err != nil {
+		return nil, false, err
+	}
+	at, ok := t.(*graph.ArrayType)
+	if !ok || at.DType != dst.dt || len(at.Layout) != 1 || at.Layout[0].Extent != dst.layout[0].Extent {
+		return nil, false, nil
+	}
+	v := n.Var
+	body, tenv := n.Body, env.bind(v, typeVal(t))
+	for {
+		l, ok := body.(*graph.Let)
+		if !ok {
+			break
+		}
+		if graph.IsFunc(l.Value) {
+			return nil, false, nil
+		}
+		// A let the typer refuses is left to the general path, which
+		// reports it.
+		lt, err := c.typeOf(l.Value, tenv)
+		if err != nil || !scalarsOnly(lt) {
+			return nil, false, nil
+		}
+		body, tenv = l.Body, tenv.bind(l.Var, typeVal(lt))
+	}
+	mp, ok := body.(*graph.NZip)
+	if !ok || graph.IsFunc(mp) || slices.Contains(c.free.Of(mp.Fn), v) {
+		return nil, false, nil
+	}
+	reads := false
+	for _, a := range mp.Args {
+		if a == graph.Node(v) {
+			reads = true
+		} else if slices.Contains(c.free.Of(a), v) {
+			return nil, false, nil
+		}
+	}
+	if !reads {
+		return nil, false, nil
+	}
+	fill, err := c.into(n.Value, env, dst)
+	if err != nil {
+		return nil, false, err
+	}
+	dv := *dst
+	dv.vary = nil
+	rest, err := c.into(n.Body, env.bind(v, &dv), dst)
+	if err != nil {
+		return nil, false, err
+	}
+	c.note("let computed into the destination, the map after it in place")
+	return seq(fill, rest), true, nil
+}
+
+// scalarsOnly reports whether t is a scalar or a tuple of them, nested
+// or not.
+func scalarsOnly(t graph.Type) bool {
+	switch t := t.(type) {
+	case *graph.ScalarType:
+		return true
+	case *graph.TupleType:
+		for _, e := range t.Elems {
+			if !scalarsOnly(e) {
 				return false
 			}
 		}

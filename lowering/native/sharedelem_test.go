@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -81,5 +82,66 @@ func TestSharedElementFunction(t *testing.T) {
 				t.Errorf("%v %s: rewritten, but it has no shared element function of the row's type:\n%s", dt, src, p.Describe())
 			}
 		}
+	}
+}
+
+// TestDestLet checks destLet: a let whose array value the map ending its
+// body reads (the softmax Fuse makes of ReduceMax, Sub, Exp, ReduceSum
+// and Div) computes the value into the destination and maps it in place,
+// with the interpreter's results; and terms where the destination would be
+// read after the map overwrote it — the map reading a permutation of the
+// value, the map's function reading the value whole, a let between that
+// is an array — keep the value in scratch, with the interpreter's results
+// too.
+func TestDestLet(t *testing.T) {
+	const note = "let computed into the destination"
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		A, err := graph.NewInput("A", graph.ArrayOf(dt, 4, 1200), false)
+		require.NoError(t, err)
+		B, err := graph.NewInput("B", graph.ArrayOf(dt, 4, 1200), false)
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(5, 6))
+		vals := map[string]graph.Value{}
+		for _, x := range []*graph.Input{A, B} {
+			vals[x.Name], err = graph.RandomArray(r, dt, 4, 1200)
+			require.NoError(t, err)
+		}
+		check := func(src string, fires bool) {
+			t.Helper()
+			term, err := graph.ParseTerm(src, A, B)
+			require.NoError(t, err)
+			g, err := fusion.Whole(term)
+			require.NoError(t, err)
+			in := map[string]graph.Value{}
+			for _, x := range g.Inputs {
+				in[x.Name] = vals[x.Name]
+			}
+			p, err := native.New(native.Options{}).Plan(g)
+			require.NoError(t, err)
+			defer p.Close()
+			// The let's value, e or d, in scratch or not.
+			inScratch := strings.Contains(p.Describe(), fmt.Sprintf("materialise %v[1200] into scratch", dt))
+			if inScratch == fires || fires && !strings.Contains(p.Describe(), note) {
+				t.Errorf("%v %s: value in scratch %v, want %v:\n%s", dt, src, inScratch, !fires, p.Describe())
+			}
+			lowertest.Check(t, native.New(native.Options{}), g, term, in, 0)
+		}
+		// The softmax of the five operators, fused.
+		check(`map (\a -> let e = (let b = reduce max a in map (\x -> exp (x - b)) a) in let s = reduce (+) e in map (\y -> y / s) e) A`, true)
+		// Two scalar lets, the second reading the first; a map over the
+		// value and another row.
+		check(`zip (\a c -> let d = zip (\x z -> x * z) a c in let m = reduce (+) d in let q = rnz (+) (\x -> (x - m) * (x - m)) d in zip (\y z -> (y - m) / q + z) d c) A B`, true)
+		// A let between that is a pair of scalars.
+		check(`map (\a -> let e = map (\x -> x * 3) a in let p = (reduce max e, reduce min e) in map (\y -> y - fst p + snd p) e) A`, true)
+		// The map reads the value shifted by one, element k - 1 at k:
+		// in the destination, the map would have overwritten it.
+		check(`map (\a -> let e = map exp a in let s = reduce (+) e in zip (\y z -> y / s + z) e (first 1 (window 0 2 (pad 0 1 0 e)))) A`, false)
+		// The map's function reads the value whole.
+		check(`map (\a -> let e = map exp a in map (\y -> y / reduce (+) e) e) A`, false)
+		// A let between that is an array (it goes into the destination
+		// itself, e staying in scratch).
+		check(`map (\a -> let e = map exp a in let w = map (\x -> x * 2) e in zip (\y z -> y + z) e w) A`, false)
+		// The map does not read the value.
+		check(`map (\a -> let e = map exp a in let s = reduce (+) e in map (\y -> y / s) a) A`, false)
 	}
 }
