@@ -30,7 +30,9 @@
 //     stretched, rank 0 everywhere). f builds the scalar body from one
 //     element of each operand with a *layers.Builder.
 //   - MatMul(a, b): numpy.matmul for any ranks ≥ 1 (batch axes broadcast);
-//     Gemm(a, b, c, alpha, beta, transA, transB): ONNX Gemm.
+//     Gemm(a, b, c, alpha, beta, transA, transB): ONNX Gemm;
+//     Einsum(equation, xs...): numpy.einsum without diagonals, each pair
+//     of operands contracted as one MatMul.
 //   - Transpose(x, perm), Reshape(x, extents) with ResolveShape for ONNX's
 //     0 and -1, Flatten(x, axis) (ONNX, to 2-D), Squeeze(x, axes),
 //     Unsqueeze(x, axes).

@@ -216,6 +216,8 @@ func build(t *testing.T, c fixture, xs []graph.Node) (graph.Node, error) {
 		return nd.BroadcastLike(xs[0], xs[1])
 	case "concat":
 		return nd.Concat(attrInt(t, c, "axis"), xs...)
+	case "einsum":
+		return nd.Einsum(c.Attrs["equation"].(string), xs...)
 	case "cast":
 		dt, err := graph.ParseDType(c.Attrs["to"].(string))
 		if err != nil {
@@ -308,7 +310,7 @@ func compareValue(t *testing.T, got graph.Value, want []float64, dt graph.DType)
 }
 
 // fixtureFiles are the fixture files, one per family of operations.
-var fixtureFiles = []string{"elementwise.json", "matmul.json", "shape.json", "reduce.json", "softmax.json", "argmax.json", "cast.json", "concat.json", "broadcast.json"}
+var fixtureFiles = []string{"elementwise.json", "matmul.json", "shape.json", "reduce.json", "softmax.json", "argmax.json", "cast.json", "concat.json", "broadcast.json", "einsum.json"}
 
 func TestElementwiseFixtures(t *testing.T) { runFixtures(t, "elementwise.json") }
 func TestMatMulFixtures(t *testing.T)      { runFixtures(t, "matmul.json") }
@@ -319,3 +321,4 @@ func TestArgMaxFixtures(t *testing.T)      { runFixtures(t, "argmax.json") }
 func TestCastFixtures(t *testing.T)        { runFixtures(t, "cast.json") }
 func TestConcatFixtures(t *testing.T)      { runFixtures(t, "concat.json") }
 func TestBroadcastFixtures(t *testing.T)   { runFixtures(t, "broadcast.json") }
+func TestEinsumFixtures(t *testing.T)      { runFixtures(t, "einsum.json") }

@@ -35,7 +35,7 @@
 // Where, on bool tensors. The IR has no floor: Floor, Ceil and Round
 // (half to even) truncate through i32 in two parts and adjust, exact for
 // every float (a zero result may lose its sign). Linear
-// algebra and normalisation: Gemm, MatMul, Softmax, LogSoftmax,
+// algebra and normalisation: Gemm, MatMul, Einsum (no diagonals), Softmax, LogSoftmax,
 // BatchNormalization (inference), LayerNormalization,
 // InstanceNormalization, LRN (a sum of shifted views of the padded
 // squares). Reductions: every Reduce*, ArgMax, ArgMin. Windows: Conv,

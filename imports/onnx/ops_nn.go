@@ -13,6 +13,7 @@ func init() {
 	register(
 		&converter{op: "Gemm", since: 6, convert: convGemm},
 		&converter{op: "MatMul", since: 1, convert: convMatMul},
+		&converter{op: "Einsum", since: 12, check: checkEinsum, convert: convEinsum},
 		&converter{op: "Softmax", since: 1, until: 12, convert: convSoftmax(false)},
 		&converter{op: "Softmax", since: 13, convert: convSoftmax(false)},
 		&converter{op: "LogSoftmax", since: 1, until: 12, convert: convSoftmax(true)},
@@ -103,6 +104,36 @@ func convMatMul(c *ctx) error {
 	y, err := c.ops().MatMul(a, b)
 	if err != nil {
 		return c.wrap(err, "matmul")
+	}
+	c.out(0, y)
+	return nil
+}
+
+// checkEinsum refuses an Einsum without its equation.
+func checkEinsum(n *onnxpb.NodeProto, _ int) string {
+	if a := attr(n, "equation"); a == nil || len(a.GetS()) == 0 {
+		return "attribute equation is missing"
+	}
+	return ""
+}
+
+// convEinsum converts Einsum(equation; Inputs...): numpy.einsum's
+// semantics, which ONNX's specification follows, through nd.Einsum (which
+// refuses a label repeated within one term, a diagonal).
+func convEinsum(c *ctx) error {
+	eq, err := c.attrString("equation", "")
+	if err != nil {
+		return err
+	}
+	xs := make([]graph.Node, c.nin())
+	for i := range xs {
+		if xs[i], err = c.in(i); err != nil {
+			return err
+		}
+	}
+	y, err := c.ops().Einsum(eq, xs...)
+	if err != nil {
+		return c.wrap(err, "equation %q", eq)
 	}
 	c.out(0, y)
 	return nil

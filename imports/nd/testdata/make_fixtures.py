@@ -9,12 +9,12 @@ Run it by hand after changing a case, from the repository root:
 
 It writes one JSON file per family of operations next to itself
 (elementwise.json, matmul.json, shape.json, reduce.json, softmax.json,
-argmax.json, cast.json, concat.json, broadcast.json); commit them. Every
-case holds the operation, its attributes, its inputs and numpy's result,
-each tensor as {"dtype", "shape", "data"} with data flat in row-major
-order and the non-finite values written as the strings "nan", "inf" and
-"-inf". The inputs come from a seeded generator, so rerunning it rewrites
-the same files. It was last run with numpy 2.4.6.
+argmax.json, cast.json, concat.json, broadcast.json, einsum.json); commit
+them. Every case holds the operation, its attributes, its inputs and
+numpy's result, each tensor as {"dtype", "shape", "data"} with data flat
+in row-major order and the non-finite values written as the strings
+"nan", "inf" and "-inf". The inputs come from seeded generators, so
+rerunning it rewrites the same files. It was last run with numpy 2.4.6.
 """
 
 import json
@@ -333,3 +333,45 @@ bc.append(case("broadcast/leading-ones", "broadcast", [m], np.broadcast_to(m, (1
 bc.append(case("broadcast/smaller-target", "broadcast", [m], m, shape=[4]))
 bc.append(case("broadcast/ones-target", "broadcast", [m], m.reshape(1, 3, 4), shape=[1, 1, 1]))
 write("broadcast.json", bc)
+
+# --------------------------------------------------------------------- einsum
+# Drawn from a generator of their own, so that the cases above keep their
+# inputs.
+rng_e = np.random.default_rng(20261128)
+
+
+def rand_e(shape, dtype="float32"):
+    return rng_e.uniform(-2, 2, size=shape).astype(dtype)
+
+
+einsum = []
+for name, eq, shapes in [
+    ("batch-matmul", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("implicit-matmul", "ij,jk", [(3, 4), (4, 2)]),
+    ("transpose", "ij->ji", [(3, 4)]),
+    ("row-sums", "ij->i", [(3, 4)]),
+    ("total", "ijk->", [(2, 3, 4)]),
+    ("inner", "i,i", [(5,), (5,)]),
+    ("outer", "i,j->ij", [(3,), (4,)]),
+    ("row-dots", "bi,bi->b", [(4, 6), (4, 6)]),
+    ("attention-scores", "aecd,abcd->acbe", [(2, 5, 2, 4), (2, 3, 2, 4)]),
+    ("attention-combine", "acbe,aecd->abcd", [(2, 2, 3, 5), (2, 5, 2, 4)]),
+    ("einsum-dense", "abc,cde->abde", [(2, 3, 4), (4, 2, 5)]),
+    ("einsum-dense-out", "abcd,cde->abe", [(2, 3, 2, 4), (2, 4, 5)]),
+    ("ellipsis-broadcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("ellipsis-implicit", "...j,j", [(2, 3), (3,)]),
+    ("broadcast-one", "ij,ij", [(1, 3), (2, 3)]),
+    ("broadcast-contracted", "ij,jk", [(2, 1), (3, 4)]),
+    ("chain", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("spaces", " b i j , b j k -> b k i ", [(2, 3, 4), (2, 4, 5)]),
+    ("upper-case", "Ab,bC->CA", [(3, 4), (4, 2)]),
+    ("sum-one-side", "ij,k->jk", [(3, 4), (2,)]),
+]:
+    xs = [rand_e(s) for s in shapes]
+    einsum.append(case(f"einsum/{name}", "einsum", xs, np.einsum(eq, *xs), equation=eq))
+s0 = np.array(1.5, dtype=np.float32)
+v = rand_e((4,))
+einsum.append(case("einsum/scalar-operand", "einsum", [v, s0], np.einsum("i,->i", v, s0), equation="i,->i"))
+a, b = rand_e((3, 4), "float64"), rand_e((4, 5), "float64")
+einsum.append(case("einsum/f64", "einsum", [a, b], np.einsum("ij,jk->ik", a, b), equation="ij,jk->ik"))
+write("einsum.json", einsum)

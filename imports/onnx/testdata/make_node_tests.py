@@ -70,6 +70,7 @@ OPS = [
     "ReduceSumSquare", "ReduceLogSum", "GlobalMaxPool", "InstanceNormalization",
     "LRN", "Expand", "Tile", "Slice", "Split", "Greater", "Less",
     "GreaterOrEqual", "LessOrEqual", "Equal", "Not", "And", "Or", "Xor", "Where",
+    "Einsum",
 ]
 OPSET = set(OPS)
 
