@@ -118,16 +118,16 @@ func (g *graphDef) coverage(order []*node, outs []edge, opt imports.Options) *im
 		// Reading an output past those a converter gives is the reader's
 		// problem (a producer without a converter is listed already).
 		for i, e := range n.inputs {
-			if op, ok := ops[e.node.op]; ok && e.out >= op.outputs {
+			if op, ok := ops[e.node.op]; ok && e.out >= outputsOf(op, e.node) {
 				cov.Refuse(imports.Unsupported{Op: n.op, Node: n.name,
-					Reason: fmt.Sprintf("input %d reads output %d of %q (%s), which has %s hofuse imports", i, e.out, e.node.name, e.node.op, outputCount(op.outputs))})
+					Reason: fmt.Sprintf("input %d reads output %d of %q (%s), which has %s hofuse imports", i, e.out, e.node.name, e.node.op, outputCount(outputsOf(op, e.node)))})
 			}
 		}
 	}
 	for _, e := range outs {
-		if op, ok := ops[e.node.op]; ok && e.out >= op.outputs {
+		if op, ok := ops[e.node.op]; ok && e.out >= outputsOf(op, e.node) {
 			cov.Refuse(imports.Unsupported{Op: e.node.op, Node: e.node.name,
-				Reason: fmt.Sprintf("output %s is asked for, but the node has %s hofuse imports", e, outputCount(op.outputs))})
+				Reason: fmt.Sprintf("output %s is asked for, but the node has %s hofuse imports", e, outputCount(outputsOf(op, e.node)))})
 		}
 		cov.Outputs = append(cov.Outputs, outputName(e, opt))
 	}
@@ -227,6 +227,9 @@ func (c *converter) convert(n *node) error {
 			return err
 		}
 		return c.errorf(n, "%v", err)
+	}
+	if want := outputsOf(op, n); len(outs) != want {
+		return c.errorf(n, "the converter gave %d outputs, want %d (an importer bug; please report it with the file)", len(outs), want)
 	}
 	c.vals[n] = outs
 	return nil

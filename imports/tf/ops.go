@@ -11,7 +11,7 @@ import (
 // opDef is how one TensorFlow op converts.
 type opDef struct {
 	arity   int                  // data inputs it takes; -1 for any number
-	outputs int                  // outputs the converter gives (output 0 to outputs-1)
+	outputs int                  // outputs the converter gives (output 0 to outputs-1); -1 for one per data input
 	check   func(n *node) string // the reason a node cannot be converted, from its attributes alone; nil or "" when it can
 	convert func(c *converter, n *node, in []value) ([]value, error)
 }
@@ -22,6 +22,7 @@ var ops = map[string]opDef{
 	"Placeholder": {arity: 0, outputs: 1, convert: convPlaceholder},
 	"Const":       {arity: 0, outputs: 1, convert: convConst},
 	"Identity":    {arity: 1, outputs: 1, convert: convIdentity},
+	"IdentityN":   {arity: -1, outputs: -1, convert: convIdentityN},
 	"NoOp":        {arity: 0, outputs: 0, convert: convNoOp},
 
 	"MatMul":           {arity: 2, outputs: 1, convert: convMatMul},
@@ -58,6 +59,7 @@ var ops = map[string]opDef{
 	"SquaredDifference": {arity: 2, outputs: 1, convert: convSquaredDifference},
 	"Maximum":           {arity: 2, outputs: 1, convert: convMaximum},
 	"Minimum":           {arity: 2, outputs: 1, convert: convMinimum},
+	"Pow":               {arity: 2, outputs: 1, convert: convPow},
 
 	"Mean":       {arity: 2, outputs: 1, convert: convMean},
 	"Sum":        {arity: 2, outputs: 1, convert: convSum},
@@ -190,6 +192,27 @@ func emptyIndex(p *tfpb.TensorProto) (*tensor, bool) {
 // stays a constant (and keeps the name of its Const node).
 func convIdentity(_ *converter, _ *node, in []value) ([]value, error) {
 	return one(in[0]), nil
+}
+
+// convIdentityN converts IdentityN(input...): its N inputs, unchanged, as
+// its N outputs (node:k is input k). Keras 3 writes it around every
+// tf.custom_gradient (the swish activation, SeparableConv2D), where it
+// only carries the gradient function, which an imported inference graph
+// does not take. TensorFlow requires N ≥ 1.
+func convIdentityN(_ *converter, _ *node, in []value) ([]value, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("no data inputs; IdentityN takes at least one")
+	}
+	return in, nil
+}
+
+// outputsOf returns how many outputs op gives at node n: op.outputs, or
+// one per data input for an op of any number of outputs (IdentityN).
+func outputsOf(op opDef, n *node) int {
+	if op.outputs < 0 {
+		return len(n.inputs)
+	}
+	return op.outputs
 }
 
 // convNoOp converts NoOp, which computes nothing and has no output; graphs

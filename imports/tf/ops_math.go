@@ -298,6 +298,25 @@ func convSquaredDifference(c *converter, n *node, in []value) ([]value, error) {
 	}, x, y))
 }
 
+// convPow converts Pow(x, y): x to the power y, elementwise, broadcast,
+// as C's pow computes it (0 to a negative power is +Inf, a negative base
+// to a non-integer power NaN). The IR's pow is a float op: x and y have
+// one float element type; TensorFlow's integer Pow is refused.
+func convPow(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "x")
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.floatData(in[1], "y")
+	if err != nil {
+		return nil, err
+	}
+	if dx, dy := elemOf(in[0].typ), elemOf(in[1].typ); dx != dy {
+		return nil, fmt.Errorf("x has element type %v and y %v; Pow needs one type", dx, dy)
+	}
+	return c.result(nd.Ops{Source: n.name}.Binary(graph.Pow, x, y))
+}
+
 // convMaximum converts Maximum(x, y): the larger, broadcast; NaN if either
 // is NaN.
 var convMaximum = binaryOp(graph.Max)
