@@ -169,3 +169,75 @@ func TestFoldErrors(t *testing.T) {
 		t.Errorf("shape: %v %v", got, err)
 	}
 }
+
+// TestGatherProdFold pins GatherV2 and Prod on known tensors to values
+// computed by hand, and their refusals: a GatherV2 of computed values (an
+// Embedding's lookup) names the missing gather, indices out of range and
+// results past the folding cap are errors naming the numbers.
+func TestGatherProdFold(t *testing.T) {
+	m := constI32("m", []int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	zero := constI32("zero", nil, 0)
+	for _, tc := range []struct {
+		name  string
+		nodes []*tfpb.NodeDef
+		want  string
+	}{
+		{"gather rows", []*tfpb.NodeDef{m, constI32("i", []int64{3}, 1, 0, 1), zero, ndef("y", "GatherV2", "m", "i", "zero")},
+			"[4 5 6 1 2 3 4 5 6]"},
+		{"gather negative axis, rank-2 indices", []*tfpb.NodeDef{m, constI32("i", []int64{2, 2}, 2, 0, 1, 1), constI32("a", nil, -1), ndef("y", "GatherV2", "m", "i", "a")},
+			"[3 1 2 2 6 4 5 5]"},
+		{"gather a scalar", []*tfpb.NodeDef{m, constI32("i", nil, 2), constI32("a", nil, 1), ndef("g", "GatherV2", "m", "i", "a"), constI32("r", []int64{1}, 0), ndef("y", "Prod", "g", "r")},
+			"[18]"},
+		{"prod keep_dims", []*tfpb.NodeDef{m, constI32("r", []int64{1}, -1), withAttr(ndef("y", "Prod", "m", "r"), "keep_dims", boolAttr(true))},
+			"[6 120]"},
+		{"prod of an empty vector", []*tfpb.NodeDef{m, constI32("v", []int64{3}, 4, 5, 6), constI32("e", []int64{0}), ndef("g", "GatherV2", "v", "e", "zero"), zero,
+			ndef("p", "Prod", "g", "zero"), ndef("y", "Mul", "p", "m")},
+			"[1 2 3 4 5 6]"},
+	} {
+		got, err := evalNoInputs(t, tc.nodes...)
+		if err != nil || fmt.Sprint(got) != tc.want {
+			t.Errorf("%s: %v %v, want %s", tc.name, got, err, tc.want)
+		}
+	}
+	// An overflowing product is left to the term, which computes it in
+	// i32 as TensorFlow does.
+	if got, err := evalNoInputs(t, constI32("b", []int64{2}, 1<<20, 1<<12), zero, ndef("y", "Prod", "b", "zero")); err != nil || fmt.Sprint(got) != "[0]" {
+		t.Errorf("overflow: %v %v, want [0] (2^32 wrapped)", got, err)
+	}
+
+	embed := []*tfpb.NodeDef{constF32("table", []int64{4, 2}, 1, 2, 3, 4, 5, 6, 7, 8), placeholder("x", 2, 3), ndef("idx", "Cast", "x"), zero}
+	embed[3] = withAttr(embed[3], "dtype", typeAttr(tfpb.DataType_DT_INT32))
+	embed[2] = withAttr(embed[2], "DstT", typeAttr(tfpb.DataType_DT_INT32))
+	for _, tc := range []struct {
+		name  string
+		nodes []*tfpb.NodeDef
+		want  string
+	}{
+		{"embedding lookup", append(embed, ndef("y", "GatherV2", "table", "idx", "zero")),
+			`g.pb: node "y" (GatherV2): GatherV2 of values computed from the model's inputs is not supported (the IR has no gather); GatherV2 folds only on known tensors (shapes, constants)`},
+		{"gather of data", []*tfpb.NodeDef{placeholder("x", 2, 3), constI32("i", []int64{1}, 0), zero, ndef("y", "GatherV2", "x", "i", "zero")},
+			`g.pb: node "y" (GatherV2): GatherV2 of values computed from the model's inputs is not supported (the IR has no gather); GatherV2 folds only on known tensors (shapes, constants)`},
+		{"batch_dims", []*tfpb.NodeDef{m, zero, withAttr(ndef("y", "GatherV2", "m", "m", "zero"), "batch_dims", &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: 1}})},
+			`g.pb: 1 unsupported node: GatherV2 at node "y": batch_dims=1 is not supported (only 0)`},
+		{"index out of range", []*tfpb.NodeDef{m, constI32("i", []int64{2}, 0, 2), zero, ndef("y", "GatherV2", "m", "i", "zero")},
+			`g.pb: node "y" (GatherV2): index 2 (element 1 of indices) is out of range for axis 0 of params [2 3] (from 0 to 1)`},
+		{"negative index", []*tfpb.NodeDef{m, constI32("i", nil, -1), zero, ndef("y", "GatherV2", "m", "i", "zero")},
+			`g.pb: node "y" (GatherV2): index -1 (element 0 of indices) is out of range for axis 0 of params [2 3] (from 0 to 1)`},
+		{"axis out of range", []*tfpb.NodeDef{m, zero, constI32("a", nil, 2), ndef("y", "GatherV2", "m", "zero", "a")},
+			`g.pb: node "y" (GatherV2): axis 2 is out of range for params of rank 2`},
+		{"axis vector", []*tfpb.NodeDef{m, zero, constI32("a", []int64{2}, 0, 1), ndef("y", "GatherV2", "m", "zero", "a")},
+			`g.pb: node "y" (GatherV2): axis [0 1]: want one axis, a scalar`},
+		{"float indices", []*tfpb.NodeDef{m, constF32("i", nil, 0), zero, ndef("y", "GatherV2", "m", "i", "zero")},
+			`g.pb: node "y" (GatherV2): indices is a float32 tensor; want int32 or int64`},
+		{"result past the cap", []*tfpb.NodeDef{constTensor("big", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: shapeProto(1<<10, 2), IntVal: []int32{1}}),
+			constTensor("i", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: shapeProto(1<<10, 1<<10), IntVal: []int32{0}}), zero, ndef("y", "GatherV2", "big", "i", "zero")},
+			`g.pb: node "y" (GatherV2): the result has 1×1048576×2 elements, more than the 1048576 hofuse folds at import time`},
+		{"prod axes", []*tfpb.NodeDef{m, constI32("r", nil, 2), ndef("y", "Prod", "m", "r")},
+			`g.pb: node "y" (Prod): reduction_indices [2]: axis 2 is out of range for rank 2`},
+	} {
+		_, err := evalNoInputs(t, tc.nodes...)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error\n%v\nwant\n%s", tc.name, err, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
@@ -323,4 +324,214 @@ func sameShapeConsts(in []value, part func([]int) []int) ([]*tensor, error) {
 		ts[i] = t
 	}
 	return ts, nil
+}
+
+func init() {
+	ops["GatherV2"] = opDef{arity: 3, outputs: 1, check: checkGatherV2, convert: convGatherV2}
+	ops["Prod"] = opDef{arity: 2, outputs: 1, convert: convProd}
+}
+
+// gatherRefusal is why GatherV2 of computed values is not supported.
+const gatherRefusal = "GatherV2 of values computed from the model's inputs is not supported (the IR has no gather); GatherV2 folds only on known tensors (shapes, constants)"
+
+// checkGatherV2 refuses batch_dims other than 0.
+func checkGatherV2(n *node) string {
+	bd, err := attrInt(n, "batch_dims", 0)
+	if err != nil {
+		return err.Error()
+	}
+	if bd != 0 {
+		return fmt.Sprintf("batch_dims=%d is not supported (only 0)", bd)
+	}
+	return ""
+}
+
+// maxFoldElements caps what a gather or a product folds at import time:
+// shape arithmetic and small constants, not data.
+const maxFoldElements = 1 << 20
+
+// convGatherV2 converts GatherV2(params, indices, axis; batch_dims 0) when
+// params and indices are known at import time, folded: the slices of
+// params at the indices along axis (a scalar; negative counts from the
+// end), of shape params.shape[:axis] + indices.shape +
+// params.shape[axis+1:]. Every index must be in [0, extent) as on
+// TensorFlow's CPU, where an index out of range is an error. Keras's
+// Tensordot (a Dense on a rank-3 input) gathers extents of a Shape so. A
+// GatherV2 of computed values (an Embedding's lookup) is refused.
+func convGatherV2(c *converter, n *node, in []value) ([]value, error) {
+	params, indices := in[0].konst, in[1].konst
+	if params == nil || indices == nil {
+		return nil, fmt.Errorf("%s", gatherRefusal)
+	}
+	ax, err := constInts(in[2], "axis")
+	if err != nil {
+		return nil, err
+	}
+	if len(ax) != 1 || len(in[2].konst.shape) != 0 {
+		return nil, fmt.Errorf("axis %v: want one axis, a scalar", ax)
+	}
+	r := int64(len(params.shape))
+	axis := ax[0]
+	if r == 0 {
+		return nil, fmt.Errorf("params is a scalar; GatherV2 needs rank 1 or more")
+	}
+	if axis < -r || axis >= r {
+		return nil, fmt.Errorf("axis %d is out of range for params of rank %d", axis, r)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	idx, ok := indices.ints()
+	if !ok {
+		return nil, fmt.Errorf("indices is a %s tensor; want int32 or int64", dtypeName(indices.dtype))
+	}
+	extent := int64(params.shape[axis])
+	for k, i := range idx {
+		if i < 0 || i >= extent {
+			return nil, fmt.Errorf("index %d (element %d of indices) is out of range for axis %d of params %v (from 0 to %d)", i, k, axis, params.shape, extent-1)
+		}
+	}
+	outer, inner := 1, 1
+	for _, e := range params.shape[:axis] {
+		outer *= e
+	}
+	for _, e := range params.shape[axis+1:] {
+		inner *= e
+	}
+	// outer and inner are at most the size of a decoded constant; their
+	// product with the index count is checked before it is computed.
+	if total := int64(outer) * int64(inner); total > 0 && int64(len(idx)) > maxFoldElements/total {
+		return nil, fmt.Errorf("the result has %d×%d×%d elements, more than the %d hofuse folds at import time", outer, len(idx), inner, maxFoldElements)
+	}
+	shape := append(append(append([]int{}, params.shape[:axis]...), indices.shape...), params.shape[axis+1:]...)
+	flat := make([]int, 0, outer*len(idx)*inner)
+	for o := range outer {
+		for _, i := range idx {
+			base := (o*int(extent) + int(i)) * inner
+			for k := range inner {
+				flat = append(flat, base+k)
+			}
+		}
+	}
+	if len(flat) == 0 && !(len(shape) == 1 && (params.dtype == tfpb.DataType_DT_INT32 || params.dtype == tfpb.DataType_DT_INT64)) {
+		return nil, fmt.Errorf("the result has shape %v, which is empty; hofuse arrays have no empty axes", shape)
+	}
+	if err := c.charge(len(flat), params.dtype); err != nil {
+		return nil, err
+	}
+	v, err := konstValue(n, pick(params, flat, shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(flat) == 0 {
+		v.typ = graph.ArrayOf(graph.Int32, 0) // an empty index, as a Const of shape [0] is
+	}
+	return one(v), nil
+}
+
+// convProd converts Prod(input, reduction_indices; keep_dims): the
+// product over the axes, as Mean. An integer input known at import time
+// (the extents Keras's Tensordot multiplies) folds, exactly, as long as
+// the product fits its type (TensorFlow's wraps; then the term computes
+// it); any other input is reduced in the term (nd.Reduce with nd.Prod).
+func convProd(c *converter, n *node, in []value) ([]value, error) {
+	if k := in[0].konst; k != nil && in[0].term == nil {
+		if t, ok, err := foldProd(n, k, in[1]); err != nil {
+			return nil, err
+		} else if ok {
+			v, err := konstValue(n, t)
+			if err != nil {
+				return nil, err
+			}
+			return one(v), nil
+		}
+	}
+	return reduction(nd.Prod)(c, n, in)
+}
+
+// foldProd returns the product of the integer tensor t over the axes in
+// ax (a known operand); ok is false when t is not an integer tensor, is
+// larger than maxFoldElements, or its product overflows t's type.
+func foldProd(n *node, t *tensor, ax value) (*tensor, bool, error) {
+	vals, isInt := t.ints()
+	if !isInt || len(vals) > maxFoldElements {
+		return nil, false, nil
+	}
+	keep, err := attrBool(n, "keep_dims", false)
+	if err != nil {
+		return nil, false, err
+	}
+	r := len(t.shape)
+	list, err := axes(ax, "reduction_indices", r)
+	if err != nil {
+		return nil, false, err
+	}
+	reduced := make([]bool, r)
+	for _, a := range list {
+		if a < 0 {
+			a += r
+		}
+		reduced[a] = true
+	}
+	var shape, kept []int // the result's extents; the input axes kept
+	for d, e := range t.shape {
+		switch {
+		case !reduced[d]:
+			shape = append(shape, e)
+			kept = append(kept, d)
+		case keep:
+			shape = append(shape, 1)
+		}
+	}
+	size := 1
+	for d := range kept {
+		size *= t.shape[kept[d]]
+	}
+	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+	if t.dtype == tfpb.DataType_DT_INT64 {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
+	out := make([]int64, size)
+	for i := range out {
+		out[i] = 1
+	}
+	idx := make([]int, r)
+	for _, v := range vals {
+		o := 0
+		for _, d := range kept {
+			o = o*t.shape[d] + idx[d]
+		}
+		p, ok := mulChecked(out[o], v, lo, hi)
+		if !ok {
+			return nil, false, nil
+		}
+		out[o] = p
+		for d := r - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < t.shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	res := &tensor{dtype: t.dtype, shape: shape}
+	if t.dtype == tfpb.DataType_DT_INT64 {
+		res.i64 = out
+	} else {
+		for _, v := range out {
+			res.i32 = append(res.i32, int32(v))
+		}
+	}
+	return res, true, nil
+}
+
+// mulChecked returns a·b when it lies in [lo, hi].
+func mulChecked(a, b, lo, hi int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, p >= lo && p <= hi
 }
