@@ -435,6 +435,145 @@ def _():
     return {"x": rand4(2, 2, 3, 2)}, [tf.identity(t, name="t_out"), r]
 
 
+
+# The ops Keras 3 exports write beyond those above (IdentityN, Pow, the
+# comparisons and SelectV2, GatherV2 and Prod of shapes, BatchMatMul,
+# SpaceToBatchND and BatchToSpaceND) draw from a fifth generator, so
+# that adding them left every input above as it was.
+rng5 = np.random.default_rng(20261130)
+
+
+def rand5(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng5.uniform(lo, hi, size=shape).astype(dtype)
+
+
+@case("identity_n")
+def _():
+    x = ph([None, 3, 2])
+    a, b = tf.raw_ops.IdentityN(input=[tf.nn.relu(x), tf.math.tanh(x)], name="idn")
+    y = tf.math.multiply(a, b, name="y")
+    return {"x": rand5(2, 3, 2)}, [y, tf.identity(b, name="b_out")]
+
+
+@case("pow_broadcast")
+def _():
+    x = ph([None, 3, 4])
+    p = tf.math.pow(x, tf.constant(rand5(4), name="e"), name="p")
+    c = tf.math.pow(tf.constant(rand5(3, 1, lo=0.5, hi=2.0), name="base"), p, name="c")
+    y = tf.math.pow(tf.math.subtract(c, 1.5), tf.constant(3.0), name="y")
+    return {"x": rand5(2, 3, 4, lo=0.1, hi=3.0)}, [y]
+
+
+@case("compare_select")
+def _():
+    # Float comparisons picking from a broadcast then and else.
+    x = ph([None, 3, 4])
+    v = tf.constant(rand5(4), name="v")
+    outs = []
+    for op in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"):
+        cond = getattr(tf.raw_ops, op)(x=x, y=v, name=op.lower())
+        outs.append(tf.raw_ops.SelectV2(condition=cond, t=x, e=tf.constant(rand5(3, 1), name=op.lower() + "_e"),
+                                        name=op.lower() + "_y"))
+    # Ties: x equal to v where x was rounded to it.
+    tie = tf.raw_ops.SelectV2(condition=tf.math.less(x, 0.0), t=v, e=x, name="tie")
+    eq = tf.raw_ops.Equal(x=tie, y=v, name="eq_tie")
+    le = tf.raw_ops.LessEqual(x=tie, y=v, name="le_tie")
+    outs.append(tf.raw_ops.SelectV2(condition=tf.math.logical_and(eq, le, name="and"), t=1.0, e=-1.0, name="tie_y"))
+    return {"x": rand5(2, 3, 4)}, outs
+
+
+@case("compare_int_logical")
+def _():
+    # int32 comparisons (ties are common), the logical ops, and a
+    # condition broadcast against both branches.
+    x = ph([None, 5], dtype=tf.int32)
+    k = tf.constant(rng5.integers(-2, 3, size=(5,)).astype(np.int32), name="k")
+    eq = tf.math.equal(x, k, name="eq")
+    ne = tf.math.not_equal(x, 0, name="ne")
+    both = tf.math.logical_or(tf.math.logical_not(eq, name="not"), tf.math.logical_and(ne, eq, name="and"), name="or")
+    y = tf.raw_ops.SelectV2(condition=both, t=x, e=tf.constant(rng5.integers(-9, 9, size=(4, 1)).astype(np.int32), name="e"), name="y")
+    g = tf.raw_ops.SelectV2(condition=tf.math.greater_equal(tf.math.reduce_max(x, axis=1, keepdims=True), 1, name="ge"), t=tf.constant(1), e=x, name="g")
+    return {"x": rng5.integers(-2, 3, size=(4, 5)).astype(np.int32)}, [y, g]
+
+
+@case("gather_prod_fold")
+def _():
+    # Keras's Tensordot: extents gathered from a Shape and multiplied
+    # (Prod), folded; and a gather of a constant matrix along a negative
+    # axis with rank-2 indices, read as data.
+    x = ph([None, 3, 4])
+    s = tf.shape(x, name="shape")
+    free = tf.gather(s, tf.constant([0, 1], name="free"), axis=0, name="free_dims")
+    rows = tf.math.reduce_prod(free, name="rows")
+    last = tf.gather(s, tf.constant(2, name="two"), name="last")
+    flat = tf.reshape(x, tf.stack([rows, last]), name="flat")
+    w = tf.constant(rand5(1, 3), name="w")
+    picked = tf.gather(w, tf.constant([[2, 0], [1, 1]], name="idx"), axis=-1, name="picked")  # [1, 2, 2]
+    big = tf.reshape(picked, [1, 4])
+    y = tf.math.add(flat, big, name="y")
+    kp = tf.math.reduce_prod(tf.cast(s, tf.int64), axis=[0], keepdims=True, name="count")
+    z = tf.reshape(x, kp, name="z")
+    return {"x": rand5(2, 3, 4)}, [y, z]
+
+
+@case("prod_data")
+def _():
+    x = ph([None, 3, 4])
+    a = tf.math.reduce_prod(x, axis=[1], keepdims=True, name="a")
+    y = tf.math.reduce_prod(tf.math.add(a, x), axis=-1, name="y")
+    return {"x": rand5(2, 3, 4, lo=0.5, hi=1.5)}, [y]
+
+
+@case("batch_matmul_broadcast")
+def _():
+    # A stack times one matrix, and a broadcast batch with both adjoints.
+    x = ph([None, 2, 3, 4])
+    y = tf.raw_ops.BatchMatMulV2(x=x, y=tf.constant(rand5(4, 5), name="w"), name="y")
+    a = ph([None, 1, 4, 3], name="a")
+    z = tf.raw_ops.BatchMatMulV2(x=a, y=tf.constant(rand5(3, 5, 4), name="v"), adj_x=True, adj_y=True, name="z")
+    return {"x": rand5(2, 2, 3, 4), "a": rand5(2, 1, 4, 3)}, [y, z]
+
+
+@case("batch_matmul_v1_v3")
+def _():
+    x = ph([None, 3, 2])
+    w = tf.constant(rand5(2, 3, 4), name="w")
+    y = tf.raw_ops.BatchMatMul(x=x, y=w, adj_x=True, name="y")
+    z = tf.raw_ops.BatchMatMulV3(x=y, y=tf.constant(rand5(1, 5, 4), name="v"), Tout=tf.float32, adj_y=True, name="z")
+    return {"x": rand5(2, 3, 2)}, [tf.identity(y, name="y_out"), z]
+
+
+@case("space_to_batch")
+def _():
+    x = ph([None, 5, 4, 3])
+    y = tf.raw_ops.SpaceToBatchND(input=x, block_shape=tf.constant([2, 3]),
+                                  paddings=tf.constant([[1, 0], [0, 2]]), name="y")
+    u = ph([None, 5, 3, 2], name="u")
+    z = tf.raw_ops.SpaceToBatchND(input=u, block_shape=tf.constant([4], dtype=tf.int64),
+                                  paddings=tf.constant([[1, 2]], dtype=tf.int64), name="z")
+    return {"x": rand5(2, 5, 4, 3), "u": rand5(2, 5, 3, 2)}, [y, z]
+
+
+@case("batch_to_space")
+def _():
+    x = ph([None, 2, 3, 2])
+    y = tf.raw_ops.BatchToSpaceND(input=x, block_shape=tf.constant([2, 3]),
+                                  crops=tf.constant([[1, 0], [0, 2]]), name="y")
+    u = ph([None, 3, 2], name="u")
+    z = tf.raw_ops.BatchToSpaceND(input=u, block_shape=tf.constant([3]), crops=tf.constant([[0, 0]]), name="z")
+    return {"x": rand5(6, 2, 3, 2), "u": rand5(6, 3, 2)}, [y, z]
+
+
+@case("space_batch_roundtrip")
+def _():
+    # The dilated convolution TensorFlow writes: SpaceToBatchND, Conv2D,
+    # BatchToSpaceND.
+    x = ph([None, 7, 6, 2])
+    f = tf.constant(rand5(3, 3, 2, 3), name="f")
+    y = tf.nn.atrous_conv2d(x, f, rate=2, padding="SAME", name="y")
+    return {"x": rand5(2, 7, 6, 2)}, [y]
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the
@@ -515,6 +654,46 @@ def keras_upsampling_case():
     return freeze(m, x)
 
 
+def keras_conv1d_dilated_case():
+    """A Keras Conv1D with dilation_rate 2 and causal padding, then one
+    with dilation_rate 3 and "same" padding, frozen the same way:
+    TensorFlow writes each as Pad, SpaceToBatchND, Conv2D and
+    BatchToSpaceND around ExpandDims and Squeeze."""
+    tf.keras.utils.set_random_seed(19)
+    m = tf.keras.Sequential([
+        tf.keras.Input((11, 3)), tf.keras.layers.Conv1D(4, 3, dilation_rate=2, padding="causal", activation="relu"),
+        tf.keras.layers.Conv1D(2, 2, dilation_rate=3, padding="same")])
+    x = rand5(3, 11, 3)
+    return freeze(m, x)
+
+
+def keras_separable_swish_case():
+    """A Keras SeparableConv2D and a Dense with the swish activation,
+    which Keras 3 writes through tf.custom_gradient: IdentityN around
+    x·sigmoid(x)."""
+    tf.keras.utils.set_random_seed(23)
+    m = tf.keras.Sequential([
+        tf.keras.Input((5, 5, 3)), tf.keras.layers.SeparableConv2D(4, 3, padding="same", activation="swish"),
+        tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dense(3, activation="swish")])
+    x = rand5(2, 5, 5, 3)
+    return freeze(m, x)
+
+
+def keras_dense_rank3_case():
+    """A Keras Dense on a rank-3 input [batch, time, features] with the
+    tanh-approximate GELU, frozen the same way: Keras writes Tensordot
+    (Shape, GatherV2, Prod, Pack, Reshape, MatMul, ConcatV2, Reshape) and
+    the GELU's cube with Pow; then a Dense on the features of a
+    Permute."""
+    tf.keras.utils.set_random_seed(29)
+    m = tf.keras.Sequential([
+        tf.keras.Input((4, 6)),
+        tf.keras.layers.Dense(5, activation=lambda v: tf.keras.activations.gelu(v, approximate=True)),
+        tf.keras.layers.Permute((2, 1)), tf.keras.layers.Dense(2)])
+    x = rand5(3, 4, 6)
+    return freeze(m, x)
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -541,7 +720,10 @@ def main():
                          "data": v.ravel().tolist()} for t, v in zip(outs, vals)],
         })
     for name, build in [("keras_flatten_gelu_layernorm", keras_case), ("keras_cnn_zero_padding", keras_cnn_case),
-                        ("keras_conv_transpose", keras_conv_transpose_case), ("keras_upsampling", keras_upsampling_case)]:
+                        ("keras_conv_transpose", keras_conv_transpose_case), ("keras_upsampling", keras_upsampling_case),
+                        ("keras_conv1d_dilated", keras_conv1d_dilated_case),
+                        ("keras_separable_swish", keras_separable_swish_case),
+                        ("keras_dense_rank3", keras_dense_rank3_case)]:
         gd, feeds, outs, batch = build()
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString(deterministic=True))
