@@ -34,13 +34,18 @@
 // # Operators
 //
 // Placeholder (a -1 dimension takes Options.Batch, recorded in
-// Model.Symbolic), Const, Identity, StopGradient, NoOp, MatMul
-// (transpose_a, transpose_b), BiasAdd (NHWC), Add, AddV2, Sub, Mul,
-// RealDiv, Maximum, Minimum, SquaredDifference (NumPy broadcasting), Relu,
+// Model.Symbolic), Const, Identity, IdentityN (its N inputs as its N
+// outputs, node:k; Keras 3 writes it around every tf.custom_gradient),
+// StopGradient, NoOp, MatMul (transpose_a, transpose_b), BatchMatMul,
+// BatchMatMulV2 and BatchMatMulV3 (adj_x, adj_y; V2's and V3's batch axes
+// broadcast, V1's must be equal), BiasAdd (NHWC), Add, AddV2, Sub, Mul,
+// RealDiv, Maximum, Minimum, SquaredDifference, Pow (floats), Less,
+// LessEqual, Greater, GreaterEqual, Equal, NotEqual (bool results),
+// LogicalAnd, LogicalOr, LogicalNot and SelectV2 (NumPy broadcasting), Relu,
 // Relu6, LeakyRelu, Elu, Selu, Sigmoid, Tanh, Neg, Abs, Exp, Log, Rsqrt,
 // Sqrt, Square, Erf, Erfc, Softmax and LogSoftmax (last axis),
 // FusedBatchNormV3 and its older FusedBatchNorm and FusedBatchNormV2
-// (inference; is_training is refused), Mean, Sum and Max
+// (inference; is_training is refused), Mean, Sum, Max and Prod
 // (constant reduction_indices, keep_dims), Reshape (constant shape, one
 // -1), Squeeze (squeeze_dims) and ExpandDims (constant axis), Transpose
 // (constant perm, a view), Pad and PadV2 (constant paddings and
@@ -52,7 +57,10 @@
 // its input spread out by a pad's interior, its Const filter's channels
 // exchanged and kernel reversed once when the graph is read),
 // ResizeNearestNeighbor by whole scales without align_corners and Tile
-// (axes of the repeat counts inserted, stretched by nd.Stretch, merged).
+// (axes of the repeat counts inserted, stretched by nd.Stretch, merged),
+// SpaceToBatchND and BatchToSpaceND (known block_shape, paddings and
+// crops; pad, reshape, transpose, reshape and its inverse, as TensorFlow
+// defines them, which is how it writes a dilated convolution).
 // Each
 // converter's doc comment states the TensorFlow semantics it implements;
 // the terms are built with imports/nd, and with layers where a layer
@@ -62,9 +70,13 @@
 // must be known at import time. Besides Consts, the ops that compute them
 // are folded there: Shape (extents are static), and StridedSlice (of a
 // vector), Pack and ConcatV2 (along the outer axis) of constants, which is
-// what Keras's Flatten and dynamic-batch reshapes write, and Add, Sub and
+// what Keras's Flatten and dynamic-batch reshapes write, Add, Sub and
 // Mul of small integer constants (Keras's UpSampling2D multiplies an
-// extent by its repeat count). An empty integer Const (shape [0], the
+// extent by its repeat count), and GatherV2 (batch_dims 0) and Prod of
+// known tensors (Keras's Tensordot, a Dense on a rank-3 input, gathers
+// extents of a Shape and multiplies them). Prod of computed values is a
+// term (nd.Reduce); GatherV2 of computed values (an Embedding's lookup) is
+// refused, the IR having no gather. An empty integer Const (shape [0], the
 // shape of a scalar) is kept for that folding only. ConcatV2 of
 // computed tensors, on any axis, is a term (nd.Concat); the index inputs it
 // reads are parameters of the model with their values. Reshape, Squeeze
