@@ -38,7 +38,8 @@
 // outputs, node:k; Keras 3 writes it around every tf.custom_gradient),
 // StopGradient, NoOp, MatMul (transpose_a, transpose_b), BatchMatMul,
 // BatchMatMulV2 and BatchMatMulV3 (adj_x, adj_y; V2's and V3's batch axes
-// broadcast, V1's must be equal), BiasAdd (NHWC), Add, AddV2, Sub, Mul,
+// broadcast, V1's must be equal), Einsum (numpy's, through nd.Einsum:
+// Keras's MultiHeadAttention and EinsumDense), BiasAdd (NHWC), Add, AddV2, Sub, Mul,
 // RealDiv, Maximum, Minimum, SquaredDifference, Pow (floats), Less,
 // LessEqual, Greater, GreaterEqual, Equal, NotEqual (bool results),
 // LogicalAnd, LogicalOr, LogicalNot and SelectV2 (NumPy broadcasting), Relu,

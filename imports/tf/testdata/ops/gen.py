@@ -574,6 +574,32 @@ def _():
     return {"x": rand5(2, 7, 6, 2)}, [y]
 
 
+# Einsum: drawn from a generator of its own, so that the cases above keep
+# their inputs.
+rng6 = np.random.default_rng(20261201)
+
+
+def rand6(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng6.uniform(lo, hi, size=shape).astype(dtype)
+
+
+@case("einsum")
+def _():
+    # A batched product, MultiHeadAttention's two einsums, EinsumDense's,
+    # a sum over one operand's own label, and an ellipsis.
+    x = ph([None, 3, 4])
+    w = tf.constant(rand6(4, 2, 5), name="w")
+    y = tf.einsum("abc,cde->abde", x, w, name="y")
+    q = ph([None, 5, 2, 4], name="q")
+    k = ph([None, 3, 2, 4], name="k")
+    s = tf.einsum("aecd,abcd->acbe", k, q, name="s")
+    p = ph([None, 2, 3, 5], name="p")
+    z = tf.einsum("acbe,aecd->abcd", p, q, name="z")
+    v = tf.einsum("...ij,jk->...ik", x, tf.constant(rand6(4, 2), name="m"), name="v")
+    r = tf.einsum("abc,b->a", x, tf.constant(rand6(3), name="u"), name="r")
+    return {"x": rand6(2, 3, 4), "q": rand6(2, 5, 2, 4), "k": rand6(2, 3, 2, 4), "p": rand6(2, 2, 3, 5)}, [y, s, z, v, r]
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the
@@ -694,6 +720,20 @@ def keras_dense_rank3_case():
     return freeze(m, x)
 
 
+def keras_attention_case():
+    """A Keras transformer block on [batch, time, features]:
+    MultiHeadAttention (EinsumDense projections and the attention
+    einsums: BatchMatMulV2 and Einsum in the frozen graph), a residual add,
+    LayerNormalization and a Dense with the tanh GELU."""
+    tf.keras.utils.set_random_seed(31)
+    x = tf.keras.Input((5, 8))
+    a = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(x, x)
+    h = tf.keras.layers.LayerNormalization()(tf.keras.layers.Add()([x, a]))
+    h = tf.keras.layers.Dense(6, activation=lambda v: tf.keras.activations.gelu(v, approximate=True))(h)
+    m = tf.keras.Model(x, h)
+    return freeze(m, rand6(2, 5, 8))
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -723,7 +763,8 @@ def main():
                         ("keras_conv_transpose", keras_conv_transpose_case), ("keras_upsampling", keras_upsampling_case),
                         ("keras_conv1d_dilated", keras_conv1d_dilated_case),
                         ("keras_separable_swish", keras_separable_swish_case),
-                        ("keras_dense_rank3", keras_dense_rank3_case)]:
+                        ("keras_dense_rank3", keras_dense_rank3_case),
+                        ("keras_attention", keras_attention_case)]:
         gd, feeds, outs, batch = build()
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString(deterministic=True))
