@@ -62,11 +62,11 @@ func lookup(domain, op string, v int) (*converter, string) {
 	}
 	cs, ok := registry[domain+":"+op]
 	if !ok {
-		if domain != "" {
-			return nil, fmt.Sprintf("no converter for operators of domain %q", domain)
-		}
-		if r, ok := plannedOps[op]; ok {
+		if r, ok := plannedOps[domain+":"+op]; ok {
 			return nil, "no converter: " + r
+		}
+		if domain != "" && !knownDomains[domain] {
+			return nil, fmt.Sprintf("no converter for operators of domain %q", domain)
 		}
 		return nil, "no converter"
 	}
@@ -94,19 +94,24 @@ func ranges(cs []*converter) string {
 }
 
 // plannedOps are operators known to be outside what the IR expresses yet,
-// with the reason the coverage report gives.
+// by "domain:op", with the reason the coverage report gives.
 var plannedOps = map[string]string{
-	"LSTM":                  "recurrent layers are not supported",
-	"GRU":                   "recurrent layers are not supported",
-	"RNN":                   "recurrent layers are not supported",
-	"If":                    "control flow is not supported",
-	"Loop":                  "control flow is not supported",
-	"Scan":                  "control flow is not supported",
-	"NonZero":               "data-dependent shapes are not supported",
-	"QuantizeLinear":        "quantized models are not supported",
-	"DequantizeLinear":      "quantized models are not supported",
-	"DynamicQuantizeLinear": "quantized models are not supported",
+	":LSTM":                  "recurrent layers are not supported",
+	":GRU":                   "recurrent layers are not supported",
+	":RNN":                   "recurrent layers are not supported",
+	":If":                    "control flow is not supported",
+	":Loop":                  "control flow is not supported",
+	":Scan":                  "control flow is not supported",
+	":NonZero":               "data-dependent shapes are not supported",
+	":QuantizeLinear":        "quantized models are not supported",
+	":DequantizeLinear":      "quantized models are not supported",
+	":DynamicQuantizeLinear": "quantized models are not supported",
+	"ai.onnx.ml:ZipMap":      "its output is a sequence of maps, which the IR has no type for; export without it (skl2onnx: options={id(model): {'zipmap': False}}) or name the tensor it reads as the output (--output)",
 }
+
+// knownDomains are the domains besides the default one that some
+// operators are converted from.
+var knownDomains = map[string]bool{"ai.onnx.ml": true}
 
 // effectiveOpset is the version converters are chosen by: the file's,
 // and MaxOpset for a newer one (tried as the newest tested).

@@ -54,6 +54,13 @@
 // mapping over arrays). Constant, Cast, Shape, Gather and ConstantOfShape
 // serve the shape computations below.
 //
+// From the ai.onnx.ml domain, the linear operators scikit-learn pipelines
+// export through skl2onnx, as onnxruntime computes them: Scaler,
+// Normalizer, LinearRegressor, LinearClassifier (NONE, LOGISTIC and
+// SOFTMAX post-transforms; the label output from classlabels_ints) and
+// ArrayFeatureExtractor over a known vector (ops_ml.go). ZipMap, whose
+// output is a sequence of maps, is refused with how to export without it.
+//
 // # What folds at import time
 //
 // Values known when the model is read are tensors, not terms:
