@@ -44,7 +44,8 @@
 // LessEqual, Greater, GreaterEqual, Equal, NotEqual (bool results),
 // LogicalAnd, LogicalOr, LogicalNot and SelectV2 (NumPy broadcasting), Relu,
 // Relu6, LeakyRelu, Elu, Selu, Sigmoid, Tanh, Neg, Abs, Exp, Log, Rsqrt,
-// Sqrt, Square, Erf, Erfc, Softmax and LogSoftmax (last axis),
+// Sqrt, Square, Erf, Erfc, Softplus (TensorFlow's thresholds), Softsign,
+// Softmax and LogSoftmax (last axis),
 // FusedBatchNormV3 and its older FusedBatchNorm and FusedBatchNormV2
 // (inference; is_training is refused), Mean, Sum, Max and Prod
 // (constant reduction_indices, keep_dims), Reshape (constant shape, one

@@ -54,6 +54,8 @@ var ops = map[string]opDef{
 	"Exp":               {arity: 1, outputs: 1, convert: convExp},
 	"Log":               {arity: 1, outputs: 1, convert: convLog},
 	"Erfc":              {arity: 1, outputs: 1, convert: convErfc},
+	"Softplus":          {arity: 1, outputs: 1, convert: convSoftplus},
+	"Softsign":          {arity: 1, outputs: 1, convert: convSoftsign},
 	"LeakyRelu":         {arity: 1, outputs: 1, convert: convLeakyRelu},
 	"StopGradient":      {arity: 1, outputs: 1, convert: convStopGradient},
 	"SquaredDifference": {arity: 2, outputs: 1, convert: convSquaredDifference},

@@ -29,7 +29,7 @@ func convEinsum(c *converter, n *node, in []value) ([]value, error) {
 		return nil, err
 	}
 	if len(in) == 0 {
-		return nil, fmt.Errorf("Einsum has no inputs")
+		return nil, fmt.Errorf("no inputs; an einsum takes at least one operand")
 	}
 	xs := make([]graph.Node, len(in))
 	for i, v := range in {

@@ -120,6 +120,34 @@ func unary(f func(b *layers.Builder, v graph.Node) graph.Node) func(c *converter
 	}
 }
 
+// convSoftplus converts Softplus(features) as TensorFlow's kernel
+// computes it: features itself above −t, exp(features) below t, and
+// log(exp(features) + 1) between, where t = log(ε) + 2 for the element
+// type's machine epsilon ε (−13.94 for float32, −34.04 for float64), so
+// that it neither overflows nor loses the small values.
+func convSoftplus(c *converter, n *node, in []value) ([]value, error) {
+	x, err := c.floatData(in[0], "features")
+	if err != nil {
+		return nil, err
+	}
+	eps := 0x1p-52
+	if elemOf(in[0].typ) == graph.Float32 {
+		eps = 0x1p-23
+	}
+	t := math.Log(eps) + 2
+	return c.result(nd.Ops{Source: n.name}.Map(x, func(b *layers.Builder, v graph.Node) graph.Node {
+		e := b.Call(graph.Exp, v)
+		mid := b.Call(graph.Log, b.Add(e, b.Const(1)))
+		return b.Call(graph.Select, b.Call(graph.Gt, v, b.Const(-t)), v,
+			b.Call(graph.Select, b.Call(graph.Lt, v, b.Const(t)), e, mid))
+	}))
+}
+
+// convSoftsign converts Softsign(features): features / (|features| + 1).
+var convSoftsign = unary(func(b *layers.Builder, v graph.Node) graph.Node {
+	return b.Div(v, b.Add(b.Call(graph.Abs, v), b.Const(1)))
+})
+
 // convRelu converts Relu(features): max(features, 0), through the ReLU
 // layer: +0 for -0, NaN for NaN.
 func convRelu(c *converter, n *node, in []value) ([]value, error) {

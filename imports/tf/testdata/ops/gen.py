@@ -600,6 +600,22 @@ def _():
     return {"x": rand6(2, 3, 4), "q": rand6(2, 5, 2, 4), "k": rand6(2, 3, 2, 4), "p": rand6(2, 2, 3, 5)}, [y, s, z, v, r]
 
 
+# Softplus and Softsign, from a generator of their own: values across
+# Softplus's thresholds (±13.94 for float32, ±34.04 for float64) and past
+# where exp overflows.
+rng7 = np.random.default_rng(20261202)
+
+
+@case("softplus_softsign")
+def _():
+    x = ph([None, 8])
+    d = ph([None, 8], name="d", dtype=tf.float64)
+    ends = [-100.0, -40.0, -14.0, -13.9, 13.9, 14.0, 40.0, 100.0]
+    xv = np.concatenate([[ends], rng7.uniform(-20, 20, size=(2, 8))]).astype(np.float32)
+    dv = np.concatenate([[[-100.0, -34.1, -34.0, -20.0, 20.0, 34.0, 34.1, 800.0]], rng7.uniform(-40, 40, size=(2, 8))])
+    return {"x": xv, "d": dv}, [tf.math.softplus(x, name="y"), tf.math.softplus(d, name="z"), tf.nn.softsign(x, name="w")]
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the
