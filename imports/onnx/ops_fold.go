@@ -150,41 +150,14 @@ func sliceKnown(data *tensor, lo, step, cnt []int) *tensor {
 // sliceAxis keeps cnt elements of axis d (extent n) of y, from lo on,
 // step apart, as views.
 func (c *ctx) sliceAxis(y graph.Node, d, n, lo, step, cnt int) (graph.Node, error) {
-	var err error
-	switch {
-	case cnt == 0:
+	if cnt == 0 {
 		return nil, c.errorf("the slice of axis %d (extent %d) is empty; the IR's arrays have at least one element on every axis", d, n)
-	case cnt == n && step == 1:
-		return y, nil
-	case cnt == 1:
-		return c.view(graph.CropView{Axis: d, Lo: lo, Hi: n - lo - 1}, y)
-	case step < 0:
-		return nil, c.errorf("step %d on axis %d is not supported: the IR has no view that reverses an axis (only a negative step that keeps one element is)", step, d)
 	}
-	// Keep elements lo … lo+(cnt−1)·step, then as many more as the last
-	// block of step needs, padding past the end of the axis.
-	span := (cnt-1)*step + 1
-	keep := min(cnt*step, n-lo)
-	if lo > 0 || lo+keep < n {
-		if y, err = c.view(graph.CropView{Axis: d, Lo: lo, Hi: n - lo - keep}, y); err != nil {
-			return nil, err
-		}
+	y, err := c.ops().Slice(y, d, lo, step, cnt)
+	if err != nil {
+		return nil, c.wrap(err, "axis %d", d)
 	}
-	if step == 1 {
-		return y, nil
-	}
-	if keep < cnt*step {
-		if keep < span {
-			return nil, c.errorf("slice of axis %d: %d elements kept, %d needed", d, keep, span)
-		}
-		if y, err = c.view(graph.PadView{Axis: d, Hi: cnt*step - keep, Fill: graph.FillZero}, y); err != nil {
-			return nil, err
-		}
-	}
-	if y, err = c.view(graph.SubdivView{Axis: d, Block: step}, y); err != nil {
-		return nil, err
-	}
-	return c.view(graph.FirstView{Axis: d + 1}, y)
+	return y, nil
 }
 
 // normAxesKeepOrder resolves axes (negative from the end) for rank r,

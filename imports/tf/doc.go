@@ -78,7 +78,13 @@
 // known tensors (Keras's Tensordot, a Dense on a rank-3 input, gathers
 // extents of a Shape and multiplies them). Prod of computed values is a
 // term (nd.Reduce); GatherV2 of computed values (an Embedding's lookup) is
-// refused, the IR having no gather. An empty integer Const (shape [0], the
+// refused, the IR having no gather. StridedSlice of anything else (a
+// computed tensor: Keras's Cropping layers and TimeDistributed) is views,
+// every mask included (nd.Slice per axis, then the shrunk axes squeezed
+// and the new ones inserted); a negative stride keeping more than one
+// element is refused, the IR having no reversed view. Pack of computed
+// tensors, along any axis, is nd.Concat of them each with the new axis
+// inserted. An empty integer Const (shape [0], the
 // shape of a scalar) is kept for that folding only. ConcatV2 of
 // computed tensors, on any axis, is a term (nd.Concat); the index inputs it
 // reads are parameters of the model with their values. Reshape, Squeeze

@@ -73,7 +73,7 @@ var ops = map[string]opDef{
 	// Folded at import time: shapes, and slices, stacks and joins of
 	// constants.
 	"Shape":        {arity: 1, outputs: 1, convert: convShape},
-	"StridedSlice": {arity: 4, outputs: 1, check: checkStridedSlice, convert: convStridedSlice},
+	"StridedSlice": {arity: 4, outputs: 1, convert: convStridedSlice},
 	"Pack":         {arity: -1, outputs: 1, convert: convPack},
 	"ConcatV2":     {arity: -1, outputs: 1, convert: convConcatV2},
 }

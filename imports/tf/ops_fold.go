@@ -120,34 +120,28 @@ func convShape(_ *converter, n *node, in []value) ([]value, error) {
 	return []value{v}, err
 }
 
-// checkStridedSlice refuses the masks that add or elide axes.
-func checkStridedSlice(n *node) string {
-	for _, key := range []string{"ellipsis_mask", "new_axis_mask"} {
+// convStridedSlice converts StridedSlice(input, begin, end, strides;
+// begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
+// Python's slicing with TensorFlow's masks. A constant vector sliced by
+// one entry (the shape arithmetic of dynamic-batch reshapes) is folded:
+// the elements begin, begin+stride, … up to end (excluded) — bit 0 of
+// begin_mask (end_mask) starts (ends) at the vector's first or last
+// element for the stride's direction, and shrink_axis_mask takes the one
+// element at begin as a scalar. Negative indices count from the end;
+// begin and end are clamped to the vector. Any other input is sliced by
+// stridedSliceData.
+func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
+	masks := map[string]int64{}
+	for _, key := range []string{"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"} {
 		m, err := attrInt(n, key, 0)
 		if err != nil {
-			return err.Error()
+			return nil, err
 		}
-		if m != 0 {
-			return fmt.Sprintf("%s=%d is not supported (only begin_mask, end_mask and shrink_axis_mask)", key, m)
-		}
+		masks[key] = m
 	}
-	return ""
-}
-
-// convStridedSlice converts StridedSlice(input, begin, end, strides;
-// begin_mask, end_mask, shrink_axis_mask) of a constant vector, folded:
-// the elements begin, begin+stride, … up to end (excluded), Python's
-// slicing with TensorFlow's masks — bit 0 of begin_mask (end_mask) starts
-// (ends) at the vector's first or last element for the stride's direction,
-// and shrink_axis_mask takes the one element at begin as a scalar. Negative
-// indices count from the end; begin and end are clamped to the vector.
-func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
-	x, err := constOperand(in[0], "input")
-	if err != nil {
-		return nil, err
-	}
-	if len(x.shape) != 1 {
-		return nil, fmt.Errorf("input has shape %v; hofuse folds StridedSlice of a vector only", x.shape)
+	x := in[0].konst
+	if x == nil || len(x.shape) != 1 || masks["ellipsis_mask"] != 0 || masks["new_axis_mask"] != 0 {
+		return stridedSliceData(c, n, in, masks)
 	}
 	var spec [3]int64
 	for i, what := range []string{"begin", "end", "strides"} {
@@ -159,12 +153,6 @@ func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
 			return nil, fmt.Errorf("%s %v: want one entry, for the vector's one axis", what, ints)
 		}
 		spec[i] = ints[0]
-	}
-	masks := map[string]int64{}
-	for _, key := range []string{"begin_mask", "end_mask", "shrink_axis_mask"} {
-		if masks[key], err = attrInt(n, key, 0); err != nil {
-			return nil, err
-		}
 	}
 	size := int64(x.shape[0])
 	begin, end, stride := spec[0], spec[1], spec[2]
@@ -219,24 +207,51 @@ func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
 	return []value{v}, err
 }
 
-// convPack converts Pack(values...; axis): the N constant tensors of one
-// shape stacked along a new outer axis (axis 0, or -rank-1 which is the
-// same), folded: [N] followed by their shape.
+// convPack converts Pack(values...; axis): the N tensors of one shape
+// stacked along a new axis at axis (negative counts from the end of the
+// result). Constants stacked along the new outer axis are folded: [N]
+// followed by their shape. Others (Keras's TimeDistributed stacks its
+// steps) become each value with an axis of extent 1 inserted, joined by
+// nd.Concat.
 func convPack(c *converter, n *node, in []value) ([]value, error) {
 	axis, err := attrInt(n, "axis", 0)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := sameShapeConsts(in, nil)
-	if err != nil {
-		return nil, err
+	if len(in) == 0 {
+		return nil, fmt.Errorf("no values")
 	}
-	r := int64(len(ts[0].shape))
+	r := int64(rankOf(in[0].typ))
+	if axis < -r-1 || axis > r {
+		return nil, fmt.Errorf("axis %d is out of range for values of rank %d (want %d..%d)", axis, r, -r-1, r)
+	}
 	if axis < 0 {
 		axis += r + 1
 	}
-	if axis != 0 {
-		return nil, fmt.Errorf("axis %d: hofuse folds Pack along the new outer axis (0) only", axis)
+	allConst := true
+	for _, v := range in {
+		allConst = allConst && v.konst != nil
+	}
+	if !allConst || axis != 0 {
+		o := nd.Ops{Source: n.name}
+		xs := make([]graph.Node, len(in))
+		for i, v := range in {
+			if rankOf(v.typ) != int(r) || fmt.Sprint(extentsOf(v.typ)) != fmt.Sprint(extentsOf(in[0].typ)) {
+				return nil, fmt.Errorf("values %d is %v and values 0 %v; Pack stacks values of one shape", i, v.typ, in[0].typ)
+			}
+			x, err := c.data(v)
+			if err != nil {
+				return nil, err
+			}
+			if xs[i], err = o.Unsqueeze(x, []int{int(axis)}); err != nil {
+				return nil, err
+			}
+		}
+		return c.result(o.Concat(int(axis), xs...))
+	}
+	ts, err := sameShapeConsts(in, nil)
+	if err != nil {
+		return nil, err
 	}
 	if err := c.charge(len(ts)*ts[0].size(), ts[0].dtype); err != nil {
 		return nil, err
@@ -534,4 +549,143 @@ func mulChecked(a, b, lo, hi int64) (int64, bool) {
 		return 0, false
 	}
 	return p, p >= lo && p <= hi
+}
+
+// stridedSliceData slices a tensor the graph computes (or a constant of
+// rank 2 or more) by StridedSlice's specification, as TensorFlow reads
+// it: entry i of begin, end and strides applies to the next axis of the
+// input, unless bit i of ellipsis_mask makes it stand for as many whole
+// axes as the other entries leave (one ellipsis at most) or bit i of
+// new_axis_mask inserts an axis of extent 1 there; axes past the entries
+// are whole. On an axis, bit i of begin_mask (end_mask) starts (ends) at
+// its first or last element for the stride's direction; otherwise
+// negative indices count from the end and the bounds are clamped as
+// Python clamps them; bit i of shrink_axis_mask keeps the element at
+// begin and drops the axis. The slices are views (nd.Slice): a negative
+// stride that keeps more than one element is refused, the IR having no
+// reversed view.
+func stridedSliceData(c *converter, n *node, in []value, masks map[string]int64) ([]value, error) {
+	var spec [3][]int64
+	for i, what := range []string{"begin", "end", "strides"} {
+		ints, err := constInts(in[i+1], what)
+		if err != nil {
+			return nil, err
+		}
+		spec[i] = ints
+	}
+	m := len(spec[0])
+	if len(spec[1]) != m || len(spec[2]) != m {
+		return nil, fmt.Errorf("begin, end and strides have %d, %d and %d entries; want one length", m, len(spec[1]), len(spec[2]))
+	}
+	if m > 64 {
+		return nil, fmt.Errorf("%d entries in begin; the masks address at most 64", m)
+	}
+	ext := extentsOf(in[0].typ)
+	r := len(ext)
+	bit := func(key string, i int) bool { return masks[key]>>uint(i)&1 != 0 }
+	// The axes the entries other than the ellipsis and new axes take.
+	named, ellipses := 0, 0
+	for i := range m {
+		switch {
+		case bit("ellipsis_mask", i):
+			ellipses++
+		case !bit("new_axis_mask", i):
+			named++
+		}
+	}
+	if ellipses > 1 {
+		return nil, fmt.Errorf("ellipsis_mask %#b has more than one bit set; TensorFlow allows one ellipsis", masks["ellipsis_mask"])
+	}
+	if named > r {
+		return nil, fmt.Errorf("%d entries slice axes of an input of rank %d", named, r)
+	}
+	type axisSlice struct{ start, step, count int }
+	cuts := make([]axisSlice, r)
+	for d := range r {
+		cuts[d] = axisSlice{0, 1, ext[d]}
+	}
+	var shrink, newAxes []int // input axes to drop; positions of new axes in the result
+	d, out := 0, 0            // the next input axis, the next axis of the result
+	for i := range m {
+		switch {
+		case bit("ellipsis_mask", i):
+			k := r - named
+			d, out = d+k, out+k
+			continue
+		case bit("new_axis_mask", i):
+			if bit("shrink_axis_mask", i) {
+				return nil, fmt.Errorf("entry %d both inserts an axis (new_axis_mask) and drops one (shrink_axis_mask)", i)
+			}
+			newAxes = append(newAxes, out)
+			out++
+			continue
+		}
+		size := int64(ext[d])
+		b, e, s := spec[0][i], spec[1][i], spec[2][i]
+		if s == 0 {
+			return nil, fmt.Errorf("strides[%d] is 0; a stride must not be 0", i)
+		}
+		if bit("shrink_axis_mask", i) {
+			if b < 0 {
+				b += size
+			}
+			if b < 0 || b >= size {
+				return nil, fmt.Errorf("begin[%d] = %d is out of range for shrinking axis %d of extent %d", i, spec[0][i], d, size)
+			}
+			cuts[d] = axisSlice{int(b), 1, 1}
+			shrink = append(shrink, d)
+			d++
+			continue
+		}
+		lo, hi := int64(0), size // the clamp for a positive stride
+		if s < 0 {
+			lo, hi = -1, size-1
+		}
+		norm := func(v int64, masked bool, whole int64) int64 {
+			if masked {
+				return whole
+			}
+			if v < 0 {
+				v += size
+			}
+			return min(max(v, lo), hi)
+		}
+		var count int64
+		if s > 0 {
+			b, e = norm(b, bit("begin_mask", i), 0), norm(e, bit("end_mask", i), size)
+			count = max(0, (e-b+s-1)/s)
+		} else {
+			b, e = norm(b, bit("begin_mask", i), size-1), norm(e, bit("end_mask", i), -1)
+			count = max(0, (b-e-s-1)/(-s))
+		}
+		if count == 0 {
+			return nil, fmt.Errorf("entry %d, [%d:%d:%d] of axis %d (extent %d), is empty, which hofuse cannot hold", i, spec[0][i], spec[1][i], spec[2][i], d, size)
+		}
+		step := int(min(max(s, -size), size)) // the count is known; keep the step in range
+		cuts[d] = axisSlice{int(b), step, int(count)}
+		d, out = d+1, out+1
+	}
+	x, err := c.data(in[0])
+	if err != nil {
+		return nil, err
+	}
+	o := nd.Ops{Source: n.name}
+	for d, sl := range cuts {
+		if x, err = o.Slice(x, d, sl.start, sl.step, sl.count); err != nil {
+			return nil, err
+		}
+	}
+	if len(shrink) > 0 {
+		if x, err = o.Squeeze(x, shrink); err != nil {
+			return nil, err
+		}
+	}
+	if len(newAxes) > 0 {
+		// The positions counted so far place every axis of the result;
+		// the ones after the entries are the trailing whole axes.
+		if x, err = o.Unsqueeze(x, newAxes); err != nil {
+			return nil, err
+		}
+	}
+	return c.result(x, nil)
 }

@@ -616,6 +616,36 @@ def _():
     return {"x": xv, "d": dv}, [tf.math.softplus(x, name="y"), tf.math.softplus(d, name="z"), tf.nn.softsign(x, name="w")]
 
 
+@case("strided_slice_data")
+def _():
+    # Slices of a tensor the graph computes: ranges and steps, negative
+    # indices, a shrunk axis, an ellipsis, a new axis, a negative stride
+    # that keeps one element.
+    x = ph([None, 6, 5])
+    h = tf.nn.relu(x)
+    a = tf.identity(h[:, 1:5:2, -3:], name="a")
+    b = tf.identity(h[..., 0], name="b")
+    c = tf.identity(h[:, tf.newaxis, 2, ::3], name="c")
+    d = tf.identity(h[1:, -1, 3:2:-1], name="d")
+    return {"x": rand7(3, 6, 5)}, [a, b, c, d]
+
+
+@case("pack_data")
+def _():
+    # Stacks of tensors the graph computes, along each axis.
+    x = ph([None, 3])
+    h = tf.nn.relu(x)
+    e = tf.math.exp(x)
+    y0 = tf.stack([h, e, h], axis=0, name="y0")
+    y1 = tf.stack([h, e], axis=1, name="y1")
+    y2 = tf.stack([e, h], axis=-1, name="y2")
+    return {"x": rand7(2, 3)}, [y0, y1, y2]
+
+
+def rand7(*shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng7.uniform(lo, hi, size=shape).astype(dtype)
+
+
 def freeze(m, x):
     """Freezes the Keras model m in inference (its input x, batch
     unknown) as convert_variables_to_constants_v2 does, and runs the
@@ -750,6 +780,18 @@ def keras_attention_case():
     return freeze(m, rand6(2, 5, 8))
 
 
+def keras_cropping_case():
+    """Keras's Cropping2D and TimeDistributed, which freeze to
+    StridedSlice of the data."""
+    tf.keras.utils.set_random_seed(37)
+    x = tf.keras.Input((6, 5, 2))
+    h = tf.keras.layers.Cropping2D(((1, 2), (0, 1)))(x)
+    h = tf.keras.layers.Reshape((3, 8))(h)
+    h = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3))(h)
+    m = tf.keras.Model(x, h)
+    return freeze(m, rand7(2, 6, 5, 2))
+
+
 def main():
     cases = []
     for name, build in CASES:
@@ -780,7 +822,8 @@ def main():
                         ("keras_conv1d_dilated", keras_conv1d_dilated_case),
                         ("keras_separable_swish", keras_separable_swish_case),
                         ("keras_dense_rank3", keras_dense_rank3_case),
-                        ("keras_attention", keras_attention_case)]:
+                        ("keras_attention", keras_attention_case),
+                        ("keras_cropping", keras_cropping_case)]:
         gd, feeds, outs, batch = build()
         with open(os.path.join(HERE, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString(deterministic=True))
