@@ -34,9 +34,14 @@ func TestBenchFileFlags(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Equal(t, "hofuse bench: "+benchSklearn+`: choosing outputs: no output named "nope"; the model's outputs are label, probabilities`+"\n", errs)
-	code, _, errs = hofuse("bench", benchSklearn)
+	zipmap := "../../imports/onnx/testdata/models/sklearn_mlp_digits.onnx"
+	code, _, errs = hofuse("bench", zipmap, "--output", "output_probability")
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hofuse bench: "+benchSklearn+`: 1 unsupported node: ArrayFeatureExtractor (opset 1, domain ai.onnx.ml) at node "ArrayFeatureExtractor": no converter for operators of domain "ai.onnx.ml"`+"\n", errs)
+	assert.Equal(t, "hofuse bench: "+zipmap+`: 1 unsupported node: ZipMap (opset 1, domain ai.onnx.ml) at node "ZipMap": no converter: its output is a sequence of maps, which the IR has no type for; export without it (skl2onnx: options={id(model): {'zipmap': False}}) or name the tensor it reads as the output (--output)`+"\n", errs)
+	// A model of two outputs needs one named.
+	code, _, errs = hofuse("bench", benchSklearn)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "the model has 2 outputs (label, probabilities); bench times one: pass --output NAME")
 }
 
 // bench FILE.onnx times the imported model fused and unfused at each

@@ -345,6 +345,11 @@ func fixShapeInputs(path string) ([]byte, []string, error) {
 				need[n.GetInput()[k]] = true
 			}
 		}
+		if c.allKnown {
+			for _, in := range n.GetInput() {
+				need[in] = true
+			}
+		}
 	}
 	var fixed []string
 	g := m.GetGraph()

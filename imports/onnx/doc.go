@@ -51,8 +51,9 @@
 // negative step is refused unless it keeps one element, since no view
 // reverses an axis), Expand and Tile (an axis stretched from extent 1 is
 // zipped with the index input of its extent, the IR making arrays only by
-// mapping over arrays). Constant, Cast, Shape, Gather and ConstantOfShape
-// serve the shape computations below.
+// mapping over arrays). Constant, Cast, Shape, Gather, ConstantOfShape
+// and Range (a position index over a known length) serve the shape
+// computations below.
 //
 // From the ai.onnx.ml domain, the linear operators scikit-learn pipelines
 // export through skl2onnx, as onnxruntime computes them: Scaler,

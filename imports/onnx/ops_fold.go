@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	"math"
+
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
 )
@@ -10,6 +12,8 @@ func init() {
 		&converter{op: "Slice", since: 1, until: 9, convert: convSlice},
 		&converter{op: "Slice", since: 10, convert: convSlice, needKnown: []int{1, 2, 3, 4}},
 		&converter{op: "ConstantOfShape", since: 9, check: checkConstantOfShape, convert: convConstantOfShape, needKnown: []int{0}},
+		&converter{op: "Range", since: 11, convert: convRange, allKnown: true,
+			why: "Range's length depends on its inputs' values, and hofuse's extents are fixed when the model is imported; its inputs must be known then (constants, or shapes of the inputs)"},
 	)
 }
 
@@ -221,6 +225,53 @@ func convConstantOfShape(c *ctx) error {
 			out.f = append(out.f, fill.f[0])
 		} else {
 			out.i = append(out.i, fill.i[0])
+		}
+	}
+	c.outConst(0, out)
+	return nil
+}
+
+// convRange (opset 11): start, start+delta, … up to limit (excluded), of
+// the inputs' element type, as ONNX defines it: max(ceil((limit −
+// start) / delta), 0) elements, element i = start + i·delta. The inputs
+// are scalars known when the model is imported, and the result is
+// folded; an empty one is refused, extents being at least 1.
+func convRange(c *ctx) error {
+	var v [3]*tensor
+	for i, what := range []string{"start", "limit", "delta"} {
+		t, err := c.constIn(i, what)
+		if err != nil {
+			return err
+		}
+		if t.size() != 1 {
+			return c.errorf("input %d (%s) holds %d elements, want a scalar", i, what, t.size())
+		}
+		if i > 0 && t.elem != v[0].elem {
+			return c.errorf("input %d (%s) is %s but start is %s; Range takes one element type", i, what, elemName(t.elem), elemName(v[0].elem))
+		}
+		v[i] = t
+	}
+	start, limit, delta := v[0].at(0), v[1].at(0), v[2].at(0)
+	if delta == 0 {
+		return c.errorf("delta is 0")
+	}
+	count := math.Ceil((limit - start) / delta)
+	switch {
+	case !(count >= 1):
+		return c.errorf("the range from %v to %v by %v is empty; the IR's arrays have at least one element", start, limit, delta)
+	case count > maxFold:
+		return c.errorf("the range from %v to %v by %v has %v elements, more than the %d hofuse folds at import time", start, limit, delta, count, maxFold)
+	}
+	out := &tensor{elem: v[0].elem, dims: []int{int(count)}}
+	for i := range int(count) {
+		if isFloatElem(out.elem) {
+			x := start + float64(i)*delta
+			if out.elem == tFloat {
+				x = float64(float32(float32(start) + float32(i)*float32(delta)))
+			}
+			out.f = append(out.f, x)
+		} else {
+			out.i = append(out.i, v[0].i[0]+int64(i)*v[2].i[0])
 		}
 	}
 	c.outConst(0, out)

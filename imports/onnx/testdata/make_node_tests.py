@@ -33,7 +33,8 @@ A case is kept when
   * every tensor is float32, float64 or bool, except int64/int32 tensors that
     only feed a shape or axes input (Reshape's and Expand's shape,
     Squeeze/Unsqueeze/Reduce* axes, Pad's pads, Tile's repeats, Split's sizes,
-    Slice's starts/ends/axes/steps) or that are the indices ArgMax/ArgMin produce,
+    Slice's starts/ends/axes/steps, Range's inputs) or that are the indices
+    ArgMax/ArgMin produce or Range's integer sequence,
   * every input and output has at most MAX_ELEMENTS elements.
 A case whose expected outputs the checking runtime does not reproduce (the
 training-mode Dropout cases, whose masks are random) is left out and listed as
@@ -70,7 +71,7 @@ OPS = [
     "ReduceSumSquare", "ReduceLogSum", "GlobalMaxPool", "InstanceNormalization",
     "LRN", "Expand", "Tile", "Slice", "Split", "Greater", "Less",
     "GreaterOrEqual", "LessOrEqual", "Equal", "Not", "And", "Or", "Xor", "Where",
-    "Einsum",
+    "Einsum", "Range",
 ]
 OPSET = set(OPS)
 
@@ -107,9 +108,13 @@ INDEX_SLOTS = {
     ("Slice", 3),
     ("Slice", 4),
     ("Split", 1),
+    ("Range", 0),
+    ("Range", 1),
+    ("Range", 2),
 }
-# Operators whose first output is integer indices.
-INDEX_PRODUCERS = {"ArgMax", "ArgMin"}
+# Operators whose first output is integer indices (or, for Range, an
+# integer sequence).
+INDEX_PRODUCERS = {"ArgMax", "ArgMin", "Range"}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
