@@ -17,7 +17,8 @@ from the repository's root. The case file says:
                {"kind": "onnx_file", "path": "/abs/model.onnx", "inputs":
                ["input"], "output_name": "probabilities"}: the model file
                itself, fed its data inputs (ort only)
-    dtype      "float32" or "float64"
+    dtype      the output's: "float32" or "float64" (a model file's also
+               "int32" or "bool")
     batch      rows of the row input
     runs       timed runs (0: about half a second of runs, at least 20,
                at most 2000, as hofuse times its own)

@@ -180,7 +180,7 @@ func (pr *peerRunner) close() {
 // where to write the output.
 type peerCase struct {
 	Workload map[string]any    `json:"workload"`
-	DType    string            `json:"dtype"` // float32 or float64
+	DType    string            `json:"dtype"` // the output's: float32, float64 (a model file's may also be int32 or bool)
 	Batch    int               `json:"batch"`
 	Runs     int               `json:"runs"` // 0: about half a second, at least 20
 	RowInput string            `json:"row_input"`
@@ -200,7 +200,7 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	c := peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64"}[w.DType],
+	c := peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64", graph.Int32: "int32", graph.Bool: "bool"}[w.DType],
 		Batch: w.Batch, Runs: runs, RowInput: w.RowInput, Inputs: map[string]string{}}
 	// A model file's peer reads its parameters from the file: only its
 	// data inputs are written.

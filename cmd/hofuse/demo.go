@@ -329,27 +329,31 @@ func sampleRows(n, k int) []int {
 }
 
 // takeRows copies the given rows (along axis 0) of a into a new
-// row-major array.
+// row-major array of a's element type.
 func takeRows(a *graph.Array, rows []int) (*graph.Array, error) {
 	ext := append([]int{len(rows)}, a.Extents()[1:]...)
-	var f32 []float32
-	var f64 []float64
+	out, err := graph.Zeros(a.DType(), ext...)
+	if err != nil {
+		return nil, fmt.Errorf("take rows: %w", err)
+	}
+	flat := out // a rank-1 view of out's storage
+	for flat.Rank() > 1 {
+		if flat, err = flat.Flatten(0); err != nil {
+			return nil, fmt.Errorf("take rows: %w", err)
+		}
+	}
+	k := 0
 	for _, r := range rows {
 		row, err := a.Index(r)
 		if err != nil {
 			return nil, err
 		}
-		row = row.Copy()
-		f32 = append(f32, row.Float32s()...)
-		f64 = append(f64, row.Float64s()...)
+		for _, v := range row.Copy().Values() {
+			flat.Set(v, k)
+			k++
+		}
 	}
-	switch a.DType() {
-	case graph.Float32:
-		return graph.FromFloat32(f32, ext...)
-	case graph.Float64:
-		return graph.FromFloat64(f64, ext...)
-	}
-	return nil, fmt.Errorf("take rows: %v arrays are not supported", a.DType())
+	return out, nil
 }
 
 // describeChecks says which rows were checked: "batch 1 whole; batch 256

@@ -8,7 +8,9 @@
 // # How a kernel becomes loops
 //
 // Compilation happens once, in Plan; at run time no term is looked at
-// again. Each kernel body is first normalised (normalize.go: closed
+// again. Each kernel body is first normalised (normalize.go: the row part
+// of a contraction that every column would recompute, a scaler fused into
+// a dense layer, is computed once per row, prologue.go; closed
 // subterms under lambdas are hoisted and computed once per run, nzip
 // arguments that are nzips are composed into their consumer when that is
 // free, applications are beta-reduced by fusion.Beta; short max, min and +

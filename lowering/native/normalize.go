@@ -11,6 +11,11 @@ import (
 // Before a kernel body is compiled it is normalised; every step preserves
 // the term's value exactly (no reassociation):
 //
+//  0. Row prologues. The row part of a contraction that every column
+//     recomputes (a scaler fused into a dense layer) is computed once per
+//     row, out of the columns' loop, leaving the plain product the GEMM
+//     kernel takes (prologue.go; the products then sum in the kernel's
+//     order).
 //  1. Hoisting. A closed subterm that computes (contains an nzip or rnz)
 //     and sits under a lambda, or is shared, is evaluated once per run
 //     into a buffer of its own and replaced by that buffer: without this
@@ -70,6 +75,10 @@ type normalizer struct {
 // normalize returns the normalised body and the subterms hoisted out of
 // it, in the order they must be computed.
 func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
+	body, _, err := rowPrologue(body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("moving row prologues out of contractions: %w", err)
+	}
 	info, err := graph.Check(body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the body does not type-check: %w", err)
