@@ -58,6 +58,17 @@ func TestBenchFileONNX(t *testing.T) {
 	assert.Less(t, doc.Rows[0]["kernels"], doc.Rows[1]["kernels"])
 }
 
+// bench FILE on an integer output, a scikit-learn pipeline's label
+// (Scaler, an MLP, ArgMax and ArrayFeatureExtractor): timed and checked
+// against the interpreter like a float one, on every row of batch 20.
+func TestBenchFileLabel(t *testing.T) {
+	doc := benchJSON(t, "bench", "../../imports/onnx/testdata/ml/sk_standard_mlp.onnx", "--output", "label", "--batches", "20", "--runs", "2")
+	checkInferRows(t, doc, []string{"sk_standard_mlp"}, []int{20}, 1e-9)
+	for _, r := range doc.Rows {
+		assert.Equal(t, 0.0, r["max_abs_diff"], "labels agree exactly")
+	}
+}
+
 // bench FILE.pb: a frozen TensorFlow graph; the peers, which cannot time
 // it, are skipped with their reasons before any runs.
 func TestBenchFileTF(t *testing.T) {
