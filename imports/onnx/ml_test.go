@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
 	"github.com/hofuse/hofuse/imports/onnx/onnxpb"
-	"github.com/hofuse/hofuse/lowering"
-	"github.com/hofuse/hofuse/lowering/native"
 )
 
 // TestMLModels runs the models of testdata/ml (make_ml_models.py): six
@@ -22,9 +19,9 @@ import (
 // domain's Scaler, Normalizer, LinearRegressor, LinearClassifier and
 // ArrayFeatureExtractor, and one-node models of those operators on
 // inputs that reach their edge cases. Every output of each, one at a
-// time, on the interpreter and on the native back end fused and unfused,
-// against onnxruntime's values: floats within 1e-5 relative, labels
-// exactly.
+// time, on the interpreter and on the native back end (and PJRT's when a
+// plugin is found) fused and unfused, against onnxruntime's values:
+// floats within 1e-5 relative, labels exactly.
 func TestMLModels(t *testing.T) {
 	dir := filepath.Join("testdata", "ml")
 	raw, err := os.ReadFile(filepath.Join(dir, "INDEX.json"))
@@ -45,7 +42,7 @@ func TestMLModels(t *testing.T) {
 	if len(index.Cases) < 18 {
 		t.Fatalf("%d cases in INDEX.json, want 18", len(index.Cases))
 	}
-	backends := []lowering.Backend{native.New(native.Options{})}
+	backends := modelBackends(t)
 	for _, c := range index.Cases {
 		for out, file := range c.Outputs {
 			t.Run(c.File+"/"+out, func(t *testing.T) {
@@ -63,20 +60,7 @@ func TestMLModels(t *testing.T) {
 					t.Fatal(err)
 				}
 				want, ws := readNpyF32(t, filepath.Join(dir, file))
-				got, err := graph.Eval(m.Term, bind)
-				if err != nil {
-					t.Fatal(err)
-				}
-				results := map[string]graph.Value{"interp": got}
-				for _, b := range backends {
-					for _, unfused := range []bool{false, true} {
-						v, err := backendRun(b, m, bind, unfused)
-						if err != nil {
-							t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
-						}
-						results[fmt.Sprintf("%s unfused=%v", b.Name(), unfused)] = v
-					}
-				}
+				results := everyBackend(t, backends, m, bind)
 				exact := strings.Contains(out, "label")
 				for name, v := range results {
 					a, ok := v.(*graph.Array)

@@ -45,17 +45,7 @@ func TestExportedModels(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("no exported models: %v", err)
 	}
-	backends := []lowering.Backend{native.New(native.Options{})}
-	if path, err := pjrt.Locate(""); err == nil && pjrt.CgoEnabled() && !testing.Short() {
-		client, err := pjrt.Open(path)
-		if err != nil {
-			t.Fatalf("PJRT plugin %s does not open: %v", path, err)
-		}
-		defer client.Close()
-		backends = append(backends, xla.New(client, xla.Options{}))
-	} else if pjrttest.Required() {
-		t.Fatalf("no PJRT plugin: %v", err)
-	}
+	backends := modelBackends(t)
 	for _, tc := range []struct {
 		file, input, inputName string
 		output, want           string
@@ -85,20 +75,7 @@ func TestExportedModels(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, ws := readNpyF32(t, filepath.Join(dir, tc.want))
-			interp, err := graph.Eval(m.Term, bind)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results := map[string]graph.Value{"interp": interp}
-			for _, b := range backends {
-				for _, unfused := range []bool{false, true} {
-					v, err := backendRun(b, m, bind, unfused)
-					if err != nil {
-						t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
-					}
-					results[fmt.Sprintf("%s unfused=%v", b.Name(), unfused)] = v
-				}
-			}
+			results := everyBackend(t, backends, m, bind)
 			for name, got := range results {
 				a := got.(*graph.Array)
 				if !slices.Equal(a.Extents(), ws) {
@@ -119,6 +96,45 @@ func TestExportedModels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// modelBackends returns the native back end, and PJRT's when a plugin is
+// found (required where pjrttest says so), closed when t ends.
+func modelBackends(t *testing.T) []lowering.Backend {
+	t.Helper()
+	backends := []lowering.Backend{native.New(native.Options{})}
+	if path, err := pjrt.Locate(""); err == nil && pjrt.CgoEnabled() && !testing.Short() {
+		client, err := pjrt.Open(path)
+		if err != nil {
+			t.Fatalf("PJRT plugin %s does not open: %v", path, err)
+		}
+		t.Cleanup(func() { client.Close() })
+		backends = append(backends, xla.New(client, xla.Options{}))
+	} else if pjrttest.Required() {
+		t.Fatalf("no PJRT plugin: %v", err)
+	}
+	return backends
+}
+
+// everyBackend runs m on the interpreter and on each back end, fused and
+// unfused, by name ("interp", "native unfused=false", …).
+func everyBackend(t *testing.T, backends []lowering.Backend, m *imports.Model, bind map[string]graph.Value) map[string]graph.Value {
+	t.Helper()
+	interp, err := graph.Eval(m.Term, bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]graph.Value{"interp": interp}
+	for _, b := range backends {
+		for _, unfused := range []bool{false, true} {
+			v, err := backendRun(b, m, bind, unfused)
+			if err != nil {
+				t.Fatalf("%s (unfused %v): %v", b.Name(), unfused, err)
+			}
+			results[fmt.Sprintf("%s unfused=%v", b.Name(), unfused)] = v
+		}
+	}
+	return results
 }
 
 func argmaxRows(a *graph.Array) []float64 {

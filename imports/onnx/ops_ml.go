@@ -232,11 +232,7 @@ func checkLinearRegressor(n *onnxpb.NodeProto, _ int) string {
 // intercepts, targets): Y = X·Wᵀ + b, W the coefficients as targets rows
 // of the features of X, b the intercepts (or none), in float32.
 func convLinearRegressor(c *ctx) error {
-	x, features, err := c.matrixInput()
-	if err != nil {
-		return err
-	}
-	w, b, rows, err := c.linearWeights(features)
+	y, rows, features, err := c.linearScores()
 	if err != nil {
 		return err
 	}
@@ -245,12 +241,27 @@ func convLinearRegressor(c *ctx) error {
 	} else if targets != int64(rows) {
 		return c.errorf("attribute targets is %d but coefficients has %d rows of the %d features", targets, rows, features)
 	}
-	y, err := c.ops().Gemm(x, w, b, 1, 1, false, true)
-	if err != nil {
-		return c.wrap(err, "X·Wᵀ + b")
-	}
 	c.out(0, y)
 	return nil
+}
+
+// linearScores returns a linear model's X·Wᵀ + b (input 0 a matrix
+// [N,C], W its coefficients, b its intercepts or none) and the rows of W
+// and the features C.
+func (c *ctx) linearScores() (graph.Node, int, int, error) {
+	x, features, err := c.matrixInput()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	w, b, rows, err := c.linearWeights(features)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	s, err := c.ops().Gemm(x, w, b, 1, 1, false, true)
+	if err != nil {
+		return nil, 0, 0, c.wrap(err, "X·Wᵀ + b")
+	}
+	return s, rows, features, nil
 }
 
 func checkLinearClassifier(n *onnxpb.NodeProto, _ int) string {
@@ -274,11 +285,7 @@ func checkLinearClassifier(n *onnxpb.NodeProto, _ int) string {
 // classlabels_ints (string labels have no counterpart in the IR; the
 // scores can still be imported).
 func convLinearClassifier(c *ctx) error {
-	x, features, err := c.matrixInput()
-	if err != nil {
-		return err
-	}
-	w, b, rows, err := c.linearWeights(features)
+	s, rows, _, err := c.linearScores()
 	if err != nil {
 		return err
 	}
@@ -298,10 +305,6 @@ func convLinearClassifier(c *ctx) error {
 		if l < math.MinInt32 || l > math.MaxInt32 {
 			return c.errorf("class label %d is past the range of i32, hofuse's integers", l)
 		}
-	}
-	s, err := c.ops().Gemm(x, w, b, 1, 1, false, true)
-	if err != nil {
-		return c.wrap(err, "X·Wᵀ + b")
 	}
 	pt := attrS(c.node, "post_transform", "NONE")
 	o := c.ops()

@@ -67,6 +67,8 @@ func TestStridedSlice(t *testing.T) {
 		{"shrink out of range", 5, 0, 1, map[string]int64{"shrink_axis_mask": 1}, `g.pb: node "y" (StridedSlice): begin [5] is out of range for shrinking a vector of 5 elements`},
 		{"[...]", 0, 1, 1, map[string]int64{"ellipsis_mask": 1}, "[10 20 30 40 50]"},
 		{"[newaxis]", 0, 1, 1, map[string]int64{"new_axis_mask": 1}, "[10 20 30 40 50]"}, // shape [1,5]: TestOpsAgainstTensorFlow checks shapes
+		{"[1:5:MaxInt32] as data", 1, 5, math.MaxInt32, map[string]int64{"new_axis_mask": 2}, "[20]"},
+		{"[-2:] as data", -2, 0, 1, map[string]int64{"end_mask": 1, "new_axis_mask": 2}, "[40 50]"},
 		{"[4:0:-2] as data", 4, 0, -2, map[string]int64{"new_axis_mask": 2}, `g.pb: node "y" (StridedSlice): nd.Slice (y): step -2 on axis 0 is not supported: the IR has no view that reverses an axis (only a negative step that keeps one element is)`},
 	} {
 		got, err := evalNoInputs(t, slice(tc.b, tc.e, tc.s, tc.masks)...)

@@ -169,27 +169,7 @@ func convStridedSlice(c *converter, n *node, in []value) ([]value, error) {
 		v, err := konstValue(n, pick(x, []int{int(begin)}, nil))
 		return []value{v}, err
 	}
-	// Clamp as Python does: [0, size] going up, [-1, size-1] going down.
-	lo, hi := int64(0), size
-	if stride < 0 {
-		lo, hi = -1, size-1
-	}
-	norm := func(i int64, masked bool, first int64) int64 {
-		if masked {
-			return first
-		}
-		if i < 0 {
-			i += size
-		}
-		return min(max(i, lo), hi)
-	}
-	if stride > 0 {
-		begin = norm(begin, masks["begin_mask"]&1 != 0, 0)
-		end = norm(end, masks["end_mask"]&1 != 0, size)
-	} else {
-		begin = norm(begin, masks["begin_mask"]&1 != 0, size-1)
-		end = norm(end, masks["end_mask"]&1 != 0, -1)
-	}
+	begin, end, _ = pySlice(size, begin, end, stride, masks["begin_mask"]&1 != 0, masks["end_mask"]&1 != 0)
 	// A stride longer than the vector takes only the first element; capped
 	// so, begin + k*stride cannot overflow.
 	stride = min(max(stride, -size-1), size+1)
@@ -551,6 +531,38 @@ func mulChecked(a, b, lo, hi int64) (int64, bool) {
 	return p, p >= lo && p <= hi
 }
 
+// pySlice resolves Python's slice begin:end:stride (stride ≠ 0) of an axis
+// of size elements as StridedSlice reads it: a masked bound is the first
+// or last element for the stride's direction (and one past it for end);
+// otherwise negative bounds count from the end and both are clamped to
+// [0, size] going up, [−1, size−1] going down. It returns the resolved
+// bounds and the count of elements taken, 0 for an empty slice.
+func pySlice(size, begin, end, stride int64, beginMasked, endMasked bool) (b, e, count int64) {
+	lo, hi := int64(0), size
+	first, past := int64(0), size
+	if stride < 0 {
+		lo, hi = -1, size-1
+		first, past = size-1, -1
+	}
+	norm := func(v int64, masked bool, whole int64) int64 {
+		if masked {
+			return whole
+		}
+		if v < 0 {
+			v += size
+		}
+		return min(max(v, lo), hi)
+	}
+	b, e = norm(begin, beginMasked, first), norm(end, endMasked, past)
+	// A stride longer than the axis takes one element; capped so, the
+	// count's arithmetic cannot overflow.
+	st := min(max(stride, -size-1), size+1)
+	if st > 0 {
+		return b, e, max(0, (e-b+st-1)/st)
+	}
+	return b, e, max(0, (b-e-st-1)/(-st))
+}
+
 // stridedSliceData slices a tensor the graph computes (or a constant of
 // rank 2 or more) by StridedSlice's specification, as TensorFlow reads
 // it: entry i of begin, end and strides applies to the next axis of the
@@ -637,27 +649,7 @@ func stridedSliceData(c *converter, n *node, in []value, masks map[string]int64)
 			d++
 			continue
 		}
-		lo, hi := int64(0), size // the clamp for a positive stride
-		if s < 0 {
-			lo, hi = -1, size-1
-		}
-		norm := func(v int64, masked bool, whole int64) int64 {
-			if masked {
-				return whole
-			}
-			if v < 0 {
-				v += size
-			}
-			return min(max(v, lo), hi)
-		}
-		var count int64
-		if s > 0 {
-			b, e = norm(b, bit("begin_mask", i), 0), norm(e, bit("end_mask", i), size)
-			count = max(0, (e-b+s-1)/s)
-		} else {
-			b, e = norm(b, bit("begin_mask", i), size-1), norm(e, bit("end_mask", i), -1)
-			count = max(0, (b-e-s-1)/(-s))
-		}
+		b, _, count := pySlice(size, b, e, s, bit("begin_mask", i), bit("end_mask", i))
 		if count == 0 {
 			return nil, fmt.Errorf("entry %d, [%d:%d:%d] of axis %d (extent %d), is empty, which hofuse cannot hold", i, spec[0][i], spec[1][i], spec[2][i], d, size)
 		}
