@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "fuse",
-		usage:   "mlp|cnn [model flags] | FILE.onnx|FILE.pb [--batch N] | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]... [--no-schedule | --tune [--tune-dir DIR]]",
+		usage:   "mlp|cnn [model flags] | FILE.onnx|FILE.pb [--batch N] [--output NAME]... | 'PROGRAM' | -f FILE  [--json] [--dot FILE] [--dump] [--disable-rule RULE[,RULE...]]... [--no-schedule | --tune [--tune-dir DIR]]",
 		summary: "fuse a model or a program and report the kernels, their loop orders, temporaries and rules",
 		run:     runFuse,
 	})
@@ -47,6 +47,8 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 	dotPath := fs.String("dot", "", "write the kernel graph as Graphviz DOT to `file`")
 	dumpIR := fs.Bool("dump", false, "print the IR after each pass, with its duration, to stderr")
 	file := fs.String("f", "", "read the program from `file`")
+	var outputs listFlag
+	fs.Var(&outputs, "output", "with a model file: keep only the output `NAME` (repeatable, or a comma list); the nodes only other outputs need are pruned")
 	var disable listFlag
 	fs.Var(&disable, "disable-rule", "switch off `rules` by name (repeatable, or a comma list: a,b); rules: "+strings.Join(fusion.RuleNames(), ", "))
 	noSchedule := fs.Bool("no-schedule", false, "keep every kernel's loops in the order fusion wrote them (skip the schedule pass)")
@@ -66,7 +68,7 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	term, err := termFromArgs(pos, *file, &mf, set)
+	term, err := termFromArgs(pos, *file, &mf, outputs, set)
 	if err != nil {
 		return err
 	}
@@ -104,22 +106,26 @@ func runFuse(args []string, stdout, stderr io.Writer) error {
 }
 
 // termFromArgs returns the term a command works on: the MLP the flags
-// describe for "mlp", a model file's term (FILE.onnx or a frozen TensorFlow FILE.pb, its symbolic
-// dimensions fixed by --batch), or a program given as an argument or in a
-// file.
-// Model flags given with a program are usage errors.
-func termFromArgs(pos []string, file string, mf *mlpFlags, set map[string]bool) (graph.Node, error) {
+// describe for "mlp", a model file's term (FILE.onnx or a frozen
+// TensorFlow FILE.pb, its symbolic dimensions fixed by --batch, the
+// outputs kept, all when empty), or a program given as an argument or in
+// a file. Model flags given with a program, and --output without a model
+// file, are usage errors.
+func termFromArgs(pos []string, file string, mf *mlpFlags, outputs []string, set map[string]bool) (graph.Node, error) {
 	if file == "" && len(pos) == 1 && isModelFile(pos[0]) {
 		// A model file: --batch fixes its symbolic dimensions; the other
 		// model flags describe an MLP.
 		if err := rejectFlags(set, "model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a model file fixes its own sizes", without(modelFlagNames, "batch")...); err != nil {
 			return nil, err
 		}
-		m, err := importModel(pos[0], imports.Options{Batch: mf.batch})
+		m, err := importModel(pos[0], imports.Options{Batch: mf.batch, Outputs: outputs})
 		if err != nil {
 			return nil, err
 		}
 		return m.Term, nil
+	}
+	if set["output"] {
+		return nil, usagef("--output: chooses outputs of a model file (%s)", modelFiles)
 	}
 	if !(file == "" && len(pos) == 1 && isModelName(pos[0])) {
 		if err := usedOnlyWithMLP(set); err != nil {

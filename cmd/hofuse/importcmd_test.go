@@ -224,6 +224,23 @@ func TestFuseModelFile(t *testing.T) {
 	code, _, errs = hofuse("fuse", linearModel, "--sizes", "3,4")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--sizes: model flags describe the MLP of 'mlp' and the CNN of 'cnn'; a model file fixes its own sizes")
+
+	// --output keeps one output of a model of several: the classifier's
+	// label alone holds the ArgMax and the table lookup; its
+	// probabilities alone, neither.
+	skl := "../../imports/onnx/testdata/ml/sk_standard_mlp.onnx"
+	code, out, errs = hofuse("fuse", skl, "--output", "label", "--batch", "4")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ArrayFeatureExtractor")
+	code, out, errs = hofuse("fuse", skl, "--output", "probabilities", "--batch", "4")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "ArrayFeatureExtractor")
+	code, _, errs = hofuse("fuse", skl, "--output", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `no output named "nope"; the model's outputs are label, probabilities`)
+	code, _, errs = hofuse("fuse", "mlp", "--output", "y")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--output: chooses outputs of a model file")
 }
 
 func TestNpyRoundTrip(t *testing.T) {
