@@ -134,14 +134,11 @@ func (o Ops) Einsum(equation string, xs ...graph.Node) (graph.Node, error) {
 	for k, l := range out {
 		perm[k] = slices.Index(cur.labels, l)
 	}
-	if !isIdentity(perm) {
-		y, err := o.Transpose(cur.n, perm)
-		if err != nil {
-			return nil, err
-		}
-		cur.n = y
+	y, err := o.Transpose(cur.n, perm) // x itself for the identity
+	if err != nil {
+		return nil, err
 	}
-	return p.done(cur.n)
+	return p.done(y)
 }
 
 // contract multiplies a and b, summing over the labels both have that
@@ -183,29 +180,22 @@ func (o Ops) contract(a, b labelled, keep []rune) (labelled, error) {
 	}
 	bext, faext, fbext, cext := extOf(a, batch), extOf(a, fa), extOf(b, fb), extOf(a, contr)
 	// Each side as batch axes, then its rows (or columns) and the
-	// contracted axis, each group merged into one axis.
+	// contracted axis, each group merged into one axis. Transpose and
+	// Reshape return their operand itself when they leave it as it is.
 	side := func(t labelled, order []rune, groups ...[]int) (graph.Node, error) {
 		perm := make([]int, len(order))
 		for k, l := range order {
 			perm[k] = slices.Index(t.labels, l)
 		}
-		y := t.n
-		var err error
-		if !isIdentity(perm) {
-			if y, err = o.Transpose(y, perm); err != nil {
-				return nil, err
-			}
+		y, err := o.Transpose(t.n, perm)
+		if err != nil {
+			return nil, err
 		}
 		shape := slices.Clone(bext)
-		merged := false
 		for _, g := range groups {
 			shape = append(shape, product(g))
-			merged = merged || len(g) != 1
 		}
-		if merged {
-			y, err = o.Reshape(y, shape)
-		}
-		return y, err
+		return o.Reshape(y, shape)
 	}
 	x, err := side(a, slices.Concat(batch, fa, contr), faext, cext)
 	if err != nil {
@@ -220,10 +210,8 @@ func (o Ops) contract(a, b labelled, keep []rune) (labelled, error) {
 		return labelled{}, err
 	}
 	ext := slices.Concat(bext, faext, fbext)
-	if len(fa) != 1 || len(fb) != 1 {
-		if z, err = o.Reshape(z, ext); err != nil {
-			return labelled{}, err
-		}
+	if z, err = o.Reshape(z, ext); err != nil {
+		return labelled{}, err
 	}
 	return labelled{n: z, labels: slices.Concat(batch, fa, fb), ext: ext}, nil
 }
@@ -358,13 +346,4 @@ func deleteAt[T any](s []T, idx []int) []T {
 		}
 	}
 	return out
-}
-
-func isIdentity(perm []int) bool {
-	for k, v := range perm {
-		if k != v {
-			return false
-		}
-	}
-	return true
 }

@@ -25,20 +25,12 @@ func TestStretch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bind := map[string]graph.Value{"x": xv}
-	if err := nd.BindIndexes(y, bind); err != nil {
-		t.Fatal(err)
-	}
-	got, err := graph.Eval(y, bind)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, bind := evalOn(t, y, xv)
 	block := []float32{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}
 	var want []float32
 	for range 4 {
 		want = append(want, block...)
 	}
-	a := got.(*graph.Array)
 	if !slices.Equal(a.Extents(), []int{4, 2, 2, 3}) || !slices.Equal(a.Float32s(), want) {
 		t.Errorf("got %v %v, want [4 2 2 3] %v", a.Extents(), a.Float32s(), want)
 	}
@@ -71,15 +63,7 @@ func TestTileRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bind := map[string]graph.Value{"x": xv}
-		if err := nd.BindIndexes(y, bind); err != nil {
-			t.Fatal(err)
-		}
-		got, err := graph.Eval(y, bind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := got.(*graph.Array)
+		a, _ := evalOn(t, y, xv)
 		if !slices.Equal(a.Extents(), []int{4, 6}) || !slices.Equal(a.Float32s(), c.want) {
 			t.Errorf("%s: got %v %v, want [4 6] %v", c.name, a.Extents(), a.Float32s(), c.want)
 		}
@@ -87,4 +71,23 @@ func TestTileRepeat(t *testing.T) {
 	if _, err := nd.Repeat(x, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "count 0 for axis 0 of extent 2") {
 		t.Errorf("a count of 0: %v", err)
 	}
+}
+
+// evalOn evaluates y with its input x bound to xv and its index inputs
+// bound, and returns the array and the bindings.
+func evalOn(t *testing.T, y graph.Node, xv *graph.Array) (*graph.Array, map[string]graph.Value) {
+	t.Helper()
+	bind := map[string]graph.Value{"x": xv}
+	if err := nd.BindIndexes(y, bind); err != nil {
+		t.Fatal(err)
+	}
+	got, err := graph.Eval(y, bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := got.(*graph.Array)
+	if !ok {
+		t.Fatalf("%s, want an array", graph.DescribeValue(got))
+	}
+	return a, bind
 }

@@ -3,6 +3,7 @@ package tf
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports/nd"
@@ -216,7 +217,7 @@ func convPack(c *converter, n *node, in []value) ([]value, error) {
 		o := nd.Ops{Source: n.name}
 		xs := make([]graph.Node, len(in))
 		for i, v := range in {
-			if rankOf(v.typ) != int(r) || fmt.Sprint(extentsOf(v.typ)) != fmt.Sprint(extentsOf(in[0].typ)) {
+			if !slices.Equal(extentsOf(v.typ), extentsOf(in[0].typ)) {
 				return nil, fmt.Errorf("values %d is %v and values 0 %v; Pack stacks values of one shape", i, v.typ, in[0].typ)
 			}
 			x, err := c.data(v)
