@@ -57,8 +57,11 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 		case vkChain:
 			var steps [kernels.MaxChain]kernels.ChainStep[T]
 			for k, s := range in.chain {
-				steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Self: s.self}
-				if !s.self {
+				steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Self: s.self, Scalar: s.scalar}
+				switch {
+				case s.scalar:
+					steps[k].Y = regs[s.reg][:1]
+				case !s.self:
 					steps[k].Y = regs[s.reg][:m]
 				}
 			}

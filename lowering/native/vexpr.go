@@ -109,11 +109,12 @@ type vinstr struct {
 }
 
 // A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
-// swapped, or acc op acc (self).
+// swapped, or acc op acc (self). A scalar step's reg is a loop invariant
+// (a literal or a broadcast register), read as its first element.
 type vstep struct {
-	op         kernels.ArithOp
-	reg        int
-	swap, self bool
+	op                 kernels.ArithOp
+	reg                int
+	swap, self, scalar bool
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
@@ -890,7 +891,15 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		body = fuseExpSub(body, b.regs, outs)
 		body = fuseErfAffine(body, b.regs, outs)
 	}
-	body = fuseChains(body, f32, outs, len(b.regs))
+	body = fuseChains(body, f32, outs, b.regs)
+	// A broadcast register that every reader takes as a scalar is set,
+	// not filled: one element instead of a chunk per row.
+	pro, full := slices.Clone(b.pro), fullReads(body, outs, len(b.regs))
+	for i, in := range pro {
+		if in.kind == vkBcast && !full[in.dst] {
+			pro[i].fillLen = 1
+		}
+	}
 	// Registers as long as the loop's longest chunk: a loop over ten
 	// classes needs ten elements, not a chunk.
 	length := chunk
@@ -926,7 +935,7 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		}
 		return in
 	}
-	for _, in := range b.pro {
+	for _, in := range pro {
 		p.pro = append(p.pro, shift(in))
 	}
 	for _, in := range body {
@@ -936,6 +945,38 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		p.outs = append(p.outs, base+o)
 	}
 	return p
+}
+
+// fullReads reports the registers that some instruction of body reads
+// element by element, or that are results of the program; the others are
+// written only, or read as scalars (an invariant operand of vkExpSub,
+// vkErfAffine or a scalar chain step).
+func fullReads(body []vinstr, outs []int, nregs int) []bool {
+	full := make([]bool, nregs)
+	for _, o := range outs {
+		full[o] = true
+	}
+	for _, in := range body {
+		switch in.kind {
+		case vkUn, vkExpSub, vkErfAffine:
+			full[in.a] = true
+		case vkBin:
+			full[in.a], full[in.b] = true, true
+		case vkSel:
+			full[in.a], full[in.b], full[in.c] = true, true, true
+		case vkChain:
+			full[in.a] = true
+			for _, s := range in.chain {
+				if !s.self && !s.scalar {
+					full[s.reg] = true
+				}
+			}
+		}
+		for _, cp := range in.copies {
+			full[cp.vreg] = true
+		}
+	}
+	return full
 }
 
 // fuseExpSub replaces exp (x - c), c invariant (a literal or a broadcast
@@ -1038,8 +1079,9 @@ var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: k
 // op stood; its operands are registers written once, before their first
 // reader, so they hold the same values there. The bits are those of the
 // separate ops.
-func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
-	reads := registerReads(body, outs, nregs)
+func fuseChains(body []vinstr, f32 bool, outs []int, regs []vregInfo) []vinstr {
+	reads := registerReads(body, outs, len(regs))
+	invariant := func(r int) bool { return regs[r].konst || regs[r].bcast }
 	class := graph.Float64
 	if f32 {
 		class = graph.Float32
@@ -1067,13 +1109,16 @@ func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
 		case open[in.a] != nil && in.a != in.b && reads[in.a] == 1:
 			r = open[in.a]
 			delete(open, in.a)
-			r.steps = append(r.steps, vstep{op: op, reg: in.b})
+			r.steps = append(r.steps, vstep{op: op, reg: in.b, scalar: invariant(in.b)})
 		case open[in.b] != nil && in.a != in.b && reads[in.b] == 1:
 			r = open[in.b]
 			delete(open, in.b)
-			r.steps = append(r.steps, vstep{op: op, reg: in.a, swap: true})
+			r.steps = append(r.steps, vstep{op: op, reg: in.a, swap: true, scalar: invariant(in.a)})
+		case invariant(in.a) && !invariant(in.b):
+			// c op x starts from x: the invariant is a scalar step.
+			r = &run{start: in.b, steps: []vstep{{op: op, reg: in.a, swap: true, scalar: true}}}
 		default:
-			r = &run{start: in.a, steps: []vstep{{op: op, reg: in.b}}}
+			r = &run{start: in.a, steps: []vstep{{op: op, reg: in.b, scalar: invariant(in.b)}}}
 		}
 		r.last = i
 		r.members = append(r.members, i)
@@ -1086,7 +1131,9 @@ func fuseChains(body []vinstr, f32 bool, outs []int, nregs int) []vinstr {
 	for i, in := range body {
 		r := member[i]
 		switch {
-		case r == nil || len(r.members) == 1:
+		case r == nil || len(r.members) == 1 && !r.steps[0].scalar:
+			// A lone op with an invariant operand is a chain of one
+			// scalar step all the same: the invariant needs no chunk.
 			out = append(out, in)
 		case i == r.last:
 			out = append(out, vinstr{kind: vkChain, op: in.op, dt: in.dt, dst: in.dst, a: r.start, chain: r.steps})

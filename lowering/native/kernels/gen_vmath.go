@@ -151,10 +151,10 @@ func main() {
 		cmpLoop("cmp"+c.name+"F32AVX2", c.imm, 4)
 		cmpLoop("cmp"+c.name+"F64AVX2", c.imm, 8)
 	}
-	chainLoop("chainF32AVX2", 4, "Y")
-	chainLoop("chainF64AVX2", 8, "Y")
-	chainLoop("chainF32AVX512", 4, "Z")
-	chainLoop("chainF64AVX512", 8, "Z")
+	chainLoop("chainF32AVX2", 4, "Y", 4)
+	chainLoop("chainF64AVX2", 8, "Y", 4)
+	chainLoop("chainF32AVX512", 4, "Z", 8)
+	chainLoop("chainF64AVX512", 8, "Z", 8)
 	selLoop("selF32AVX2", 4)
 	selLoop("selF64AVX2", 8)
 
@@ -533,18 +533,23 @@ func cmpLoop(name string, imm, elem int) {
 }
 
 // chainLoop writes func name(n int, x, z *T, steps *chainStep, nsteps
-// int): for n elements, n a multiple of four vectors of reg, acc = x[i],
-// then for each step acc = acc op y[i] (or y[i] op acc, swapped), z[i] =
-// acc: a chain of arithmetic ops in registers, each rounded as its own
+// int): for n elements, n a multiple of nv vectors of reg, acc = x[i],
+// then for each step acc = acc op y (or y op acc, swapped), z[i] = acc: a
+// chain of arithmetic ops in registers, each rounded as its own
 // instruction would round it, one pass over the chunk instead of one per
-// op. A step is 16 bytes: the code (ArithOp, plus 4 for a swapped - or
-// /, plus 8 for acc op acc) and y.
-// The step's code is tested once per block of four vectors.
-func chainLoop(name string, elem int, reg string) {
+// op. y is the step's operand at element i, or its first element for
+// every i (a scalar step: a loop invariant, broadcast into a register
+// once per block instead of read from a filled chunk). A step is 16
+// bytes: its code (see chainCodes) and y's address. The step's code is
+// looked up once per block of nv vectors, by a binary search of four
+// compares.
+func chainLoop(name string, elem int, reg string, nv int) {
 	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	bcast := map[int]string{4: "VBROADCASTSS", 8: "VBROADCASTSD"}[elem]
 	vb := map[string]int{"Y": 32, "Z": 64}[reg]
-	block := 4 * vb
+	block := nv * vb
 	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
+	tmp := r(2 * nv) // a scalar step's broadcast operand
 	p("")
 	p("// func %s(n int, x, z *float%d, steps *chainStep, nsteps int)", name, elem*8)
 	p("// n must be a multiple of %d; nsteps at least 1.", block/elem)
@@ -559,7 +564,7 @@ func chainLoop(name string, elem int, reg string) {
 	p("\tTESTQ CX, CX")
 	p("\tJZ %s_done", name)
 	p("%s_block:", name)
-	for v := range 4 {
+	for v := range nv {
 		p("\tVMOVUP%s %d(SI)(BX*1), %s", sfx[1:], v*vb, r(v))
 	}
 	p("\tMOVQ DX, R9")
@@ -567,27 +572,42 @@ func chainLoop(name string, elem int, reg string) {
 	p("%s_step:", name)
 	p("\tMOVQ 0(R9), AX")
 	p("\tMOVQ 8(R9), R11")
-	p("\tADDQ BX, R11")
-	// Codes: 0-3 acc op y, 5 and 7 y - acc and y / acc, 8-11 acc op acc.
-	labels := map[int]string{0: "add", 1: "sub", 2: "mul", 3: "div", 5: "rsub", 7: "rdiv", 8: "sadd", 9: "ssub", 10: "smul", 11: "sdiv"}
-	order := []int{2, 0, 1, 3, 5, 7, 10, 8, 9} // the last, 11, is what is left
-	for _, code := range order {
-		p("\tCMPQ AX, $%d", code)
-		p("\tJEQ %s_%s", name, labels[code])
+	label := func(code int) string { return fmt.Sprintf("%s_c%d", name, code) }
+	var search func(codes []int)
+	search = func(codes []int) {
+		if len(codes) == 1 {
+			p("\tJMP %s", label(codes[0]))
+			return
+		}
+		mid := len(codes) / 2
+		left := fmt.Sprintf("%s_lt%d", name, codes[mid])
+		p("\tCMPQ AX, $%d", codes[mid])
+		p("\tJLT %s", left)
+		search(codes[mid:])
+		p("%s:", left)
+		search(codes[:mid])
 	}
-	p("\tJMP %s_sdiv", name)
-	for _, code := range append(order, 11) {
-		p("%s_%s:", name, labels[code])
+	search(chainCodes)
+	for _, code := range chainCodes {
+		p("%s:", label(code))
 		instr := []string{"VADD", "VSUB", "VMUL", "VDIV"}[code&3] + sfx
-		for v := range 4 {
+		scalar, self, swap := code&16 != 0, code&8 != 0, code&4 != 0
+		if scalar {
+			p("\t%s (R11), %s", bcast, tmp)
+		}
+		for v := range nv {
 			switch {
-			case code < 4:
-				p("\t%s %d(R11), %s, %s", instr, v*vb, r(v), r(v)) // acc op y
-			case code < 8:
-				p("\tVMOVUP%s %d(R11), %s", sfx[1:], v*vb, r(4+v))
-				p("\t%s %s, %s, %s", instr, r(v), r(4+v), r(v)) // y op acc
-			default:
+			case self:
 				p("\t%s %s, %s, %s", instr, r(v), r(v), r(v)) // acc op acc
+			case scalar && swap:
+				p("\t%s %s, %s, %s", instr, r(v), tmp, r(v)) // y op acc
+			case scalar:
+				p("\t%s %s, %s, %s", instr, tmp, r(v), r(v)) // acc op y
+			case swap:
+				p("\tVMOVUP%s %d(R11)(BX*1), %s", sfx[1:], v*vb, r(nv+v))
+				p("\t%s %s, %s, %s", instr, r(v), r(nv+v), r(v)) // y op acc
+			default:
+				p("\t%s %d(R11)(BX*1), %s, %s", instr, v*vb, r(v), r(v)) // acc op y
 			}
 		}
 		p("\tJMP %s_next", name)
@@ -596,7 +616,7 @@ func chainLoop(name string, elem int, reg string) {
 	p("\tADDQ $16, R9")
 	p("\tDECQ R10")
 	p("\tJNZ %s_step", name)
-	for v := range 4 {
+	for v := range nv {
 		p("\tVMOVUP%s %s, %d(DI)(BX*1)", sfx[1:], r(v), v*vb)
 	}
 	p("\tADDQ $%d, BX", block)
@@ -606,6 +626,11 @@ func chainLoop(name string, elem int, reg string) {
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
+
+// chainCodes are the step codes of a chain loop, in increasing order: the
+// ArithOp (0-3), plus 4 for y op acc (only - and /: + and × commute), 8
+// for acc op acc, 16 for a scalar y. Mirrors chainStep's codes in vmath.go.
+var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23}
 
 // selLoop writes func name(n int, c, x, y, z *T): z[i] = x[i] where c[i]
 // != 0 (NaN included, -0 not) and y[i] elsewhere, for n elements, n a

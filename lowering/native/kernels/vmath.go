@@ -289,18 +289,21 @@ func RsqrtF32(z, x []float32) {
 const MaxChain = 8
 
 // A ChainStep is one op of a Chain: acc = acc Op Y[i], or Y[i] Op acc
-// when Swap is set, or acc Op acc when Self is (a square; Y unused). Op
-// is Add, Sub, Mul or Div.
+// when Swap is set, or acc Op acc when Self is (a square; Y unused). With
+// Scalar, Y[0] stands for every Y[i] (a loop invariant: Y needs one
+// element). Op is Add, Sub, Mul or Div.
 type ChainStep[T float32 | float64] struct {
-	Op   ArithOp
-	Swap bool
-	Self bool
-	Y    []T
+	Op     ArithOp
+	Swap   bool
+	Self   bool
+	Scalar bool
+	Y      []T
 }
 
 // chainStep is a step as the assembly reads it: the op's code (ArithOp,
-// plus 4 for a swapped - or /, plus 8 for acc op acc) and the address of
-// Y's first element (of z's for acc op acc, never read).
+// plus 4 for a swapped - or /, plus 8 for acc op acc, plus 16 for a scalar
+// step; gen_vmath.go's chainCodes) and the address of Y's first element
+// (of z's for acc op acc, never read).
 type chainStep struct {
 	code int64
 	y    unsafe.Pointer
@@ -310,65 +313,59 @@ type chainStep struct {
 // op as steps says (at most MaxChain of them), and each rounded to T as
 // Arith would round it, so the result is bit for bit that of one Arith
 // pass per step, in one pass over the elements: the intermediate values
-// stay in registers (AVX2 or AVX-512, four vectors at a time). x and
-// every step's Y must be at least as long as z; any of them may be z
-// itself, since each element is read before it is written.
+// stay in registers (eight AVX-512 vectors at a time, or four AVX2). x
+// and every step's Y (but a scalar step's) must be at least as long as
+// z; any of them may be z itself, since each element is read before it
+// is written.
 func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 	if len(steps) > MaxChain {
 		panic("kernels: Chain of more than MaxChain steps")
 	}
 	x = x[:len(z)]
 	for _, s := range steps {
-		if s.Op > Div {
+		switch {
+		case s.Op > Div:
 			panic("kernels: Chain step not one of + - × /")
-		}
-		if !s.Self {
+		case s.Scalar && s.Self:
+			panic("kernels: Chain step both Scalar and Self")
+		case s.Scalar && len(z) > 0:
+			_ = s.Y[0]
+		case !s.Self && !s.Scalar:
 			_ = s.Y[:len(z)]
 		}
 	}
 	i := 0
-	if hasAVX2 && len(steps) > 0 {
+	if hasAVX2 && len(steps) > 0 && len(z) > 0 {
 		var st [MaxChain]chainStep
 		for k, s := range steps {
 			st[k].code = int64(s.Op)
 			switch {
 			case s.Self:
 				st[k].code += 8
-			case s.Swap && (s.Op == Sub || s.Op == Div):
+			case s.Scalar:
+				st[k].code += 16
+			}
+			if s.Swap && !s.Self && (s.Op == Sub || s.Op == Div) {
 				st[k].code += 4 // + and × commute
 			}
 		}
+		// Elements per block of the wide loop (eight AVX-512 vectors),
+		// and of the narrow one (four AVX2 vectors), which takes what is
+		// left of the wide blocks.
 		var zero T
-		block := 32
+		narrow := 32
 		if _, f64 := any(zero).(float64); f64 {
-			block = 16
+			narrow = 16
 		}
 		if hasAVX512 {
-			block *= 2
+			if n := len(z) / (4 * narrow) * (4 * narrow); n > 0 {
+				chainAsm(z, x, steps, &st, 0, n, true)
+				i = n
+			}
 		}
-		if i = len(z) / block * block; i > 0 {
-			for k, s := range steps {
-				st[k].y = unsafe.Pointer(&z[0])
-				if !s.Self {
-					st[k].y = unsafe.Pointer(&s.Y[0])
-				}
-			}
-			switch z := any(z).(type) {
-			case []float32:
-				x := any(x).([]float32)
-				if hasAVX512 {
-					chainF32AVX512(i, &x[0], &z[0], &st[0], len(steps))
-				} else {
-					chainF32AVX2(i, &x[0], &z[0], &st[0], len(steps))
-				}
-			case []float64:
-				x := any(x).([]float64)
-				if hasAVX512 {
-					chainF64AVX512(i, &x[0], &z[0], &st[0], len(steps))
-				} else {
-					chainF64AVX2(i, &x[0], &z[0], &st[0], len(steps))
-				}
-			}
+		if n := (len(z) - i) / narrow * narrow; n > 0 {
+			chainAsm(z, x, steps, &st, i, n, false)
+			i += n
 		}
 	}
 	// The rest, element by element; the conversions round every op to T
@@ -377,11 +374,19 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 		acc := x[k]
 		for _, s := range steps {
 			a, b := acc, acc
+			var y T
 			switch {
-			case s.Swap:
-				a = s.Y[k]
+			case s.Scalar:
+				y = s.Y[0]
 			case !s.Self:
-				b = s.Y[k]
+				y = s.Y[k]
+			}
+			switch {
+			case s.Self:
+			case s.Swap:
+				a = y
+			default:
+				b = y
 			}
 			switch s.Op {
 			case Add:
@@ -395,6 +400,37 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 			}
 		}
 		z[k] = acc
+	}
+}
+
+// chainAsm runs the chain loop over the n elements of z from i, n a
+// multiple of the loop's block, with st's codes set.
+func chainAsm[T float32 | float64](z, x []T, steps []ChainStep[T], st *[MaxChain]chainStep, i, n int, wide bool) {
+	for k, s := range steps {
+		switch {
+		case s.Scalar:
+			st[k].y = unsafe.Pointer(&s.Y[0])
+		case s.Self:
+			st[k].y = unsafe.Pointer(&z[i])
+		default:
+			st[k].y = unsafe.Pointer(&s.Y[i])
+		}
+	}
+	switch z := any(z).(type) {
+	case []float32:
+		x := any(x).([]float32)
+		if wide {
+			chainF32AVX512(n, &x[i], &z[i], &st[0], len(steps))
+		} else {
+			chainF32AVX2(n, &x[i], &z[i], &st[0], len(steps))
+		}
+	case []float64:
+		x := any(x).([]float64)
+		if wide {
+			chainF64AVX512(n, &x[i], &z[i], &st[0], len(steps))
+		} else {
+			chainF64AVX2(n, &x[i], &z[i], &st[0], len(steps))
+		}
 	}
 }
 

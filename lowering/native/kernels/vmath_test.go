@@ -574,10 +574,11 @@ func to32(x []float64) []float32 {
 }
 
 // TestChain checks Chain against one Arith pass per step, bit for bit, for
-// chains of 1 to MaxChain steps of every op, swapped, not, or of the
-// running value with itself, lengths that
-// exercise the vector blocks and the tail, float32 and float64, and in
-// place (z the same slice as x or as a step's operand).
+// chains of 1 to MaxChain steps of every op, swapped, not, of the running
+// value with itself, or with a scalar operand (swapped or not), lengths
+// that exercise the wide blocks, the narrow ones after them and the tail,
+// float32 and float64, and in place (z the same slice as x or as a step's
+// operand).
 func TestChain(t *testing.T) {
 	if hasAVX512 {
 		// Both loops: AVX-512 here, AVX2 with it turned off.
@@ -589,7 +590,7 @@ func TestChain(t *testing.T) {
 func testChain(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-40, 5e-324}
-	for _, n := range []int{0, 1, 7, 31, 32, 33, 64, 100, 257, 1024} {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 64, 100, 128, 161, 257, 1024, 1024 + 96 + 5} {
 		for nsteps := 1; nsteps <= MaxChain; nsteps++ {
 			vals := func() []float64 {
 				v := make([]float64, n)
@@ -604,9 +605,17 @@ func testChain(t *testing.T) {
 			x := vals()
 			ys := make([][]float64, nsteps)
 			ops := make([]ArithOp, nsteps)
-			kinds := make([]int, nsteps) // 0: acc op y, 1: y op acc, 2: acc op acc
+			// 0: acc op y, 1: y op acc, 2: acc op acc, 3: acc op y[0],
+			// 4: y[0] op acc.
+			kinds := make([]int, nsteps)
 			for k := range ys {
-				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(4)), r.IntN(3)
+				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(4)), r.IntN(5)
+				if kinds[k] >= 3 {
+					ys[k] = ys[k][:min(n, 1)]
+					if n > 0 && r.IntN(4) == 0 {
+						ys[k][0] = special[r.IntN(len(special))]
+					}
+				}
 			}
 			checkChain(t, n, x, ys, ops, kinds)
 			checkChain(t, n, to32(x), to32s(ys), ops, kinds)
@@ -627,16 +636,23 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 	want := slices.Clone(x)
 	steps := make([]ChainStep[T], len(ys))
 	for k, y := range ys {
+		full := y
+		if kinds[k] >= 3 && n > 0 {
+			full = make([]T, n)
+			for i := range full {
+				full[i] = y[0]
+			}
+		}
 		switch kinds[k] {
-		case 0:
-			Arith(ops[k], want, want, y)
-		case 1:
-			Arith(ops[k], want, y, want)
+		case 0, 3:
+			Arith(ops[k], want, want, full)
+		case 1, 4:
+			Arith(ops[k], want, full, want)
 		case 2:
 			Arith(ops[k], want, want, want)
 			y = nil
 		}
-		steps[k] = ChainStep[T]{Op: ops[k], Swap: kinds[k] == 1, Self: kinds[k] == 2, Y: y}
+		steps[k] = ChainStep[T]{Op: ops[k], Swap: kinds[k] == 1 || kinds[k] == 4, Self: kinds[k] == 2, Scalar: kinds[k] >= 3, Y: y}
 	}
 	same := func(what string, got []T) {
 		t.Helper()
@@ -654,7 +670,7 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 	Chain(x2, x2, steps)
 	same("in place of x", x2)
 	// In place of the last step's operand.
-	if kinds[len(kinds)-1] != 2 {
+	if kinds[len(kinds)-1] < 2 {
 		last := slices.Clone(ys[len(ys)-1])
 		steps2 := slices.Clone(steps)
 		steps2[len(steps2)-1].Y = last
