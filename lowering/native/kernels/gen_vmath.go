@@ -153,8 +153,8 @@ func main() {
 	}
 	chainLoop("chainF32AVX2", 4, "Y", 4)
 	chainLoop("chainF64AVX2", 8, "Y", 4)
-	chainLoop("chainF32AVX512", 4, "Z", 8)
-	chainLoop("chainF64AVX512", 8, "Z", 8)
+	chainLoop("chainF32AVX512", 4, "Z", 16)
+	chainLoop("chainF64AVX512", 8, "Z", 16)
 	selLoop("selF32AVX2", 4)
 	selLoop("selF64AVX2", 8)
 
@@ -549,7 +549,10 @@ func chainLoop(name string, elem int, reg string, nv int) {
 	vb := map[string]int{"Y": 32, "Z": 64}[reg]
 	block := nv * vb
 	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
-	tmp := r(2 * nv) // a scalar step's broadcast operand
+	// Registers 0 to nv-1 hold the block; nv a swapped step's operand
+	// vector, one at a time (renaming keeps the loads apart); nv+1 a
+	// scalar step's broadcast operand.
+	tmp := r(nv + 1)
 	p("")
 	p("// func %s(n int, x, z *float%d, steps *chainStep, nsteps int)", name, elem*8)
 	p("// n must be a multiple of %d; nsteps at least 1.", block/elem)
@@ -604,8 +607,8 @@ func chainLoop(name string, elem int, reg string, nv int) {
 			case scalar:
 				p("\t%s %s, %s, %s", instr, tmp, r(v), r(v)) // acc op y
 			case swap:
-				p("\tVMOVUP%s %d(R11)(BX*1), %s", sfx[1:], v*vb, r(nv+v))
-				p("\t%s %s, %s, %s", instr, r(v), r(nv+v), r(v)) // y op acc
+				p("\tVMOVUP%s %d(R11)(BX*1), %s", sfx[1:], v*vb, r(nv))
+				p("\t%s %s, %s, %s", instr, r(v), r(nv), r(v)) // y op acc
 			default:
 				p("\t%s %d(R11)(BX*1), %s, %s", instr, v*vb, r(v), r(v)) // acc op y
 			}

@@ -313,7 +313,7 @@ type chainStep struct {
 // op as steps says (at most MaxChain of them), and each rounded to T as
 // Arith would round it, so the result is bit for bit that of one Arith
 // pass per step, in one pass over the elements: the intermediate values
-// stay in registers (eight AVX-512 vectors at a time, or four AVX2). x
+// stay in registers (sixteen AVX-512 vectors at a time, or four AVX2). x
 // and every step's Y (but a scalar step's) must be at least as long as
 // z; any of them may be z itself, since each element is read before it
 // is written.
@@ -349,7 +349,7 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 				st[k].code += 4 // + and × commute
 			}
 		}
-		// Elements per block of the wide loop (eight AVX-512 vectors),
+		// Elements per block of the wide loop (sixteen AVX-512 vectors),
 		// and of the narrow one (four AVX2 vectors), which takes what is
 		// left of the wide blocks.
 		var zero T
@@ -358,7 +358,7 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 			narrow = 16
 		}
 		if hasAVX512 {
-			if n := len(z) / (4 * narrow) * (4 * narrow); n > 0 {
+			if n := len(z) / (8 * narrow) * (8 * narrow); n > 0 {
 				chainAsm(z, x, steps, &st, 0, n, true)
 				i = n
 			}

@@ -157,7 +157,7 @@ func arithDivF32AVX512(n int, x, y, z *float32)
 //go:noescape
 func arithDivF64AVX512(n int, x, y, z *float64)
 
-// The chain loops, for n a multiple of eight vectors (AVX-512) or four
+// The chain loops, for n a multiple of sixteen vectors (AVX-512) or four
 // (AVX2).
 
 //go:noescape
