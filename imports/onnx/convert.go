@@ -199,6 +199,9 @@ type importer struct {
 	vals   map[string]*value
 	params []*graph.Input // parameters made so far, in order
 	pvals  map[string]graph.Value
+	// leftOut holds why a converter did not compute an output its node
+	// names (string class labels), by the output's name.
+	leftOut map[string]string
 }
 
 // ctx is what a converter sees of one node.
@@ -232,9 +235,13 @@ func (c *ctx) val(i int) (*value, error) {
 	if !c.has(i) {
 		return nil, c.errorf("input %d is missing", i)
 	}
-	v, ok := c.imp.vals[c.node.GetInput()[i]]
+	name := c.node.GetInput()[i]
+	v, ok := c.imp.vals[name]
 	if !ok {
-		return nil, c.errorf("input %d (%q) has no value", i, c.node.GetInput()[i])
+		if why, left := c.imp.leftOut[name]; left {
+			return nil, c.errorf("input %d (%q) was not computed: %s", i, name, why)
+		}
+		return nil, c.errorf("input %d (%q) has no value", i, name)
 	}
 	return v, nil
 }
@@ -281,6 +288,17 @@ func (c *ctx) out(i int, t graph.Node) {
 	if i < len(c.node.GetOutput()) && c.node.GetOutput()[i] != "" {
 		name := c.node.GetOutput()[i]
 		c.imp.vals[name] = &value{name: name, term: t}
+	}
+}
+
+// leaveOut records why output i, which the node names, is not computed:
+// asking for it, or reading it in another node, is an error that says so.
+func (c *ctx) leaveOut(i int, why string) {
+	if i < len(c.node.GetOutput()) && c.node.GetOutput()[i] != "" {
+		if c.imp.leftOut == nil {
+			c.imp.leftOut = map[string]string{}
+		}
+		c.imp.leftOut[c.node.GetOutput()[i]] = why
 	}
 }
 
@@ -367,6 +385,9 @@ func (imp *importer) convertAll(m *imports.Model) error {
 	for _, name := range l.outputs {
 		v := imp.vals[name]
 		if v == nil {
+			if why, left := imp.leftOut[name]; left {
+				return l.errf(-1, "output %q was not computed: %s", name, why)
+			}
 			return l.errf(-1, "output %q was not computed (an optional output its node does not produce)", name)
 		}
 		if v.term == nil {

@@ -128,3 +128,39 @@ func TestMLRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMLStringLabels: a LinearClassifier with string class labels imports
+// its scores; its label, asked for as an output or read by another node,
+// is an error that says why it was not computed.
+func TestMLStringLabels(t *testing.T) {
+	model := func(outs []string, next bool) []byte {
+		b := newModel(17).input("x", tFloat, 2, 3)
+		for _, o := range outs {
+			b.output(o)
+		}
+		b.m.OpsetImport = append(b.m.OpsetImport, &onnxpb.OperatorSetIdProto{Domain: "ai.onnx.ml", Version: 3})
+		b.node("LinearClassifier", "n7", []string{"x"}, []string{"l", "s"}, aFloats("coefficients", 1, 2, 3),
+			&onnxpb.AttributeProto{Name: "classlabels_strings", Type: onnxpb.AttributeProto_STRINGS, Strings: [][]byte{[]byte("no"), []byte("yes")}})
+		b.m.Graph.Node[0].Domain = "ai.onnx.ml"
+		if next {
+			b.node("Identity", "n8", []string{"l"}, []string{"y"})
+		}
+		return b.bytes(t)
+	}
+	if _, err := ImportBytes(model([]string{"s"}, false), "ml.onnx", imports.Options{}); err != nil {
+		t.Fatalf("the scores: %v", err)
+	}
+	for _, c := range []struct {
+		outs []string
+		next bool
+		want string
+	}{
+		{[]string{"l"}, false, `output "l" was not computed: its class labels are strings (classlabels_strings)`},
+		{[]string{"s", "y"}, true, `input 0 ("l") was not computed: its class labels are strings (classlabels_strings)`},
+	} {
+		_, err := ImportBytes(model(c.outs, c.next), "ml.onnx", imports.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("outputs %v: error %v, want one saying %q", c.outs, err, c.want)
+		}
+	}
+}

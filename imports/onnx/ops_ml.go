@@ -365,6 +365,8 @@ func convLinearClassifier(c *ctx) error {
 	}
 	if label != nil {
 		c.out(0, label)
+	} else {
+		c.leaveOut(0, "its class labels are strings (classlabels_strings), which have no counterpart in the IR; keep only the scores (Options.Outputs, --output on the command line), or export the model with integer labels")
 	}
 	c.out(1, scores)
 	return nil
