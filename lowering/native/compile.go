@@ -40,6 +40,10 @@ type compiler struct {
 	depth  int
 	kernel string
 	types  *graph.Typer // see typer
+	// kernelOuts holds the array leaves of the kernels' outputs compiled
+	// so far, and aliased those that a later kernel's output took as its
+	// own (see output).
+	kernelOuts, aliased map[*cval]bool
 }
 
 // note records a line of the plan's description at the current depth.
@@ -96,6 +100,47 @@ func (c *compiler) scratch(t graph.Type) (*cval, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("cannot store a value of type %v", t)
+}
+
+// output allocates the buffers of a kernel's output of type t, computed
+// by body, but for the elements of a tuple that are whole outputs of
+// earlier kernels: those are the earlier buffers themselves, not copies (a
+// training step's result, the updated parameters and optimizer state
+// beside the loss, is otherwise one copy of every parameter per step). An
+// element is aliased when body's element is a plain view (an earlier
+// kernel's output, or an element of one; not a program input) laid out
+// as its own buffer would be, and that buffer is not aliased already (two
+// results never share memory). Kernel outputs are written once, by their
+// kernel, so the buffer holds the element's value from there to the end
+// of the run; the Tuple case of into skips the copy of a buffer onto
+// itself. It also returns how many elements it aliased.
+func (c *compiler) output(t graph.Type, body graph.Node) (*cval, int, error) {
+	tt, ok := t.(*graph.TupleType)
+	tb, ok2 := body.(*graph.Tuple)
+	if !ok || !ok2 || len(tt.Elems) != len(tb.Elems) {
+		v, err := c.scratch(t)
+		return v, 0, err
+	}
+	out, n := &cval{kind: cvTuple}, 0
+	for i, et := range tt.Elems {
+		e := tb.Elems[i]
+		if at, ok := et.(*graph.ArrayType); ok {
+			if v, ok := c.viewOf(e, nil); ok && c.kernelOuts[v] && !c.aliased[v] && v.dt == at.DType && v.reg == 0 &&
+				slices.Equal(v.layout, graph.RowMajor(at.Layout.Extents()...)) {
+				c.aliased[v] = true
+				out.elems = append(out.elems, v)
+				n++
+				continue
+			}
+		}
+		v, k, err := c.output(et, e)
+		if err != nil {
+			return nil, 0, err
+		}
+		out.elems = append(out.elems, v)
+		n += k
+	}
+	return out, n, nil
 }
 
 // viewOf returns n as a view when it is one without computing anything:
@@ -430,7 +475,7 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 					if p.Index >= len(x.elems) {
 						return nil, fmt.Errorf("projection %d of a tuple of %d", p.Index, len(x.elems))
 					}
-					if direct[i] {
+					if direct[i] || x.elems[p.Index] == dst.elems[i] { // see output
 						continue
 					}
 					cp, err := c.copyInto(x.elems[p.Index], dst.elems[i])
@@ -439,6 +484,9 @@ func (c *compiler) into(n graph.Node, env *cenv, dst *cval) (code, error) {
 					}
 					parts = append(parts, cp)
 					continue
+				}
+				if v, ok := c.viewOf(e, env); ok && v == dst.elems[i] {
+					continue // the element is the buffer it reads (see output)
 				}
 				p, err := c.into(e, env, dst.elems[i])
 				if err != nil {

@@ -118,7 +118,7 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 	bl := &builder{nInts: 1}
 	var desc strings.Builder
 	c := &compiler{opts: b.Options, workers: workers, b: bl, inputs: map[*graph.Input]*cval{}, desc: &desc,
-		ready: map[[2]int]bool{}}
+		ready: map[[2]int]bool{}, kernelOuts: map[*cval]bool{}, aliased: map[*cval]bool{}}
 	p = &Plan{opts: b.Options, workers: workers, byName: map[string]*inputSlot{}}
 	kname := ""
 	defer func() {
@@ -158,11 +158,14 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 				return nil, fmt.Errorf("native: kernel %s: input %s is neither a program input nor an earlier kernel's output", k.Name, in.Name)
 			}
 		}
-		out, err := c.scratch(k.Output.Type)
+		out, aliased, err := c.output(k.Output.Type, k.Body)
 		if err != nil {
 			return nil, fmt.Errorf("native: kernel %s: %w", k.Name, err)
 		}
 		fmt.Fprintf(&desc, "kernel %s -> %s %v\n", k.Name, k.Output.Name, k.Output.Type)
+		if aliased > 0 {
+			c.note("%d of its elements are earlier kernels' outputs, not copied", aliased)
+		}
 		code, err := c.compileTerm(k.Body, out, &hoisted)
 		if err != nil {
 			return nil, fmt.Errorf("native: kernel %s: %w", kname, err)
@@ -172,6 +175,11 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 		}
 		c.inputs[k.Output] = out
 		c.markReady(out)
+		for _, l := range out.leaves() {
+			if l.kind == cvView && len(l.layout) > 0 {
+				c.kernelOuts[l] = true
+			}
+		}
 		p.steps = append(p.steps, step{name: k.Name, run: code})
 	}
 	kname = ""
