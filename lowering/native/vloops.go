@@ -2,6 +2,8 @@ package native
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -40,7 +42,11 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 	}
 	p := b.finish(outs, dts)
 	if f, ok := directStore(p, stores); ok {
-		c.note("vector loop [%d]: %s, result computed in place", leaves[0].layout[0].Extent, p.describe())
+		where := "result computed in place"
+		if len(stores) > 1 {
+			where = fmt.Sprintf("%d results computed in place", len(stores))
+		}
+		c.note("vector loop [%d]: %s, %s", leaves[0].layout[0].Extent, p.describe(), where)
 		return f, true, nil
 	}
 	c.note("vector loop [%d]: %s", leaves[0].layout[0].Extent, p.describe())
@@ -68,53 +74,75 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 	}, true, nil
 }
 
-// directStore returns the loop of a program whose one result is stored
-// plainly into a unit-stride row of the program's own type and computed
-// by its last instruction: that instruction writes straight into the
-// destination, its register aliasing the row's chunk, instead of into a
-// register that is then copied. The instruction is elementwise and
-// reads element k before it writes it, and no instruction follows it, so
+// directStore returns the loop of a program whose results are stored
+// plainly into unit-stride rows of the program's own type, each computed
+// by an elementwise instruction of its own: that instruction writes
+// straight into the destination, its register aliasing the row's chunk,
+// instead of into a register that is then copied. Each instruction reads
+// element k before it writes it, and registers are written once. With one
+// result, computed by the last instruction, no instruction follows it, so
 // a destination that is also read (a map in place, sharedElemLet's) reads
-// its old values.
+// its old values. With several (an optimizer's parameter and states), no
+// instruction may read a destination's buffer, and the results are
+// distinct registers stored into distinct buffers.
 func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
-	if len(stores) != 1 || len(p.body) == 0 {
+	if len(stores) == 0 || len(stores) != len(p.outs) || len(p.body) == 0 {
 		return nil, false
 	}
-	st, last := stores[0], p.body[len(p.body)-1]
-	if st.acc != graph.OpInvalid || st.stride != 1 || last.dst != p.outs[0] {
-		return nil, false
+	class := graph.Float64
+	if p.f32 {
+		class = graph.Float32
 	}
-	switch last.kind {
-	case vkUn, vkBin, vkSel, vkExpSub, vkChain, vkErfAffine:
-	default:
-		return nil, false
+	writer := map[int]int{} // register -> the instruction writing it
+	for i, in := range p.body {
+		writer[in.dst] = i
 	}
-	out, buf, reg := p.outs[0], st.buf, st.reg
-	switch {
-	case p.f32 && st.dt == graph.Float32:
-		return func(fr *frame, lo, hi int) {
-			p.prologue(fr)
-			d := fr.f32[buf]
-			for i0 := lo; i0 < hi; i0 += chunk {
-				m := min(chunk, hi-i0)
-				off := fr.ints[reg] + i0
-				fr.v32[out] = d[off : off+m : off+m]
-				p.run(fr, i0, m)
+	bufs, regs := map[int]bool{}, map[int]bool{}
+	for j, st := range stores {
+		w, ok := writer[p.outs[j]]
+		if !ok || st.acc != graph.OpInvalid || st.stride != 1 || st.rows != nil || st.dt != class || bufs[st.buf] || regs[p.outs[j]] {
+			return nil, false
+		}
+		bufs[st.buf], regs[p.outs[j]] = true, true
+		switch p.body[w].kind {
+		case vkUn, vkBin, vkSel, vkExpSub, vkChain, vkErfAffine:
+		default:
+			return nil, false
+		}
+	}
+	if len(stores) == 1 {
+		if writer[p.outs[0]] != len(p.body)-1 {
+			return nil, false
+		}
+	} else {
+		for _, in := range p.body {
+			if in.kind == vkElem || in.kind == vkLoad && in.ldt == class && bufs[in.buf] {
+				return nil, false
 			}
-		}, true
-	case !p.f32 && st.dt == graph.Float64:
-		return func(fr *frame, lo, hi int) {
-			p.prologue(fr)
-			d := fr.f64[buf]
-			for i0 := lo; i0 < hi; i0 += chunk {
-				m := min(chunk, hi-i0)
-				off := fr.ints[reg] + i0
-				fr.v64[out] = d[off : off+m : off+m]
-				p.run(fr, i0, m)
-			}
-		}, true
+		}
 	}
-	return nil, false
+	outs := slices.Clone(p.outs)
+	if p.f32 {
+		return directLoop(p, outs, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
+	}
+	return directLoop(p, outs, stores, func(fr *frame) [][]float64 { return fr.f64 }, func(fr *frame) [][]float64 { return fr.v64 }), true
+}
+
+// directLoop is directStore's loop: before each chunk, every result's
+// register is set to its destination's chunk.
+func directLoop[T float32 | float64](p *vprog, outs []int, stores []vstore, bufs, vregs func(*frame) [][]T) rangeFn {
+	return func(fr *frame, lo, hi int) {
+		p.prologue(fr)
+		b, v := bufs(fr), vregs(fr)
+		for i0 := lo; i0 < hi; i0 += chunk {
+			m := min(chunk, hi-i0)
+			for j, st := range stores {
+				off := fr.ints[st.reg] + i0
+				v[outs[j]] = b[st.buf][off : off+m : off+m]
+			}
+			p.run(fr, i0, m)
+		}
+	}
 }
 
 // A vmark is where the compiler stood before a vector program was built:
