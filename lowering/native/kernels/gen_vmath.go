@@ -756,10 +756,11 @@ func minMaxLoop(name string, isMax bool, elem int) {
 }
 
 // rootLoop writes func name(n int, x, z *float32): z[i] = √x[i] (inverse:
-// 1/√x[i]) for n elements, n a multiple of 8, computed as the scalar
-// semantics does, in float64 (exact widening, correctly rounded VSQRTPD
-// and VDIVPD) and rounded once to float32, so bit for bit
-// float32(math.Sqrt(float64(x))) and float32(1/math.Sqrt(float64(x))).
+// 1/√x[i]) for n elements, n a multiple of 8, bit for bit
+// float32(math.Sqrt(float64(x))) and float32(1/math.Sqrt(float64(x))), as
+// the scalar semantics computes them. The inverse is computed that way,
+// in float64 (exact widening, correctly rounded VSQRTPD and VDIVPD) and
+// rounded once to float32; the root needs no float64 (see below).
 func rootLoop(name string, inverse bool) {
 	p("")
 	p("// func %s(n int, x, z *float32)", name)
@@ -768,18 +769,30 @@ func rootLoop(name string, inverse bool) {
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
 	p("\tMOVQ z+16(FP), DI")
-	p("\tVMOVUPD %s, Y2", c("one"))
 	p("\tSHRQ $3, CX")
 	p("\tJZ %s_done", name)
+	if !inverse {
+		// The float32 square root, correctly rounded, is the float64 one
+		// rounded to float32: a square root rounded to 53 bits and then
+		// to 24 is rounded once (53 >= 2·24 + 2), so one VSQRTPS gives
+		// the bits of float32(math.Sqrt(float64(x))), eight lanes at a
+		// time and without the conversions.
+		p("%s_loop:", name)
+		p("\tVSQRTPS 0(SI), Y0")
+		p("\tVMOVUPS Y0, 0(DI)")
+		p("\tADDQ $32, SI")
+		p("\tADDQ $32, DI")
+		closeLoop(name)
+		return
+	}
+	p("\tVMOVUPD %s, Y2", c("one"))
 	p("%s_loop:", name)
 	p("\tVCVTPS2PD 0(SI), Y0")
 	p("\tVCVTPS2PD 16(SI), Y1")
 	p("\tVSQRTPD Y0, Y0")
 	p("\tVSQRTPD Y1, Y1")
-	if inverse {
-		p("\tVDIVPD Y0, Y2, Y0")
-		p("\tVDIVPD Y1, Y2, Y1")
-	}
+	p("\tVDIVPD Y0, Y2, Y0")
+	p("\tVDIVPD Y1, Y2, Y1")
 	p("\tVCVTPD2PSY Y0, X0")
 	p("\tVCVTPD2PSY Y1, X1")
 	p("\tVMOVUPS X0, 0(DI)")

@@ -364,6 +364,11 @@ func TestSqrtRsqrtF32(t *testing.T) {
 		}
 	}
 	x = append(x, 2, 4, 0.25, 3)
+	// And random bit patterns: every sign, exponent and mantissa.
+	r := rand.New(rand.NewPCG(51, 52))
+	for range 1 << 18 {
+		x = append(x, math.Float32frombits(r.Uint32()))
+	}
 	if len(x)%8 == 0 {
 		x = append(x, 5)
 	}
@@ -732,7 +737,7 @@ func fill32(n int, v float32) []float32 {
 // 1024 elements that stays in L1, one goroutine: the compute floor of a
 // row program, without memory traffic. erfaffine is GELU's erf (x·c) + 1;
 // chain4 a LayerNorm's (x - m)·k·g + b with m and k scalars; sum a row's
-// sum.
+// sum; sqrt the square root of Adam's update.
 func BenchmarkVmathF32(b *testing.B) {
 	const n = 1024
 	r := rand.New(rand.NewPCG(7, 8))
@@ -754,4 +759,8 @@ func BenchmarkVmathF32(b *testing.B) {
 		Chain(z, x, []ChainStep[float32]{{Op: Sub, Scalar: true, Y: m}, {Op: Mul, Scalar: true, Y: k}, {Op: Mul, Y: g}, {Op: Add, Y: sh}})
 	})
 	run("sum", func() { z[0] = SumF32(x) })
+	for i := range g {
+		g[i] = g[i] * g[i]
+	}
+	run("sqrt", func() { SqrtF32(z, g) })
 }
