@@ -255,10 +255,10 @@ func ErfAffineF32(z, x []float32, scale, shift float32) {
 	}
 }
 
-// SqrtF32 sets z[i] = √x[i] for i < len(z), computed in float64 and
-// rounded to float32 as float32(math.Sqrt(float64(x[i]))), bit for bit
-// (eight lanes at a time with AVX2); x must be at least as long as z, and
-// may be z itself.
+// SqrtF32 sets z[i] = √x[i] for i < len(z), bit for bit
+// float32(math.Sqrt(float64(x[i]))): the correctly rounded float32 root,
+// which that is (eight lanes at a time with AVX2); x must be at least as
+// long as z, and may be z itself.
 func SqrtF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
