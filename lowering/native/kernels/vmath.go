@@ -255,10 +255,10 @@ func ErfAffineF32(z, x []float32, scale, shift float32) {
 	}
 }
 
-// SqrtF32 sets z[i] = √x[i] for i < len(z), bit for bit
-// float32(math.Sqrt(float64(x[i]))): the correctly rounded float32 root,
-// which that is (eight lanes at a time with AVX2); x must be at least as
-// long as z, and may be z itself.
+// SqrtF32 sets z[i] = √x[i] for i < len(z): the correctly rounded float32
+// root, which is bit for bit float32(math.Sqrt(float64(x[i]))) (eight
+// lanes at a time with AVX2); x must be at least as long as z, and may be
+// z itself.
 func SqrtF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
@@ -349,9 +349,9 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 				st[k].code += 4 // + and × commute
 			}
 		}
-		// Elements per block of the wide loop (sixteen AVX-512 vectors),
-		// and of the narrow one (four AVX2 vectors), which takes what is
-		// left of the wide blocks.
+		// Elements per block of the narrow loop (four AVX2 vectors), and
+		// of the wide one (sixteen AVX-512 vectors, eight narrow blocks);
+		// the narrow loop takes what is left of the wide blocks.
 		var zero T
 		narrow := 32
 		if _, f64 := any(zero).(float64); f64 {
