@@ -56,6 +56,7 @@ func TestAliasedOutputs(t *testing.T) {
 			for i := range 4 {
 				for j := range 6 {
 					require.Equal(t, float32(2*xv.At(i, j)), float32(tv[1].(*graph.Array).At(i, j)))
+					require.Equal(t, float32(2*xv.At(i, j)), float32(tv[2].(*graph.Array).At(i, j)))
 					require.Equal(t, xv.At(i, j), tv[3].(*graph.Array).At(i, j))
 				}
 			}
