@@ -283,10 +283,17 @@ func (c *ctx) constIn(i int, what string) (*tensor, error) {
 	return v.k, nil
 }
 
+// outName returns the name of output i, or "" when the node leaves it out.
+func (c *ctx) outName(i int) string {
+	if i < len(c.node.GetOutput()) {
+		return c.node.GetOutput()[i]
+	}
+	return ""
+}
+
 // out sets output i to the term t.
 func (c *ctx) out(i int, t graph.Node) {
-	if i < len(c.node.GetOutput()) && c.node.GetOutput()[i] != "" {
-		name := c.node.GetOutput()[i]
+	if name := c.outName(i); name != "" {
 		c.imp.vals[name] = &value{name: name, term: t}
 	}
 }
@@ -294,18 +301,17 @@ func (c *ctx) out(i int, t graph.Node) {
 // leaveOut records why output i, which the node names, is not computed:
 // asking for it, or reading it in another node, is an error that says so.
 func (c *ctx) leaveOut(i int, why string) {
-	if i < len(c.node.GetOutput()) && c.node.GetOutput()[i] != "" {
+	if name := c.outName(i); name != "" {
 		if c.imp.leftOut == nil {
 			c.imp.leftOut = map[string]string{}
 		}
-		c.imp.leftOut[c.node.GetOutput()[i]] = why
+		c.imp.leftOut[name] = why
 	}
 }
 
 // outConst sets output i to a tensor known at import time.
 func (c *ctx) outConst(i int, t *tensor) {
-	if i < len(c.node.GetOutput()) && c.node.GetOutput()[i] != "" {
-		name := c.node.GetOutput()[i]
+	if name := c.outName(i); name != "" {
 		c.imp.vals[name] = &value{name: name, k: t}
 	}
 }

@@ -3,7 +3,6 @@ package native
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -121,16 +120,15 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 			}
 		}
 	}
-	outs := slices.Clone(p.outs)
 	if p.f32 {
-		return directLoop(p, outs, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
+		return directLoop(p, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
 	}
-	return directLoop(p, outs, stores, func(fr *frame) [][]float64 { return fr.f64 }, func(fr *frame) [][]float64 { return fr.v64 }), true
+	return directLoop(p, stores, func(fr *frame) [][]float64 { return fr.f64 }, func(fr *frame) [][]float64 { return fr.v64 }), true
 }
 
 // directLoop is directStore's loop: before each chunk, every result's
 // register is set to its destination's chunk.
-func directLoop[T float32 | float64](p *vprog, outs []int, stores []vstore, bufs, vregs func(*frame) [][]T) rangeFn {
+func directLoop[T float32 | float64](p *vprog, stores []vstore, bufs, vregs func(*frame) [][]T) rangeFn {
 	return func(fr *frame, lo, hi int) {
 		p.prologue(fr)
 		b, v := bufs(fr), vregs(fr)
@@ -138,7 +136,7 @@ func directLoop[T float32 | float64](p *vprog, outs []int, stores []vstore, bufs
 			m := min(chunk, hi-i0)
 			for j, st := range stores {
 				off := fr.ints[st.reg] + i0
-				v[outs[j]] = b[st.buf][off : off+m : off+m]
+				v[p.outs[j]] = b[st.buf][off : off+m : off+m]
 			}
 			p.run(fr, i0, m)
 		}
