@@ -7,9 +7,11 @@
 //   - ExpF32, ExpF64: z[i] = e**x[i] by a Taylor polynomial after
 //     reduction by ln 2, in the element type's arithmetic: within 2 ulp
 //     of math.Exp in float64 and 1 ulp of the rounded float64 exp in
-//     float32 (vmath_test.go sweeps them). ErfF32: erf in float32 by two
-//     polynomials (y + y·Q(y²) below 1.2, ±(1 - erfc) above), within 1
-//     ulp of the rounded math.Erf on every float32; ErfAffineF32:
+//     float32 (vmath_test.go sweeps them). ErfF32: erf in float32 by one
+//     polynomial per interval of [0, 4), its coefficients picked per lane
+//     by a permute (AVX-512), or by two polynomials (y + y·Q(y²) below
+//     1.2, ±(1 - erfc) above; AVX2 and scalar), within 1 ulp of the
+//     rounded math.Erf on every float32; ErfAffineF32:
 //     erf (x·s) + t in one pass, the bits of the three ops.
 //     Arith: z = x op y for + - × / and Go's max and min. Chain: up to
 //     MaxChain of + - × / in registers, one pass, the bits of one Arith

@@ -189,39 +189,80 @@ func erfPoly32(x float32) float32 {
 	return float32(math.Copysign(float64(1-r), float64(x)))
 }
 
-// ErfF32 sets z[i] = erf x[i] for i < len(z), in float32 arithmetic
-// (eight lanes per AVX2 vector, sixteen per AVX-512 one, bit-identical);
-// x must be at least as long as z, and may be z itself. It is within 1
-// ulp of math.Erf rounded to float32 (the scalar semantics' erf; equal to
-// it for 99% of the arguments), with two polynomials of degree 6 and 13
-// (erfTables in gen_vmath.go), a third of the work of the float64
-// polynomial of degree 26 it replaces. NaN gives NaN, ±0 gives ±0 and
-// ±Inf ±1 (vmath_test.go sweeps the arguments). Without AVX2 it runs
-// erfPoly32, the same algorithm in scalar code.
+// erfTab32 is erf x in float32 arithmetic by the algorithm of the AVX-512
+// loops (erfTabTables in gen_vmath.go, which writes the constants into
+// vmath_erf.go): a = min(|x|, erfTabClamp32), s = a·erfTabScale32, i = ⌊s⌋
+// the interval and u = s - i; erf a is erfTabT32[0][i] + u·P_i(u)
+// (a + u·P_0(u) on interval 0), P_i's coefficients erfTabT32[1..][i], with
+// x's sign. NaN stays NaN; ±Inf gives ±1.
+func erfTab32(x float32) float32 {
+	if x != x {
+		return x
+	}
+	a := min(float32(math.Abs(float64(x))), erfTabClamp32)
+	s := a * erfTabScale32
+	i := int(s)
+	u := s - float32(i)
+	t := &erfTabT32
+	p := t[len(t)-1][i]
+	for k := len(t) - 2; k >= 1; k-- {
+		p = fma32(p, u, t[k][i])
+	}
+	c := t[0][i]
+	if a < erfTabWidth32 {
+		c = a
+	}
+	return float32(math.Copysign(float64(fma32(p, u, c)), float64(x)))
+}
+
+// ErfF32 sets z[i] = erf x[i] for i < len(z), in float32 arithmetic; x
+// must be at least as long as z, and may be z itself. It is within 1 ulp
+// of math.Erf rounded to float32 (the scalar semantics' erf; equal to it
+// for 99% of the arguments). NaN gives NaN, ±0 gives ±0 and ±Inf ±1
+// (vmath_test.go sweeps the arguments). Every element of a call, tail
+// included, runs the same loop, so the result of an element does not
+// depend on where it falls:
+//   - with AVX-512, sixteen lanes at a time by erfTab32's algorithm: one
+//     polynomial of degree 6 on each of sixteen intervals of [0, 4), its
+//     coefficients picked per lane by a VPERMPS (erfTabTables in
+//     gen_vmath.go);
+//   - with AVX2 only, eight lanes at a time by erfPoly32's: two
+//     polynomials of degree 6 and 13 in every lane, blended (erfTables);
+//   - without AVX2, erfPoly32 in scalar code.
+//
+// The two algorithms may differ by an ulp on the same argument.
 func ErfF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
 	switch {
-	case hasAVX512 && len(z) >= 16:
+	case hasAVX512:
 		i = len(z) &^ 15
-		erfF32AVX512(i, &x[0], &z[0])
-	case hasAVX2 && len(z) >= 8:
+		if i > 0 {
+			erfF32AVX512(i, &x[0], &z[0])
+		}
+		// The last few elements run through the same loop on a padded
+		// copy, so every element gets its bits.
+		for ; i < len(z); i += 16 {
+			var buf [16]float32
+			copy(buf[:], x[i:])
+			erfF32AVX512(16, &buf[0], &buf[0])
+			copy(z[i:], buf[:])
+		}
+	case hasAVX2:
 		i = len(z) &^ 7
-		erfF32AVX2(i, &x[0], &z[0])
-	}
-	if hasAVX2 {
-		// The last few elements run through the AVX2 loop on a padded
-		// copy, so every element gets the vector loop's bits.
+		if i > 0 {
+			erfF32AVX2(i, &x[0], &z[0])
+		}
 		for ; i < len(z); i += 8 {
 			var buf [8]float32
 			copy(buf[:], x[i:])
 			erfF32AVX2(8, &buf[0], &buf[0])
 			copy(z[i:], buf[:])
 		}
-		return
-	}
-	for ; i < len(z); i++ {
-		z[i] = erfPoly32(x[i])
+	default:
+		for ; i < len(z); i++ {
+			z[i] = erfPoly32(x[i])
+		}
 	}
 }
 
@@ -234,24 +275,32 @@ func ErfAffineF32(z, x []float32, scale, shift float32) {
 	x = x[:len(z)]
 	i := 0
 	switch {
-	case hasAVX512 && len(z) >= 16:
+	case hasAVX512:
 		i = len(z) &^ 15
-		erfAffineF32AVX512(i, &x[0], scale, shift, &z[0])
-	case hasAVX2 && len(z) >= 8:
+		if i > 0 {
+			erfAffineF32AVX512(i, &x[0], scale, shift, &z[0])
+		}
+		for ; i < len(z); i += 16 {
+			var buf [16]float32
+			copy(buf[:], x[i:])
+			erfAffineF32AVX512(16, &buf[0], scale, shift, &buf[0])
+			copy(z[i:], buf[:])
+		}
+	case hasAVX2:
 		i = len(z) &^ 7
-		erfAffineF32AVX2(i, &x[0], scale, shift, &z[0])
-	}
-	if hasAVX2 {
+		if i > 0 {
+			erfAffineF32AVX2(i, &x[0], scale, shift, &z[0])
+		}
 		for ; i < len(z); i += 8 {
 			var buf [8]float32
 			copy(buf[:], x[i:])
 			erfAffineF32AVX2(8, &buf[0], scale, shift, &buf[0])
 			copy(z[i:], buf[:])
 		}
-		return
-	}
-	for ; i < len(z); i++ {
-		z[i] = erfPoly32(float32(x[i]*scale)) + shift
+	default:
+		for ; i < len(z); i++ {
+			z[i] = erfPoly32(float32(x[i]*scale)) + shift
+		}
 	}
 }
 
