@@ -55,17 +55,13 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 		case vkErfAffine:
 			kernels.ErfAffineF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]))
 		case vkChain:
-			var steps [kernels.MaxChain]kernels.ChainStep[T]
+			// A scalar step reads its register's first element; a Self
+			// step reads none.
+			var ys [kernels.MaxChain][]T
 			for k, s := range in.chain {
-				steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Self: s.self, Scalar: s.scalar}
-				switch {
-				case s.scalar:
-					steps[k].Y = regs[s.reg][:1]
-				case !s.self:
-					steps[k].Y = regs[s.reg][:m]
-				}
+				ys[k] = regs[s.reg]
 			}
-			kernels.Chain(z, regs[in.a][:m], steps[:len(in.chain)])
+			in.cprog.(*kernels.ChainProg[T]).Run(z, regs[in.a][:m], &ys)
 		}
 		if in.rnd {
 			roundChunk(z, in.dt)

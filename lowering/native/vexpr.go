@@ -105,6 +105,7 @@ type vinstr struct {
 	copies    []vcopy   // vkElem: loop values the closure reads from registers
 	fillLen   int       // vkBcast: the loop's longest chunk, the part of dst that the body reads
 	chain     []vstep   // vkChain: the steps after a
+	cprog     any       // vkChain: the steps compiled, a *kernels.ChainProg of the program's type
 	rows      *rowGeom  // vkLoad: the rows of a nest (see rowsMap); nil in a one-axis loop
 }
 
@@ -932,6 +933,11 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 			for i := range in.chain {
 				in.chain[i].reg += base
 			}
+			if f32 {
+				in.cprog = chainProg[float32](in.chain)
+			} else {
+				in.cprog = chainProg[float64](in.chain)
+			}
 		}
 		return in
 	}
@@ -945,6 +951,15 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		p.outs = append(p.outs, base+o)
 	}
 	return p
+}
+
+// chainProg compiles a vkChain's steps for programs of type T.
+func chainProg[T float32 | float64](chain []vstep) *kernels.ChainProg[T] {
+	steps := make([]kernels.ChainStep[T], len(chain))
+	for k, s := range chain {
+		steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Self: s.self, Scalar: s.scalar}
+	}
+	return kernels.NewChainProg(steps)
 }
 
 // fullReads reports the registers that some instruction of body reads

@@ -365,39 +365,73 @@ type chainStep struct {
 // stay in registers (sixteen AVX-512 vectors at a time, or four AVX2). x
 // and every step's Y (but a scalar step's) must be at least as long as
 // z; any of them may be z itself, since each element is read before it
-// is written.
+// is written. A caller that runs the same steps over many chunks
+// compiles them once with NewChainProg.
 func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
+	c := NewChainProg(steps)
+	var ys [MaxChain][]T
+	for k, s := range steps {
+		ys[k] = s.Y
+	}
+	c.Run(z, x, &ys)
+}
+
+// A ChainProg is a Chain's steps compiled once, to run over many chunks
+// with the operands of each: the codes the assembly reads are worked out
+// once, not on every call.
+type ChainProg[T float32 | float64] struct {
+	n     int
+	steps [MaxChain]ChainStep[T] // the ops and flags; Y unused
+	codes [MaxChain]int64        // chainStep.code
+}
+
+// NewChainProg compiles steps (at most MaxChain, each one of + - × /, not
+// both Scalar and Self; their Y are not kept).
+func NewChainProg[T float32 | float64](steps []ChainStep[T]) *ChainProg[T] {
 	if len(steps) > MaxChain {
 		panic("kernels: Chain of more than MaxChain steps")
 	}
-	x = x[:len(z)]
-	for _, s := range steps {
+	c := &ChainProg[T]{n: len(steps)}
+	for k, s := range steps {
 		switch {
 		case s.Op > Div:
 			panic("kernels: Chain step not one of + - × /")
 		case s.Scalar && s.Self:
 			panic("kernels: Chain step both Scalar and Self")
-		case s.Scalar && len(z) > 0:
-			_ = s.Y[0]
-		case !s.Self && !s.Scalar:
-			_ = s.Y[:len(z)]
+		}
+		s.Y = nil
+		c.steps[k] = s
+		c.codes[k] = int64(s.Op)
+		switch {
+		case s.Self:
+			c.codes[k] += 8
+		case s.Scalar:
+			c.codes[k] += 16
+		}
+		if s.Swap && !s.Self && (s.Op == Sub || s.Op == Div) {
+			c.codes[k] += 4 // + and × commute
+		}
+	}
+	return c
+}
+
+// Run is Chain(z, x, steps) with step k's Y ys[k] (unused for a Self
+// step): at least as long as z, or one element for a Scalar step.
+func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
+	if len(z) == 0 {
+		return
+	}
+	x = x[:len(z)]
+	for k := range c.n {
+		switch s := &c.steps[k]; {
+		case s.Scalar:
+			_ = ys[k][0]
+		case !s.Self:
+			_ = ys[k][:len(z)]
 		}
 	}
 	i := 0
-	if hasAVX2 && len(steps) > 0 && len(z) > 0 {
-		var st [MaxChain]chainStep
-		for k, s := range steps {
-			st[k].code = int64(s.Op)
-			switch {
-			case s.Self:
-				st[k].code += 8
-			case s.Scalar:
-				st[k].code += 16
-			}
-			if s.Swap && !s.Self && (s.Op == Sub || s.Op == Div) {
-				st[k].code += 4 // + and × commute
-			}
-		}
+	if hasAVX2 && c.n > 0 {
 		// Elements per block of the narrow loop (four AVX2 vectors), and
 		// of the wide one (sixteen AVX-512 vectors, eight narrow blocks);
 		// the narrow loop takes what is left of the wide blocks.
@@ -408,12 +442,12 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 		}
 		if hasAVX512 {
 			if n := len(z) / (8 * narrow) * (8 * narrow); n > 0 {
-				chainAsm(z, x, steps, &st, 0, n, true)
+				c.asm(z, x, ys, 0, n, true)
 				i = n
 			}
 		}
 		if n := (len(z) - i) / narrow * narrow; n > 0 {
-			chainAsm(z, x, steps, &st, i, n, false)
+			c.asm(z, x, ys, i, n, false)
 			i += n
 		}
 	}
@@ -421,14 +455,15 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 	// (Go may fuse a product into a sum, but not across a conversion).
 	for k := i; k < len(z); k++ {
 		acc := x[k]
-		for _, s := range steps {
+		for j := range c.n {
+			s := &c.steps[j]
 			a, b := acc, acc
 			var y T
 			switch {
 			case s.Scalar:
-				y = s.Y[0]
+				y = ys[j][0]
 			case !s.Self:
-				y = s.Y[k]
+				y = ys[j][k]
 			}
 			switch {
 			case s.Self:
@@ -452,33 +487,35 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 	}
 }
 
-// chainAsm runs the chain loop over the n elements of z from i, n a
-// multiple of the loop's block, with st's codes set.
-func chainAsm[T float32 | float64](z, x []T, steps []ChainStep[T], st *[MaxChain]chainStep, i, n int, wide bool) {
-	for k, s := range steps {
-		switch {
+// asm runs the chain loop over the n elements of z from i, n a multiple
+// of the loop's block.
+func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
+	var st [MaxChain]chainStep
+	for k := range c.n {
+		st[k].code = c.codes[k]
+		switch s := &c.steps[k]; {
 		case s.Scalar:
-			st[k].y = unsafe.Pointer(&s.Y[0])
+			st[k].y = unsafe.Pointer(&ys[k][0])
 		case s.Self:
 			st[k].y = unsafe.Pointer(&z[i])
 		default:
-			st[k].y = unsafe.Pointer(&s.Y[i])
+			st[k].y = unsafe.Pointer(&ys[k][i])
 		}
 	}
 	switch z := any(z).(type) {
 	case []float32:
 		x := any(x).([]float32)
 		if wide {
-			chainF32AVX512(n, &x[i], &z[i], &st[0], len(steps))
+			chainF32AVX512(n, &x[i], &z[i], &st[0], c.n)
 		} else {
-			chainF32AVX2(n, &x[i], &z[i], &st[0], len(steps))
+			chainF32AVX2(n, &x[i], &z[i], &st[0], c.n)
 		}
 	case []float64:
 		x := any(x).([]float64)
 		if wide {
-			chainF64AVX512(n, &x[i], &z[i], &st[0], len(steps))
+			chainF64AVX512(n, &x[i], &z[i], &st[0], c.n)
 		} else {
-			chainF64AVX2(n, &x[i], &z[i], &st[0], len(steps))
+			chainF64AVX2(n, &x[i], &z[i], &st[0], c.n)
 		}
 	}
 }

@@ -695,6 +695,22 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 		Chain(last, x, steps2)
 		same("in place of a step's operand", last)
 	}
+	// Compiled once, run over two chunks, as the native executor does.
+	c := NewChainProg(steps)
+	z3, cut := make([]T, n), n/3
+	for _, part := range [][2]int{{0, cut}, {cut, n}} {
+		var ys3 [MaxChain][]T
+		for k, s := range steps {
+			switch {
+			case s.Scalar:
+				ys3[k] = s.Y
+			case !s.Self:
+				ys3[k] = s.Y[part[0]:part[1]]
+			}
+		}
+		c.Run(z3[part[0]:part[1]], x[part[0]:part[1]], &ys3)
+	}
+	same("compiled once, in two chunks", z3)
 }
 
 // TestErfAffineF32 checks ErfAffineF32 against its three passes (Arith's
