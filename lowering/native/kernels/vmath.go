@@ -368,7 +368,8 @@ type chainStep struct {
 // is written. A caller that runs the same steps over many chunks
 // compiles them once with NewChainProg.
 func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
-	c := NewChainProg(steps)
+	var c ChainProg[T]
+	c.compile(steps)
 	var ys [MaxChain][]T
 	for k, s := range steps {
 		ys[k] = s.Y
@@ -388,10 +389,16 @@ type ChainProg[T float32 | float64] struct {
 // NewChainProg compiles steps (at most MaxChain, each one of + - × /, not
 // both Scalar and Self; their Y are not kept).
 func NewChainProg[T float32 | float64](steps []ChainStep[T]) *ChainProg[T] {
+	c := new(ChainProg[T])
+	c.compile(steps)
+	return c
+}
+
+func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 	if len(steps) > MaxChain {
 		panic("kernels: Chain of more than MaxChain steps")
 	}
-	c := &ChainProg[T]{n: len(steps)}
+	c.n = len(steps)
 	for k, s := range steps {
 		switch {
 		case s.Op > Div:
@@ -412,7 +419,6 @@ func NewChainProg[T float32 | float64](steps []ChainStep[T]) *ChainProg[T] {
 			c.codes[k] += 4 // + and × commute
 		}
 	}
-	return c
 }
 
 // Run is Chain(z, x, steps) with step k's Y ys[k] (unused for a Self

@@ -603,6 +603,12 @@ func TestChain(t *testing.T) {
 		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChain(t) }) })
 	}
 	testChain(t)
+	// The one-shot form compiles its steps on the stack.
+	x, y := make([]float32, 300), make([]float32, 300)
+	steps := []ChainStep[float32]{{Op: Sub, Scalar: true, Y: y[:1]}, {Op: Mul, Y: y}, {Op: Mul, Self: true}}
+	if n := testing.AllocsPerRun(20, func() { Chain(x, x, steps) }); n != 0 && !raceEnabled {
+		t.Errorf("Chain allocates %v times a call, want 0", n)
+	}
 }
 
 func testChain(t *testing.T) {
