@@ -31,6 +31,11 @@ func TestFuzzFound(t *testing.T) {
 			in["x0"].(*graph.Array).Set(math.Inf(-1), 1, 5)
 			in["x1"].(*graph.Array).Set(math.Copysign(0, -1), 1)
 		}},
+		// A contraction whose row part is a literal (the 2 of y · 2, y
+		// f32): moved out as the row's prologue, alone, the 2 typed as
+		// f64, and the kernel did not type-check (seed MapOfRNZ/f32/821).
+		{"literal-row-prologue", `x5 : f32[1,1]; x7 : f32[1]; map (\a -> rnz (+) (\x y -> y * 2) a x7) x5`, nil},
+		{"literal-row-prologue-left", `x5 : f32[3,4]; x7 : f32[4]; map (\a -> rnz (+) (\x y -> (2 + 1) * y) a x7) x5`, nil},
 		{"hoisted-vector-in-a-closure", `x4 : f64[4]; x8 : f64[5]; let t1 = map (\x -> select (x < x) x x) x8 in map (\x -> map (\b -> b / x) (map (\x1 -> rnz (+) (\x2 -> x1) t1) t1)) x4`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -75,14 +75,22 @@ type normalizer struct {
 // normalize returns the normalised body and the subterms hoisted out of
 // it, in the order they must be computed.
 func normalize(body graph.Node, counter *int) (graph.Node, []hoist, error) {
-	body, _, err := rowPrologue(body)
+	moved, changed, err := rowPrologue(body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("moving row prologues out of contractions: %w", err)
 	}
-	info, err := graph.Check(body)
+	info, err := graph.Check(moved)
+	if err != nil && changed {
+		// A prologue whose literals took their type from the product it
+		// left (the 2 of y · 2, f32 beside an f32 y) defaults to f64 on
+		// its own: compile the body as written.
+		moved = body
+		info, err = graph.Check(body)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("the body does not type-check: %w", err)
 	}
+	body = moved
 	saved := *counter
 	out, hoists, exchanged, err := normalizeWith(body, info, counter, false)
 	if err != nil && exchanged {
