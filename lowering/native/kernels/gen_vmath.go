@@ -989,7 +989,6 @@ func rootLoop(name string, inverse bool) {
 // elements, n a multiple of two vectors, in float32 arithmetic, two
 // vectors at a time, by the algorithm of expPoly32: reg is "Y" (AVX2) or
 // "Z" (AVX-512, whose memory operands broadcast one constant, bcst).
-// exp32Loop writes z[i] = e**x[i] in float32 (see expPoly32).
 func exp32Loop(name, reg string, vbytes int, bcst string) { exp32Emit(name, reg, vbytes, bcst, false) }
 
 // expSub32Loop writes z[i] = e**(x[i] - b) in float32, b a scalar: the
@@ -1060,15 +1059,21 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		for d := exp32Degree - 1; d >= 0; d-- {
 			p("\tVFMADD213PS%s %s, %s, %s", bcst, ld(fmt.Sprintf("s_c%d", d)), x, q)
 		}
-		p("\tVMULPS%s %s, %s, %s", bcst, ld("s_half"), n, a)
-		p("\t%s, %s, %s", round, a, a)
-		p("\tVSUBPS %s, %s, %s", a, n, b)
-		p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), a, a)
-		p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), b, b)
-		p("\tVPSLLD $23, %s, %s", a, a)
-		p("\tVPSLLD $23, %s, %s", b, b)
-		p("\tVMULPS %s, %s, %s", a, q, q)
-		p("\tVMULPS %s, %s, %s", b, q, q)
+		if reg == "Z" {
+			// q·2**n rounded once, subnormal or not: the two products
+			// below in one instruction.
+			p("\tVSCALEFPS %s, %s, %s", n, q, q)
+		} else {
+			p("\tVMULPS%s %s, %s, %s", bcst, ld("s_half"), n, a)
+			p("\t%s, %s, %s", round, a, a)
+			p("\tVSUBPS %s, %s, %s", a, n, b)
+			p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), a, a)
+			p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), b, b)
+			p("\tVPSLLD $23, %s, %s", a, a)
+			p("\tVPSLLD $23, %s, %s", b, b)
+			p("\tVMULPS %s, %s, %s", a, q, q)
+			p("\tVMULPS %s, %s, %s", b, q, q)
+		}
 		p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
 	}
 	p("\tADDQ $%d, SI", 2*vbytes)

@@ -111,7 +111,8 @@ func fma32(a, b, c float32) float32 {
 // loop: x clamped to [expLo32, expHi32] (NaN passes), n = round(x/ln 2),
 // r = x - n·ln 2 in two steps, e**r by its Taylor polynomial of degree 7,
 // scaled by 2**floor(n/2) · 2**(n - floor(n/2)), two normal powers of two,
-// so that a subnormal result is rounded once.
+// so that a subnormal result is rounded once (the AVX-512 loop scales by
+// 2**n in one VSCALEFPS, which rounds once too: the same bits).
 func expPoly32(x float32) float32 {
 	if x != x {
 		return x

@@ -768,12 +768,13 @@ func fill32(n int, v float32) []float32 {
 	return z
 }
 
-// BenchmarkVmathF32 times the float32 loops of a GELU row on one chunk of
-// 1024 elements that stays in L1, one goroutine: the compute floor of a
-// row program, without memory traffic. erfaffine is GELU's erf (x·c) + 1;
+// BenchmarkVmathF32 times the float32 loops of row programs (LayerNorm,
+// GELU, softmax, Adam) on one chunk of 1024 elements that stays in L1,
+// one goroutine: the compute floor of a row program, without memory
+// traffic. erfaffine is GELU's erf (x·c) + 1;
 // chain4 a LayerNorm's (x - m)·k·g + b with m and k scalars, compiled
-// once; sum a row's
-// sum; sqrt the square root of Adam's update.
+// once; sum a row's sum; expsub a softmax row's e**(x - max); sqrt the
+// square root of Adam's update.
 func BenchmarkVmathF32(b *testing.B) {
 	const n = 1024
 	r := rand.New(rand.NewPCG(7, 8))
@@ -796,6 +797,7 @@ func BenchmarkVmathF32(b *testing.B) {
 	ys := [MaxChain][]float32{m, k, g, sh}
 	run("chain4", func() { c.Run(z, x, &ys) })
 	run("sum", func() { z[0] = SumF32(x) })
+	run("expsub", func() { ExpSubF32(z, x, 0.5) })
 	for i := range g {
 		g[i] = g[i] * g[i]
 	}
