@@ -154,17 +154,6 @@ type splitter struct {
 	in, exec, out []float64
 }
 
-// add records the timing of run i of n.
-func (sp *splitter) add(i, n int) {
-	if sp == nil {
-		return
-	}
-	if sp.in == nil {
-		sp.in, sp.exec, sp.out = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
-	}
-	sp.record()
-}
-
 // record appends the last run's timing.
 func (sp *splitter) record() {
 	if sp == nil {

@@ -254,6 +254,8 @@ type benchInferReport struct {
 	MaxAbsDiffReference float64          `json:"max_abs_diff_reference"`
 	ReferenceChecks     []referenceCheck `json:"reference_checks"`
 	Rows                []benchInferRow  `json:"rows"`
+	// Rounds is the turns in which each batch's hofuse rows were timed.
+	Rounds int `json:"rounds"`
 	// Legend says, one line per workload, what its fused and unfused rows
 	// run (bench stack's).
 	Legend []string `json:"legend,omitempty"`
@@ -295,6 +297,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		batches = fs.String("batches", defBatches, "comma-separated batch `sizes` (rows) to time")
 	}
 	runs := fs.Int("runs", 0, "timed runs per back end, mode and batch (0: enough for about half a second each, at least 20)")
+	rounds := fs.Int("rounds", 5, "time a batch's rows in `N` turns (fused, unfused, fused, …), each taking its share of the runs, so that a slow minute of a shared machine weighs on each alike; peers run after them")
 	seedUsage := "seed for the weights and the inputs"
 	if name == "file" {
 		seedUsage = "seed for the data inputs (the parameters are the file's)"
@@ -331,6 +334,8 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		return usagef("--mode %s: bench mlp times inference; time training steps with 'hofuse bench train'", mf.mode)
 	case *runs < 0:
 		return usagef("--runs %d: must be at least 0 (0: about half a second of runs)", *runs)
+	case *rounds < 1:
+		return usagef("--rounds %d: must be at least 1", *rounds)
 	case *backend != "native" && *backend != "pjrt" && *backend != "all":
 		return usagef("--backend: %q is not native, pjrt or all", *backend)
 	case *backend == "native" && set["plugin"]:
@@ -365,7 +370,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 
 	var sizes []int
 	var works []benchWorkload
-	rep := benchInferReport{Benchmark: name, Rows: []benchInferRow{}, ReferenceChecks: []referenceCheck{}}
+	rep := benchInferReport{Benchmark: name, Rows: []benchInferRow{}, ReferenceChecks: []referenceCheck{}, Rounds: *rounds}
 	var dropped []droppedPeer // peers that do not time this benchmark
 	switch name {
 	case "file":
@@ -484,39 +489,81 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 			var firstName string
 			var outs []graph.Value
 			var rows []benchInferRow
+			// Every row compiled and run once, then timed in turns.
+			type timedRow struct {
+				t     *timedGraph
+				g     *fusion.Graph
+				bname string
+				unf   bool
+				runs  int
+			}
+			var trs []timedRow
+			closeAll := func() {
+				for _, tr := range trs {
+					tr.t.close()
+				}
+			}
 			for i, bname := range names {
 				for _, unf := range []bool{false, true} {
 					g, b := res.Graph, bes[i].fused
 					if unf {
 						g, b = unfused, bes[i].unfused
 					}
-					out, dr, err := timeGraph(b, g, boundFor(g, w.In), batch, mode(unf), *runs)
+					t, err := prepareGraph(b, g, boundFor(g, w.In), batch, mode(unf))
+					if err == nil && *runs <= 0 {
+						var n int
+						if n, err = t.autoRuns(); err == nil {
+							trs = append(trs, timedRow{t, g, bname, unf, n})
+						} else {
+							t.close()
+						}
+					} else if err == nil {
+						trs = append(trs, timedRow{t, g, bname, unf, *runs})
+					}
 					if err != nil {
+						closeAll()
 						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, bname, mode(unf), batch, err)
 					}
-					row := benchInferRow{Workload: w.Name, Backend: bname, Mode: dr.Mode, Batch: batch, P50ms: dr.P50ms, P99ms: dr.P99ms,
-						Runs: dr.Runs, CompileMs: dr.CompileMs, benchGraphStats: &benchGraphStats{Kernels: dr.Kernels,
-							Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)},
-						transferSplit: dr.transferSplit}
-					if !unf {
-						row.FuseMs = fuseMs
-						row.SearchMs, row.Schedule = scheduleSummary(res.Report)
-					}
-					if first == nil {
-						first, firstName = out, bname+" fused"
-					}
-					if unf {
-						d, err := graph.MaxAbsDiff(outs[len(outs)-1], out)
-						if err != nil {
-							return err
-						}
-						rep.MaxAbsDiffUnfused = max(rep.MaxAbsDiffUnfused, d)
-					}
-					outs = append(outs, out)
-					machine.rate(w, &row)
-					progress(row)
-					rows = append(rows, row)
 				}
+			}
+			for r := range *rounds {
+				for _, tr := range trs {
+					// Round r's share of the row's runs.
+					n := tr.runs / *rounds
+					if r < tr.runs%*rounds {
+						n++
+					}
+					if err := tr.t.time(n); err != nil {
+						closeAll()
+						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, tr.bname, mode(tr.unf), batch, err)
+					}
+				}
+			}
+			closeAll()
+			for _, tr := range trs {
+				g, bname, unf, out, dr := tr.g, tr.bname, tr.unf, tr.t.out, tr.t.finish()
+				row := benchInferRow{Workload: w.Name, Backend: bname, Mode: dr.Mode, Batch: batch, P50ms: dr.P50ms, P99ms: dr.P99ms,
+					Runs: dr.Runs, CompileMs: dr.CompileMs, benchGraphStats: &benchGraphStats{Kernels: dr.Kernels,
+						Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)},
+					transferSplit: dr.transferSplit}
+				if !unf {
+					row.FuseMs = fuseMs
+					row.SearchMs, row.Schedule = scheduleSummary(res.Report)
+				}
+				if first == nil {
+					first, firstName = out, bname+" fused"
+				}
+				if unf {
+					d, err := graph.MaxAbsDiff(outs[len(outs)-1], out)
+					if err != nil {
+						return err
+					}
+					rep.MaxAbsDiffUnfused = max(rep.MaxAbsDiffUnfused, d)
+				}
+				outs = append(outs, out)
+				machine.rate(w, &row)
+				progress(row)
+				rows = append(rows, row)
 			}
 			if !*noRef {
 				chk, diffs, err := checkBenchReference(&rf, wl, w, *seed, outs)
@@ -1044,6 +1091,9 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 	fmt.Fprintln(w, "\nmax diff: a hofuse row against the interpreter on the rows checked; a peer's row against the first back end's fused output, every row.")
 	fmt.Fprintln(w, "in, exec, out (PJRT rows): medians of copying the data input to the device, executing, and copying the result back; the parameters stay on the device, copied once before the runs.")
 	fmt.Fprintln(w, "moved: every kernel's inputs and output once; GB/s: the program's inputs and output per second at p50; of bw: of the copy bandwidth.")
+	if rep.Rounds > 1 {
+		fmt.Fprintf(w, "runs: a batch's hofuse rows were timed in %d turns, each row taking its share of its runs in every turn; the peers ran after them.\n", rep.Rounds)
+	}
 	for _, s := range schedules {
 		fmt.Fprintln(w, s)
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +22,7 @@ import (
 func TestBenchInferFlags(t *testing.T) {
 	usageErr(t, `unexpected arguments ["extra"]`, "bench", "mlp", "extra")
 	usageErr(t, "--runs -1: must be at least 0 (0: about half a second of runs)", "bench", "mlp", "--runs", "-1")
+	usageErr(t, "--rounds 0: must be at least 1", "bench", "stack", "--rounds", "0")
 	usageErr(t, `--backend: "tpu" is not native, pjrt or all`, "bench", "matmul", "--backend", "tpu")
 	usageErr(t, "--plugin: --backend native loads no plugin; pass --backend pjrt or all", "bench", "stack", "--plugin", "/x.so")
 	usageErr(t, "--threads: sets the native executor's goroutines, which --backend pjrt does not use",
@@ -68,6 +71,7 @@ type benchInferDoc struct {
 	Rows            []map[string]any `json:"rows"`
 	Skipped         []string         `json:"skipped"`
 	Legend          []string         `json:"legend"`
+	Rounds          int              `json:"rounds"`
 }
 
 // rowKeys are the keys every hofuse row has.
@@ -161,6 +165,28 @@ func TestBenchMatmulTiny(t *testing.T) {
 	for _, r := range doc.Rows {
 		assert.Greater(t, r["gflops"], 0.0)
 	}
+	assert.Equal(t, 5, doc.Rounds, "the default")
+}
+
+// --rounds times a batch's rows in turns, each taking its share of its
+// runs: 7 runs in 3 turns are 7 runs, and fewer runs than turns are
+// still the runs asked for.
+func TestBenchRounds(t *testing.T) {
+	for _, c := range []struct{ runs, rounds string }{{"7", "3"}, {"2", "5"}, {"3", "1"}} {
+		doc := benchJSON(t, "bench", "matmul", "--n", "16", "--runs", c.runs, "--rounds", c.rounds, "--no-reference")
+		rounds, _ := strconv.Atoi(c.rounds)
+		assert.Equal(t, rounds, doc.Rounds)
+		require.Len(t, doc.Rows, 2)
+		for _, r := range doc.Rows {
+			assert.Equal(t, c.runs, fmt.Sprint(r["runs"]), "--runs %s --rounds %s, %s", c.runs, c.rounds, r["mode"])
+		}
+	}
+	code, out, errs := hofuse("bench", "matmul", "--n", "16", "--runs", "4", "--rounds", "2", "--no-reference")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "runs: a batch's hofuse rows were timed in 2 turns, each row taking its share of its runs in every turn; the peers ran after them.")
+	code, out, errs = hofuse("bench", "matmul", "--n", "16", "--runs", "4", "--rounds", "1", "--no-reference")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, out, "turns")
 }
 
 // --tune times the cost model's best orders of each kernel on native,

@@ -424,54 +424,101 @@ func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBacke
 	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
 }
 
-// timeGraph compiles g on be, runs it once to warm up and check, then runs
-// it repeatedly and returns the last result (copied) and the timings.
+// timeGraph compiles g on be, runs it once for its output, then times
+// runs runs of it (0: about half a second of runs, at least 20).
 func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, batch int, mode string, runs int) (graph.Value, demoRow, error) {
-	row := demoRow{Batch: batch, Mode: mode, Kernels: len(g.Kernels), TemporaryBytes: g.TemporaryBytes()}
+	t, err := prepareGraph(be, g, in, batch, mode)
+	if err != nil {
+		return nil, t.row, err
+	}
+	defer t.close()
+	if runs <= 0 {
+		if runs, err = t.autoRuns(); err != nil {
+			return nil, t.row, err
+		}
+	}
+	if err := t.time(runs); err != nil {
+		return nil, t.row, err
+	}
+	return t.out, t.finish(), nil
+}
+
+// A timedGraph is a graph compiled, bound to its inputs and run once,
+// ready to be timed in as many rounds as its caller wants: bench times
+// the rows of a batch in turns, so that a slow minute of a shared machine
+// weighs on each alike.
+type timedGraph struct {
+	row   demoRow
+	out   graph.Value // the first run's
+	run   func() (graph.Value, error)
+	split *splitter
+	times []float64
+	close func()
+}
+
+// prepareGraph compiles g on be, binds in and runs it once. The timed
+// graph must be closed, but for an error.
+func prepareGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, batch int, mode string) (*timedGraph, error) {
+	t := &timedGraph{row: demoRow{Batch: batch, Mode: mode, Kernels: len(g.Kernels), TemporaryBytes: g.TemporaryBytes()}}
 	start := time.Now()
 	exe, err := be.Compile(g)
 	if err != nil {
-		return nil, row, err
+		return t, err
 	}
-	defer exe.Close()
 	if s, ok := exe.(interface{ Stats() xla.Stats }); ok {
-		row.CompileMs = float64(s.Stats().Lower+s.Stats().Compile) / 1e6
+		t.row.CompileMs = float64(s.Stats().Lower+s.Stats().Compile) / 1e6
 	} else {
-		row.CompileMs = float64(time.Since(start)) / 1e6
+		t.row.CompileMs = float64(time.Since(start)) / 1e6
 	}
 	run, split, done, err := bindParams(exe, g, in)
 	if err != nil {
-		return nil, row, err
+		exe.Close()
+		return t, err
 	}
-	defer done()
+	t.run, t.split, t.close = run, split, func() { done(); exe.Close() }
 	out, err := run()
 	if err != nil {
-		return nil, row, err
+		t.close()
+		return t, err
 	}
-	out = graph.CopyValue(out)
-	if runs <= 0 {
-		// About half a second of runs, at least 20.
-		t := time.Now()
-		if _, err := run(); err != nil {
-			return nil, row, err
+	t.out = graph.CopyValue(out)
+	return t, nil
+}
+
+// autoRuns times one run and returns the runs that take about half a
+// second, at least 20 and at most 2000.
+func (t *timedGraph) autoRuns() (int, error) {
+	start := time.Now()
+	if _, err := t.run(); err != nil {
+		return 0, err
+	}
+	return max(20, min(2000, int(500*time.Millisecond/max(time.Since(start), time.Microsecond)))), nil
+}
+
+// time times n more runs.
+func (t *timedGraph) time(n int) error {
+	for range n {
+		start := time.Now()
+		if _, err := t.run(); err != nil {
+			return err
 		}
-		runs = max(20, min(2000, int(500*time.Millisecond/max(time.Since(t), time.Microsecond))))
+		t.times = append(t.times, float64(time.Since(start))/1e6)
+		t.split.record()
 	}
-	times := make([]float64, runs)
-	for i := range times {
-		t := time.Now()
-		if _, err := run(); err != nil {
-			return nil, row, err
-		}
-		times[i] = float64(time.Since(t)) / 1e6
-		split.add(i, runs)
+	return nil
+}
+
+// finish returns the row: p50 and p99 over every timed run.
+func (t *timedGraph) finish() demoRow {
+	row := t.row
+	times := slices.Sorted(slices.Values(t.times))
+	row.Runs = len(times)
+	if n := len(times); n > 0 {
+		row.P50ms = times[n/2]
+		row.P99ms = times[min(n-1, n*99/100)]
 	}
-	slices.Sort(times)
-	row.Runs = runs
-	row.P50ms = times[runs/2]
-	row.P99ms = times[min(runs-1, runs*99/100)]
-	row.transferSplit = split.medians()
-	return out, row, nil
+	row.transferSplit = t.split.medians()
+	return row
 }
 
 func bytes(n int) string {
