@@ -297,7 +297,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		batches = fs.String("batches", defBatches, "comma-separated batch `sizes` (rows) to time")
 	}
 	runs := fs.Int("runs", 0, "timed runs per back end, mode and batch (0: enough for about half a second each, at least 20)")
-	rounds := fs.Int("rounds", 5, "time a batch's rows in `N` turns (fused, unfused, fused, …), each taking its share of the runs, so that a slow minute of a shared machine weighs on each alike; peers run after them")
+	rounds := fs.Int("rounds", timeRounds, "time a batch's rows in `N` turns (fused, unfused, fused, …), each taking its share of the runs, so that a slow minute of a shared machine weighs on each alike; peers run after them")
 	seedUsage := "seed for the weights and the inputs"
 	if name == "file" {
 		seedUsage = "seed for the data inputs (the parameters are the file's)"
@@ -487,61 +487,23 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 			}
 			var first graph.Value // the first back end's fused output: what peers are compared with
 			var firstName string
-			var outs []graph.Value
 			var rows []benchInferRow
-			// Every row compiled and run once, then timed in turns.
-			type timedRow struct {
-				t     *timedGraph
-				g     *fusion.Graph
-				bname string
-				unf   bool
-				runs  int
-			}
-			var trs []timedRow
-			closeAll := func() {
-				for _, tr := range trs {
-					tr.t.close()
-				}
-			}
+			var specs []timeSpec
 			for i, bname := range names {
 				for _, unf := range []bool{false, true} {
 					g, b := res.Graph, bes[i].fused
 					if unf {
 						g, b = unfused, bes[i].unfused
 					}
-					t, err := prepareGraph(b, g, boundFor(g, w.In), batch, mode(unf))
-					if err == nil && *runs <= 0 {
-						var n int
-						if n, err = t.autoRuns(); err == nil {
-							trs = append(trs, timedRow{t, g, bname, unf, n})
-						} else {
-							t.close()
-						}
-					} else if err == nil {
-						trs = append(trs, timedRow{t, g, bname, unf, *runs})
-					}
-					if err != nil {
-						closeAll()
-						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, bname, mode(unf), batch, err)
-					}
+					specs = append(specs, timeSpec{b, g, boundFor(g, w.In), mode(unf), fmt.Sprintf("%s %s %s batch %d", w.Name, bname, mode(unf), batch)})
 				}
 			}
-			for r := range *rounds {
-				for _, tr := range trs {
-					// Round r's share of the row's runs.
-					n := tr.runs / *rounds
-					if r < tr.runs%*rounds {
-						n++
-					}
-					if err := tr.t.time(n); err != nil {
-						closeAll()
-						return fmt.Errorf("%s %s %s batch %d: %w", w.Name, tr.bname, mode(tr.unf), batch, err)
-					}
-				}
+			outs, drs, err := timeInTurns(specs, batch, *runs, *rounds)
+			if err != nil {
+				return err
 			}
-			closeAll()
-			for _, tr := range trs {
-				g, bname, unf, out, dr := tr.g, tr.bname, tr.unf, tr.t.out, tr.t.finish()
+			for k, dr := range drs {
+				g, bname, unf, out := specs[k].g, names[k/2], k%2 == 1, outs[k]
 				row := benchInferRow{Workload: w.Name, Backend: bname, Mode: dr.Mode, Batch: batch, P50ms: dr.P50ms, P99ms: dr.P99ms,
 					Runs: dr.Runs, CompileMs: dr.CompileMs, benchGraphStats: &benchGraphStats{Kernels: dr.Kernels,
 						Temporaries: len(g.Temporaries()), TemporaryBytes: dr.TemporaryBytes, BytesMoved: bytesMoved(g)},
@@ -554,13 +516,12 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 					first, firstName = out, bname+" fused"
 				}
 				if unf {
-					d, err := graph.MaxAbsDiff(outs[len(outs)-1], out)
+					d, err := graph.MaxAbsDiff(outs[k-1], out)
 					if err != nil {
 						return err
 					}
 					rep.MaxAbsDiffUnfused = max(rep.MaxAbsDiffUnfused, d)
 				}
-				outs = append(outs, out)
 				machine.rate(w, &row)
 				progress(row)
 				rows = append(rows, row)

@@ -202,14 +202,14 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 			text.WriteByte('\n')
 		}
 		in := m.Bindings(*seed)
-		fusedOut, fusedRow, err := timeGraph(be.fused, res.Graph, in, batch, "fused", *runs)
+		outs, rows, err := timeInTurns([]timeSpec{
+			{be.fused, res.Graph, in, "fused", fmt.Sprintf("fused, batch %d", batch)},
+			{be.unfused, unfused, in, "unfused", fmt.Sprintf("unfused, batch %d", batch)},
+		}, batch, *runs, timeRounds)
 		if err != nil {
-			return fmt.Errorf("fused, batch %d: %w", batch, err)
+			return err
 		}
-		unfusedOut, unfusedRow, err := timeGraph(be.unfused, unfused, in, batch, "unfused", *runs)
-		if err != nil {
-			return fmt.Errorf("unfused, batch %d: %w", batch, err)
-		}
+		fusedOut, fusedRow, unfusedOut, unfusedRow := outs[0], rows[0], outs[1], rows[1]
 		d, err := graph.MaxAbsDiff(fusedOut, unfusedOut)
 		if err != nil {
 			return err
@@ -424,29 +424,67 @@ func demoBackend(name, plugin string, rf *runFlags, stderr io.Writer) (demoBacke
 	return demoBackends{}, nil, usagef("--backend: %q is not native, pjrt or auto", name)
 }
 
-// timeGraph compiles g on be, runs it once for its output, then times
-// runs runs of it (0: about half a second of runs, at least 20).
-func timeGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, batch int, mode string, runs int) (graph.Value, demoRow, error) {
-	t, err := prepareGraph(be, g, in, batch, mode)
-	if err != nil {
-		return nil, t.row, err
+// A timeSpec is a graph to time on a back end, with its inputs; what
+// names it in an error ("fused, batch 256").
+type timeSpec struct {
+	be   lowering.Backend
+	g    *fusion.Graph
+	in   map[string]graph.Value
+	mode string
+	what string
+}
+
+// timeRounds is the turns in which the demo times its rows, and bench's
+// default.
+const timeRounds = 5
+
+// timeInTurns compiles each spec and runs it once for its output, then
+// times them in rounds turns, each taking its share of its runs (runs, or
+// when 0 about half a second's worth, at least 20), so that a slow minute
+// of a shared machine weighs on each alike. It returns each spec's first
+// output and its row.
+func timeInTurns(specs []timeSpec, batch, runs, rounds int) ([]graph.Value, []demoRow, error) {
+	ts := make([]*timedGraph, 0, len(specs))
+	counts := make([]int, 0, len(specs))
+	defer func() {
+		for _, t := range ts {
+			t.close()
+		}
+	}()
+	for _, s := range specs {
+		t, err := prepareGraph(s.be, s.g, s.in, batch, s.mode)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.what, err)
+		}
+		ts = append(ts, t)
+		n := runs
+		if n <= 0 {
+			if n, err = t.autoRuns(); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.what, err)
+			}
+		}
+		counts = append(counts, n)
 	}
-	defer t.close()
-	if runs <= 0 {
-		if runs, err = t.autoRuns(); err != nil {
-			return nil, t.row, err
+	for r := range rounds {
+		for i, t := range ts {
+			n := counts[i] / rounds
+			if r < counts[i]%rounds {
+				n++
+			}
+			if err := t.time(n); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", specs[i].what, err)
+			}
 		}
 	}
-	if err := t.time(runs); err != nil {
-		return nil, t.row, err
+	outs, rows := make([]graph.Value, len(ts)), make([]demoRow, len(ts))
+	for i, t := range ts {
+		outs[i], rows[i] = t.out, t.finish()
 	}
-	return t.out, t.finish(), nil
+	return outs, rows, nil
 }
 
 // A timedGraph is a graph compiled, bound to its inputs and run once,
-// ready to be timed in as many rounds as its caller wants: bench times
-// the rows of a batch in turns, so that a slow minute of a shared machine
-// weighs on each alike.
+// ready to be timed in as many turns as timeInTurns takes.
 type timedGraph struct {
 	row   demoRow
 	out   graph.Value // the first run's
@@ -457,13 +495,13 @@ type timedGraph struct {
 }
 
 // prepareGraph compiles g on be, binds in and runs it once. The timed
-// graph must be closed, but for an error.
+// graph must be closed.
 func prepareGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Value, batch int, mode string) (*timedGraph, error) {
 	t := &timedGraph{row: demoRow{Batch: batch, Mode: mode, Kernels: len(g.Kernels), TemporaryBytes: g.TemporaryBytes()}}
 	start := time.Now()
 	exe, err := be.Compile(g)
 	if err != nil {
-		return t, err
+		return nil, err
 	}
 	if s, ok := exe.(interface{ Stats() xla.Stats }); ok {
 		t.row.CompileMs = float64(s.Stats().Lower+s.Stats().Compile) / 1e6
@@ -473,13 +511,13 @@ func prepareGraph(be lowering.Backend, g *fusion.Graph, in map[string]graph.Valu
 	run, split, done, err := bindParams(exe, g, in)
 	if err != nil {
 		exe.Close()
-		return t, err
+		return nil, err
 	}
 	t.run, t.split, t.close = run, split, func() { done(); exe.Close() }
 	out, err := run()
 	if err != nil {
 		t.close()
-		return t, err
+		return nil, err
 	}
 	t.out = graph.CopyValue(out)
 	return t, nil

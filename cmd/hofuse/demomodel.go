@@ -73,14 +73,14 @@ func demoModel(path string, sizes []int, o demoModelOptions, rf *runFlags, stdou
 		if err != nil {
 			return err
 		}
-		fusedOut, fusedRow, err := timeGraph(be.fused, res.Graph, boundFor(res.Graph, bind), batch, "fused", o.runs)
+		outs, rows, err := timeInTurns([]timeSpec{
+			{be.fused, res.Graph, boundFor(res.Graph, bind), "fused", fmt.Sprintf("fused, batch %d", batch)},
+			{be.unfused, unfused, boundFor(unfused, bind), "unfused", fmt.Sprintf("unfused, batch %d", batch)},
+		}, batch, o.runs, timeRounds)
 		if err != nil {
-			return fmt.Errorf("fused, batch %d: %w", batch, err)
+			return err
 		}
-		unfusedOut, unfusedRow, err := timeGraph(be.unfused, unfused, boundFor(unfused, bind), batch, "unfused", o.runs)
-		if err != nil {
-			return fmt.Errorf("unfused, batch %d: %w", batch, err)
-		}
+		fusedOut, fusedRow, unfusedOut, unfusedRow := outs[0], rows[0], outs[1], rows[1]
 		d, err := graph.MaxAbsDiff(fusedOut, unfusedOut)
 		if err != nil {
 			return err
