@@ -469,46 +469,11 @@ func erfEmit(name string, nv int, affine bool) {
 			p("\tVMOVUPS %s, %d(DI)", q, vb*v)
 		}
 	}
-	p("")
-	if affine {
-		p("// func %s(n int, x *float32, scale, shift float32, z *float32)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-		p("\tMOVQ n+0(FP), CX")
-		p("\tMOVQ x+8(FP), SI")
-		p("\tVBROADCASTSS scale+16(FP), %s", scale)
-		p("\tVBROADCASTSS shift+20(FP), %s", shift)
-		p("\tMOVQ z+24(FP), DI")
-	} else {
-		p("// func %s(n int, x, z *float32)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-		p("\tMOVQ n+0(FP), CX")
-		p("\tMOVQ x+8(FP), SI")
-		p("\tMOVQ z+16(FP), DI")
-	}
+	erfHeader(name, lanes, affine, scale, shift)
 	p("\tVMOVUPS %s, %s", c("s_ewScale"), wS)
 	p("\tVMOVUPS %s, %s", c("s_evScale"), vS)
 	p("\tVMOVUPS %s, %s", c("s_one"), one)
-	p("%s_wide:", name)
-	p("\tCMPQ CX, $%d", lanes*nv)
-	p("\tJLT %s_narrow", name)
-	body(nv)
-	p("\tADDQ $%d, SI", vb*nv)
-	p("\tADDQ $%d, DI", vb*nv)
-	p("\tSUBQ $%d, CX", lanes*nv)
-	p("\tJMP %s_wide", name)
-	p("%s_narrow:", name)
-	p("\tCMPQ CX, $%d", lanes)
-	p("\tJLT %s_done", name)
-	body(1)
-	p("\tADDQ $%d, SI", vb)
-	p("\tADDQ $%d, DI", vb)
-	p("\tSUBQ $%d, CX", lanes)
-	p("\tJMP %s_narrow", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	erfLoops(name, lanes, nv, body)
 }
 
 // erfTabNames are the scalar constants of erfTabTables, in the order of
@@ -636,6 +601,18 @@ func erfTabEmit(name string, nv int, affine bool) {
 			p("\tVMOVUPS %s, %d(DI)", cc, vb*v)
 		}
 	}
+	erfHeader(name, lanes, affine, scale, shift)
+	p("\tVBROADCASTSS %s, %s", c("s_etclamp"), clamp)
+	for k := range erfTabDegree + 1 {
+		p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_et%d", k)), tab(k)) // and s_et%dhi, the next slot
+	}
+	erfLoops(name, lanes, nv, body)
+}
+
+// erfHeader writes the TEXT line of an erf loop and loads its arguments:
+// n into CX, x into SI, z into DI, and for an affine loop scale and shift
+// broadcast into the registers named.
+func erfHeader(name string, lanes int, affine bool, scale, shift string) {
 	p("")
 	if affine {
 		p("// func %s(n int, x *float32, scale, shift float32, z *float32)", name)
@@ -646,18 +623,21 @@ func erfTabEmit(name string, nv int, affine bool) {
 		p("\tVBROADCASTSS scale+16(FP), %s", scale)
 		p("\tVBROADCASTSS shift+20(FP), %s", shift)
 		p("\tMOVQ z+24(FP), DI")
-	} else {
-		p("// func %s(n int, x, z *float32)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-		p("\tMOVQ n+0(FP), CX")
-		p("\tMOVQ x+8(FP), SI")
-		p("\tMOVQ z+16(FP), DI")
+		return
 	}
-	p("\tVBROADCASTSS %s, %s", c("s_etclamp"), clamp)
-	for k := range erfTabDegree + 1 {
-		p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_et%d", k)), tab(k)) // and s_et%dhi, the next slot
-	}
+	p("// func %s(n int, x, z *float32)", name)
+	p("// n must be a multiple of %d.", lanes)
+	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ z+16(FP), DI")
+}
+
+// erfLoops writes an erf loop's two loops and its return: body(nv), nv
+// vectors of lanes float32 at a time, while CX holds that many; then
+// body(1) for the vectors left.
+func erfLoops(name string, lanes, nv int, body func(nv int)) {
+	vb := 4 * lanes
 	p("%s_wide:", name)
 	p("\tCMPQ CX, $%d", lanes*nv)
 	p("\tJLT %s_narrow", name)
