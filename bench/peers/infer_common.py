@@ -20,8 +20,10 @@ from the repository's root. The case file says:
     dtype      the output's: "float32" or "float64" (a model file's also
                "int32" or "bool")
     batch      rows of the row input
-    runs       timed runs (0: about half a second of runs, at least 20,
-               at most 2000, as hofuse times its own)
+    runs       timed runs (0: about budget_s of runs, at least 20, at
+               most 2000, as hofuse times its own)
+    budget_s   the seconds of runs when runs is 0 (0.5 when absent): hofuse
+               runs a peer once per turn (bench --rounds) with its share
     row_input  the input fed at every run ("x", or "A" for matmul); the
                others are weights, placed once
     inputs     {name: path of its .npy}
@@ -34,7 +36,8 @@ bnI.scale, bnI.shift; or LayerNorm with lnI.scale, lnI.shift) and then the
 activation.
 
 A script prints one JSON document to stdout: {"rows": [{"backend", "mode",
-"p50_ms", "p99_ms", "runs", "compile_ms"}]} and nothing to stderr unless it fails. When
+"p50_ms", "p99_ms", "runs", "compile_ms", "times_ms"}]} (times_ms: every timed
+run, which hofuse merges over the turns) and nothing to stderr unless it fails. When
 its package is not installed it prints one line saying so to stderr and
 exits with status 3, which hofuse reports as the peer being skipped.
 """
@@ -62,9 +65,11 @@ def load_case():
     return case, arrays
 
 
-def time_runs(run, runs, budget_s=0.5):
-    """Times run() after one warm-up call; returns sorted times in ms and the
+def time_runs(run, case):
+    """Times run() after one warm-up call, case["runs"] times (0: about
+    case["budget_s"] seconds of runs); returns sorted times in ms and the
     last result."""
+    runs, budget_s = case["runs"], case.get("budget_s") or 0.5
     out = run()
     if runs <= 0:
         t0 = time.perf_counter()
@@ -92,6 +97,7 @@ def report(case, backend, mode, times, compile_ms, out, version):
         "runs": n,
         "compile_ms": compile_ms,
         "version": version,
+        "times_ms": times,
     }
     json.dump({"rows": [row]}, sys.stdout)
     print()

@@ -100,7 +100,7 @@ def main():
     start = time.perf_counter()
     compiled = jax.jit(build(case["workload"])).lower(w, x).compile()
     compile_ms = (time.perf_counter() - start) * 1e3
-    times, out = time_runs(lambda: np.asarray(compiled(w, x)), case["runs"])
+    times, out = time_runs(lambda: np.asarray(compiled(w, x)), case)
     report(case, "jax", "jit", times, compile_ms, np.asarray(out), jax.__version__)
 
 

@@ -106,7 +106,7 @@ def main():
     case, arrays = load_case()
     x = arrays.pop(case["row_input"])
     fn = build(case["workload"], arrays)
-    times, out = time_runs(lambda: fn(x), case["runs"])
+    times, out = time_runs(lambda: fn(x), case)
     report(case, "numpy", "eager", times, 0.0, out, np.__version__)
 
 

@@ -126,7 +126,7 @@ def run_file(case, arrays):
     compile_ms = (time.perf_counter() - start) * 1e3
     feed = {name: arrays[name] for name in wl["inputs"]}
     out = wl["output_name"]
-    times, res = time_runs(lambda: sess.run([out], feed)[0], case["runs"])
+    times, res = time_runs(lambda: sess.run([out], feed)[0], case)
     report(case, "onnxruntime", "session", times, compile_ms, res, ort.__version__)
 
 
@@ -149,7 +149,7 @@ def main():
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     compile_ms = (time.perf_counter() - start) * 1e3
     feed = {x_name: x}
-    times, res = time_runs(lambda: sess.run([out], feed)[0], case["runs"])
+    times, res = time_runs(lambda: sess.run([out], feed)[0], case)
     report(case, "onnxruntime", "session", times, compile_ms, res, ort.__version__)
 
 

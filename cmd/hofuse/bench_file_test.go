@@ -102,7 +102,7 @@ func TestBenchFilePeerCase(t *testing.T) {
 	fake := fakePython(t, `cp "$2" `+kept+`
 out=$(sed 's/.*"output":"\([^"]*\)".*/\1/' "$2")
 cp `+refFile+` "$out"
-echo '{"rows": [{"backend": "onnxruntime", "mode": "session", "p50_ms": 1, "p99_ms": 2, "runs": 3, "compile_ms": 4, "version": "1.0"}]}'
+echo '{"rows": [{"backend": "onnxruntime", "mode": "session", "p50_ms": 1, "p99_ms": 2, "runs": 3, "compile_ms": 4, "version": "1.0", "times_ms": [1, 1, 2]}]}'
 `)
 	t.Chdir(filepath.Join("..", ".."))
 	doc := benchJSON(t, "bench", path, "--output", "probabilities", "--batches", "2", "--runs", "2", "--peers", "ort="+fake)

@@ -254,7 +254,8 @@ type benchInferReport struct {
 	MaxAbsDiffReference float64          `json:"max_abs_diff_reference"`
 	ReferenceChecks     []referenceCheck `json:"reference_checks"`
 	Rows                []benchInferRow  `json:"rows"`
-	// Rounds is the turns in which each batch's hofuse rows were timed.
+	// Rounds is the turns in which each batch's rows, the peers' too,
+	// were timed.
 	Rounds int `json:"rounds"`
 	// Legend says, one line per workload, what its fused and unfused rows
 	// run (bench stack's).
@@ -262,6 +263,10 @@ type benchInferReport struct {
 	// Skipped says, one line each, which peers did not run and why.
 	Skipped []string `json:"skipped,omitempty"`
 }
+
+// peerBudget is the seconds of runs a peer takes over all its turns when
+// --runs is 0, as hofuse's rows do.
+const peerBudget = 0.5
 
 // runBenchInfer runs bench mlp, matmul or stack, or with name "file" the
 // bench of the model file path.
@@ -297,7 +302,7 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 		batches = fs.String("batches", defBatches, "comma-separated batch `sizes` (rows) to time")
 	}
 	runs := fs.Int("runs", 0, "timed runs per back end, mode and batch (0: enough for about half a second each, at least 20)")
-	rounds := fs.Int("rounds", timeRounds, "time a batch's rows in `N` turns (fused, unfused, fused, …), each taking its share of the runs, so that a slow minute of a shared machine weighs on each alike; peers run after them")
+	rounds := fs.Int("rounds", timeRounds, "time a batch's rows in `N` turns (fused, unfused, the peers, fused, …), each taking its share of the runs, so that a slow minute of a shared machine weighs on each alike")
 	seedUsage := "seed for the weights and the inputs"
 	if name == "file" {
 		seedUsage = "seed for the data inputs (the parameters are the file's)"
@@ -485,8 +490,6 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 			if err != nil {
 				return fmt.Errorf("%s batch %d: %w", w.Name, batch, err)
 			}
-			var first graph.Value // the first back end's fused output: what peers are compared with
-			var firstName string
 			var rows []benchInferRow
 			var specs []timeSpec
 			for i, bname := range names {
@@ -498,7 +501,28 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 					specs = append(specs, timeSpec{b, g, boundFor(g, w.In), mode(unf), fmt.Sprintf("%s %s %s batch %d", w.Name, bname, mode(unf), batch)})
 				}
 			}
-			outs, drs, err := timeInTurns(specs, batch, *runs, *rounds)
+			// The peers take their turns between hofuse's, compared with
+			// the first back end's fused output.
+			var peers *peerBatch
+			between := func(turn int, outs []graph.Value) error {
+				if turn == 0 {
+					var err error
+					if peers, err = peerRunner.batch(w, outs[0], names[0]+" fused"); err != nil {
+						return err
+					}
+				}
+				n := turnShare(*runs, *rounds, turn)
+				if peers == nil || *runs > 0 && n == 0 {
+					return nil
+				}
+				return peers.turn(n, peerBudget/float64(*rounds))
+			}
+			outs, drs, err := timeInTurns(specs, batch, *runs, *rounds, between)
+			var prows []benchInferRow
+			if peers != nil {
+				prows = peers.rows()
+				peers.close()
+			}
 			if err != nil {
 				return err
 			}
@@ -511,9 +535,6 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 				if !unf {
 					row.FuseMs = fuseMs
 					row.SearchMs, row.Schedule = scheduleSummary(res.Report)
-				}
-				if first == nil {
-					first, firstName = out, bname+" fused"
 				}
 				if unf {
 					d, err := graph.MaxAbsDiff(outs[k-1], out)
@@ -542,10 +563,6 @@ func runBenchInfer(name string, c *command, args []string, stdout, stderr io.Wri
 				}
 			}
 			rep.Rows = append(rep.Rows, rows...)
-			prows, err := peerRunner.run(w, *runs, first, firstName)
-			if err != nil {
-				return err
-			}
 			for _, r := range prows {
 				machine.rate(w, &r)
 				progress(r)
@@ -1053,7 +1070,7 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 	fmt.Fprintln(w, "in, exec, out (PJRT rows): medians of copying the data input to the device, executing, and copying the result back; the parameters stay on the device, copied once before the runs.")
 	fmt.Fprintln(w, "moved: every kernel's inputs and output once; GB/s: the program's inputs and output per second at p50; of bw: of the copy bandwidth.")
 	if rep.Rounds > 1 {
-		fmt.Fprintf(w, "runs: a batch's hofuse rows were timed in %d turns, each row taking its share of its runs in every turn; the peers ran after them.\n", rep.Rounds)
+		fmt.Fprintf(w, "runs: a batch's rows were timed in %d turns, each row, a peer's too, taking its share of its runs in every turn.\n", rep.Rounds)
 	}
 	for _, s := range schedules {
 		fmt.Fprintln(w, s)

@@ -183,7 +183,7 @@ func TestBenchRounds(t *testing.T) {
 	}
 	code, out, errs := hofuse("bench", "matmul", "--n", "16", "--runs", "4", "--rounds", "2", "--no-reference")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "runs: a batch's hofuse rows were timed in 2 turns, each row taking its share of its runs in every turn; the peers ran after them.")
+	assert.Contains(t, out, "runs: a batch's rows were timed in 2 turns, each row, a peer's too, taking its share of its runs in every turn.")
 	code, out, errs = hofuse("bench", "matmul", "--n", "16", "--runs", "4", "--rounds", "1", "--no-reference")
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, out, "turns")
@@ -303,12 +303,14 @@ func TestBenchPeerRow(t *testing.T) {
 	a.Set(a.At(2, 1)+0.5, 2, 1)
 	prepared := filepath.Join(t.TempDir(), "out.npy")
 	require.NoError(t, writeNpy(prepared, a))
+	turns := filepath.Join(t.TempDir(), "turns")
 	fake := fakePython(t, `out=$(sed 's/.*"output":"\([^"]*\)".*/\1/' "$2")
 cp `+prepared+` "$out"
-echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 1.5, "p99_ms": 2.25, "runs": 7, "compile_ms": 0, "version": "9.9"}]}'
+{ sed 's/.*\("runs":[0-9]*,"budget_s":[0-9.e-]*\).*/\1/' "$2"; echo; } >> `+turns+`
+echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 9, "p99_ms": 9, "runs": 3, "compile_ms": 0, "version": "9.9", "times_ms": [1.5, 2.25, 1.0]}]}'
 `)
 	t.Chdir(filepath.Join("..", ".."))
-	doc := benchJSON(t, "bench", "matmul", "--n", "4", "--runs", "2", "--peers", "numpy="+fake)
+	doc := benchJSON(t, "bench", "matmul", "--n", "4", "--runs", "2", "--rounds", "3", "--peers", "numpy="+fake)
 	require.Len(t, doc.Rows, 3)
 	r := doc.Rows[2]
 	assert.Equal(t, "numpy", r["peer"])
@@ -316,9 +318,14 @@ echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 1.5, "p99_ms": 2
 	assert.Equal(t, "eager", r["mode"])
 	assert.Equal(t, "matmul", r["workload"])
 	assert.Equal(t, 4.0, r["batch"])
+	// Two runs in three turns: the peer ran in the first two, one run
+	// each, and its row is over both turns' times.
+	b, err := os.ReadFile(turns)
+	require.NoError(t, err)
+	assert.Equal(t, "\"runs\":1,\"budget_s\":0.16666666666666666\n\"runs\":1,\"budget_s\":0.16666666666666666\n", string(b))
 	assert.Equal(t, 1.5, r["p50_ms"])
 	assert.Equal(t, 2.25, r["p99_ms"])
-	assert.Equal(t, 7.0, r["runs"])
+	assert.Equal(t, 6.0, r["runs"])
 	assert.Equal(t, "9.9", r["version"])
 	assert.Equal(t, "native fused", r["diff_against"])
 	assert.InDelta(t, 0.5, r["max_abs_diff"], 1e-5)
@@ -326,6 +333,15 @@ echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 1.5, "p99_ms": 2
 		assert.NotContains(t, r, k, "a peer's row has no kernels of hofuse's")
 	}
 	assert.Empty(t, doc.Skipped)
+
+	// A report without each run's time cannot be merged over the turns.
+	old := fakePython(t, `out=$(sed 's/.*"output":"\([^"]*\)".*/\1/' "$2")
+cp `+prepared+` "$out"
+echo '{"rows": [{"backend": "numpy", "mode": "eager", "p50_ms": 1.5, "p99_ms": 2.25, "runs": 7}]}'
+`)
+	code, _, errs := hofuse("bench", "matmul", "--n", "4", "--runs", "2", "--peers", "numpy="+old)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "--peers numpy: bench/peers/numpy_infer.py reported no times_ms, the time of each run")
 }
 
 // writeNpy writes the dictionary NumPy writes for the same array (numpy

@@ -182,15 +182,37 @@ type peerCase struct {
 	Workload map[string]any    `json:"workload"`
 	DType    string            `json:"dtype"` // the output's: float32, float64 (a model file's may also be int32 or bool)
 	Batch    int               `json:"batch"`
-	Runs     int               `json:"runs"` // 0: about half a second, at least 20
+	Runs     int               `json:"runs"`     // 0: about BudgetS seconds, at least 20
+	BudgetS  float64           `json:"budget_s"` // the seconds of runs when Runs is 0
 	RowInput string            `json:"row_input"`
 	Inputs   map[string]string `json:"inputs"` // input name: .npy file
 	Output   string            `json:"output"` // the script writes its result here, as .npy
 }
 
-// run times every peer on w and compares its output with ref, what
-// refName computed.
-func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName string) ([]benchInferRow, error) {
+// A peerBatch times the peers on one workload and batch: their inputs
+// are written once, and each turn runs every peer once with its share of
+// the runs; rows merges the turns.
+type peerBatch struct {
+	pr      *peerRunner
+	w       *benchWork
+	dir     string
+	c       peerCase
+	want    []float64
+	refName string
+	got     map[string]*peerTurns // by peer name
+	order   []string
+}
+
+// peerTurns is what one peer's turns reported: its first row, every
+// timed run, and the largest difference from hofuse's output.
+type peerTurns struct {
+	row   benchInferRow
+	times []float64
+}
+
+// batch writes w's inputs for the peers, whose outputs are compared with
+// ref, what refName computed; nil when there are no peers.
+func (pr *peerRunner) batch(w *benchWork, ref graph.Value, refName string) (*peerBatch, error) {
 	if len(pr.peers) == 0 {
 		return nil, nil
 	}
@@ -199,9 +221,9 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	c := peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64", graph.Int32: "int32", graph.Bool: "bool"}[w.DType],
-		Batch: w.Batch, Runs: runs, RowInput: w.RowInput, Inputs: map[string]string{}}
+	b := &peerBatch{pr: pr, w: w, dir: dir, refName: refName, got: map[string]*peerTurns{}}
+	b.c = peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64", graph.Int32: "int32", graph.Bool: "bool"}[w.DType],
+		Batch: w.Batch, RowInput: w.RowInput, Inputs: map[string]string{}}
 	// A model file's peer reads its parameters from the file: only its
 	// data inputs are written.
 	only, _ := w.Peer["inputs"].([]string)
@@ -211,80 +233,127 @@ func (pr *peerRunner) run(w *benchWork, runs int, ref graph.Value, refName strin
 		}
 		a, ok := v.(*graph.Array)
 		if !ok {
+			b.close()
 			return nil, fmt.Errorf("peers: input %s is not an array", name)
 		}
 		file := filepath.Join(dir, name+".npy")
 		if err := writeNpy(file, a); err != nil {
+			b.close()
 			return nil, err
 		}
-		c.Inputs[name] = file
+		b.c.Inputs[name] = file
 	}
 	refArr, ok := ref.(*graph.Array)
 	if !ok {
+		b.close()
 		return nil, errors.New("peers: hofuse's result is not an array")
 	}
-	want := refArr.Values()
-	var rows []benchInferRow
-	for _, p := range slices.Clone(pr.peers) {
-		c.Output = filepath.Join(dir, "out-"+p.name+".npy")
-		spec := filepath.Join(dir, "case-"+p.name+".json")
-		b, err := json.Marshal(c)
+	b.want = refArr.Values()
+	return b, nil
+}
+
+func (b *peerBatch) close() { os.RemoveAll(b.dir) }
+
+// turn runs every peer once: runs timed runs, or when 0 about budget
+// seconds of them.
+func (b *peerBatch) turn(runs int, budget float64) error {
+	c, w := b.c, b.w
+	c.Runs, c.BudgetS = runs, budget
+	for _, p := range slices.Clone(b.pr.peers) {
+		c.Output = filepath.Join(b.dir, "out-"+p.name+".npy")
+		spec := filepath.Join(b.dir, "case-"+p.name+".json")
+		data, err := json.Marshal(c)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := os.WriteFile(spec, b, 0o644); err != nil {
-			return nil, err
+		if err := os.WriteFile(spec, data, 0o644); err != nil {
+			return err
 		}
 		cmd := exec.Command(p.python, p.script, spec)
 		if p.bin != "" {
 			cmd = exec.Command(p.bin, spec)
 		}
 		var out, errb bytespkg.Buffer
-		cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&errb, pr.stderr)
+		cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(&errb, b.pr.stderr)
 		err = cmd.Run()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == peerSkipExit {
-			pr.skip(p, lastLine(errb.String()))
+			b.pr.skip(p, lastLine(errb.String()))
+			b.drop(p.name)
 			continue
 		}
 		if err != nil {
 			// A peer that fails (an operator its version lacks, say) is
 			// skipped like a missing one, rather than losing the run; its
 			// stderr went by above.
-			pr.skip(p, fmt.Sprintf("failed on %s batch %d (%v): %s", w.Name, w.Batch, err, lastLine(errb.String())))
+			b.pr.skip(p, fmt.Sprintf("failed on %s batch %d (%v): %s", w.Name, w.Batch, err, lastLine(errb.String())))
+			b.drop(p.name)
 			continue
 		}
 		var doc struct {
-			Rows []benchInferRow `json:"rows"`
+			Rows []struct {
+				benchInferRow
+				TimesMs []float64 `json:"times_ms"`
+			} `json:"rows"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Rows) != 1 {
-			return nil, fmt.Errorf("--peers %s: %s printed no report of one row (%v): %q", p.name, p.script, err, out.String())
+			return fmt.Errorf("--peers %s: %s printed no report of one row (%v): %q", p.name, p.script, err, out.String())
 		}
-		row := doc.Rows[0]
+		if len(doc.Rows[0].TimesMs) == 0 {
+			return fmt.Errorf("--peers %s: %s reported no times_ms, the time of each run: %q", p.name, p.script, out.String())
+		}
+		row := doc.Rows[0].benchInferRow
 		row.Workload, row.Batch, row.Peer = w.Name, w.Batch, p.name
 		gv, err := readNpy(c.Output)
 		if err != nil {
-			return nil, fmt.Errorf("--peers %s: its output: %w", p.name, err)
+			return fmt.Errorf("--peers %s: its output: %w", p.name, err)
 		}
 		ga, ok := gv.(*graph.Array)
 		if !ok {
-			return nil, fmt.Errorf("--peers %s: its output %s is %s, want an array", p.name, c.Output, graph.DescribeValue(gv))
+			return fmt.Errorf("--peers %s: its output %s is %s, want an array", p.name, c.Output, graph.DescribeValue(gv))
 		}
 		got, shape := ga.Values(), ga.Extents()
-		if len(got) != len(want) {
-			return nil, fmt.Errorf("--peers %s: its output %s has shape %v, %d elements; hofuse's has %d", p.name, c.Output, shape, len(got), len(want))
+		if len(got) != len(b.want) {
+			return fmt.Errorf("--peers %s: its output %s has shape %v, %d elements; hofuse's has %d", p.name, c.Output, shape, len(got), len(b.want))
 		}
 		for i := range got {
-			d := math.Abs(got[i] - want[i])
+			d := math.Abs(got[i] - b.want[i])
 			if math.IsNaN(d) {
 				d = math.Inf(1)
 			}
 			row.MaxAbsDiff = max(row.MaxAbsDiff, d)
 		}
-		row.DiffAgainst = refName
+		row.DiffAgainst = b.refName
+		t := b.got[p.name]
+		if t == nil {
+			t = &peerTurns{row: row}
+			b.got[p.name] = t
+			b.order = append(b.order, p.name)
+		}
+		t.row.MaxAbsDiff = max(t.row.MaxAbsDiff, row.MaxAbsDiff)
+		t.times = append(t.times, doc.Rows[0].TimesMs...)
+	}
+	return nil
+}
+
+// drop forgets the turns of a peer skipped in a later one.
+func (b *peerBatch) drop(name string) {
+	delete(b.got, name)
+	b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
+}
+
+// rows returns a row per peer, its p50 and p99 over every turn's runs.
+func (b *peerBatch) rows() []benchInferRow {
+	var rows []benchInferRow
+	for _, name := range b.order {
+		t := b.got[name]
+		times := slices.Sorted(slices.Values(t.times))
+		n := len(times)
+		row := t.row
+		row.Runs, row.P50ms, row.P99ms = n, times[n/2], times[min(n-1, n*99/100)]
 		rows = append(rows, row)
 	}
-	return rows, nil
+	return rows
 }
 
 func lastLine(s string) string {

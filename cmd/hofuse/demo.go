@@ -205,7 +205,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		outs, rows, err := timeInTurns([]timeSpec{
 			{be.fused, res.Graph, in, "fused", fmt.Sprintf("fused, batch %d", batch)},
 			{be.unfused, unfused, in, "unfused", fmt.Sprintf("unfused, batch %d", batch)},
-		}, batch, *runs, timeRounds)
+		}, batch, *runs, timeRounds, nil)
 		if err != nil {
 			return err
 		}
@@ -441,9 +441,10 @@ const timeRounds = 5
 // timeInTurns compiles each spec and runs it once for its output, then
 // times them in rounds turns, each taking its share of its runs (runs, or
 // when 0 about half a second's worth, at least 20), so that a slow minute
-// of a shared machine weighs on each alike. It returns each spec's first
-// output and its row.
-func timeInTurns(specs []timeSpec, batch, runs, rounds int) ([]graph.Value, []demoRow, error) {
+// of a shared machine weighs on each alike. After each turn it calls
+// after, when not nil, with the specs' outputs (bench runs its peers
+// there). It returns each spec's first output and its row.
+func timeInTurns(specs []timeSpec, batch, runs, rounds int, after func(turn int, outs []graph.Value) error) ([]graph.Value, []demoRow, error) {
 	ts := make([]*timedGraph, 0, len(specs))
 	counts := make([]int, 0, len(specs))
 	defer func() {
@@ -465,22 +466,37 @@ func timeInTurns(specs []timeSpec, batch, runs, rounds int) ([]graph.Value, []de
 		}
 		counts = append(counts, n)
 	}
+	outs := make([]graph.Value, len(ts))
+	for i, t := range ts {
+		outs[i] = t.out
+	}
 	for r := range rounds {
 		for i, t := range ts {
-			n := counts[i] / rounds
-			if r < counts[i]%rounds {
-				n++
-			}
-			if err := t.time(n); err != nil {
+			if err := t.time(turnShare(counts[i], rounds, r)); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", specs[i].what, err)
 			}
 		}
+		if after != nil {
+			if err := after(r, outs); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
-	outs, rows := make([]graph.Value, len(ts)), make([]demoRow, len(ts))
+	rows := make([]demoRow, len(ts))
 	for i, t := range ts {
-		outs[i], rows[i] = t.out, t.finish()
+		rows[i] = t.finish()
 	}
 	return outs, rows, nil
+}
+
+// turnShare is turn r's share of runs spread over turns: runs/turns,
+// one more in the first runs%turns turns.
+func turnShare(runs, turns, r int) int {
+	n := runs / turns
+	if r < runs%turns {
+		n++
+	}
+	return n
 }
 
 // A timedGraph is a graph compiled, bound to its inputs and run once,

@@ -76,7 +76,7 @@ func demoModel(path string, sizes []int, o demoModelOptions, rf *runFlags, stdou
 		outs, rows, err := timeInTurns([]timeSpec{
 			{be.fused, res.Graph, boundFor(res.Graph, bind), "fused", fmt.Sprintf("fused, batch %d", batch)},
 			{be.unfused, unfused, boundFor(unfused, bind), "unfused", fmt.Sprintf("unfused, batch %d", batch)},
-		}, batch, o.runs, timeRounds)
+		}, batch, o.runs, timeRounds, nil)
 		if err != nil {
 			return err
 		}

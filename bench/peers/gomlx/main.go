@@ -51,6 +51,7 @@ type benchCase struct {
 	DType    string            `json:"dtype"`
 	Batch    int               `json:"batch"`
 	Runs     int               `json:"runs"`
+	BudgetS  float64           `json:"budget_s"` // the seconds of runs when Runs is 0 (0.5 when 0)
 	RowInput string            `json:"row_input"`
 	Inputs   map[string]string `json:"inputs"`
 	Output   string            `json:"output"`
@@ -125,7 +126,11 @@ func run() error {
 			return err
 		}
 		_ = r.FinalizeAll()
-		runs = max(20, min(2000, int(500*time.Millisecond/max(time.Since(t), time.Microsecond))))
+		budget := 500 * time.Millisecond
+		if c.BudgetS > 0 {
+			budget = time.Duration(c.BudgetS * float64(time.Second))
+		}
+		runs = max(20, min(2000, int(budget/max(time.Since(t), time.Microsecond))))
 	}
 	times := make([]float64, runs)
 	for i := range times {
@@ -139,7 +144,8 @@ func run() error {
 	}
 	slices.Sort(times)
 	row := map[string]any{"backend": "gomlx", "mode": "simplego", "p50_ms": times[runs/2],
-		"p99_ms": times[min(runs-1, runs*99/100)], "runs": runs, "compile_ms": compileMs, "version": "v0.26.0"}
+		"p99_ms": times[min(runs-1, runs*99/100)], "runs": runs, "compile_ms": compileMs, "version": "v0.26.0",
+		"times_ms": times}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"rows": []any{row}})
 }
 
