@@ -199,12 +199,12 @@ type peerBatch struct {
 	c       peerCase
 	want    []float64
 	refName string
-	got     map[string]*peerTurns // by peer name
-	order   []string
+	got     []*peerTurns // in the order the peers first reported
 }
 
-// peerTurns is what one peer's turns reported: its first row, every
-// timed run, and the largest difference from hofuse's output.
+// peerTurns is what one peer's turns reported: its first row (Peer its
+// name), with the largest difference from hofuse's output of any turn,
+// and every timed run.
 type peerTurns struct {
 	row   benchInferRow
 	times []float64
@@ -221,7 +221,7 @@ func (pr *peerRunner) batch(w *benchWork, ref graph.Value, refName string) (*pee
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	b := &peerBatch{pr: pr, w: w, dir: dir, refName: refName, got: map[string]*peerTurns{}}
+	b := &peerBatch{pr: pr, w: w, dir: dir, refName: refName}
 	b.c = peerCase{Workload: w.Peer, DType: map[graph.DType]string{graph.Float32: "float32", graph.Float64: "float64", graph.Int32: "int32", graph.Bool: "bool"}[w.DType],
 		Batch: w.Batch, RowInput: w.RowInput, Inputs: map[string]string{}}
 	// A model file's peer reads its parameters from the file: only its
@@ -324,12 +324,12 @@ func (b *peerBatch) turn(runs int, budget float64) error {
 			row.MaxAbsDiff = max(row.MaxAbsDiff, d)
 		}
 		row.DiffAgainst = b.refName
-		t := b.got[p.name]
-		if t == nil {
-			t = &peerTurns{row: row}
-			b.got[p.name] = t
-			b.order = append(b.order, p.name)
+		i := slices.IndexFunc(b.got, func(t *peerTurns) bool { return t.row.Peer == p.name })
+		if i < 0 {
+			i = len(b.got)
+			b.got = append(b.got, &peerTurns{row: row})
 		}
+		t := b.got[i]
 		t.row.MaxAbsDiff = max(t.row.MaxAbsDiff, row.MaxAbsDiff)
 		t.times = append(t.times, doc.Rows[0].TimesMs...)
 	}
@@ -338,15 +338,13 @@ func (b *peerBatch) turn(runs int, budget float64) error {
 
 // drop forgets the turns of a peer skipped in a later one.
 func (b *peerBatch) drop(name string) {
-	delete(b.got, name)
-	b.order = slices.DeleteFunc(b.order, func(n string) bool { return n == name })
+	b.got = slices.DeleteFunc(b.got, func(t *peerTurns) bool { return t.row.Peer == name })
 }
 
 // rows returns a row per peer, its p50 and p99 over every turn's runs.
 func (b *peerBatch) rows() []benchInferRow {
 	var rows []benchInferRow
-	for _, name := range b.order {
-		t := b.got[name]
+	for _, t := range b.got {
 		times := slices.Sorted(slices.Values(t.times))
 		n := len(times)
 		row := t.row
