@@ -134,6 +134,8 @@ func main() {
 	cst32("s_negone", -1)
 	cst32bits("s_abs", 0x7fffffff)
 	cst32bits("s_sign", 0x80000000)
+	cst32bits("s_recipLo1", math.Float32bits(recipDivMin)-1)
+	cst32bits("s_recipHi1", math.Float32bits(recipDivMax)-1)
 	cst("one", 1)
 	cst("eighth", 0.125)
 	cst("negone", -1)
@@ -755,8 +757,18 @@ func chainLoop(name string, elem int, reg string, nv int) {
 	search(chainCodes)
 	for _, code := range chainCodes {
 		p("%s:", label(code))
+		if code == chainRecipDiv && elem == 4 {
+			chainRecipDivStep(name, reg, nv)
+			p("\tJMP %s_next", name)
+			continue
+		}
 		instr := []string{"VADD", "VSUB", "VMUL", "VDIV"}[code&3] + sfx
 		scalar, self, swap := code&16 != 0, code&8 != 0, code&4 != 0
+		if code == chainRecipDiv {
+			// float64 loops divide as code 19 does; vmath.go never asks
+			// them for the reciprocal.
+			scalar, self = true, false
+		}
 		if scalar {
 			p("\t%s (R11), %s", bcast, tmp)
 		}
@@ -778,7 +790,7 @@ func chainLoop(name string, elem int, reg string, nv int) {
 		p("\tJMP %s_next", name)
 	}
 	p("%s_next:", name)
-	p("\tADDQ $16, R9")
+	p("\tADDQ $24, R9")
 	p("\tDECQ R10")
 	p("\tJNZ %s_step", name)
 	for v := range nv {
@@ -794,8 +806,108 @@ func chainLoop(name string, elem int, reg string, nv int) {
 
 // chainCodes are the step codes of a chain loop, in increasing order: the
 // ArithOp (0-3), plus 4 for y op acc (only - and /: + and × commute), 8
-// for acc op acc, 16 for a scalar y. Mirrors chainStep's codes in vmath.go.
-var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23}
+// for acc op acc, 16 for a scalar y; and chainRecipDiv. Mirrors
+// chainStep's codes in vmath.go.
+var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv}
+
+// chainRecipDiv is the code of acc / y for a scalar y that vmath.go has
+// found in the range where a product by y's reciprocal, corrected twice,
+// gives the quotient's bits (recipDivisor): 16 + 8 + Div, the flags of a
+// step that cannot otherwise be both scalar and acc op acc.
+const chainRecipDiv = 27
+
+// The dividends, in magnitude, that the reciprocal step takes, zero
+// aside (vmath.go picks the divisors: recipDivisorMin and recipDivisorMax).
+const (
+	recipDivMin = 0x1p-90
+	recipDivMax = 0x1p90
+)
+
+// chainRecipDivStep writes the chainRecipDiv step of a float32 chain loop:
+// the block's nv vectors divided by the scalar at (R11), its reciprocal at
+// 16(R9). With y = RN(1/b), q₀ = RN(a·y) and, twice, r = a − q·b (exact)
+// and q = RN(q + r·y): the first correction makes q a faithful rounding of
+// a/b, and from a faithful q and y = RN(1/b) the second gives RN(a/b)
+// (Markstein's theorem), so the step's bits are VDIVPS's. Five FMA-unit
+// ops a vector against one VDIVPS, whose throughput is a tenth of an FMA's
+// on the machines this runs on.
+//
+// The theorem needs no intermediate to underflow or overflow: vmath.go
+// sends only divisors in [2⁻³², 2³²], and the step first checks that every
+// dividend of the block is ±0 or of magnitude in [2⁻⁹⁰, 2⁹⁰] (so that q
+// stays within [2⁻¹²³, 2¹²³] and r is a multiple of 2⁻¹³⁷, exact). A block
+// that fails (NaN, infinities, tiny or huge values) divides with VDIVPS.
+// The check: t = |a| − 1 as integers (0 for the smallest subnormal,
+// 0xFFFFFFFF for ±0), its unsigned minimum at least |min| − 1 and its
+// signed maximum at most |max| − 1 over the block. With b > 0, ±0 passes
+// through the corrections with its sign: q₀ = ±0, r = +0, q = ±0.
+func chainRecipDivStep(name, reg string, nv int) {
+	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
+	b := r(nv + 1)
+	y, q, rr, t, mn, mx := r(nv+2), r(nv+3), r(nv+4), r(nv+5), r(nv+6), r(nv+7)
+	abs, lo, hi, m1 := r(nv+8), r(nv+9), r(nv+10), r(nv+11)
+	if reg == "Z" {
+		p("\tVBROADCASTSS (R11), %s", b)
+		p("\tVBROADCASTSS 16(R9), %s", y)
+		p("\tVPBROADCASTD %s, %s", c("s_abs"), abs)
+		p("\tVPBROADCASTD %s, %s", c("s_recipLo1"), lo)
+		p("\tVPBROADCASTD %s, %s", c("s_recipHi1"), hi)
+		p("\tVPTERNLOGD $0xff, %s, %s, %s", m1, m1, m1) // all ones: -1
+	} else {
+		p("\tVBROADCASTSS (R11), %s", b)
+		p("\tVBROADCASTSS 16(R9), %s", y)
+		p("\tVMOVDQU %s, %s", c("s_abs"), abs)
+		p("\tVMOVDQU %s, %s", c("s_recipLo1"), lo)
+		p("\tVMOVDQU %s, %s", c("s_recipHi1"), hi)
+		p("\tVPCMPEQD %s, %s, %s", m1, m1, m1) // all ones: -1
+	}
+	// The first vector's t starts both reductions.
+	and := map[string]string{"Z": "VPANDD", "Y": "VPAND"}[reg]
+	for v := range nv {
+		dst := t
+		if v == 0 {
+			dst = mn
+		}
+		p("\t%s %s, %s, %s", and, abs, r(v), dst)
+		p("\tVPADDD %s, %s, %s", m1, dst, dst)
+		if v == 0 {
+			p("\tVMOVDQU%s %s, %s", map[string]string{"Z": "32", "Y": ""}[reg], mn, mx)
+			continue
+		}
+		p("\tVPMINUD %s, %s, %s", t, mn, mn)
+		p("\tVPMAXSD %s, %s, %s", t, mx, mx)
+	}
+	slow := fmt.Sprintf("%s_recipslow", name)
+	if reg == "Z" {
+		p("\tVPCMPUD $1, %s, %s, K1", lo, mn) // mn < lo1
+		p("\tVPCMPD $6, %s, %s, K2", hi, mx)  // mx > hi1
+		p("\tKORW K1, K2, K1")
+		p("\tKORTESTW K1, K1")
+		p("\tJNZ %s", slow)
+	} else {
+		p("\tVPMAXUD %s, %s, %s", lo, mn, t)
+		p("\tVPCMPEQD %s, %s, %s", t, mn, t)   // mn >= lo1
+		p("\tVPCMPGTD %s, %s, %s", hi, mx, rr) // mx > hi1
+		p("\tVPANDN %s, %s, %s", t, rr, t)
+		p("\tVPMOVMSKB %s, AX", t)
+		p("\tCMPL AX, $-1")
+		p("\tJNE %s", slow)
+	}
+	for v := range nv {
+		a := r(v)
+		p("\tVMULPS %s, %s, %s", y, a, q)
+		p("\tVMOVAPS %s, %s", a, rr)
+		p("\tVFMSUB231PS %s, %s, %s", b, q, rr)  // r = q·b − a
+		p("\tVFNMADD231PS %s, %s, %s", y, rr, q) // q = q − r·y
+		p("\tVFMSUB231PS %s, %s, %s", b, q, a)   // a = q·b − a
+		p("\tVFNMADD213PS %s, %s, %s", q, y, a)  // a = q − a·y
+	}
+	p("\tJMP %s_next", name)
+	p("%s:", slow)
+	for v := range nv {
+		p("\tVDIVPS %s, %s, %s", b, r(v), r(v))
+	}
+}
 
 // selLoop writes func name(n int, c, x, y, z *T): z[i] = x[i] where c[i]
 // != 0 (NaN included, -0 not) and y[i] elsewhere, for n elements, n a

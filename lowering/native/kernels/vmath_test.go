@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -796,10 +797,101 @@ func BenchmarkVmathF32(b *testing.B) {
 	c := NewChainProg([]ChainStep[float32]{{Op: Sub, Scalar: true}, {Op: Mul, Scalar: true}, {Op: Mul}, {Op: Add}})
 	ys := [MaxChain][]float32{m, k, g, sh}
 	run("chain4", func() { c.Run(z, x, &ys) })
+	// Softmax's last step: a division by the row's sum, by its reciprocal
+	// (k in range), and by VDIVPS (the divisor out of range).
+	d := NewChainProg([]ChainStep[float32]{{Op: Div, Scalar: true}})
+	dys := [MaxChain][]float32{k}
+	run("divscalar", func() { d.Run(z, x, &dys) })
+	dys[0] = []float32{0x1p40}
+	run("divscalar-vdivps", func() { d.Run(z, x, &dys) })
 	run("sum", func() { z[0] = SumF32(x) })
 	run("expsub", func() { ExpSubF32(z, x, 0.5) })
 	for i := range g {
 		g[i] = g[i] * g[i]
 	}
 	run("sqrt", func() { SqrtF32(z, g) })
+}
+
+// TestChainRecipDiv checks a chain's division by a scalar, which the
+// assembly does by the divisor's reciprocal when the divisor and the
+// block's dividends allow it (chainRecipDiv), against Go's float32
+// division bit for bit: every dividend significand against divisors of
+// every kind of significand, and blocks that mix in the values the
+// reciprocal path leaves to VDIVPS.
+func TestChainRecipDiv(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChainRecipDiv(t) }) })
+	}
+	testChainRecipDiv(t)
+}
+
+func testChainRecipDiv(t *testing.T) {
+	check := func(what string, b float32, z, x []float32) {
+		t.Helper()
+		bad := 0
+		for i, a := range x {
+			want := a / b
+			if math.Float32bits(z[i]) != math.Float32bits(want) && !(z[i] != z[i] && want != want) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: %g / %g (%#x / %#x) = %g (%#x), want %g (%#x)", what, a, b,
+						math.Float32bits(a), math.Float32bits(b), z[i], math.Float32bits(z[i]), want, math.Float32bits(want))
+				}
+			}
+		}
+		if bad > 5 {
+			t.Errorf("%s: %d quotients wrong in all", what, bad)
+		}
+	}
+	div := func(z, x []float32, b float32) {
+		Chain(z, x, []ChainStep[float32]{{Op: Div, Scalar: true, Y: []float32{b}}})
+	}
+	// Every significand of the dividend in [1, 2), and the same shifted
+	// to the ends of the admitted range, by divisors with significands
+	// at the ends and in between, at the ends of the divisor range.
+	n := 1 << 23
+	if testing.Short() || raceEnabled {
+		n = 1 << 16
+	}
+	x, z := make([]float32, n), make([]float32, n)
+	step := (1 << 23) / n
+	for _, scale := range []float32{1, 0x1p-89, 0x1p89, -1} {
+		for i := range x {
+			x[i] = math.Float32frombits(0x3f800000|uint32(i*step)) * scale
+		}
+		for _, b := range []float32{1, 3, 0.1, 1.0 / 3, math.Float32frombits(0x3fffffff), math.Float32frombits(0x3f800001),
+			math.Float32frombits(0x3fc00001), 1.2345678e7, 0x1p-32, 0x1p32, math.Float32frombits(0x4f7fffff)} {
+			div(z, x, b)
+			check(fmt.Sprintf("dividends %g·[1, 2)", scale), b, z, x)
+		}
+	}
+	// Random dividends of every magnitude, zeros and specials among them
+	// (one in a block, or one in a thousand), by random divisors in and
+	// out of the range, in lengths that end in each loop's tail.
+	r := rand.New(rand.NewPCG(5, 6))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
+		1e-40, 0x1p-91, 0x1p-90, 0x1p90, 0x1p91, math.MaxFloat32, math.SmallestNonzeroFloat32}
+	for _, m := range []int{1, 31, 32, 33, 255, 256, 257, 1024 + 96 + 5, 4096} {
+		for trial := range 40 {
+			x, z := make([]float32, m), make([]float32, m)
+			for i := range x {
+				switch {
+				case trial%4 == 0 && r.IntN(1000) == 0:
+					x[i] = special[r.IntN(len(special))]
+				case r.IntN(50) == 0:
+					x[i] = float32(math.Copysign(0, float64(r.IntN(2)-1)))
+				default:
+					x[i] = float32(math.Ldexp(r.Float64()+0.5, r.IntN(181)-90)) * float32(1-2*r.IntN(2))
+				}
+			}
+			b := float32(math.Ldexp(r.Float64()+0.5, r.IntN(80)-40))
+			switch trial % 10 {
+			case 1:
+				b = -b
+			case 2:
+				b = special[r.IntN(len(special))]
+			}
+			div(z, x, b)
+			check(fmt.Sprintf("%d random dividends", m), b, z, x)
+		}
+	}
 }
