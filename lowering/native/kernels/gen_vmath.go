@@ -163,6 +163,7 @@ func main() {
 	erfTabLoop("erfF32AVX512", 3)
 	erfTabAffineLoop("erfAffineF32AVX512", 3)
 	maxLoop("maxF32AVX2")
+	max512Loop("maxF32AVX512")
 	sumLoop("sumF32AVX2")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4, "Y")
@@ -1225,6 +1226,60 @@ func maxLoop(name string) {
 
 // sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
 // partial sums (four vectors of eight lanes), added pairwise at the end.
+// max512Loop writes func name(n int, x *float32) (m float32, special
+// bool): the maximum of x[:n] by VMAXPS, n a multiple of 64 and at least
+// 64, and whether any element was NaN or infinite. Where the AVX2 loop
+// tracks NaN and +0 in every lane with four ops a vector, this one adds
+// x·0 to a second accumulator (NaN for NaN and ±Inf, ±0 otherwise) and
+// leaves both cases to MaxF32, which looks again when it must: two ops a
+// vector instead of five.
+func max512Loop(name string) {
+	p("")
+	p("// func %s(n int, x *float32) (m float32, special bool)", name)
+	p("// n must be a multiple of 64 and at least 64.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-21", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tVMOVUPS (SI), Z0")
+	p("\tVMOVUPS Z0, Z1")
+	p("\tVMOVUPS Z0, Z2")
+	p("\tVMOVUPS Z0, Z3")
+	for v := 8; v < 12; v++ {
+		p("\tVXORPS Z%d, Z%d, Z%d", v, v, v)
+	}
+	p("\tVXORPS Z15, Z15, Z15")
+	p("\tSHRQ $6, CX")
+	p("%s_loop:", name)
+	for v := range 4 {
+		p("\tVMOVUPS %d(SI), Z%d", 64*v, 4+v)
+		p("\tVMAXPS Z%d, Z%d, Z%d", 4+v, v, v)
+		p("\tVFMADD231PS Z15, Z%d, Z%d", 4+v, 8+v) // += x·0
+	}
+	p("\tADDQ $256, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("\tVMAXPS Z1, Z0, Z0")
+	p("\tVMAXPS Z3, Z2, Z2")
+	p("\tVMAXPS Z2, Z0, Z0")
+	p("\tVEXTRACTF64X4 $1, Z0, Y1")
+	p("\tVMAXPS Y1, Y0, Y0")
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVMOVSS X0, m+16(FP)")
+	p("\tVADDPS Z9, Z8, Z8")
+	p("\tVADDPS Z11, Z10, Z10")
+	p("\tVADDPS Z10, Z8, Z8")
+	p("\tVCMPPS $3, Z8, Z8, K1") // unordered: NaN
+	p("\tKORTESTW K1, K1")
+	p("\tSETNE special+20(FP)")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
 func sumLoop(name string) {
 	p("")
 	p("// func %s(n int, x *float32) float32", name)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -747,16 +748,28 @@ var (
 func MaxF32(x []float32) float32 {
 	m := float32(math.Inf(-1))
 	i := 0
-	if hasAVX2 && len(x) >= 32 {
-		i = len(x) &^ 31
-		v, nan, posZero := maxF32AVX2(i, &x[0])
+	if hasAVX512 && len(x) >= 64 {
+		i = len(x) &^ 63
+		v, special := maxF32AVX512(i, &x[0])
+		if special && slices.ContainsFunc(x[:i], func(v float32) bool { return v != v }) {
+			return float32(math.NaN())
+		}
+		if v == 0 && slices.ContainsFunc(x[:i], func(v float32) bool { return math.Float32bits(v) == 0 }) {
+			v = 0 // VMAXPS keeps either zero; Go's max takes +0
+		}
+		m = v
+	}
+	if hasAVX2 && len(x)-i >= 32 {
+		n := (len(x) - i) &^ 31
+		v, nan, posZero := maxF32AVX2(n, &x[i])
 		switch {
 		case nan:
 			return float32(math.NaN())
 		case v == 0 && posZero:
 			v = 0
 		}
-		m = v
+		m = max(m, v)
+		i += n
 	}
 	for _, v := range x[i:] {
 		m = max(m, v)

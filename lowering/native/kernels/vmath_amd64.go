@@ -73,6 +73,13 @@ func sumF32AVX2(n int, x *float32) float32
 //go:noescape
 func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)
 
+// maxF32AVX512 is the maximum of x[:n] by VMAXPS, n a multiple of 64 and
+// at least 64, and whether any element was NaN or infinite (special);
+// with ±0 the maximum's sign is VMAXPS's, not Go's.
+//
+//go:noescape
+func maxF32AVX512(n int, x *float32) (m float32, special bool)
+
 //go:noescape
 func expF32AVX512(n int, x, z *float32)
 

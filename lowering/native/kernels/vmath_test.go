@@ -314,9 +314,20 @@ func TestArith(t *testing.T) {
 // (graph's max: NaN wins, +0 beats -0), bit for bit, for every length up
 // to 100 and NaN, ±0, ±Inf placed anywhere.
 func TestMaxF32(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testMaxF32(t) }) })
+	}
+	testMaxF32(t)
+}
+
+func testMaxF32(t *testing.T) {
 	negz := float32(math.Copysign(0, -1))
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	sizes := []int{127, 128, 129, 191, 200, 256 + 32 + 7, 1000}
 	for n := range 101 {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		for _, c := range []struct {
 			name string
 			set  func(x []float32, i int)
@@ -342,7 +353,10 @@ func TestMaxF32(t *testing.T) {
 				}
 			}},
 		} {
-			for _, i := range []int{0, n / 2, n - 1} {
+			// The first and last element, and elements in each loop's
+			// part: the AVX-512 blocks, the AVX2 block after them and
+			// the scalar tail.
+			for _, i := range []int{0, n / 2, n - 1, max(0, n-40)} {
 				if n == 0 && c.name != "plain" {
 					continue
 				}
@@ -805,6 +819,7 @@ func BenchmarkVmathF32(b *testing.B) {
 	dys[0] = []float32{0x1p40}
 	run("divscalar-vdivps", func() { d.Run(z, x, &dys) })
 	run("sum", func() { z[0] = SumF32(x) })
+	run("max", func() { z[0] = MaxF32(x) })
 	run("expsub", func() { ExpSubF32(z, x, 0.5) })
 	for i := range g {
 		g[i] = g[i] * g[i]
