@@ -16,6 +16,7 @@ import (
 	"go/format"
 	"log"
 	"math"
+	"math/bits"
 	"os"
 	"strings"
 )
@@ -40,6 +41,7 @@ const (
 	erfTabIntervals = 16   // [0, 4) in intervals of erfTabWidth: a zmm VPERMPS picks a lane's coefficients
 	erfTabWidth     = 0.25 // 4 / erfTabIntervals
 	erfTabDegree    = 6    // of each interval's polynomial
+	expZVectors     = 8    // zmm vectors per iteration of the AVX-512 exp loops
 	shifter         = 0x1.8p52
 	ln2Hi           = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
 	ln2Lo           = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
@@ -1096,49 +1098,62 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		round = "VRNDSCALEPS $1"
 	}
 	ld := func(k string) string { return c(k) } // full-width table rows
+	// Vectors per iteration, and the registers of the loop invariants
+	// (b, the clamps, log2e) after the vectors' six each.
+	nv, ci := 2, 12
 	if reg == "Z" {
-		ld = func(k string) string { return c(k) }
+		nv, ci = expZVectors, 28
 	}
+	cr := func(i int) string { return fmt.Sprintf("%s%d", reg, ci+i) }
 	p("")
 	if sub {
 		p("// func %s(n int, x *float32, b float32, z *float32)", name)
-		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("// n must be a multiple of %d.", nv*vbytes/4)
 		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
-		p("\tVBROADCASTSS b+16(FP), %s12", reg)
+		p("\tVBROADCASTSS b+16(FP), %s", cr(0))
 		p("\tMOVQ z+24(FP), DI")
 	} else {
 		p("// func %s(n int, x, z *float32)", name)
-		p("// n must be a multiple of %d.", 2*vbytes/4)
+		p("// n must be a multiple of %d.", nv*vbytes/4)
 		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
 		p("\tMOVQ z+16(FP), DI")
 	}
 	if reg == "Z" {
-		p("\tVBROADCASTSS %s, Z13", c("s_lo"))
-		p("\tVBROADCASTSS %s, Z14", c("s_hi"))
-		p("\tVBROADCASTSS %s, Z15", c("s_log2e"))
+		p("\tVBROADCASTSS %s, %s", c("s_lo"), cr(1))
+		p("\tVBROADCASTSS %s, %s", c("s_hi"), cr(2))
+		p("\tVBROADCASTSS %s, %s", c("s_log2e"), cr(3))
 	} else {
-		p("\tVMOVUPS %s, Y13", c("s_lo"))
-		p("\tVMOVUPS %s, Y14", c("s_hi"))
-		p("\tVMOVUPS %s, Y15", c("s_log2e"))
+		p("\tVMOVUPS %s, %s", c("s_lo"), cr(1))
+		p("\tVMOVUPS %s, %s", c("s_hi"), cr(2))
+		p("\tVMOVUPS %s, %s", c("s_log2e"), cr(3))
 	}
-	shift := map[int]int{32: 4, 64: 5}[vbytes]
-	p("\tSHRQ $%d, CX", shift)
+	p("\tSHRQ $%d, CX", bits.TrailingZeros(uint(nv*vbytes/4)))
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
-	for v := 0; v < 2; v++ {
+	// The vectors' instructions interleaved, one of each in turn: each
+	// vector is a chain of some twenty dependent instructions.
+	lines := make([][]string, nv)
+	for v := range lines {
+		p := func(format string, args ...any) { lines[v] = append(lines[v], fmt.Sprintf(format, args...)) }
 		r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*6+i) }
 		x, k, n, q, a, b := r(0), r(1), r(2), r(3), r(4), r(5)
+		if reg == "Z" {
+			// Three registers a vector: n takes k's, and there is no a
+			// or b (VSCALEFPS).
+			r = func(i int) string { return fmt.Sprintf("%s%d", reg, v*3+i) }
+			x, k, n, q = r(0), r(1), r(1), r(2)
+		}
 		p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
 		if sub {
-			p("\tVSUBPS %s12, %s, %s", reg, x, x)
+			p("\tVSUBPS %s, %s, %s", cr(0), x, x)
 		}
-		p("\tVMAXPS %s, %s13, %s", x, reg, x)
-		p("\tVMINPS %s, %s14, %s", x, reg, x)
-		p("\tVMOVAPS %s15, %s", reg, k)
+		p("\tVMAXPS %s, %s, %s", x, cr(1), x)
+		p("\tVMINPS %s, %s, %s", x, cr(2), x)
+		p("\tVMOVAPS %s, %s", cr(3), k)
 		p("\tVFMADD213PS%s %s, %s, %s", bcst, ld("s_shifter"), x, k)
 		p("\tVSUBPS%s %s, %s, %s", bcst, ld("s_shifter"), k, n)
 		p("\tVFNMADD231PS%s %s, %s, %s", bcst, ld("s_ln2hi"), n, x)
@@ -1168,9 +1183,20 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		}
 		p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
 	}
-	p("\tADDQ $%d, SI", 2*vbytes)
-	p("\tADDQ $%d, DI", 2*vbytes)
+	interleave(lines)
+	p("\tADDQ $%d, SI", nv*vbytes)
+	p("\tADDQ $%d, DI", nv*vbytes)
 	closeLoop(name)
+}
+
+// interleave writes the instructions of several independent vectors, one
+// of each in turn (each vector's lists must be equally long).
+func interleave(lines [][]string) {
+	for i := range lines[0] {
+		for _, l := range lines {
+			out.WriteString(l[i] + "\n")
+		}
+	}
 }
 
 // maxLoop writes func name(n int, x *float32) (m float32, nan, posZero

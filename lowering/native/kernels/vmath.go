@@ -131,6 +131,11 @@ func expPoly32(x float32) float32 {
 	return q * math.Float32frombits(uint32(int32(n1)+127)<<23) * math.Float32frombits(uint32(int32(n2)+127)<<23)
 }
 
+// expZBlock is the elements of one iteration of the AVX-512 exp loops
+// (gen_vmath.go's expZVectors zmm), a power of two: the loops take
+// multiples of it.
+const expZBlock = 128
+
 // ExpF32 sets z[i] = e**x[i] for i < len(z), in float32 arithmetic
 // (eight lanes per AVX2 vector, sixteen per AVX-512 one, bit-identical);
 // x must be at least as long as z, and may be z itself. It is within 1
@@ -142,8 +147,8 @@ func ExpF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
 	switch {
-	case hasAVX512 && len(z) >= 32:
-		i = len(z) &^ 31
+	case hasAVX512 && len(z) >= expZBlock:
+		i = len(z) &^ (expZBlock - 1)
 		expF32AVX512(i, &x[0], &z[0])
 	case hasAVX2 && len(z) >= 16:
 		i = len(z) &^ 15
@@ -802,8 +807,8 @@ func ExpSubF32(z, x []float32, b float32) {
 	x = x[:len(z)]
 	i := 0
 	switch {
-	case hasAVX512 && len(z) >= 32:
-		i = len(z) &^ 31
+	case hasAVX512 && len(z) >= expZBlock:
+		i = len(z) &^ (expZBlock - 1)
 		expSubF32AVX512(i, &x[0], b, &z[0])
 	case hasAVX2 && len(z) >= 16:
 		i = len(z) &^ 15
