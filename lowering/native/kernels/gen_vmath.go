@@ -42,6 +42,7 @@ const (
 	erfTabWidth     = 0.25 // 4 / erfTabIntervals
 	erfTabDegree    = 6    // of each interval's polynomial
 	expZVectors     = 8    // zmm vectors per iteration of the AVX-512 exp loops
+	erfZVectors     = 4    // and of the AVX-512 erf loops
 	shifter         = 0x1.8p52
 	ln2Hi           = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
 	ln2Lo           = 1.90821492927058770002e-10 // 0x3dea39ef35793c76
@@ -162,8 +163,8 @@ func main() {
 	expSub32Loop("expSubF32AVX512", "Z", 64, ".BCST")
 	erfLoop("erfF32AVX2", 2)
 	erfAffineLoop("erfAffineF32AVX2", 2)
-	erfTabLoop("erfF32AVX512", 3)
-	erfTabAffineLoop("erfAffineF32AVX512", 3)
+	erfTabLoop("erfF32AVX512", erfZVectors)
+	erfTabAffineLoop("erfAffineF32AVX512", erfZVectors)
 	maxLoop("maxF32AVX2")
 	max512Loop("maxF32AVX512")
 	sumLoop("sumF32AVX2")
@@ -554,50 +555,52 @@ func erfTabLoop(name string, nv int) { erfTabEmit(name, nv, false) }
 func erfTabAffineLoop(name string, nv int) { erfTabEmit(name, nv, true) }
 
 // erfTabEmit writes erfTabLoop's and erfTabAffineLoop's functions. The
-// tables stay in Z25-Z31, one zmm each; a vector takes six registers: y,
-// a, u, the index, and two that take turns as the Horner accumulator and
-// the next coefficient.
+// tables stay in Z25-Z31, one zmm each; a vector takes five registers: y,
+// u, the index, and two that take turns as the Horner accumulator and the
+// next coefficient (a = min(|y|, clamp) lives in the accumulator's until
+// the index is made). Interval 0's mask is taken from a early, into K(v+1),
+// and its constant term a at the end as u·width: u = 4a exactly there.
 func erfTabEmit(name string, nv int, affine bool) {
 	const lanes, vb = 16, 64
 	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
 	tab := func(k int) string { return z(31 - k) }
 	top := 31 - (erfTabDegree + 1)
 	clamp, scale, shift := z(top), z(top-1), z(top-2)
-	if 6*nv > top-2 {
+	if 5*nv > top-2 || nv > 7 {
 		log.Fatalf("%s: %d vectors need more registers than there are", name, nv)
 	}
-	r := func(v, i int) string { return z(6*v + i) }
+	r := func(v, i int) string { return z(5*v + i) }
 	body := func(nv int) {
 		for v := range nv {
-			y, a, u, ix, f := r(v, 0), r(v, 1), r(v, 2), r(v, 3), r(v, 4)
+			y, u, ix, a := r(v, 0), r(v, 1), r(v, 2), r(v, 3)
 			p("\tVMOVUPS %d(SI), %s", vb*v, y)
 			if affine {
 				p("\tVMULPS %s, %s, %s", scale, y, y)
 			}
 			p("\tVPANDD.BCST %s, %s, %s", c("s_abs"), y, a) // VANDPS on Z needs AVX512DQ
 			p("\tVMINPS %s, %s, %s", a, clamp, a)           // a second, so that NaN passes
+			// Interval 0 (a < width, false for NaN) adds a instead.
+			p("\tVCMPPS.BCST $0x11, %s, %s, K%d", c("s_etwidth"), a, v+1)
 			p("\tVMULPS.BCST %s, %s, %s", c("s_etscale"), a, u)
 			p("\tVCVTTPS2DQ %s, %s", u, ix) // ⌊s⌋, s ≥ 0; NaN gives 0x80000000, index 0
-			p("\tVCVTDQ2PS %s, %s", ix, f)
-			p("\tVSUBPS %s, %s, %s", f, u, u)
-			p("\tVPERMPS %s, %s, %s", tab(erfTabDegree), ix, r(v, 4))
+			p("\tVCVTDQ2PS %s, %s", ix, a)
+			p("\tVSUBPS %s, %s, %s", a, u, u)
+			p("\tVPERMPS %s, %s, %s", tab(erfTabDegree), ix, r(v, 3))
 		}
-		// The accumulator and the next coefficient take turns in r(v, 4)
-		// and r(v, 5).
-		cur := 4
+		// The accumulator and the next coefficient take turns in r(v, 3)
+		// and r(v, 4).
+		cur := 3
 		for k := erfTabDegree - 1; k >= 1; k-- {
 			for v := range nv {
-				p("\tVPERMPS %s, %s, %s", tab(k), r(v, 3), r(v, 9-cur))
-				p("\tVFMADD231PS %s, %s, %s", r(v, 2), r(v, cur), r(v, 9-cur))
+				p("\tVPERMPS %s, %s, %s", tab(k), r(v, 2), r(v, 7-cur))
+				p("\tVFMADD231PS %s, %s, %s", r(v, 1), r(v, cur), r(v, 7-cur))
 			}
-			cur = 9 - cur
+			cur = 7 - cur
 		}
 		for v := range nv {
-			y, a, u, ix, acc, cc := r(v, 0), r(v, 1), r(v, 2), r(v, 3), r(v, cur), r(v, 9-cur)
+			y, u, ix, acc, cc := r(v, 0), r(v, 1), r(v, 2), r(v, cur), r(v, 7-cur)
 			p("\tVPERMPS %s, %s, %s", tab(0), ix, cc)
-			// Interval 0 adds a instead.
-			p("\tVCMPPS.BCST $0x11, %s, %s, K%d", c("s_etwidth"), a, v+1) // a < width, false for NaN
-			p("\tVMOVAPS %s, K%d, %s", a, v+1, cc)
+			p("\tVMULPS.BCST %s, %s, K%d, %s", c("s_etwidth"), u, v+1, cc) // a = u·width, exactly
 			p("\tVFMADD231PS %s, %s, %s", u, acc, cc)
 			p("\tVPTERNLOGD.BCST $0xf8, %s, %s, %s", c("s_sign"), y, cc) // cc | y&sign: y's sign
 			if affine {
