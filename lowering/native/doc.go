@@ -48,7 +48,7 @@
 //
 // Innermost loops, whose elements are scalars, are compiled into vector
 // programs (vexpr.go): the scalar body becomes a few instructions, each a
-// tight loop over a chunk of 1024 elements, run chunk by chunk; values that
+// tight loop over a chunk of 2048 elements, run chunk by chunk; values that
 // do not depend on the element are computed once per loop and broadcast.
 // A unit-stride row of the program's type is read in place, and a result
 // computed by the last instruction and stored plainly into a unit-stride

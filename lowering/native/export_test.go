@@ -14,3 +14,7 @@ func DisableGather(t interface{ Cleanup(func()) }) {
 	noGather = true
 	t.Cleanup(func() { noGather = false })
 }
+
+// FlatChunk is what a flat program fills a vector register with, for
+// tests whose sizes are chosen around it.
+const FlatChunk = flatChunk

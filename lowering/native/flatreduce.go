@@ -60,7 +60,7 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 			}
 		}
 	}
-	if C == 0 || 2*C > chunk {
+	if C == 0 || 2*C > flatChunk {
 		return nil, false, nil
 	}
 	if !flatRowArgs(args, C) {
@@ -88,7 +88,7 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	}
 	// No longer than the rows there are: each frame holds the flat
 	// registers, tiles and partial sums, and a longer chunk would never fill.
-	flatLen := min(chunk/C, hi-lo) * C
+	flatLen := min(flatChunk/C, hi-lo) * C
 	mark := c.vmark()
 	fl := c.newFlatRows(l1, args, fn.env, C, flatLen)
 	outs := make([]int, len(parts))
@@ -295,7 +295,7 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 	if C == 0 || C > flatMapMaxRow || !flatRowArgs(append([]*cval{dst}, args...), C) {
 		return nil, false, nil
 	}
-	flatLen := min(chunk/C, n) * C
+	flatLen := min(flatChunk/C, n) * C
 	mark := c.vmark()
 	fl := c.newFlatRows(l1, args, fn.env, C, flatLen)
 	out, ok, err := fl.output(l1.Body)

@@ -21,7 +21,7 @@ import (
 // all threads, against graph.Eval.
 func TestFlatReduce(t *testing.T) {
 	const body = `(\a b -> (zip (+) (fst a) (fst b), zip (+) (snd a) (snd b), zip (+) (proj 2 a) (proj 2 b)))`
-	for _, c := range []int{1, 3, 8, 17, 512, 513} {
+	for _, c := range []int{1, 3, 8, 17, native.FlatChunk / 2, native.FlatChunk/2 + 1} {
 		for _, dt := range []string{"f32", "f64"} {
 			for _, par := range []int{1, 0} {
 				t.Run(fmt.Sprintf("c%d-%s-par%d", c, dt, par), func(t *testing.T) {
@@ -47,7 +47,7 @@ rnz %[6]s (\x g -> rnz %[6]s (\x1 g1 -> rnz %[6]s (\x2 g2 ->
 					if !strings.Contains(d, fmt.Sprintf("loop rnz [%d]", n*h*w)) {
 						t.Errorf("the nest of sums is not merged into one over %d pixels:\n%s", n*h*w, d)
 					}
-					if flat := 2*c <= 1024; strings.Contains(d, "flat rnz") != flat {
+					if flat := 2*c <= native.FlatChunk; strings.Contains(d, "flat rnz") != flat {
 						t.Errorf("flat reduction %v, want %v:\n%s", !flat, flat, d)
 					}
 					in := waveInputs(t, prog, func(i, k int) float64 { return math.Sin(float64(7*i + 3*k + 1)) })

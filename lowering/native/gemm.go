@@ -356,11 +356,11 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 		rowFree = rowFree && (i == m.ix || !conv.UsesVar(l1.Body, p))
 	}
 	flatLen := 0
-	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= chunk && s.ldc == n &&
+	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= flatChunk && s.ldc == n &&
 		dst.layout[0].Stride == n && dst.layout[1].Stride == 1 {
 		// No longer than the rows there are: each frame holds the flat
 		// registers and tiles, and a longer chunk would never fill.
-		flatLen = min(chunk/n, s.M) * n
+		flatLen = min(flatChunk/n, s.M) * n
 		b.regLen = flatLen
 	}
 	b.subst = map[graph.Node]*cval{}

@@ -152,7 +152,7 @@ func copyRun[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run i
 // a quarter of a chunk, and the nest's own loops pay their vector loops'
 // dispatch on enough elements; they also read unit-stride rows in place,
 // which the rows' gathering copies.
-const maxRowLen = chunk / 4
+const maxRowLen = flatChunk / 4
 
 // minRowLen is the shortest inner axis rowsMap takes: a row of one to
 // three elements is copied element by element, and the nest's own loops
@@ -268,7 +268,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 		}
 		return c.loop(rows, f, par), true, nil
 	}
-	per := max(1, chunk/n) // whole rows a chunk
+	per := max(1, flatChunk/n) // whole rows a chunk
 	// An accumulating store of the program's own type gathers the rows
 	// it adds to into a register and accumulates the chunk in one pass
 	// (short rows would each pay a call), then stores it plainly.

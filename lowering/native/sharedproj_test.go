@@ -16,8 +16,8 @@ import (
 // the map once per row of the reduction around it, not once per
 // projection, accumulating its components straight into the reduction's
 // accumulators, and the results are graph.Eval's. Rows of 5 run flat
-// (flatReduce: one program for all rows); rows of 600, longer than half
-// a chunk, one at a time (the program compiled twice: the first row, then
+// (flatReduce: one program for all rows); rows longer than half a
+// chunk, one at a time (the program compiled twice: the first row, then
 // the others).
 func TestSharedProjectionsComputedOnce(t *testing.T) {
 	for _, c := range []struct {
@@ -26,7 +26,7 @@ func TestSharedProjectionsComputedOnce(t *testing.T) {
 		count int
 	}{
 		{5, "flat rnz [6] of rows of 5, 6 rows a chunk: 2 loads, 3 ops", 1},
-		{600, "vector loop [600]: 2 loads, 3 ops", 2},
+		{native.FlatChunk/2 + 88, fmt.Sprintf("vector loop [%d]: 2 loads, 3 ops", native.FlatChunk/2+88), 2},
 	} {
 		t.Run(fmt.Sprint(c.cols), func(t *testing.T) {
 			const f = `(nzip (\a b -> (a + b, a * b, exp a)) r B)`
