@@ -146,13 +146,14 @@ const expZBlock = 128
 func ExpF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
-	switch {
-	case hasAVX512 && len(z) >= expZBlock:
+	if hasAVX512 && len(z) >= expZBlock {
 		i = len(z) &^ (expZBlock - 1)
 		expF32AVX512(i, &x[0], &z[0])
-	case hasAVX2 && len(z) >= 16:
-		i = len(z) &^ 15
-		expF32AVX2(i, &x[0], &z[0])
+	}
+	if hasAVX2 && len(z)-i >= 16 {
+		n := (len(z) - i) &^ 15
+		expF32AVX2(n, &x[i], &z[i])
+		i += n
 	}
 	if hasAVX2 {
 		// The last few elements run through the AVX2 loop (bit-identical
@@ -806,13 +807,14 @@ func SumF32(x []float32) float32 {
 func ExpSubF32(z, x []float32, b float32) {
 	x = x[:len(z)]
 	i := 0
-	switch {
-	case hasAVX512 && len(z) >= expZBlock:
+	if hasAVX512 && len(z) >= expZBlock {
 		i = len(z) &^ (expZBlock - 1)
 		expSubF32AVX512(i, &x[0], b, &z[0])
-	case hasAVX2 && len(z) >= 16:
-		i = len(z) &^ 15
-		expSubF32AVX2(i, &x[0], b, &z[0])
+	}
+	if hasAVX2 && len(z)-i >= 16 {
+		n := (len(z) - i) &^ 15
+		expSubF32AVX2(n, &x[i], b, &z[i])
+		i += n
 	}
 	if i == len(z) {
 		return
