@@ -852,19 +852,17 @@ func chainRecipDivStep(name, reg string, nv int) {
 	b := r(nv + 1)
 	y, q, rr, t, mn, mx := r(nv+2), r(nv+3), r(nv+4), r(nv+5), r(nv+6), r(nv+7)
 	abs, lo, hi, m1 := r(nv+8), r(nv+9), r(nv+10), r(nv+11)
+	p("\tVBROADCASTSS (R11), %s", b)
+	p("\tVBROADCASTSS 16(R9), %s", y)
+	// The constants' slots hold eight lanes: a ymm loads one whole, a zmm
+	// broadcasts its first.
+	ld := map[string]string{"Z": "VPBROADCASTD", "Y": "VMOVDQU"}[reg]
+	p("\t%s %s, %s", ld, c("s_abs"), abs)
+	p("\t%s %s, %s", ld, c("s_recipLo1"), lo)
+	p("\t%s %s, %s", ld, c("s_recipHi1"), hi)
 	if reg == "Z" {
-		p("\tVBROADCASTSS (R11), %s", b)
-		p("\tVBROADCASTSS 16(R9), %s", y)
-		p("\tVPBROADCASTD %s, %s", c("s_abs"), abs)
-		p("\tVPBROADCASTD %s, %s", c("s_recipLo1"), lo)
-		p("\tVPBROADCASTD %s, %s", c("s_recipHi1"), hi)
 		p("\tVPTERNLOGD $0xff, %s, %s, %s", m1, m1, m1) // all ones: -1
 	} else {
-		p("\tVBROADCASTSS (R11), %s", b)
-		p("\tVBROADCASTSS 16(R9), %s", y)
-		p("\tVMOVDQU %s, %s", c("s_abs"), abs)
-		p("\tVMOVDQU %s, %s", c("s_recipLo1"), lo)
-		p("\tVMOVDQU %s, %s", c("s_recipHi1"), hi)
 		p("\tVPCMPEQD %s, %s, %s", m1, m1, m1) // all ones: -1
 	}
 	// The first vector's t starts both reductions.
@@ -1236,13 +1234,7 @@ func maxLoop(name string) {
 	p("\tVMAXPS Y1, Y0, Y0")
 	p("\tVMAXPS Y3, Y2, Y2")
 	p("\tVMAXPS Y2, Y0, Y0")
-	p("\tVEXTRACTF128 $1, Y0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVPERMILPS $0x4e, X0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVPERMILPS $0xb1, X0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVMOVSS X0, m+16(FP)")
+	maxOfY0("m+16(FP)")
 	p("\tVMOVMSKPS Y4, AX")
 	p("\tTESTL AX, AX")
 	p("\tSETNE nan+20(FP)")
@@ -1253,12 +1245,11 @@ func maxLoop(name string) {
 	p("\tRET")
 }
 
-// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
-// partial sums (four vectors of eight lanes), added pairwise at the end.
 // max512Loop writes func name(n int, x *float32) (m float32, special
 // bool): the maximum of x[:n] by VMAXPS, n a multiple of 64 and at least
 // 64, and whether any element was NaN or infinite. Where the AVX2 loop
-// tracks NaN and +0 in every lane with four ops a vector, this one adds
+// tracks NaN and +0 in every lane with four ops a vector besides VMAXPS,
+// this one adds
 // x·0 to a second accumulator (NaN for NaN and ±Inf, ±0 otherwise) and
 // leaves both cases to MaxF32, which looks again when it must: two ops a
 // vector instead of five.
@@ -1292,13 +1283,7 @@ func max512Loop(name string) {
 	p("\tVMAXPS Z2, Z0, Z0")
 	p("\tVEXTRACTF64X4 $1, Z0, Y1")
 	p("\tVMAXPS Y1, Y0, Y0")
-	p("\tVEXTRACTF128 $1, Y0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVPERMILPS $0x4e, X0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVPERMILPS $0xb1, X0, X1")
-	p("\tVMAXPS X1, X0, X0")
-	p("\tVMOVSS X0, m+16(FP)")
+	maxOfY0("m+16(FP)")
 	p("\tVADDPS Z9, Z8, Z8")
 	p("\tVADDPS Z11, Z10, Z10")
 	p("\tVADDPS Z10, Z8, Z8")
@@ -1309,6 +1294,19 @@ func max512Loop(name string) {
 	p("\tRET")
 }
 
+// maxOfY0 writes the maximum of Y0's eight lanes to dst, by VMAXPS.
+func maxOfY0(dst string) {
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVMAXPS X1, X0, X0")
+	p("\tVMOVSS X0, %s", dst)
+}
+
+// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
+// partial sums (four vectors of eight lanes), added pairwise at the end.
 func sumLoop(name string) {
 	p("")
 	p("// func %s(n int, x *float32) float32", name)
