@@ -312,7 +312,8 @@ func TestArith(t *testing.T) {
 
 // TestMaxF32 checks MaxF32 against the left-to-right maximum by Go's max
 // (graph's max: NaN wins, +0 beats -0), bit for bit, for every length up
-// to 100 and NaN, ±0, ±Inf placed anywhere.
+// to 100 and some longer, with NaN, ±0, ±Inf placed in each loop's part,
+// on the AVX-512 loop and (AVX-512 off) the AVX2 one.
 func TestMaxF32(t *testing.T) {
 	if hasAVX512 {
 		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testMaxF32(t) }) })
@@ -874,14 +875,16 @@ func testChainRecipDiv(t *testing.T) {
 			x[i] = math.Float32frombits(0x3f800000|uint32(i*step)) * scale
 		}
 		for _, b := range []float32{1, 3, 0.1, 1.0 / 3, math.Float32frombits(0x3fffffff), math.Float32frombits(0x3f800001),
-			math.Float32frombits(0x3fc00001), 1.2345678e7, 0x1p-32, 0x1p32, math.Float32frombits(0x4f7fffff)} {
+			math.Float32frombits(0x3fc00001), 1.2345678e7, 0x1p-32, 0x1p32, math.Float32frombits(0x4f7fffff),
+			math.Float32frombits(0x4f800001), math.Float32frombits(0x2f7fffff)} { // just past the range's ends: VDIVPS
 			div(z, x, b)
 			check(fmt.Sprintf("dividends %g·[1, 2)", scale), b, z, x)
 		}
 	}
-	// Random dividends of every magnitude, zeros and specials among them
-	// (one in a block, or one in a thousand), by random divisors in and
-	// out of the range, in lengths that end in each loop's tail.
+	// Random dividends of every magnitude, zeros among them and, in a
+	// quarter of the trials, specials one in a thousand, by random
+	// divisors in and out of the range, in lengths that end in each
+	// loop's tail.
 	r := rand.New(rand.NewPCG(5, 6))
 	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
 		1e-40, 0x1p-91, 0x1p-90, 0x1p90, 0x1p91, math.MaxFloat32, math.SmallestNonzeroFloat32}
