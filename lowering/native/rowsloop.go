@@ -149,9 +149,9 @@ func copyRun[T float32 | float64](dst []T, do, ds int, src []T, so, ss, n, run i
 }
 
 // maxRowLen is the longest inner axis rowsMap takes. Past it a row fills
-// a quarter of a chunk, and the nest's own loops pay their vector loops'
-// dispatch on enough elements; they also read unit-stride rows in place,
-// which the rows' gathering copies.
+// a quarter of the flatChunk elements its register holds, and the nest's
+// own loops pay their vector loops' dispatch on enough elements; they also
+// read unit-stride rows in place, which the rows' gathering copies.
 const maxRowLen = flatChunk / 4
 
 // minRowLen is the shortest inner axis rowsMap takes: a row of one to
