@@ -1098,7 +1098,6 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	if reg == "Z" {
 		round = "VRNDSCALEPS $1"
 	}
-	ld := func(k string) string { return c(k) } // full-width table rows
 	// Vectors per iteration, and the registers of the loop invariants
 	// (b, the clamps, log2e) after the vectors' six each.
 	nv, ci := 2, 12
@@ -1155,28 +1154,28 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		p("\tVMAXPS %s, %s, %s", x, cr(1), x)
 		p("\tVMINPS %s, %s, %s", x, cr(2), x)
 		p("\tVMOVAPS %s, %s", cr(3), k)
-		p("\tVFMADD213PS%s %s, %s, %s", bcst, ld("s_shifter"), x, k)
-		p("\tVSUBPS%s %s, %s, %s", bcst, ld("s_shifter"), k, n)
-		p("\tVFNMADD231PS%s %s, %s, %s", bcst, ld("s_ln2hi"), n, x)
-		p("\tVFNMADD231PS%s %s, %s, %s", bcst, ld("s_ln2lo"), n, x)
+		p("\tVFMADD213PS%s %s, %s, %s", bcst, c("s_shifter"), x, k)
+		p("\tVSUBPS%s %s, %s, %s", bcst, c("s_shifter"), k, n)
+		p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2hi"), n, x)
+		p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2lo"), n, x)
 		if reg == "Z" {
 			p("\tVBROADCASTSS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
 		} else {
 			p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
 		}
 		for d := exp32Degree - 1; d >= 0; d-- {
-			p("\tVFMADD213PS%s %s, %s, %s", bcst, ld(fmt.Sprintf("s_c%d", d)), x, q)
+			p("\tVFMADD213PS%s %s, %s, %s", bcst, c(fmt.Sprintf("s_c%d", d)), x, q)
 		}
 		if reg == "Z" {
 			// q·2**n rounded once, subnormal or not: the two products
 			// below in one instruction.
 			p("\tVSCALEFPS %s, %s, %s", n, q, q)
 		} else {
-			p("\tVMULPS%s %s, %s, %s", bcst, ld("s_half"), n, a)
+			p("\tVMULPS%s %s, %s, %s", bcst, c("s_half"), n, a)
 			p("\t%s, %s, %s", round, a, a)
 			p("\tVSUBPS %s, %s, %s", a, n, b)
-			p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), a, a)
-			p("\tVADDPS%s %s, %s, %s", bcst, ld("s_bias"), b, b)
+			p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), a, a)
+			p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), b, b)
 			p("\tVPSLLD $23, %s, %s", a, a)
 			p("\tVPSLLD $23, %s, %s", b, b)
 			p("\tVMULPS %s, %s, %s", a, q, q)

@@ -532,8 +532,10 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 		switch s := &c.steps[k]; {
 		case s.Scalar:
 			st[k].y = unsafe.Pointer(&ys[k][0])
-			if y, f32 := any(ys[k][0]).(float32); f32 && s.Op == Div && !s.Swap &&
-				y >= recipDivisorMin && y <= recipDivisorMax {
+			if s.Op != Div || s.Swap {
+				break
+			}
+			if y, f32 := any(ys[k][0]).(float32); f32 && y >= recipDivisorMin && y <= recipDivisorMax {
 				st[k].code = chainRecipDiv
 				st[k].inv = uint64(math.Float32bits(1 / y))
 			}
