@@ -168,6 +168,7 @@ func main() {
 	maxLoop("maxF32AVX2")
 	max512Loop("maxF32AVX512")
 	sumLoop("sumF32AVX2")
+	sum512Loop("sumF32AVX512")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4, "Y")
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8, "Y")
@@ -1306,6 +1307,49 @@ func maxOfY0(dst string) {
 
 // sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
 // partial sums (four vectors of eight lanes), added pairwise at the end.
+// sum512Loop writes func name(n int, x *float32) float32: the sum of
+// x[:n], n a multiple of 128 and at least 128, in 128 interleaved partial
+// sums (eight zmm accumulators), added pairwise at the end. The AVX2
+// loop's four ymm accumulators wait on the addition's latency; eight zmm
+// ones keep both adders busy.
+func sum512Loop(name string) {
+	p("")
+	p("// func %s(n int, x *float32) float32", name)
+	p("// n must be a multiple of 128 and at least 128.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-20", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	for v := range 8 {
+		p("\tVMOVUPS %d(SI), Z%d", 64*v, v)
+	}
+	p("\tADDQ $512, SI")
+	p("\tSHRQ $7, CX")
+	p("\tDECQ CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := range 8 {
+		p("\tVADDPS %d(SI), Z%d, Z%d", 64*v, v, v)
+	}
+	p("\tADDQ $512, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	for _, s := range [][3]int{{1, 0, 0}, {3, 2, 2}, {5, 4, 4}, {7, 6, 6}, {2, 0, 0}, {6, 4, 4}, {4, 0, 0}} {
+		p("\tVADDPS Z%d, Z%d, Z%d", s[0], s[1], s[2])
+	}
+	p("\tVEXTRACTF64X4 $1, Z0, Y1")
+	p("\tVADDPS Y1, Y0, Y0")
+	p("\tVEXTRACTF128 $1, Y0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0x4e, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVPERMILPS $0xb1, X0, X1")
+	p("\tVADDPS X1, X0, X0")
+	p("\tVMOVSS X0, ret+16(FP)")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
 func sumLoop(name string) {
 	p("")
 	p("// func %s(n int, x *float32) float32", name)

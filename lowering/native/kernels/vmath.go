@@ -793,9 +793,14 @@ func MaxF32(x []float32) float32 {
 func SumF32(x []float32) float32 {
 	var s float32
 	i := 0
-	if hasAVX2 && len(x) >= 32 {
-		i = len(x) &^ 31
-		s = sumF32AVX2(i, &x[0])
+	if hasAVX512 && len(x) >= 128 {
+		i = len(x) &^ 127
+		s = sumF32AVX512(i, &x[0])
+	}
+	if hasAVX2 && len(x)-i >= 32 {
+		n := (len(x) - i) &^ 31
+		s += sumF32AVX2(n, &x[i])
+		i += n
 	}
 	for _, v := range x[i:] {
 		s += v

@@ -67,6 +67,12 @@ func expSubF32AVX512(n int, x *float32, b float32, z *float32)
 //go:noescape
 func sumF32AVX2(n int, x *float32) float32
 
+// sumF32AVX512 is the sum of x[:n] in 128 partial float32 sums, n a
+// multiple of 128 and at least 128.
+//
+//go:noescape
+func sumF32AVX512(n int, x *float32) float32
+
 // maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
 // at least 32, and whether any element was NaN and any +0.
 //

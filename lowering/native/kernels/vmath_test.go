@@ -463,8 +463,15 @@ func TestExpTails(t *testing.T) {
 // the sum of magnitudes (the bound of any order of float32 additions);
 // NaN and ±Inf propagate as in any order.
 func TestSumF32(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testSumF32(t) }) })
+	}
+	testSumF32(t)
+}
+
+func testSumF32(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 95, 255, 256, 1000, 4096, 32768} {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 95, 127, 128, 129, 160, 255, 256, 1000, 4096, 32768} {
 		x := make([]float32, n)
 		var want, mag float64
 		for k := range x {
@@ -489,18 +496,28 @@ func TestSumF32(t *testing.T) {
 			}
 		}
 	}
-	// Left to right, 2²⁴ + 1 + 1 ... loses every 1; the partial sums
-	// keep them: the asm loop really runs (n ≥ 32).
+	// Left to right, 2²⁴ + 1 + 1 ... loses every 1; partial sums keep all
+	// but those that share 2²⁴'s: the asm loops really run. With 64
+	// elements the AVX2 loop's 32 partial sums lose one 1 (x[32]); with
+	// 256 they lose seven, and the AVX-512 loop's 128 lose one (x[128]).
 	if !hasAVX2 {
 		return
 	}
-	x := make([]float32, 64)
-	for k := range x {
-		x[k] = 1
-	}
-	x[0] = 1 << 24
-	if got := SumF32(x); got != 1<<24+62 {
-		t.Errorf("SumF32 of 2²⁴ and 63 ones = %v, want %v (partial sums)", got, float32(1<<24+62))
+	for _, c := range []struct {
+		n    int
+		want float32
+	}{{64, 1<<24 + 62}, {256, 1<<24 + 248}} {
+		if c.n == 256 && hasAVX512 {
+			c.want = 1<<24 + 254
+		}
+		x := make([]float32, c.n)
+		for k := range x {
+			x[k] = 1
+		}
+		x[0] = 1 << 24
+		if got := SumF32(x); got != c.want {
+			t.Errorf("SumF32 of 2²⁴ and %d ones = %v, want %v (partial sums)", c.n-1, got, c.want)
+		}
 	}
 }
 
@@ -820,6 +837,7 @@ func BenchmarkVmathF32(b *testing.B) {
 	dys[0] = []float32{0x1p40}
 	run("divscalar-vdivps", func() { d.Run(z, x, &dys) })
 	run("sum", func() { z[0] = SumF32(x) })
+	run("sum-avx2", func() { withoutAVX512(func() { z[0] = SumF32(x) }) })
 	run("max", func() { z[0] = MaxF32(x) })
 	run("expsub", func() { ExpSubF32(z, x, 0.5) })
 	for i := range g {
