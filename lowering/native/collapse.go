@@ -15,11 +15,12 @@ import (
 // elementwise nest over small inner axes (a ReLU's gradient over
 // [8, 8, 8 channels], the sums of a window's scatter-add) becomes one
 // vector loop over all its elements instead of a loop of short vector
-// loops. A copy (the identity over arrays) merges alike. It returns
-// false when nothing merges.
+// loops. A copy (the identity over arrays) merges alike, and so does a
+// nest that writes a tuple of arrays (Adam's weight and moments). It
+// returns false when nothing merges.
 func collapseNest(fn *cval, args []*cval, dst *cval) (*cval, []*cval, *cval, bool) {
 	merged := false
-	for fn.kind == cvFunc && flattens(dst) {
+	for fn.kind == cvFunc && flattensDst(dst) {
 		// A copy (the identity over arrays) merges its axes alike.
 		_, copying := fn.node.(*graph.Ident)
 		n, zips := fn.node.(*graph.NZip)
@@ -31,7 +32,7 @@ func collapseNest(fn *cval, args []*cval, dst *cval) (*cval, []*cval, *cval, boo
 			break
 		}
 		args, merged = flattenArgs(args, merged), true
-		dst = flatten0(dst)
+		dst = flatten0Dst(dst)
 		if zips {
 			fn = &cval{kind: cvFunc, node: n.Fn, env: fn.env}
 		}
@@ -61,6 +62,28 @@ func flattens(v *cval) bool {
 	}
 	a, b := v.layout[0], v.layout[1]
 	return a.Stride == b.Stride*b.Extent || a.Extent == 1 || b.Extent == 1
+}
+
+// flattensDst is flattens for a destination: a view, or a tuple whose
+// every leaf flattens (the outputs of an elementwise nest that returns a
+// tuple, such as an optimizer's update of a weight and its moments).
+func flattensDst(v *cval) bool {
+	if v.kind == cvTuple {
+		return len(v.elems) > 0 && !slices.ContainsFunc(v.elems, func(e *cval) bool { return !flattensDst(e) })
+	}
+	return flattens(v)
+}
+
+// flatten0Dst is flatten0 for a destination; flattensDst(v) holds.
+func flatten0Dst(v *cval) *cval {
+	if v.kind == cvTuple {
+		out := &cval{kind: cvTuple, elems: make([]*cval, len(v.elems))}
+		for i, e := range v.elems {
+			out.elems[i] = flatten0Dst(e)
+		}
+		return out
+	}
+	return flatten0(v)
 }
 
 // flatten0 returns v with its two outer axes merged; flattens(v) holds.

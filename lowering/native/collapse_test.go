@@ -23,6 +23,12 @@ func TestCollapseNest(t *testing.T) {
 		{"inner-merged", `X : T[3,5,7]; Y : T[5,3,7]; zip (zip (zip (\a b -> a * b + 1))) X (flip 0 Y)`, "vector loop [3,5,7] in rows of 7", "vector loop [105]"},
 		{"broadcast", `X : T[3,5,7]; u : T[7]; map (\m -> map (\r -> zip (\a b -> a - b) r u) m) X`, "", "vector loop [105]"},
 		{"copy", `X : T[4,6,5]; subdiv 0 2 X`, "copy [120]", "loop nzip"},
+		// An optimizer's update writes a tuple of arrays: the weight and
+		// its moments, each merged alike.
+		{"tuple", `P : T[6,40]; G : T[6,40]; M : T[6,40]; V : T[6,40];
+nzip (nzip (\p g m v -> (p - 0.01 * (0.9 * m + 0.1 * g) / (sqrt (0.99 * v + 0.01 * (g * g)) + 1e-08), 0.9 * m + 0.1 * g, 0.99 * v + 0.01 * (g * g)))) P G M V`,
+			"vector loop [240]", "loop nzip"},
+		{"tuple-flipped", `P : T[6,40]; G : T[40,6]; nzip (nzip (\p g -> (p + g, p * g))) P (flip 0 G)`, "", "vector loop [240]"},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		for _, tc := range cases {
