@@ -11,9 +11,13 @@
 //
 // Before a step the Trainer checks the labels (an out-of-range label is
 // an error naming its row and value, which the term itself cannot
-// raise); after it, the loss and every carried value (a NaN or an
+// raise); after it, the loss and the carried values (a NaN or an
 // infinity is an error naming the step number and the first parameter or
-// state array that went non-finite, and the step is not counted).
+// state array that went non-finite, and the step is not counted). Adam's
+// first moment and SGD's momentum are left out: a NaN or an infinity in
+// them always shows in the parameter's new value, which is checked
+// first, so the same value is named. On the native back end the check
+// runs on as many goroutines as GOMAXPROCS allows.
 //
 // # PJRT: the values stay on the device
 //

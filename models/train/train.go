@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hofuse/hofuse/fusion"
@@ -60,8 +63,9 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 // row-major array of its own (one that shares storage with an input, as
 // a value passed through unchanged may) is copied instead, into one of
 // two sets of row-major arrays the trainer allocates once and uses in
-// turn. A step allocates nothing of its own in steady state. The initial
-// values are read, never written.
+// turn. In steady state a step allocates nothing but a few bytes (the
+// goroutines of its finiteness check). The initial values are read,
+// never written.
 //
 // On a back end that can keep values where it runs them
 // (lowering.LoopBackend: PJRT), the step is compiled as a loop instead:
@@ -80,6 +84,7 @@ type Trainer struct {
 	bufs    [2]map[string]*graph.Array // the trainer's own arrays, used in turn (with loop: the first only)
 	binds   map[string]graph.Value     // the bindings, rebuilt in place
 	next    []*graph.Array             // a step's new carried values, in Outputs order, until they are checked
+	check   *finiteCheck               // tests next for NaN and infinities, but for the implied ones
 	t       int                        // steps done
 }
 
@@ -142,6 +147,13 @@ func New(s *models.Step, be lowering.Backend, opt Options, init map[string]graph
 		}
 	}
 	tr.next = make([]*graph.Array, len(s.Outputs))
+	implied := impliedFinite(s)
+	ts := make([]graph.Type, len(s.Outputs))
+	check := make([]bool, len(s.Outputs))
+	for i, in := range s.Outputs {
+		ts[i], check[i] = in.Type, !slices.Contains(implied, in.Name)
+	}
+	tr.check = newFiniteCheck(ts, check)
 	return tr, nil
 }
 
@@ -309,10 +321,11 @@ func (tr *Trainer) Step(x, labels graph.Value) (float64, error) {
 		} else if a.DType() != bufs[in.Name].DType() || !slices.Equal(a.Extents(), bufs[in.Name].Extents()) {
 			return 0, fmt.Errorf("train: step %d: internal error: %s: result of type %v, want %v", t, in.Name, a.Type(), bufs[in.Name].Type())
 		}
-		if j, v, bad := nonFinite(a); bad {
-			return 0, fmt.Errorf("train: step %d: %s went non-finite: element %d is %v", t, in.Name, j, v)
-		}
 		tr.next[i] = a
+	}
+	if i, j, v, bad := tr.check.first(tr.next); bad {
+		clear(tr.next)
+		return 0, fmt.Errorf("train: step %d: %s went non-finite: element %d is %v", t, s.Outputs[i].Name, j, v)
 	}
 	loss, ok := tup[0].(graph.ScalarValue)
 	if !ok {
@@ -507,16 +520,21 @@ func impliedSlot(o optim.Optimizer) string {
 }
 
 // nonFinite returns the first element of a, an f32 or f64 array, that is
-// NaN or infinite, by its row-major index. A row-major array is first
-// tested in SIMD chunks: Σ x·0 over a chunk is NaN exactly when one of its
-// elements is NaN or infinite, and only such a chunk is scanned element
-// by element.
+// NaN or infinite, by its row-major index.
 func nonFinite(a *graph.Array) (int, float64, bool) {
-	n := a.Size()
+	return nonFiniteIn(a, 0, a.Size())
+}
+
+// nonFiniteIn is nonFinite over the row-major indices [lo, hi) of a. A
+// row-major array is first tested in SIMD chunks: the float32 sum of a
+// chunk, or the float64 Σ x·0, is finite unless one of its elements is NaN
+// or infinite (or, for the sum, it overflows), and only a chunk that is
+// not is scanned element by element.
+func nonFiniteIn(a *graph.Array, lo, hi int) (int, float64, bool) {
 	if !a.Layout().IsRowMajor() {
 		idx := make([]int, a.Rank())
 		ext := a.Extents()
-		for k := range n {
+		for k := lo; k < hi; k++ {
 			rem := k
 			for d := len(ext) - 1; d >= 0; d-- {
 				idx[d] = rem % ext[d]
@@ -531,28 +549,28 @@ func nonFinite(a *graph.Array) (int, float64, bool) {
 	off := a.Offset()
 	switch a.DType() {
 	case graph.Float32:
-		x := a.Float32s()[off : off+n]
-		for c := 0; c < n; c += finiteChunk {
-			xc := x[c:min(c+finiteChunk, n)]
-			if s := kernels.DotF32(len(xc), xc, 1, zeros32[:], 1); s == 0 {
+		x := a.Float32s()[off+lo : off+hi]
+		for c := 0; c < len(x); c += finiteChunk {
+			xc := x[c:min(c+finiteChunk, len(x))]
+			if s := kernels.SumF32(xc); s-s == 0 {
 				continue
 			}
 			for i, v := range xc {
 				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-					return c + i, f, true
+					return lo + c + i, f, true
 				}
 			}
 		}
 	case graph.Float64:
-		x := a.Float64s()[off : off+n]
-		for c := 0; c < n; c += finiteChunk {
-			xc := x[c:min(c+finiteChunk, n)]
+		x := a.Float64s()[off+lo : off+hi]
+		for c := 0; c < len(x); c += finiteChunk {
+			xc := x[c:min(c+finiteChunk, len(x))]
 			if s := kernels.DotF64(len(xc), xc, 1, zeros64[:], 1); s == 0 {
 				continue
 			}
 			for i, v := range xc {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return c + i, v, true
+					return lo + c + i, v, true
 				}
 			}
 		}
@@ -560,12 +578,97 @@ func nonFinite(a *graph.Array) (int, float64, bool) {
 	return 0, 0, false
 }
 
+// A finiteCheck finds the first NaN or infinity in a step's new carried
+// values: the answer of nonFinite on each checked value in turn. The
+// values are tested in parts of finitePart elements, on as many
+// goroutines as GOMAXPROCS allows when they hold more than one part in all
+// (a step's new weights and moments are in the cores' caches). The parts
+// are cut once, from the values' types.
+type finiteCheck struct {
+	parts []finiteRange
+	as    []*graph.Array // the values under test
+	next  atomic.Int64   // the next part to claim
+	wg    sync.WaitGroup
+}
+
+// A finiteRange is a part of a finiteCheck: elements [lo, hi) of value i,
+// and what the test found.
+type finiteRange struct {
+	i, lo, hi int
+	j         int
+	v         float64
+	bad       bool
+}
+
+// newFiniteCheck cuts the values of types ts whose check is set into
+// parts.
+func newFiniteCheck(ts []graph.Type, check []bool) *finiteCheck {
+	c := &finiteCheck{}
+	for i, t := range ts {
+		if !check[i] {
+			continue
+		}
+		n := t.(*graph.ArrayType).Layout.Size()
+		for lo := 0; lo < n; lo += finitePart {
+			c.parts = append(c.parts, finiteRange{i: i, lo: lo, hi: min(lo+finitePart, n)})
+		}
+	}
+	return c
+}
+
+// first tests as, the values of the types newFiniteCheck was given, and
+// returns the index of the first checked one with a NaN or an infinity,
+// with the row-major index and the value of its first such element.
+func (c *finiteCheck) first(as []*graph.Array) (int, int, float64, bool) {
+	c.as = as
+	defer func() { c.as = nil }()
+	c.next.Store(0)
+	if workers := min(runtime.GOMAXPROCS(0), len(c.parts)); workers > 1 {
+		c.wg.Add(workers - 1)
+		for range workers - 1 {
+			go c.work()
+		}
+		c.claim()
+		c.wg.Wait()
+	} else {
+		for k := range c.parts {
+			if c.test(k); c.parts[k].bad {
+				break
+			}
+		}
+	}
+	for _, p := range c.parts {
+		if p.bad {
+			return p.i, p.j, p.v, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+func (c *finiteCheck) work() {
+	defer c.wg.Done()
+	c.claim()
+}
+
+// claim tests parts until none is left.
+func (c *finiteCheck) claim() {
+	for k := int(c.next.Add(1)) - 1; k < len(c.parts); k = int(c.next.Add(1)) - 1 {
+		c.test(k)
+	}
+}
+
+func (c *finiteCheck) test(k int) {
+	p := &c.parts[k]
+	p.j, p.v, p.bad = nonFiniteIn(c.as[p.i], p.lo, p.hi)
+}
+
+// finitePart is the most elements of one value a finiteCheck tests as
+// one part: 256 KiB of float32.
+const finitePart = 1 << 16
+
 // finiteChunk is the length of the chunks nonFinite tests at once.
 const finiteChunk = 2048
 
-// zeros32 and zeros64 are the zeros nonFinite multiplies a chunk by; they
+// zeros64 are the zeros nonFiniteIn multiplies a float64 chunk by; they
 // are never written.
-var (
-	zeros32 [finiteChunk]float32
-	zeros64 [finiteChunk]float64
-)
+var zeros64 [finiteChunk]float64

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"runtime"
 
 	"math"
 	"slices"
@@ -591,6 +592,18 @@ func TestNonFinite(t *testing.T) {
 	if j, v, bad := nonFinite(a); bad {
 		t.Errorf("finite f32: got element %d = %v", j, v)
 	}
+	// Finite elements whose sum overflows: the chunk's test passes them
+	// on to the element scan, which finds nothing.
+	big, err := graph.Zeros(graph.Float32, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 5000 {
+		big.Set(3e38, k)
+	}
+	if j, v, bad := nonFinite(big); bad {
+		t.Errorf("finite f32 whose sum overflows: got element %d = %v", j, v)
+	}
 	a.Set(math.Inf(1), 4500)
 	a.Set(math.NaN(), 4097)
 	if j, v, bad := nonFinite(a); !bad || j != 4097 || !math.IsNaN(v) {
@@ -671,5 +684,59 @@ func TestTrainStepNonFiniteKeepsValues(t *testing.T) {
 		if got != want {
 			t.Errorf("step %d after the failed ones: loss %v, want %v as without them", i+3, got, want)
 		}
+	}
+}
+
+// A finiteCheck answers as nonFinite on each checked array in turn, when
+// the arrays are cut into parts tested on several goroutines: the first
+// checked array with a NaN or an infinity, and its first one, whichever
+// part or goroutine finds it; an unchecked array is not looked at.
+func TestFiniteCheck(t *testing.T) {
+	sizes := []int{3 * finitePart, 10, 2*finitePart + 7, finitePart + 1}
+	as := make([]*graph.Array, len(sizes))
+	ts := make([]graph.Type, len(sizes))
+	for i, n := range sizes {
+		a, err := graph.Zeros(graph.Float32, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as[i], ts[i] = a, a.Type()
+	}
+	firstNonFinite := func(as []*graph.Array, check []bool) (int, int, float64, bool) {
+		return newFiniteCheck(ts, check).first(as)
+	}
+	all := []bool{true, true, true, true}
+	if i, j, v, bad := firstNonFinite(as, all); bad {
+		t.Fatalf("all finite: got array %d element %d = %v", i, j, v)
+	}
+	// NaN late in array 2 and early in array 3, +Inf in array 2's last
+	// part, -Inf in array 0 which is not checked.
+	as[2].Set(math.NaN(), finitePart+5)
+	as[2].Set(math.Inf(1), 2*finitePart+3)
+	as[3].Set(math.NaN(), 0)
+	as[0].Set(math.Inf(-1), 2*finitePart+1)
+	for _, c := range []struct {
+		check []bool
+		i, j  int
+		inf   int // 0: NaN, else the sign of the infinity
+	}{
+		{[]bool{false, true, true, true}, 2, finitePart + 5, 0},
+		{all, 0, 2*finitePart + 1, -1},
+		{[]bool{false, true, false, true}, 3, 0, 0},
+	} {
+		// On several goroutines (as many as the machine has), and on
+		// the caller alone.
+		for _, procs := range []int{0, 1} {
+			prev := runtime.GOMAXPROCS(procs)
+			i, j, v, bad := firstNonFinite(as, c.check)
+			runtime.GOMAXPROCS(prev)
+			ok := bad && i == c.i && j == c.j && (c.inf == 0 && math.IsNaN(v) || c.inf != 0 && math.IsInf(v, c.inf))
+			if !ok {
+				t.Errorf("GOMAXPROCS %d, check %v: got array %d element %d = %v (%v), want array %d element %d", procs, c.check, i, j, v, bad, c.i, c.j)
+			}
+		}
+	}
+	if i, j, v, bad := firstNonFinite(as, []bool{false, true, false, false}); bad {
+		t.Errorf("only array 1 checked: got array %d element %d = %v", i, j, v)
 	}
 }
