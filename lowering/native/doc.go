@@ -172,25 +172,28 @@
 //
 // # Concurrency
 //
-// A plan owns a pool of Parallelism-1 goroutines, started by Plan and
-// parked between loops; Close (or the garbage collector, as a backstop)
-// stops them. A worker that finishes a loop polls for the next for 50 µs
-// before it parks, and the caller polls for the workers before it waits
-// (kernels.SpinUntil): a plan's loops follow each other within
-// microseconds, and waking a parked goroutine goes through the OS. The outermost loop of a kernel that is worth it (by an
-// estimate of its work) is split in grains that the caller and the workers
-// claim dynamically; every goroutine has its own frame (registers, vector
-// registers, and private copies of scratch the loop body uses). Loops inside
-// a parallel loop run sequentially. A large reduction by an associative and
-// commutative op (graph.Op.Algebra) outside any parallel loop is split into
-// one contiguous part per goroutine, each reduced into its own accumulator,
-// and the parts are combined in order, so results do not depend on
-// scheduling. GEMMs use the kernels' own threads; their epilogues run on
-// one frame per part of the product (kernels.GemmParams.EpiloguePart), in
-// parallel and without locks, or on the caller's when kernels.GemmThreads
-// says the product runs on one thread. With Parallelism 1 everything runs on the caller's
-// goroutine. Runs of one plan are serialised; distinct plans are
-// independent.
+// A plan's parallel loops run on package kernels' worker pool, the
+// goroutines its GEMMs fork onto too (kernels.Fork): a plan owns no
+// goroutines, and one set of workers serves every loop and product of a
+// run, so a worker that has just run a loop is still polling when the next
+// product forks, and the other way round. A worker that finishes a part
+// polls for the next for kernels' spin time before it parks, and the
+// caller polls for the workers before it waits (kernels.SpinUntil): a
+// plan's loops follow each other within microseconds, and waking a parked
+// goroutine goes through the OS. The outermost loop of a kernel that is
+// worth it (by an estimate of its work) is split in grains that the parts
+// claim dynamically, one part per frame (registers, vector registers, and
+// private copies of scratch the loop body uses), run by the caller or a
+// worker, whichever takes it first. Loops inside a parallel loop run
+// sequentially. A large reduction by an associative and commutative op
+// (graph.Op.Algebra) outside any parallel loop is split into one
+// contiguous part per frame, each reduced into its own accumulator, and
+// the parts are combined in order, so results do not depend on scheduling.
+// A GEMM's epilogues run on one frame per part of the product
+// (kernels.GemmParams.EpiloguePart), in parallel and without locks, or on
+// the caller's when kernels.GemmThreads says the product runs on one
+// thread. With Parallelism 1 everything runs on the caller's goroutine.
+// Runs of one plan are serialised; distinct plans are independent.
 //
 // # Errors
 //

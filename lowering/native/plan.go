@@ -193,9 +193,6 @@ func (b *Backend) Plan(g *fusion.Graph) (p *Plan, err error) {
 	if p.result, err = p.resultValue(res); err != nil {
 		return nil, err
 	}
-	if p.rt.pool != nil {
-		goruntime.AddCleanup(p, func(pl *pool) { pl.stop() }, p.rt.pool)
-	}
 	return p, nil
 }
 
@@ -298,8 +295,7 @@ func (p *Plan) Run(inputs map[string]graph.Value) (out graph.Value, err error) {
 	return p.result, nil
 }
 
-// Close stops the plan's goroutines and releases its arena. Run after
-// Close returns an error.
+// Close releases the plan's arena. Run after Close returns an error.
 func (p *Plan) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -307,9 +303,6 @@ func (p *Plan) Close() error {
 		return nil
 	}
 	p.closed = true
-	if p.rt.pool != nil {
-		p.rt.pool.stop()
-	}
 	p.rt = nil
 	p.result = nil
 	return nil

@@ -7,9 +7,9 @@ import (
 	"github.com/hofuse/hofuse/lowering/native/kernels"
 )
 
-// A runtime is what a plan runs on: one frame per goroutine of its pool
-// (frame 0 is the caller's), one frame per part of a threaded GEMM for
-// its epilogues (epi[i] for part i), and the pool.
+// A runtime is what a plan runs on: one frame per part of its parallel
+// loops (frame 0 is the caller's), one frame per part of a threaded GEMM
+// for its epilogues (epi[i] for part i), and the pool.
 type runtime struct {
 	frames []*frame
 	epi    []*frame
@@ -20,17 +20,14 @@ type runtime struct {
 	arena [][2]uintptr
 }
 
-// A pool is a fixed set of goroutines, started when the plan is compiled
-// and parked on a channel between loops. A parallel loop wakes them,
-// copies the caller's registers into their frames, and runs with them;
-// the caller takes a share of the work itself.
+// A pool runs a plan's parallel loops on the goroutines of package
+// kernels' worker pool, the same goroutines its products fork onto: one
+// part per frame, part w on frame w. A parallel loop copies the caller's
+// registers into the other frames and runs the parts; the caller takes
+// parts itself. The plan owns no goroutines.
 type pool struct {
-	rt      *runtime
-	wake    []chan struct{}
-	quit    chan struct{}
-	once    sync.Once
-	stopped atomic.Bool // quit is closed
-	wg      sync.WaitGroup
+	rt   *runtime
+	fork *kernels.Fork
 
 	// The job in flight: a range split dynamically in grains, or one part
 	// per frame.
@@ -39,47 +36,19 @@ type pool struct {
 	grain int
 	next  atomic.Int64
 	parts []code
-	// left counts the workers still running the job; finish polls it
-	// before it blocks on wg.
-	left atomic.Int32
 
 	mu      sync.Mutex
-	failure any // the first panic a worker recovered
+	failure any // the first panic a part recovered
 }
 
 func newPool(rt *runtime) *pool {
-	p := &pool{rt: rt, quit: make(chan struct{})}
-	p.wake = make([]chan struct{}, len(rt.frames))
-	for w := 1; w < len(rt.frames); w++ {
-		p.wake[w] = make(chan struct{}, 1)
-		go p.worker(w)
-	}
+	p := &pool{rt: rt}
+	p.fork = kernels.NewFork(p)
 	return p
 }
 
-func (p *pool) stop() {
-	p.once.Do(func() {
-		p.stopped.Store(true)
-		close(p.quit)
-	})
-}
-
-func (p *pool) worker(w int) {
-	fr := p.rt.frames[w]
-	for {
-		select {
-		case <-p.quit:
-			return
-		case <-p.wake[w]:
-			p.runJob(fr)
-			p.left.Add(-1)
-			p.wg.Done()
-			// The next loop of a plan follows within microseconds:
-			// poll for it before blocking.
-			kernels.SpinUntil(func() bool { return len(p.wake[w]) > 0 || p.stopped.Load() })
-		}
-	}
-}
+// RunPart runs the job's part on frame w.
+func (p *pool) RunPart(w int) { p.runJob(p.rt.frames[w]) }
 
 func (p *pool) runJob(fr *frame) {
 	defer func() {
@@ -111,25 +80,19 @@ func (p *pool) work(fr *frame) {
 	}
 }
 
-// start copies the caller's registers to the workers and wakes them.
-func (p *pool) start(fr *frame) {
-	for _, w := range p.rt.frames[1:] {
+// run copies the caller's registers to the other frames, runs one part
+// per frame, and re-raises a part's panic on the caller, where Run turns
+// it into an error. fr is frame 0, the caller's.
+func (p *pool) run(fr *frame) {
+	frames := p.rt.frames
+	for _, w := range frames[1:] {
 		copy(w.ints, fr.ints)
 		copy(w.flts, fr.flts)
 		w.par = true
 	}
-	p.wg.Add(len(p.rt.frames) - 1)
-	p.left.Store(int32(len(p.rt.frames) - 1))
-	for w := 1; w < len(p.rt.frames); w++ {
-		p.wake[w] <- struct{}{}
-	}
-}
-
-// finish waits for the workers and re-raises a worker's panic on the
-// caller, where Run turns it into an error.
-func (p *pool) finish() {
-	kernels.SpinUntil(func() bool { return p.left.Load() == 0 })
-	p.wg.Wait()
+	fr.par = true
+	p.fork.Run(len(frames), len(frames)-1)
+	fr.par = false
 	p.body, p.parts = nil, nil
 	if p.failure != nil {
 		f := p.failure
@@ -149,11 +112,7 @@ func (rt *runtime) parallelFor(fr *frame, n, grain int, body rangeFn) {
 	}
 	p.body, p.n, p.grain = body, n, grain
 	p.next.Store(0)
-	p.start(fr)
-	fr.par = true
-	p.runJob(fr)
-	fr.par = false
-	p.finish()
+	p.run(fr)
 }
 
 // parallelParts runs parts[w] on frame w, all at once.
@@ -166,11 +125,7 @@ func (rt *runtime) parallelParts(fr *frame, parts []code) {
 		return
 	}
 	p.parts = parts
-	p.start(fr)
-	fr.par = true
-	p.runJob(fr)
-	fr.par = false
-	p.finish()
+	p.run(fr)
 }
 
 // wspace is a frame's GEMM workspace.

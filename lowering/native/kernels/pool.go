@@ -131,6 +131,31 @@ func (f *fork) run(parts, helpers int) {
 	f.wg.Wait()
 }
 
+// A Fork runs the parts of a job on the caller and on this package's
+// worker pool, the one the products fork onto, so that a caller with
+// parallel loops of its own (the native executor) shares one set of
+// workers with the products: a worker that has just run a loop is polling
+// when the next product forks, and the other way round, instead of two
+// sets of workers each going to sleep while the other works. A Fork must
+// not be run concurrently with itself.
+type Fork struct{ f fork }
+
+// A PartRunner runs part i of a Fork's job.
+type PartRunner interface{ RunPart(i int) }
+
+// partAdapter makes a PartRunner a partRunner.
+type partAdapter struct{ r PartRunner }
+
+func (a partAdapter) runPart(i int) { a.r.RunPart(i) }
+
+// NewFork returns a Fork that runs job's parts.
+func NewFork(job PartRunner) *Fork { return &Fork{f: fork{job: partAdapter{job}}} }
+
+// Run runs parts 0..parts-1 of the job, on up to helpers+1 goroutines (the
+// caller included; parts that no worker takes up in time the caller runs
+// itself), and returns when all have finished. A part must not panic.
+func (f *Fork) Run(parts, helpers int) { f.f.run(parts, helpers) }
+
 // join polls for the helpers' parts to finish before the caller blocks
 // on wg: a blocked goroutine is woken through the OS, several
 // microseconds when the parts take ten.
