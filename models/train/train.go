@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -63,9 +62,8 @@ func Kernels(s *models.Step, opt Options) (*fusion.Graph, error) {
 // row-major array of its own (one that shares storage with an input, as
 // a value passed through unchanged may) is copied instead, into one of
 // two sets of row-major arrays the trainer allocates once and uses in
-// turn. In steady state a step allocates nothing but a few bytes (the
-// goroutines of its finiteness check). The initial values are read,
-// never written.
+// turn. A step allocates nothing of its own in steady state. The initial
+// values are read, never written.
 //
 // On a back end that can keep values where it runs them
 // (lowering.LoopBackend: PJRT), the step is compiled as a loop instead:
@@ -582,13 +580,15 @@ func nonFiniteIn(a *graph.Array, lo, hi int) (int, float64, bool) {
 // values: the answer of nonFinite on each checked value in turn. The
 // values are tested in parts of finitePart elements, on as many
 // goroutines as GOMAXPROCS allows when they hold more than one part in all
-// (a step's new weights and moments are in the cores' caches). The parts
-// are cut once, from the values' types.
+// (a step's new weights and moments are in the cores' caches): on the
+// worker pool of package kernels, which the native back end runs its
+// loops and products on, so that the workers are still polling when the
+// next step starts. The parts are cut once, from the values' types.
 type finiteCheck struct {
 	parts []finiteRange
 	as    []*graph.Array // the values under test
 	next  atomic.Int64   // the next part to claim
-	wg    sync.WaitGroup
+	fork  *kernels.Fork  // the workers the native back end runs on
 }
 
 // A finiteRange is a part of a finiteCheck: elements [lo, hi) of value i,
@@ -604,6 +604,7 @@ type finiteRange struct {
 // parts.
 func newFiniteCheck(ts []graph.Type, check []bool) *finiteCheck {
 	c := &finiteCheck{}
+	c.fork = kernels.NewFork(c)
 	for i, t := range ts {
 		if !check[i] {
 			continue
@@ -624,12 +625,7 @@ func (c *finiteCheck) first(as []*graph.Array) (int, int, float64, bool) {
 	defer func() { c.as = nil }()
 	c.next.Store(0)
 	if workers := min(runtime.GOMAXPROCS(0), len(c.parts)); workers > 1 {
-		c.wg.Add(workers - 1)
-		for range workers - 1 {
-			go c.work()
-		}
-		c.claim()
-		c.wg.Wait()
+		c.fork.Run(workers, workers-1)
 	} else {
 		for k := range c.parts {
 			if c.test(k); c.parts[k].bad {
@@ -645,13 +641,9 @@ func (c *finiteCheck) first(as []*graph.Array) (int, int, float64, bool) {
 	return 0, 0, 0, false
 }
 
-func (c *finiteCheck) work() {
-	defer c.wg.Done()
-	c.claim()
-}
-
-// claim tests parts until none is left.
-func (c *finiteCheck) claim() {
+// RunPart claims parts and tests them until none is left: every part of
+// the fork does the same.
+func (c *finiteCheck) RunPart(int) {
 	for k := int(c.next.Add(1)) - 1; k < len(c.parts); k = int(c.next.Add(1)) - 1 {
 		c.test(k)
 	}
