@@ -149,8 +149,9 @@
 // The helpers are goroutines of a package-wide pool, started on first use
 // (as many as the largest Threads − 1 seen) and kept for the life of the
 // process, blocked on a channel while idle; nothing needs to be shut down.
-// A worker that finishes a part polls for the next fork for 50 µs before it
-// blocks, and the caller polls for its helpers' parts before it waits:
+// The native executor runs its own parallel loops on the same pool
+// (Fork). A worker that finishes a part polls for the next fork for 200 µs
+// before it blocks, and the caller polls for its helpers' parts before it waits:
 // the products of one inference follow each other closely, and waking a
 // blocked goroutine wakes an OS thread. (BenchmarkMLP at batch 1, whose
 // products take about 10 µs each: 69-90 µs with the caller blocking at

@@ -78,8 +78,13 @@ func ensureWorkers(n int) {
 // inference follow each other within microseconds, so a worker that has
 // just finished a part polls for the next one. It costs spinTime of CPU
 // after the last fork of a burst. (The MLP 784-512-512-10 at batch 1
-// splits two 10 µs products over two threads.)
-const spinTime = 50 * time.Microsecond
+// splits two 10 µs products over two threads.) A training step runs
+// stretches of small kernels on the caller alone between its parallel
+// ones (the loss, a narrow product): with 50 µs the workers had parked
+// by the next fork; BenchmarkStepNative, fused, four alternations (ms),
+// batch 32: 3.05, 3.28, 2.30, 2.14 at 50 µs, 2.53, 2.84, 2.12, 2.08 at
+// 200; batch 256: 8.96, 8.32, 6.21, 6.22 against 7.76, 7.81, 6.21, 5.93.
+const spinTime = 200 * time.Microsecond
 
 // receive returns the next fork message, polling for spinTime before it
 // blocks, and yielding the processor between polls to anything runnable.
