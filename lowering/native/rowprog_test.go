@@ -195,11 +195,12 @@ func specialRows(t *testing.T, r *rand.Rand, dt graph.DType, scale, zero float64
 	return v
 }
 
-// TestChainFusion checks fuseChains: a run of + - × /, each op reading the
-// one before, is one instruction (kernels.Chain) when the values between
-// are read nowhere else, swapped operands included, and the results are
-// the interpreter's bit for bit, in float32 and float64, on values with
-// ±Inf, NaN and zeros, over rows that end in a partial block.
+// TestChainFusion checks fuseChains: a run of + - × / and √, each op
+// reading the one before, is one instruction (kernels.Chain) when the
+// values between are read nowhere else, swapped operands included, and
+// the results are the interpreter's bit for bit, in float32 and float64,
+// on values with ±Inf, NaN and zeros, over rows that end in a partial
+// block.
 func TestChainFusion(t *testing.T) {
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		A, err := graph.NewInput("A", graph.ArrayOf(dt, 3, 1030), false)
@@ -221,6 +222,9 @@ func TestChainFusion(t *testing.T) {
 			{`zip (zip (\a b -> exp a * b)) A B`, ""},                                  // one op
 			{`zip (zip (\a b -> let t = a - b in t * t + b)) A B`, "3 ops in a chain"}, // a square
 			{`zip (zip (\a b -> let t = a - b in t * t + t)) A B`, "2 ops in a chain"}, // t read three times: t·t + t
+			{`zip (zip (\a b -> sqrt (a * b + 1) * b)) A B`, "4 ops in a chain"},       // a root between (Adam's)
+			{`zip (zip (\a b -> sqrt a / b)) A B`, "2 ops in a chain"},                 // a root first
+			{`zip (zip (\a b -> sqrt a)) A B`, ""},                                     // a root alone
 		} {
 			term, g, d := wholeDescribe(t, c.src, A, B)
 			if c.want == "" {

@@ -127,6 +127,7 @@ type vstep struct {
 	op                 kernels.ArithOp
 	reg                int
 	swap, self, scalar bool
+	sqrt               bool // √acc: op, reg and the flags unused
 }
 
 // vcopy copies element k of vector register vreg into scalar register freg.
@@ -968,6 +969,10 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 func chainProg[T float32 | float64](chain []vstep) *kernels.ChainProg[T] {
 	steps := make([]kernels.ChainStep[T], len(chain))
 	for k, s := range chain {
+		if s.sqrt {
+			steps[k] = kernels.ChainStep[T]{Sqrt: true}
+			continue
+		}
 		steps[k] = kernels.ChainStep[T]{Op: s.op, Swap: s.swap, Self: s.self, Scalar: s.scalar}
 	}
 	return kernels.NewChainProg(steps)
@@ -993,7 +998,7 @@ func fullReads(body []vinstr, outs []int, nregs int) []bool {
 		case vkChain:
 			full[in.a] = true
 			for _, s := range in.chain {
-				if !s.self && !s.scalar {
+				if !s.self && !s.scalar && !s.sqrt {
 					full[s.reg] = true
 				}
 			}
@@ -1092,8 +1097,8 @@ func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 // chainOps are the ops a vkChain takes, as kernels.Chain names them.
 var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: kernels.Sub, graph.Mul: kernels.Mul, graph.Div: kernels.Div}
 
-// fuseChains replaces runs of arithmetic, each op reading the one before
-// it, by one vkChain per run: (x - m) · k · g + b, a LayerNorm's
+// fuseChains replaces runs of arithmetic (+ - × / and √), each op reading
+// the one before it, by one vkChain per run: (x - m) · k · g + b, a LayerNorm's
 // normalisation, is one pass over the chunk (kernels.Chain, which keeps
 // the intermediate values in registers) instead of four passes each
 // storing a register that the next reloads. An op joins the run whose
@@ -1121,6 +1126,24 @@ func fuseChains(body []vinstr, f32 bool, outs []int, regs []vregInfo) []vinstr {
 	open := map[int]*run{} // register -> the run whose result it is
 	member := make([]*run, len(body))
 	for i, in := range body {
+		if in.kind == vkUn && in.op == graph.Sqrt && in.dt == class && in.f1 == nil {
+			// √ continues the run whose value it alone reads; a lone
+			// one stays the instruction it is.
+			r := open[in.a]
+			if r == nil || reads[in.a] != 1 {
+				r = &run{start: in.a}
+			} else {
+				delete(open, in.a)
+			}
+			r.steps = append(r.steps, vstep{sqrt: true})
+			r.last = i
+			r.members = append(r.members, i)
+			member[i] = r
+			if reads[in.dst] <= 2 && !slices.Contains(outs, in.dst) && len(r.steps) < kernels.MaxChain {
+				open[in.dst] = r
+			}
+			continue
+		}
 		op, ok := chainOps[in.op]
 		if in.kind != vkBin || !ok || in.dt != class || in.f2 != nil {
 			continue

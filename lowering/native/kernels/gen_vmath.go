@@ -769,6 +769,13 @@ func chainLoop(name string, elem int, reg string, nv int) {
 			p("\tJMP %s_next", name)
 			continue
 		}
+		if code == chainSqrt {
+			for v := range nv {
+				p("\tVSQRT%s %s, %s", sfx, r(v), r(v))
+			}
+			p("\tJMP %s_next", name)
+			continue
+		}
 		instr := []string{"VADD", "VSUB", "VMUL", "VDIV"}[code&3] + sfx
 		scalar, self, swap := code&16 != 0, code&8 != 0, code&4 != 0
 		if code == chainRecipDiv {
@@ -815,7 +822,12 @@ func chainLoop(name string, elem int, reg string, nv int) {
 // ArithOp (0-3), plus 4 for y op acc (only - and /: + and × commute), 8
 // for acc op acc, 16 for a scalar y; and chainRecipDiv. Mirrors
 // chainStep's codes in vmath.go.
-var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv}
+var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv, chainSqrt}
+
+// chainSqrt is the code of √acc: VSQRTPS or VSQRTPD, correctly rounded
+// as math.Sqrt (the float32 root rounded once, as a float64 root rounded
+// to float32 is). Mirrors vmath.go's.
+const chainSqrt = 28
 
 // chainRecipDiv is the code of acc / y for a scalar y that vmath.go has
 // found in the range where a product by y's reciprocal, corrected twice,

@@ -357,6 +357,9 @@ type ChainStep[T float32 | float64] struct {
 	Self   bool
 	Scalar bool
 	Y      []T
+	// Sqrt makes the step √acc, correctly rounded (math.Sqrt's root,
+	// rounded to T); the other fields must be zero.
+	Sqrt bool
 }
 
 // chainStep is a step as the assembly reads it: the op's code (ArithOp,
@@ -379,6 +382,9 @@ type chainStep struct {
 // chainRecipDivStep says why the bits are the same, and which dividends
 // it leaves to VDIVPS.
 const chainRecipDiv = 27
+
+// chainSqrt is the step code of √acc (ChainStep.Sqrt).
+const chainSqrt = 28
 
 // The divisors of chainRecipDiv: positive and within 2**±32 (so that, with
 // the dividends the assembly admits, no intermediate value underflows or
@@ -435,9 +441,15 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 			panic("kernels: Chain step not one of + - × /")
 		case s.Scalar && s.Self:
 			panic("kernels: Chain step both Scalar and Self")
+		case s.Sqrt && (s.Op != Add || s.Swap || s.Self || s.Scalar):
+			panic("kernels: Chain step both Sqrt and an op")
 		}
 		s.Y = nil
 		c.steps[k] = s
+		if s.Sqrt {
+			c.codes[k] = chainSqrt
+			continue
+		}
 		c.codes[k] = int64(s.Op)
 		switch {
 		case s.Self:
@@ -462,7 +474,7 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 		switch s := &c.steps[k]; {
 		case s.Scalar:
 			_ = ys[k][0]
-		case !s.Self:
+		case !s.Self && !s.Sqrt:
 			_ = ys[k][:len(z)]
 		}
 	}
@@ -493,6 +505,10 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 		acc := x[k]
 		for j := range c.n {
 			s := &c.steps[j]
+			if s.Sqrt {
+				acc = T(math.Sqrt(float64(acc)))
+				continue
+			}
 			a, b := acc, acc
 			var y T
 			switch {
@@ -539,7 +555,7 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 				st[k].code = chainRecipDiv
 				st[k].inv = uint64(math.Float32bits(1 / y))
 			}
-		case s.Self:
+		case s.Self || s.Sqrt:
 			st[k].y = unsafe.Pointer(&z[i])
 		default:
 			st[k].y = unsafe.Pointer(&ys[k][i])

@@ -663,11 +663,15 @@ func testChain(t *testing.T) {
 			ys := make([][]float64, nsteps)
 			ops := make([]ArithOp, nsteps)
 			// 0: acc op y, 1: y op acc, 2: acc op acc, 3: acc op y[0],
-			// 4: y[0] op acc.
+			// 4: y[0] op acc, 5: √acc.
 			kinds := make([]int, nsteps)
 			for k := range ys {
-				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(4)), r.IntN(5)
-				if kinds[k] >= 3 {
+				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(4)), r.IntN(6)
+				if kinds[k] == 5 {
+					ys[k], ops[k] = nil, Add
+					continue
+				}
+				if kinds[k] == 3 || kinds[k] == 4 {
 					ys[k] = ys[k][:min(n, 1)]
 					if n > 0 && r.IntN(4) == 0 {
 						ys[k][0] = special[r.IntN(len(special))]
@@ -694,7 +698,7 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 	steps := make([]ChainStep[T], len(ys))
 	for k, y := range ys {
 		full := y
-		if kinds[k] >= 3 && n > 0 {
+		if (kinds[k] == 3 || kinds[k] == 4) && n > 0 {
 			full = make([]T, n)
 			for i := range full {
 				full[i] = y[0]
@@ -708,8 +712,14 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 		case 2:
 			Arith(ops[k], want, want, want)
 			y = nil
+		case 5:
+			for i, v := range want {
+				want[i] = T(math.Sqrt(float64(v)))
+			}
+			steps[k] = ChainStep[T]{Sqrt: true}
+			continue
 		}
-		steps[k] = ChainStep[T]{Op: ops[k], Swap: kinds[k] == 1 || kinds[k] == 4, Self: kinds[k] == 2, Scalar: kinds[k] >= 3, Y: y}
+		steps[k] = ChainStep[T]{Op: ops[k], Swap: kinds[k] == 1 || kinds[k] == 4, Self: kinds[k] == 2, Scalar: kinds[k] == 3 || kinds[k] == 4, Y: y}
 	}
 	same := func(what string, got []T) {
 		t.Helper()
@@ -743,7 +753,7 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 			switch {
 			case s.Scalar:
 				ys3[k] = s.Y
-			case !s.Self:
+			case !s.Self && !s.Sqrt:
 				ys3[k] = s.Y[part[0]:part[1]]
 			}
 		}
