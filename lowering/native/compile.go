@@ -853,11 +853,26 @@ func genLoop(vars []loopVar, first, rest code) rangeFn {
 // loop turns a range function over n iterations into code: run
 // sequentially, or split over the plan's goroutines when par is set.
 func (c *compiler) loop(n int, body rangeFn, par bool) code {
+	return c.loopGrains(n, c.grain(n, 1), body, par)
+}
+
+// loopGrains is loop with grains of grain iterations.
+func (c *compiler) loopGrains(n, grain int, body rangeFn, par bool) code {
 	if par {
-		grain := max(1, n/(8*c.workers))
 		return func(fr *frame) { fr.rt.parallelFor(fr, n, grain, body) }
 	}
 	return func(fr *frame) { body(fr, 0, n) }
+}
+
+// grain is the grain of a parallel loop of n iterations that its body
+// takes unit at a time (a vector program's chunk): about eight grains a
+// goroutine, so that a goroutine slowed by the machine's other work takes
+// fewer, but not less than a unit when the goroutines get one each. A
+// vector program pays each instruction's dispatch once a call: a 4096
+// element update in grains of 256 took longer on two goroutines than on
+// one.
+func (c *compiler) grain(n, unit int) int {
+	return max(1, n/(8*c.workers), min(unit, (n+c.workers-1)/c.workers))
 }
 
 // wantParallel reports whether a loop of n iterations, each estimated at
@@ -884,15 +899,16 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if fn2, args2, dst2, ok := collapseNest(fn, args, dst); ok {
 		return c.nzipInto(fn2, args2, dst2)
 	}
-	if body, ok, err := c.flatMap(fn, args, dst, n); err != nil || ok {
+	if body, per, ok, err := c.flatMap(fn, args, dst, n); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
 		par := c.wantParallel(n, c.perElement(fn, args))
+		grain := c.grain(n, per)
 		if par {
-			c.note("  split over goroutines in grains of %d rows", max(1, n/(8*c.workers)))
+			c.note("  split over goroutines in grains of %d rows", grain)
 		}
-		return c.loop(n, body, par), nil
+		return c.loopGrains(n, grain, body, par), nil
 	}
 	argRank, dstRank := -1, leafRank(dst)
 	for i, a := range args {
@@ -913,10 +929,11 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 			return nil, err
 		}
 		if ok {
+			grain := c.grain(n, chunk)
 			if par {
-				c.note("  split over goroutines in grains of %d", max(1, n/(8*c.workers)))
+				c.note("  split over goroutines in grains of %d", grain)
 			}
-			return c.loop(n, body, par), nil
+			return c.loopGrains(n, grain, body, par), nil
 		}
 	}
 	if dstRank == 1 && argRank == 2 {

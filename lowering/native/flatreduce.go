@@ -276,16 +276,17 @@ const (
 // program's dispatch for C elements; here rows lo..hi-1 run as one flat
 // span, flatLen elements (whole rows) a chunk, the column operands read
 // from tiles (flatRows.tile). Each element is computed as the row loop
-// computes it, so the results are the same. ok is false, with nothing
-// compiled, where the map does not have this form.
-func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, bool, error) {
+// computes it, so the results are the same. It returns the loop's body
+// and the rows of a chunk, and false, with nothing compiled, where the map
+// does not have this form.
+func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, int, bool, error) {
 	if fn.kind != cvFunc || n < flatMapMinRows || dst.kind != cvView || dst.vary != nil || len(dst.layout) != 2 ||
 		(dst.dt != graph.Float32 && dst.dt != graph.Float64) {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	l1, ok := fn.node.(*graph.Lambda)
 	if !ok || len(l1.Params) != len(args) {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	// Rows of at most flatMapMaxRow elements, one to four vectors: there
 	// the program's dispatch per row outweighs its arithmetic. Longer rows
@@ -293,23 +294,23 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 	// once (hoisted), where the flat program computes it per element.
 	C := dst.layout[1].Extent
 	if C == 0 || C > flatMapMaxRow || !flatRowArgs(append([]*cval{dst}, args...), C) {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	flatLen := min(flatChunk/C, n) * C
 	mark := c.vmark()
 	fl := c.newFlatRows(l1, args, fn.env, C, flatLen)
 	out, ok, err := fl.output(l1.Body)
 	if err != nil && !errors.Is(err, errNotVectorisable) {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	if err != nil || !ok {
 		c.rollback(mark)
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	p, tiles, tileReg, ok := fl.finish([]int{out}, []graph.DType{dst.dt}, flatLen)
 	if !ok {
 		c.rollback(mark)
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	for _, t := range tiles {
 		if t.ldt == dst.dt && t.buf == dst.buf {
@@ -317,7 +318,7 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 			// column is one of its rows): the tiles of a later range
 			// would be filled after earlier rows were overwritten.
 			c.rollback(mark)
-			return nil, false, nil
+			return nil, 0, false, nil
 		}
 	}
 	st := vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: 1, acc: dst.acc}
@@ -336,7 +337,7 @@ func (c *compiler) flatMap(fn *cval, args []*cval, dst *cval, n int) (rangeFn, b
 				storeChunk(fr, &st, fr.v64[p.outs[0]][:m], i0)
 			}
 		}
-	}, true, nil
+	}, flatLen / C, true, nil
 }
 
 // flatRows builds the vector program of a flat reduction's rows.

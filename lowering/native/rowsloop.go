@@ -264,7 +264,7 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	if f, ok := rowsCopy(p, stores); ok {
 		c.note("copy [%s,%d] in rows of %d", extents(shape[:m]), n, n)
 		if par {
-			c.note("  split over goroutines in grains of %d rows", max(1, rows/(8*c.workers)))
+			c.note("  split over goroutines in grains of %d rows", c.grain(rows, 1))
 		}
 		return c.loop(rows, f, par), true, nil
 	}
@@ -294,10 +294,11 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 			}
 		}
 	}
+	grain := c.grain(rows, per)
 	if par {
-		c.note("  split over goroutines in grains of %d rows", max(1, rows/(8*c.workers)))
+		c.note("  split over goroutines in grains of %d rows", grain)
 	}
-	return c.loop(rows, body, par), true, nil
+	return c.loopGrains(rows, grain, body, par), true, nil
 }
 
 // rowsCopy returns the loop of a program that only copies one operand's
