@@ -1351,6 +1351,12 @@ func sum512Loop(name string) {
 	}
 	p("\tVEXTRACTF64X4 $1, Z0, Y1")
 	p("\tVADDPS Y1, Y0, Y0")
+	sumY0Return()
+}
+
+// sumY0Return adds the eight lanes of Y0 pairwise, returns the sum as a
+// sum loop's result and ends the function.
+func sumY0Return() {
 	p("\tVEXTRACTF128 $1, Y0, X1")
 	p("\tVADDPS X1, X0, X0")
 	p("\tVPERMILPS $0x4e, X0, X1")
@@ -1383,13 +1389,5 @@ func sumLoop(name string) {
 	p("\tVADDPS Y1, Y0, Y0")
 	p("\tVADDPS Y3, Y2, Y2")
 	p("\tVADDPS Y2, Y0, Y0")
-	p("\tVEXTRACTF128 $1, Y0, X1")
-	p("\tVADDPS X1, X0, X0")
-	p("\tVPERMILPS $0x4e, X0, X1")
-	p("\tVADDPS X1, X0, X0")
-	p("\tVPERMILPS $0xb1, X0, X1")
-	p("\tVADDPS X1, X0, X0")
-	p("\tVMOVSS X0, ret+16(FP)")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	sumY0Return()
 }
