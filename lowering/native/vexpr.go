@@ -1126,30 +1126,20 @@ func fuseChains(body []vinstr, f32 bool, outs []int, regs []vregInfo) []vinstr {
 	open := map[int]*run{} // register -> the run whose result it is
 	member := make([]*run, len(body))
 	for i, in := range body {
-		if in.kind == vkUn && in.op == graph.Sqrt && in.dt == class && in.f1 == nil {
+		var r *run
+		op, ok := chainOps[in.op]
+		switch {
+		case in.kind == vkUn && in.op == graph.Sqrt && in.dt == class && in.f1 == nil:
 			// √ continues the run whose value it alone reads; a lone
 			// one stays the instruction it is.
-			r := open[in.a]
-			if r == nil || reads[in.a] != 1 {
+			if r = open[in.a]; r == nil || reads[in.a] != 1 {
 				r = &run{start: in.a}
 			} else {
 				delete(open, in.a)
 			}
 			r.steps = append(r.steps, vstep{sqrt: true})
-			r.last = i
-			r.members = append(r.members, i)
-			member[i] = r
-			if reads[in.dst] <= 2 && !slices.Contains(outs, in.dst) && len(r.steps) < kernels.MaxChain {
-				open[in.dst] = r
-			}
+		case in.kind != vkBin || !ok || in.dt != class || in.f2 != nil:
 			continue
-		}
-		op, ok := chainOps[in.op]
-		if in.kind != vkBin || !ok || in.dt != class || in.f2 != nil {
-			continue
-		}
-		var r *run
-		switch {
 		case in.a == in.b && open[in.a] != nil && reads[in.a] == 2:
 			// The run's value op itself (a square), its only reader.
 			r = open[in.a]

@@ -1317,8 +1317,6 @@ func maxOfY0(dst string) {
 	p("\tVMOVSS X0, %s", dst)
 }
 
-// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
-// partial sums (four vectors of eight lanes), added pairwise at the end.
 // sum512Loop writes func name(n int, x *float32) float32: the sum of
 // x[:n], n a multiple of 128 and at least 128, in 128 interleaved partial
 // sums (eight zmm accumulators), added pairwise at the end. The AVX2
@@ -1368,6 +1366,8 @@ func sumY0Return() {
 	p("\tRET")
 }
 
+// sumLoop writes the sum of x[:n] in float32, n a multiple of 32: 32
+// partial sums (four vectors of eight lanes), added pairwise at the end.
 func sumLoop(name string) {
 	p("")
 	p("// func %s(n int, x *float32) float32", name)
