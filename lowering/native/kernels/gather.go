@@ -29,7 +29,7 @@ type GatherParams[T float32 | float64] struct {
 // GatherMaxN returns the widest product GatherGemmF32/F64 take for T: two
 // AVX-512 vectors, 32 float32 or 16 float64 columns (a small network's
 // channels).
-func GatherMaxN[T float32 | float64]() int { return 2 * gemvLanes[T]() }
+func GatherMaxN[T float32 | float64]() int { return 2 * avx512Lanes[T]() }
 
 // GatherAvailable reports whether GatherGemmF32 and GatherGemmF64 compute
 // products on this machine: they need AVX-512.
@@ -57,7 +57,7 @@ func GatherGemmF32(p GatherParams[float32]) bool { return gatherGemm(&p) }
 func GatherGemmF64(p GatherParams[float64]) bool { return gatherGemm(&p) }
 
 func gatherGemm[T float32 | float64](p *GatherParams[T]) bool {
-	lanes := gemvLanes[T]()
+	lanes := avx512Lanes[T]()
 	if !hasGatherAsm || p.N > 2*lanes {
 		return false
 	}

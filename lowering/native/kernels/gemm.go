@@ -552,7 +552,7 @@ func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
 	case j.gemv():
 		// Whole tiles of gemvRow: each thread reads the same long pieces
 		// of B's rows as one thread does.
-		return threads, min(p.N, gemvTileCols[T]())
+		return threads, min(p.N, gemvTileCols[T](p.N))
 	}
 	return threads, min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
 }

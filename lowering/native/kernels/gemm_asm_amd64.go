@@ -139,16 +139,141 @@ var gemvF64AVX512 = [16]func(k int, a *float64, ainc int, b *float64, ldb int, y
 	gemvF64AVX512x16,
 }
 
-// hasGemvAsm says whether gemvRow can run: it needs AVX-512.
-var hasGemvAsm = hasAVX512
+// The AVX2 row-by-matrix kernels (gen_asm.go's gemvAVX2): gemvF32AVX2[v-1]
+// covers v vectors of 8 columns, the last under a mask.
 
-// gemvAsm calls the kernel of nv vectors for T.
-func gemvAsm[T float32 | float64](nv, k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool) {
+//go:noescape
+func gemvF32AVX2x1(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x2(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x3(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x4(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x5(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x6(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x7(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x8(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x9(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x10(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x11(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF32AVX2x12(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x1(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x2(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x3(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x4(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x5(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x6(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x7(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x8(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x9(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x10(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x11(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+//go:noescape
+func gemvF64AVX2x12(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool)
+
+var gemvF32AVX2 = [gemvAVX2Vecs]func(k int, a *float32, ainc int, b *float32, ldb int, y *float32, mask *int32, add bool){
+	gemvF32AVX2x1,
+	gemvF32AVX2x2,
+	gemvF32AVX2x3,
+	gemvF32AVX2x4,
+	gemvF32AVX2x5,
+	gemvF32AVX2x6,
+	gemvF32AVX2x7,
+	gemvF32AVX2x8,
+	gemvF32AVX2x9,
+	gemvF32AVX2x10,
+	gemvF32AVX2x11,
+	gemvF32AVX2x12,
+}
+
+var gemvF64AVX2 = [gemvAVX2Vecs]func(k int, a *float64, ainc int, b *float64, ldb int, y *float64, mask *int32, add bool){
+	gemvF64AVX2x1,
+	gemvF64AVX2x2,
+	gemvF64AVX2x3,
+	gemvF64AVX2x4,
+	gemvF64AVX2x5,
+	gemvF64AVX2x6,
+	gemvF64AVX2x7,
+	gemvF64AVX2x8,
+	gemvF64AVX2x9,
+	gemvF64AVX2x10,
+	gemvF64AVX2x11,
+	gemvF64AVX2x12,
+}
+
+// gemvAVX2Vecs is the widest tile of the AVX2 kernels, in vectors (as in
+// gen_asm.go).
+const gemvAVX2Vecs = 12
+
+// gemvAVX2Mask holds the masks of the AVX2 kernels' last vector: the 8
+// int32 lanes from &gemvAVX2Mask[8-r] are r ones, then zeros; a float64
+// lane takes two of them.
+var gemvAVX2Mask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
+
+// hasGemvAsm says whether gemvRow can run: it needs AVX2 and FMA.
+var hasGemvAsm = hasAVX2
+
+// gemvAsm calls the kernel of nv vectors for T, rem of whose last
+// vector's lanes are columns of y (1 ≤ rem ≤ the lanes of a vector).
+func gemvAsm[T float32 | float64](nv, rem, k int, a *T, ainc int, b *T, ldb int, y *T, add bool) {
 	switch ap := any(a).(type) {
 	case *float32:
-		gemvF32AVX512[nv-1](k, ap, ainc, any(b).(*float32), ldb, any(y).(*float32), mask, add)
+		bp, yp := any(b).(*float32), any(y).(*float32)
+		if hasAVX512 {
+			gemvF32AVX512[nv-1](k, ap, ainc, bp, ldb, yp, uint16(1)<<rem-1, add)
+			return
+		}
+		gemvF32AVX2[nv-1](k, ap, ainc, bp, ldb, yp, &gemvAVX2Mask[8-rem], add)
 	case *float64:
-		gemvF64AVX512[nv-1](k, ap, ainc, any(b).(*float64), ldb, any(y).(*float64), mask, add)
+		bp, yp := any(b).(*float64), any(y).(*float64)
+		if hasAVX512 {
+			gemvF64AVX512[nv-1](k, ap, ainc, bp, ldb, yp, uint16(1)<<rem-1, add)
+			return
+		}
+		gemvF64AVX2[nv-1](k, ap, ainc, bp, ldb, yp, &gemvAVX2Mask[8-2*rem], add)
 	}
 }
 

@@ -6,6 +6,8 @@ package kernels
 
 const hasGemvAsm = false
 
-func gemvAsm[T float32 | float64](nv, k int, a *T, ainc int, b *T, ldb int, y *T, mask uint16, add bool) {
+const gemvAVX2Vecs = 12
+
+func gemvAsm[T float32 | float64](nv, rem, k int, a *T, ainc int, b *T, ldb int, y *T, add bool) {
 	panic(noAsm)
 }

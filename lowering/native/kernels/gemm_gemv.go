@@ -4,8 +4,8 @@ package kernels
 // smallM rows, such as a network's layer at batch 1): each row of C is
 // c = Σ_kk a[kk]·B[kk], which reads B once and is bound by that read.
 //
-// With AVX-512, gemvRow keeps a tile of up to gemvTileVecs vectors of c in
-// registers for the whole of k (gen_asm.go's gemv), one FMA per element
+// gemvRow keeps a tile of up to 16 AVX-512 vectors (12 AVX2 ones) of c in
+// registers for the whole of k (gen_asm.go's gemv and gemvAVX2), one FMA per element
 // and row of B in kk order, so c is loaded and stored once per tile instead
 // of once per row or four rows of B. A tile of 16 vectors reads 1 KiB of
 // each row of B in float32; narrower tiles read B in shorter pieces that
@@ -15,19 +15,33 @@ package kernels
 // rounds); by wall time on a busy machine, 29 µs with tiles of 16
 // vectors, 31 with 8 (best of 5).
 
-// gemvTileVecs is the widest tile of gemvRow, in vectors.
-const gemvTileVecs = 16
+// gemvShape returns the widest tile of gemvRow in vectors and the
+// elements of T in a vector, on this machine: 16 AVX-512 vectors, or 12
+// AVX2 ones (gemvAVX2Vecs).
+func gemvShape[T float32 | float64]() (vecs, lanes int) {
+	if hasAVX512 {
+		return 16, avx512Lanes[T]()
+	}
+	return gemvAVX2Vecs, avx512Lanes[T]() / 2
+}
 
-// gemvTileCols returns the columns of a full tile of gemvRow for T.
-func gemvTileCols[T float32 | float64]() int { return gemvTileVecs * gemvLanes[T]() }
-
-// gemvLanes returns the elements of T in an AVX-512 vector.
-func gemvLanes[T float32 | float64]() int {
+// avx512Lanes returns the elements of T in an AVX-512 vector.
+func avx512Lanes[T float32 | float64]() int {
 	var z T
 	if _, ok := any(z).(float32); ok {
 		return 16
 	}
 	return 8
+}
+
+// gemvTileCols returns the columns of gemvRow's tiles for n columns: the
+// vectors of n spread evenly over the fewest tiles that hold them, so that
+// no tile is much narrower than the others (512 float32 columns with AVX2:
+// five tiles of 88 and one of 72, not five of 96 and one of 32).
+func gemvTileCols[T float32 | float64](n int) int {
+	vecs, lanes := gemvShape[T]()
+	nv := ceilDiv(n, lanes)
+	return lanes * ceilDiv(nv, ceilDiv(nv, vecs))
 }
 
 // gemvRow sets c[j] = Σ_kk a[kk·ainc]·b[kk·ldb+j] over kk < k, for
@@ -39,12 +53,11 @@ func gemvRow[T float32 | float64](k int, a []T, ainc int, b []T, ldb int, c []T,
 		return
 	}
 	_, _ = a[(k-1)*ainc], b[(k-1)*ldb+n-1]
-	lanes := gemvLanes[T]()
-	tile := gemvTileVecs * lanes
+	_, lanes := gemvShape[T]()
+	tile := gemvTileCols[T](n)
 	for j0 := 0; j0 < n; j0 += tile {
 		w := min(tile, n-j0)
 		nv := ceilDiv(w, lanes)
-		mask := uint16(1)<<(w-(nv-1)*lanes) - 1
-		gemvAsm(nv, k, &a[0], ainc, &b[j0], ldb, &c[j0], mask, add)
+		gemvAsm(nv, w-(nv-1)*lanes, k, &a[0], ainc, &b[j0], ldb, &c[j0], add)
 	}
 }

@@ -628,7 +628,7 @@ func benchMicro[T float32 | float64](b *testing.B, kern *microKernel[T]) {
 // TestGemmSmallMBits checks the row-by-row path of products of at most
 // smallM rows against its definition, bit for bit, overwriting and
 // accumulating, with the left operand stored and transposed, on one and
-// two threads: with AVX-512 (gemvRow), one exactly rounded fused
+// two threads: with gemvRow (AVX2 or AVX-512), one exactly rounded fused
 // multiply-add per row of B in order for every column; otherwise one axpy
 // per row of B in order (four rows of B at a time, then single rows).
 func TestGemmSmallMBits(t *testing.T) {
@@ -723,14 +723,14 @@ func fmaRows[T float32 | float64](row, a []T, ainc int, b []T, ldb int) {
 	}
 }
 
-// TestGemvRow checks the AVX-512 row-by-matrix kernels against exactly
-// rounded fused multiply-adds in order, bit for bit, on every tile width
-// and tail (n around multiples of the vector and of the 16-vector tile),
-// with a strided row of A, overwriting and accumulating, and checks that
-// nothing past the row is written.
+// TestGemvRow checks the row-by-matrix kernels (AVX-512 or AVX2, as the
+// machine has) against exactly rounded fused multiply-adds in order, bit
+// for bit, on every tile width and tail (n around multiples of the vector
+// and of the widest tile), with a strided row of A, overwriting and
+// accumulating, and checks that nothing past the row is written.
 func TestGemvRow(t *testing.T) {
 	if !hasGemvAsm {
-		t.Skip("no AVX-512 here: gemvRow is not used")
+		t.Skip("no AVX2 here: gemvRow is not used")
 	}
 	testGemvRow[float32](t)
 	testGemvRow[float64](t)
@@ -738,7 +738,7 @@ func TestGemvRow(t *testing.T) {
 
 func testGemvRow[T float32 | float64](t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, n := range []int{1, 7, 8, 15, 16, 17, 100, 127, 128, 129, 255, 256, 257, 383, 513} {
+	for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 95, 96, 97, 100, 127, 128, 129, 191, 255, 256, 257, 383, 513} {
 		for _, k := range []int{1, 2, 7, 61} {
 			for _, ainc := range []int{1, 3} {
 				for _, add := range []bool{false, true} {
@@ -857,23 +857,28 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 
 // TestSmallMSplit checks how row-by-row products are cut: the float32
 // layers of the MLP 784-512-512-10 at batch 1 run on two threads, in whole
-// gemvRow tiles with AVX-512; the last, 512×10, on one.
+// gemvRow tiles of about equal width (two of 16 vectors with AVX-512, five
+// of 11 AVX2 vectors and one of 9 with AVX2); the last, 512×10, on one.
 func TestSmallMSplit(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k, threads int
 		wantThreads      int
-		wantCols         int // with gemvRow; 0: all of N
+		cols512, cols2   int // the columns of a chunk with AVX-512 and with AVX2 gemvRow; 0: all of N
 	}{
-		{1, 512, 784, 2, 2, 256},
-		{1, 512, 512, 2, 2, 256},
-		{1, 10, 512, 2, 1, 0},
-		{1, 512, 784, 1, 1, 0},
-		{4, 300, 300, 8, 5, 256},
-		{1, 1024, 1024, 8, 8, 256},
+		{1, 512, 784, 2, 2, 256, 88},
+		{1, 512, 512, 2, 2, 256, 88},
+		{1, 10, 512, 2, 1, 0, 0},
+		{1, 512, 784, 1, 1, 0, 0},
+		{4, 300, 300, 8, 5, 160, 80},
+		{1, 1024, 1024, 8, 8, 256, 96},
+		{1, 100, 3000, 2, 2, 100, 56},
 	} {
 		j := &gemmJob[float32]{p: GemmParams[float32]{M: c.m, N: c.n, K: c.k, Threads: c.threads}}
 		threads, cols := j.smallMSplit()
-		want := c.wantCols
+		want := c.cols2
+		if hasAVX512 {
+			want = c.cols512
+		}
 		if want == 0 || !hasGemvAsm {
 			want = c.n
 			if c.wantThreads > 1 {

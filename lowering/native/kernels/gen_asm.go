@@ -58,6 +58,10 @@ func main() {
 		gemv(fmt.Sprintf("gemvF32AVX512x%d", nv), 4, nv)
 		gemv(fmt.Sprintf("gemvF64AVX512x%d", nv), 8, nv)
 	}
+	for nv := 1; nv <= gemvAVX2Vecs; nv++ {
+		gemvAVX2(fmt.Sprintf("gemvF32AVX2x%d", nv), 4, nv)
+		gemvAVX2(fmt.Sprintf("gemvF64AVX2x%d", nv), 8, nv)
+	}
 	for _, elem := range []int{4, 8} {
 		for nv := 1; nv <= 2; nv++ {
 			for mr := 1; mr <= gatherMR; mr++ {
@@ -614,6 +618,83 @@ func gemv(name string, elem, nv int) {
 			p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(v), 64*v)
 		}
 	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gemvAVX2Vecs is the widest tile of the AVX2 gemv kernels: Y0–Y11 hold
+// the tile of c, Y13 the masked last vector of B's row, Y14 its mask, Y15
+// the broadcast element of a.
+const gemvAVX2Vecs = 12
+
+// gemvAVX2 emits the AVX2 form of gemv:
+//
+//	func name(k int, a *T, ainc int, b *T, ldb int, y *T, mask *int32, add bool)
+//
+// which keeps nv vectors of y in registers for the whole of k, one fused
+// multiply-add per element and row of b, in row order. The last vector is
+// loaded and stored under mask, 8 int32 lanes (float32) or 4 pairs of them
+// (float64) that are all ones for the columns it covers: the masked-off
+// lanes of b are not read and those of y not written.
+func gemvAVX2(name string, elem, nv int) {
+	sfx, typ, bc, sh := "PS", "float32", "VBROADCASTSS", 2
+	if elem == 8 {
+		sfx, typ, bc, sh = "PD", "float64", "VBROADCASTSD", 3
+	}
+	last := nv - 1
+	acc := func(v int) string { return fmt.Sprintf("Y%d", v) }
+	p("")
+	p("// func %s(k int, a *%s, ainc int, b *%s, ldb int, y *%s, mask *int32, add bool)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-57", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ ainc+16(FP), R9")
+	p("\tSHLQ $%d, R9", sh)
+	p("\tMOVQ b+24(FP), SI")
+	p("\tMOVQ ldb+32(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ y+40(FP), DI")
+	p("\tMOVQ mask+48(FP), DX")
+	p("\tVMOVDQU (DX), Y14")
+	for v := 0; v < nv; v++ {
+		p("\tVXORPS %s, %s, %s", acc(v), acc(v), acc(v))
+	}
+	p("\tMOVBLZX add+56(FP), DX")
+	p("\tTESTQ DX, DX")
+	p("\tJZ %s_start", name)
+	for v := 0; v < last; v++ {
+		p("\tVMOVUP%s %d(DI), %s", sfx[1:], 32*v, acc(v))
+	}
+	p("\tVMASKMOV%s %d(DI), Y14, %s", sfx, 32*last, acc(last))
+	p("%s_start:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	// R10 is gemvPrefetchRows rows of b ahead of SI; one prefetch per
+	// 64-byte line, every second vector.
+	p("\tMOVQ R8, R10")
+	p("\tSHLQ $%d, R10", gemvPrefetchShift)
+	p("%s_loop:", name)
+	p("\t%s (AX), Y15", bc)
+	for v := 0; v < nv; v++ {
+		if v%2 == 0 {
+			p("\tPREFETCHT0 %d(SI)(R10*1)", 32*v)
+		}
+		if v == last {
+			p("\tVMASKMOV%s %d(SI), Y14, Y13", sfx, 32*v)
+			p("\tVFMADD231%s Y13, Y15, %s", sfx, acc(v))
+		} else {
+			p("\tVFMADD231%s %d(SI), Y15, %s", sfx, 32*v, acc(v))
+		}
+	}
+	p("\tADDQ R9, AX")
+	p("\tADDQ R8, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	for v := 0; v < last; v++ {
+		p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(v), 32*v)
+	}
+	p("\tVMASKMOV%s %s, Y14, %d(DI)", sfx, acc(last), 32*last)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
