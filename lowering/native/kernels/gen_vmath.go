@@ -42,6 +42,7 @@ const (
 	erfTabWidth     = 0.25 // 4 / erfTabIntervals
 	erfTabDegree    = 6    // of each interval's polynomial
 	expZVectors     = 8    // zmm vectors per iteration of the AVX-512 exp loops
+	expYVectors     = 4    // ymm vectors per iteration of the AVX2 exp loops (and a last one of two)
 	erfZVectors     = 4    // and of the AVX-512 erf loops
 	shifter         = 0x1.8p52
 	ln2Hi           = 6.93147180369123816490e-01 // 0x3fe62e42fee00000
@@ -139,6 +140,7 @@ func main() {
 	cst32bits("s_sign", 0x80000000)
 	cst32bits("s_recipLo1", math.Float32bits(recipDivMin)-1)
 	cst32bits("s_recipHi1", math.Float32bits(recipDivMax)-1)
+	cst32bits("s_allones", 0xffffffff)
 	cst("one", 1)
 	cst("eighth", 0.125)
 	cst("negone", -1)
@@ -186,6 +188,8 @@ func main() {
 	}
 	chainLoop("chainF32AVX2", 4, "Y", 4)
 	chainLoop("chainF64AVX2", 8, "Y", 4)
+	chainLoop("chainF32AVX2W", 4, "Y", chainAVX2WideVecs)
+	chainLoop("chainF64AVX2W", 8, "Y", chainAVX2WideVecs)
 	chainLoop("chainF32AVX512", 4, "Z", 16)
 	chainLoop("chainF64AVX512", 8, "Z", 16)
 	selLoop("selF32AVX2", 4)
@@ -765,7 +769,11 @@ func chainLoop(name string, elem int, reg string, nv int) {
 	for _, code := range chainCodes {
 		p("%s:", label(code))
 		if code == chainRecipDiv && elem == 4 {
-			chainRecipDivStep(name, reg, nv)
+			if reg == "Y" && nv > 4 {
+				chainRecipDivLean(name, nv)
+			} else {
+				chainRecipDivStep(name, reg, nv)
+			}
 			p("\tJMP %s_next", name)
 			continue
 		}
@@ -910,6 +918,64 @@ func chainRecipDivStep(name, reg string, nv int) {
 		p("\tCMPL AX, $-1")
 		p("\tJNE %s", slow)
 	}
+	for v := range nv {
+		a := r(v)
+		p("\tVMULPS %s, %s, %s", y, a, q)
+		p("\tVMOVAPS %s, %s", a, rr)
+		p("\tVFMSUB231PS %s, %s, %s", b, q, rr)  // r = q·b − a
+		p("\tVFNMADD231PS %s, %s, %s", y, rr, q) // q = q − r·y
+		p("\tVFMSUB231PS %s, %s, %s", b, q, a)   // a = q·b − a
+		p("\tVFNMADD213PS %s, %s, %s", q, y, a)  // a = q − a·y
+	}
+	p("\tJMP %s_next", name)
+	p("%s:", slow)
+	for v := range nv {
+		p("\tVDIVPS %s, %s, %s", b, r(v), r(v))
+	}
+}
+
+// chainAVX2WideVecs is the block of the wide AVX2 chain loops, in vectors:
+// Y0–Y11 hold it, which leaves four registers for a step's operands.
+// Machines without AVX-512 run it, so a step's dispatch (the search for
+// its code) serves 96 float32 elements instead of the narrow loop's 32.
+const chainAVX2WideVecs = 12
+
+// chainRecipDivLean writes the chainRecipDiv step of a float32 AVX2 loop
+// whose block leaves four registers, Y(nv) to Y(nv+3): the same
+// arithmetic and check as chainRecipDivStep, with the constants read from
+// memory, the check's three reductions first and the two corrections
+// after, one vector at a time.
+func chainRecipDivLean(name string, nv int) {
+	if nv+4 > 16 {
+		log.Fatalf("%s: a block of %d vectors leaves no room for the reciprocal step", name, nv)
+	}
+	r := func(i int) string { return fmt.Sprintf("Y%d", i) }
+	t, mn, mx, rr := r(nv), r(nv+1), r(nv+2), r(nv+3)
+	for v := range nv {
+		dst := t
+		if v == 0 {
+			dst = mn
+		}
+		p("\tVPAND %s, %s, %s", c("s_abs"), r(v), dst)
+		p("\tVPADDD %s, %s, %s", c("s_allones"), dst, dst) // |a| − 1
+		if v == 0 {
+			p("\tVMOVDQU %s, %s", mn, mx)
+			continue
+		}
+		p("\tVPMINUD %s, %s, %s", t, mn, mn)
+		p("\tVPMAXSD %s, %s, %s", t, mx, mx)
+	}
+	slow := fmt.Sprintf("%s_recipslow", name)
+	p("\tVPMAXUD %s, %s, %s", c("s_recipLo1"), mn, t)
+	p("\tVPCMPEQD %s, %s, %s", t, mn, t)                // mn >= lo1
+	p("\tVPCMPGTD %s, %s, %s", c("s_recipHi1"), mx, rr) // mx > hi1
+	p("\tVPANDN %s, %s, %s", t, rr, t)
+	p("\tVPMOVMSKB %s, AX", t)
+	b, y, q := r(nv), r(nv+1), r(nv+2)
+	p("\tVBROADCASTSS (R11), %s", b)
+	p("\tCMPL AX, $-1")
+	p("\tJNE %s", slow)
+	p("\tVBROADCASTSS 16(R9), %s", y)
 	for v := range nv {
 		a := r(v)
 		p("\tVMULPS %s, %s, %s", y, a, q)
@@ -1111,17 +1177,19 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	if reg == "Z" {
 		round = "VRNDSCALEPS $1"
 	}
-	// Vectors per iteration, and the registers of the loop invariants
-	// (b, the clamps, log2e) after the vectors' six each.
-	nv, ci := 2, 12
+	// Vectors per iteration (the AVX2 loop ends with one iteration of
+	// two, so that it takes multiples of two vectors), and the registers
+	// of the loop invariants (b, the clamps, log2e) after the vectors'
+	// three each.
+	nv, ci, unit := expYVectors, 12, 2
 	if reg == "Z" {
-		nv, ci = expZVectors, 28
+		nv, ci, unit = expZVectors, 28, expZVectors
 	}
 	cr := func(i int) string { return fmt.Sprintf("%s%d", reg, ci+i) }
 	p("")
 	if sub {
 		p("// func %s(n int, x *float32, b float32, z *float32)", name)
-		p("// n must be a multiple of %d.", nv*vbytes/4)
+		p("// n must be a multiple of %d.", unit*vbytes/4)
 		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
@@ -1129,7 +1197,7 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		p("\tMOVQ z+24(FP), DI")
 	} else {
 		p("// func %s(n int, x, z *float32)", name)
-		p("// n must be a multiple of %d.", nv*vbytes/4)
+		p("// n must be a multiple of %d.", unit*vbytes/4)
 		p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
@@ -1144,62 +1212,82 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 		p("\tVMOVUPS %s, %s", c("s_hi"), cr(2))
 		p("\tVMOVUPS %s, %s", c("s_log2e"), cr(3))
 	}
-	p("\tSHRQ $%d, CX", bits.TrailingZeros(uint(nv*vbytes/4)))
-	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	// The vectors' instructions interleaved, one of each in turn: each
-	// vector is a chain of some twenty dependent instructions.
-	lines := make([][]string, nv)
-	for v := range lines {
-		p := func(format string, args ...any) { lines[v] = append(lines[v], fmt.Sprintf(format, args...)) }
-		r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*6+i) }
-		x, k, n, q, a, b := r(0), r(1), r(2), r(3), r(4), r(5)
-		if reg == "Z" {
-			// Three registers a vector: n takes k's, and there is no a
-			// or b (VSCALEFPS).
-			r = func(i int) string { return fmt.Sprintf("%s%d", reg, v*3+i) }
-			x, k, n, q = r(0), r(1), r(1), r(2)
+	// body writes one iteration of nv vectors, their instructions
+	// interleaved, one of each in turn: each vector is a chain of some
+	// twenty dependent instructions. Three registers a vector: n takes
+	// k's, and the two factors of the AVX2 scaling take x's and n's.
+	body := func(nv int) {
+		lines := make([][]string, nv)
+		for v := range lines {
+			p := func(format string, args ...any) { lines[v] = append(lines[v], fmt.Sprintf(format, args...)) }
+			r := func(i int) string { return fmt.Sprintf("%s%d", reg, v*3+i) }
+			x, k, q := r(0), r(1), r(2)
+			n := k
+			p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
+			if sub {
+				p("\tVSUBPS %s, %s, %s", cr(0), x, x)
+			}
+			p("\tVMAXPS %s, %s, %s", x, cr(1), x)
+			p("\tVMINPS %s, %s, %s", x, cr(2), x)
+			p("\tVMOVAPS %s, %s", cr(3), k)
+			p("\tVFMADD213PS%s %s, %s, %s", bcst, c("s_shifter"), x, k)
+			p("\tVSUBPS%s %s, %s, %s", bcst, c("s_shifter"), k, n)
+			p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2hi"), n, x)
+			p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2lo"), n, x)
+			if reg == "Z" {
+				p("\tVBROADCASTSS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
+			} else {
+				p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
+			}
+			for d := exp32Degree - 1; d >= 0; d-- {
+				p("\tVFMADD213PS%s %s, %s, %s", bcst, c(fmt.Sprintf("s_c%d", d)), x, q)
+			}
+			if reg == "Z" {
+				// q·2**n rounded once, subnormal or not: the two products
+				// below in one instruction.
+				p("\tVSCALEFPS %s, %s, %s", n, q, q)
+			} else {
+				// q·2**a·2**b, a = ⌊n/2⌋ and b = n - a, two products so
+				// that neither factor overflows nor underflows.
+				a, b := x, n
+				p("\tVMULPS%s %s, %s, %s", bcst, c("s_half"), n, a)
+				p("\t%s, %s, %s", round, a, a)
+				p("\tVSUBPS %s, %s, %s", a, n, b)
+				p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), a, a)
+				p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), b, b)
+				p("\tVPSLLD $23, %s, %s", a, a)
+				p("\tVPSLLD $23, %s, %s", b, b)
+				p("\tVMULPS %s, %s, %s", a, q, q)
+				p("\tVMULPS %s, %s, %s", b, q, q)
+			}
+			p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
 		}
-		p("\tVMOVUPS %d(SI), %s", vbytes*v, x)
-		if sub {
-			p("\tVSUBPS %s, %s, %s", cr(0), x, x)
-		}
-		p("\tVMAXPS %s, %s, %s", x, cr(1), x)
-		p("\tVMINPS %s, %s, %s", x, cr(2), x)
-		p("\tVMOVAPS %s, %s", cr(3), k)
-		p("\tVFMADD213PS%s %s, %s, %s", bcst, c("s_shifter"), x, k)
-		p("\tVSUBPS%s %s, %s, %s", bcst, c("s_shifter"), k, n)
-		p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2hi"), n, x)
-		p("\tVFNMADD231PS%s %s, %s, %s", bcst, c("s_ln2lo"), n, x)
-		if reg == "Z" {
-			p("\tVBROADCASTSS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
-		} else {
-			p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_c%d", exp32Degree)), q)
-		}
-		for d := exp32Degree - 1; d >= 0; d-- {
-			p("\tVFMADD213PS%s %s, %s, %s", bcst, c(fmt.Sprintf("s_c%d", d)), x, q)
-		}
-		if reg == "Z" {
-			// q·2**n rounded once, subnormal or not: the two products
-			// below in one instruction.
-			p("\tVSCALEFPS %s, %s, %s", n, q, q)
-		} else {
-			p("\tVMULPS%s %s, %s, %s", bcst, c("s_half"), n, a)
-			p("\t%s, %s, %s", round, a, a)
-			p("\tVSUBPS %s, %s, %s", a, n, b)
-			p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), a, a)
-			p("\tVADDPS%s %s, %s, %s", bcst, c("s_bias"), b, b)
-			p("\tVPSLLD $23, %s, %s", a, a)
-			p("\tVPSLLD $23, %s, %s", b, b)
-			p("\tVMULPS %s, %s, %s", a, q, q)
-			p("\tVMULPS %s, %s, %s", b, q, q)
-		}
-		p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
+		interleave(lines)
+		p("\tADDQ $%d, SI", nv*vbytes)
+		p("\tADDQ $%d, DI", nv*vbytes)
 	}
-	interleave(lines)
-	p("\tADDQ $%d, SI", nv*vbytes)
-	p("\tADDQ $%d, DI", nv*vbytes)
-	closeLoop(name)
+	if reg == "Z" {
+		p("\tSHRQ $%d, CX", bits.TrailingZeros(uint(nv*vbytes/4)))
+		p("\tJZ %s_done", name)
+		p("%s_loop:", name)
+		body(nv)
+		closeLoop(name)
+		return
+	}
+	lanes := vbytes / 4
+	p("%s_loop:", name)
+	p("\tCMPQ CX, $%d", nv*lanes)
+	p("\tJLT %s_tail", name)
+	body(nv)
+	p("\tSUBQ $%d, CX", nv*lanes)
+	p("\tJMP %s_loop", name)
+	p("%s_tail:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	body(unit)
+	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
 }
 
 // interleave writes the instructions of several independent vectors, one

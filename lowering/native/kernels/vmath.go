@@ -373,6 +373,10 @@ type chainStep struct {
 	inv  uint64
 }
 
+// chainAVX2WideVecs is the block of the wide AVX2 chain loops, in vectors
+// (gen_vmath.go's).
+const chainAVX2WideVecs = 12
+
 // chainRecipDiv is the step code of acc / y[0] for a float32 divisor in
 // [recipDivisorMin, recipDivisorMax]: the assembly multiplies by y's
 // reciprocal and corrects the product twice, which gives the quotient's
@@ -481,18 +485,21 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 	i := 0
 	if hasAVX2 && c.n > 0 {
 		// Elements per block of the narrow loop (four AVX2 vectors), and
-		// of the wide one (sixteen AVX-512 vectors, eight narrow blocks);
-		// the narrow loop takes what is left of the wide blocks.
+		// of the wide one: sixteen AVX-512 vectors (eight narrow blocks)
+		// or, without AVX-512, twelve AVX2 vectors (three narrow blocks).
+		// The narrow loop takes what is left of the wide blocks.
 		var zero T
 		narrow := 32
 		if _, f64 := any(zero).(float64); f64 {
 			narrow = 16
 		}
+		wide := narrow * chainAVX2WideVecs / 4
 		if hasAVX512 {
-			if n := len(z) / (8 * narrow) * (8 * narrow); n > 0 {
-				c.asm(z, x, ys, 0, n, true)
-				i = n
-			}
+			wide = 8 * narrow
+		}
+		if n := len(z) / wide * wide; n > 0 {
+			c.asm(z, x, ys, 0, n, true)
+			i = n
 		}
 		if n := (len(z) - i) / narrow * narrow; n > 0 {
 			c.asm(z, x, ys, i, n, false)
@@ -540,7 +547,8 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 }
 
 // asm runs the chain loop over the n elements of z from i, n a multiple
-// of the loop's block.
+// of the loop's block: the wide loop's (AVX-512, or AVX2 W) or the narrow
+// one's.
 func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 	var st [MaxChain]chainStep
 	for k := range c.n {
@@ -564,16 +572,22 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 	switch z := any(z).(type) {
 	case []float32:
 		x := any(x).([]float32)
-		if wide {
+		switch {
+		case wide && hasAVX512:
 			chainF32AVX512(n, &x[i], &z[i], &st[0], c.n)
-		} else {
+		case wide:
+			chainF32AVX2W(n, &x[i], &z[i], &st[0], c.n)
+		default:
 			chainF32AVX2(n, &x[i], &z[i], &st[0], c.n)
 		}
 	case []float64:
 		x := any(x).([]float64)
-		if wide {
+		switch {
+		case wide && hasAVX512:
 			chainF64AVX512(n, &x[i], &z[i], &st[0], c.n)
-		} else {
+		case wide:
+			chainF64AVX2W(n, &x[i], &z[i], &st[0], c.n)
+		default:
 			chainF64AVX2(n, &x[i], &z[i], &st[0], c.n)
 		}
 	}

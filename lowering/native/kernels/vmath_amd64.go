@@ -170,14 +170,20 @@ func arithDivF32AVX512(n int, x, y, z *float32)
 //go:noescape
 func arithDivF64AVX512(n int, x, y, z *float64)
 
-// The chain loops, for n a multiple of sixteen vectors (AVX-512) or four
-// (AVX2).
+// The chain loops, for n a multiple of sixteen vectors (AVX-512), twelve
+// (AVX2, wide: the W loops) or four (AVX2).
 
 //go:noescape
 func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)
 
 //go:noescape
 func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)
+
+//go:noescape
+func chainF32AVX2W(n int, x, z *float32, steps *chainStep, nsteps int)
+
+//go:noescape
+func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)
 
 //go:noescape
 func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int)

@@ -2,10 +2,42 @@
 
 package kernels
 
+import (
+	"math"
+	"testing"
+)
+
 // withoutAVX512 runs f with the AVX-512 loops turned off, so that a test
 // reaches the AVX2 ones on a machine that has both.
 func withoutAVX512(f func()) {
 	defer func(v bool) { hasAVX512 = v }(hasAVX512)
 	hasAVX512 = false
 	f()
+}
+
+// TestExpF32AVX2Bits checks the AVX2 exp loops (four vectors a turn, then
+// one turn of two) against expPoly32 bit for bit, on lengths that end in
+// either turn, over every 211th float32 of both signs and the edges.
+func TestExpF32AVX2Bits(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 here")
+	}
+	xs := expEdges32()
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	for _, n := range []int{16, 32, 48, 80, len(xs) &^ 15} {
+		z, zs := make([]float32, n), make([]float32, n)
+		expF32AVX2(n, &xs[0], &z[0])
+		expSubF32AVX2(n, &xs[0], 0, &zs[0])
+		for i := range z {
+			want := expPoly32(xs[i])
+			if math.Float32bits(z[i]) != math.Float32bits(want) || math.Float32bits(zs[i]) != math.Float32bits(want) {
+				t.Fatalf("n=%d: exp(%v): expF32AVX2 %v, expSubF32AVX2 %v, expPoly32 %v", n, xs[i], z[i], zs[i], want)
+			}
+		}
+	}
 }

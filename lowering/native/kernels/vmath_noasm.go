@@ -59,6 +59,8 @@ func arithDivF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 
 func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)   { panic(noAsm) }
 func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)   { panic(noAsm) }
+func chainF32AVX2W(n int, x, z *float32, steps *chainStep, nsteps int)  { panic(noAsm) }
+func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)  { panic(noAsm) }
 func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
 func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }
 
