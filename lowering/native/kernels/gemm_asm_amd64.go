@@ -294,6 +294,18 @@ func stridedKernel[T float32 | float64](mr, nr int, f func(kc int, a, b *T, ldb 
 }
 
 //go:noescape
+func gemmF32AVX2StridedB(kc int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX2StridedB(kc int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+//go:noescape
+func gemmF32AVX2Direct(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func gemmF64AVX2Direct(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+//go:noescape
 func gemmF32AVX512Direct(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
 
 //go:noescape

@@ -455,6 +455,9 @@ var gemmBenchSizes = []struct {
 	{"mlp_256x784x512", 256, 512, 784},
 	{"mlp_256x512x512", 256, 512, 512},
 	{"mlp_256x512x10", 256, 10, 512},
+	// The forward products of the same MLP's training step at batch 32.
+	{"mlp_32x784x512", 32, 512, 784},
+	{"mlp_32x512x512", 32, 512, 512},
 }
 
 func benchGemm[T float32 | float64](b *testing.B, kern *microKernel[T], m, n, k int) {

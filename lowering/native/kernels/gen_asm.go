@@ -32,6 +32,11 @@ func main() {
 	// registers) and the broadcast A elements.
 	gemmKernel(kern{name: "gemmF32AVX2", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2})
 	gemmKernel(kern{name: "gemmF64AVX2", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2})
+	// B read in place, and A too, for machines without AVX-512.
+	gemmKernel(kern{name: "gemmF32AVX2StridedB", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true})
+	gemmKernel(kern{name: "gemmF64AVX2StridedB", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true})
+	gemmKernel(kern{name: "gemmF32AVX2Direct", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true})
+	gemmKernel(kern{name: "gemmF64AVX2Direct", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true})
 	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
@@ -159,8 +164,8 @@ func gemmKernel(k kern) {
 	addArg := "add+40(FP)"
 	sh := map[int]int{4: 2, 8: 3}[k.elem]
 	if k.directA {
-		if k.mr != 12 {
-			log.Fatalf("%s: directA addresses 12 rows, not %d", k.name, k.mr)
+		if k.mr != 12 && k.mr != 6 {
+			log.Fatalf("%s: directA addresses 6 or 12 rows, not %d", k.name, k.mr)
 		}
 		// A and B in place: row i of A at a + i·lda, row kk of B's
 		// panel at b + kk·ldb elements.

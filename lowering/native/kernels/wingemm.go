@@ -47,8 +47,9 @@ const MinWindowRun = 16
 
 // GemmWindowsF32 computes the float32 product p describes, reading the
 // windows in place (see gemmWindows), and reports whether it did: false,
-// with C untouched, when this machine has no AVX-512 micro-kernel reading
-// A in place, N is not a multiple of its 32-column tile, a run is shorter
+// with C untouched, when this machine has no micro-kernel reading A in
+// place (AVX2 or AVX-512), N is not a multiple of its tile's columns (32
+// float32 with AVX-512, 16 with AVX2), a run is shorter
 // than MinWindowRun, M is not the positions' count, a position axis has
 // a stride below 1, a tap is negative, or a leading dimension is below N;
 // GemmF32 with PackA then computes it. It panics if a slice is short or C
@@ -58,7 +59,8 @@ func GemmWindowsF32(p WindowsParams[float32]) bool {
 	return gemmWindows(p, gemmKernelsF32[0], &winJobsF32)
 }
 
-// GemmWindowsF64 is GemmWindowsF32 for float64, whose tile has 16 columns.
+// GemmWindowsF64 is GemmWindowsF32 for float64, whose tile has half the
+// columns.
 func GemmWindowsF64(p WindowsParams[float64]) bool {
 	return gemmWindows(p, gemmKernelsF64[0], &winJobsF64)
 }
