@@ -29,11 +29,12 @@
 //     left operand, the windows of an image, is read in place: tiles of
 //     rows along the innermost position axis are direct-kernel calls, one
 //     per run of a window, the others copied to a scratch tile first.
-//     AVX-512 only, N a multiple of the tile (32 float32, 16 float64),
-//     runs of 16 elements or more; they report false otherwise, and
-//     GemmF32/F64 with PackA computes the product. One image of the conv
-//     block (1024×64×576 float32, one thread, median of 5): 490 µs read in
-//     place, 680 µs packed (BenchmarkConvPasses).
+//     AVX2 or AVX-512, N a multiple of the tile (AVX-512: 32 float32, 16
+//     float64; AVX2: 16 and 8), runs of 16 elements or more; they report
+//     false otherwise, and GemmF32/F64 with PackA computes the product.
+//     One image of the conv block (1024×64×576 float32, one thread,
+//     median of 5): 490 µs read in place, 680 µs packed
+//     (BenchmarkConvPasses, AVX-512).
 //   - GatherGemmF32, GatherGemmF64: a narrow product (at most two
 //     AVX-512 vectors of columns) whose left operand is read through
 //     offsets, A[i][k] = X[RowOff[i] + ColOff[k]]: the windows of an image
@@ -129,6 +130,11 @@
 //     A and B in place. A last panel of fewer than mr rows then takes a
 //     kernel of 4 or 8 rows over the packed panel's first rows (the MLP
 //     at batch 256 has 21 panels of 12 rows and one of 4): 1.79 → 1.74 ms.
+//   - Without AVX-512 the AVX2 6×16 tile has the same two forms, used only
+//     together (microKernel.directOnly): B in place with A packed lost to
+//     packing both on Zen 3, A and B in place won at few rows (32×512×784
+//     on two threads: 256 µs against 376 packed) and matched packing at
+//     256.
 //   - Otherwise B is packed whole before the rows are computed, row by row
 //     of B so that the prefetchers follow. Packing constant operands (weights) once
 //     ahead made the MLP benchmark 7-30% faster; that entry point (PackBF32,
