@@ -735,6 +735,15 @@ func TestGemvRow(t *testing.T) {
 	if !hasGemvAsm {
 		t.Skip("no AVX2 here: gemvRow is not used")
 	}
+	if hasAVX512 {
+		// Both kernels: AVX-512 here, AVX2 with it turned off.
+		t.Run("AVX2", func(t *testing.T) {
+			withoutAVX512(func() {
+				testGemvRow[float32](t)
+				testGemvRow[float64](t)
+			})
+		})
+	}
 	testGemvRow[float32](t)
 	testGemvRow[float64](t)
 }

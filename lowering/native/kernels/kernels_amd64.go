@@ -73,16 +73,17 @@ func init() {
 	if hasAVX2 {
 		avx2F32 := asmKernel("avx2", 6, 16, 256, 96, gemmF32AVX2)
 		avx2F64 := asmKernel("avx2", 6, 8, 256, 96, gemmF64AVX2)
+		// B and A in place, in AVX2's tile. (With AVX-512 the AVX2 kernel
+		// serves only until the narrow AVX-512 one replaces it below, and
+		// in tests, which so check these on such machines too.)
+		avx2F32.strided = stridedKernel(6, 16, gemmF32AVX2StridedB)
+		avx2F64.strided = stridedKernel(6, 8, gemmF64AVX2StridedB)
+		avx2F32.direct = directKernel(6, 16, gemmF32AVX2Direct)
+		avx2F64.direct = directKernel(6, 8, gemmF64AVX2Direct)
+		avx2F32.directOnly, avx2F64.directOnly = true, true
 		if hasAVX512 {
 			gemmKernelsF32[0].narrow = avx2F32
 			gemmKernelsF64[0].narrow = avx2F64
-		} else {
-			// The AVX-512 kernels' B and A in place, in AVX2's tile.
-			avx2F32.strided = stridedKernel(6, 16, gemmF32AVX2StridedB)
-			avx2F64.strided = stridedKernel(6, 8, gemmF64AVX2StridedB)
-			avx2F32.direct = directKernel(6, 16, gemmF32AVX2Direct)
-			avx2F64.direct = directKernel(6, 8, gemmF64AVX2Direct)
-			avx2F32.directOnly, avx2F64.directOnly = true, true
 		}
 		gemmKernelsF32 = append(gemmKernelsF32, avx2F32)
 		gemmKernelsF64 = append(gemmKernelsF64, avx2F64)
