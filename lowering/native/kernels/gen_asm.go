@@ -577,14 +577,7 @@ func gemv(name string, elem, nv int) {
 	p("")
 	p("// func %s(k int, a *%s, ainc int, b *%s, ldb int, y *%s, mask uint16, add bool)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-51", name)
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ a+8(FP), AX")
-	p("\tMOVQ ainc+16(FP), R9")
-	p("\tSHLQ $%d, R9", sh)
-	p("\tMOVQ b+24(FP), SI")
-	p("\tMOVQ ldb+32(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
-	p("\tMOVQ y+40(FP), DI")
+	gemvArgs(sh)
 	p("\tKMOVW mask+48(FP), K1")
 	for v := 0; v < nv; v++ {
 		p("\tVPXORD %s, %s, %s", acc(v), acc(v), acc(v))
@@ -627,6 +620,19 @@ func gemv(name string, elem, nv int) {
 	p("\tRET")
 }
 
+// gemvArgs loads the arguments the gemv kernels share: k in CX, a in AX,
+// ainc in R9 and ldb in R8 (in bytes: shifted by sh), b in SI, y in DI.
+func gemvArgs(sh int) {
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ ainc+16(FP), R9")
+	p("\tSHLQ $%d, R9", sh)
+	p("\tMOVQ b+24(FP), SI")
+	p("\tMOVQ ldb+32(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ y+40(FP), DI")
+}
+
 // gemvAVX2Vecs is the widest tile of the AVX2 gemv kernels: Y0–Y11 hold
 // the tile of c, Y13 the masked last vector of B's row, Y14 its mask, Y15
 // the broadcast element of a.
@@ -651,14 +657,7 @@ func gemvAVX2(name string, elem, nv int) {
 	p("")
 	p("// func %s(k int, a *%s, ainc int, b *%s, ldb int, y *%s, mask *int32, add bool)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-57", name)
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ a+8(FP), AX")
-	p("\tMOVQ ainc+16(FP), R9")
-	p("\tSHLQ $%d, R9", sh)
-	p("\tMOVQ b+24(FP), SI")
-	p("\tMOVQ ldb+32(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
-	p("\tMOVQ y+40(FP), DI")
+	gemvArgs(sh)
 	p("\tMOVQ mask+48(FP), DX")
 	p("\tVMOVDQU (DX), Y14")
 	for v := 0; v < nv; v++ {

@@ -918,20 +918,7 @@ func chainRecipDivStep(name, reg string, nv int) {
 		p("\tCMPL AX, $-1")
 		p("\tJNE %s", slow)
 	}
-	for v := range nv {
-		a := r(v)
-		p("\tVMULPS %s, %s, %s", y, a, q)
-		p("\tVMOVAPS %s, %s", a, rr)
-		p("\tVFMSUB231PS %s, %s, %s", b, q, rr)  // r = q·b − a
-		p("\tVFNMADD231PS %s, %s, %s", y, rr, q) // q = q − r·y
-		p("\tVFMSUB231PS %s, %s, %s", b, q, a)   // a = q·b − a
-		p("\tVFNMADD213PS %s, %s, %s", q, y, a)  // a = q − a·y
-	}
-	p("\tJMP %s_next", name)
-	p("%s:", slow)
-	for v := range nv {
-		p("\tVDIVPS %s, %s, %s", b, r(v), r(v))
-	}
+	recipDivCorrect(name, slow, r, nv, b, y, q, rr)
 }
 
 // chainAVX2WideVecs is the block of the wide AVX2 chain loops, in vectors:
@@ -976,6 +963,15 @@ func chainRecipDivLean(name string, nv int) {
 	p("\tCMPL AX, $-1")
 	p("\tJNE %s", slow)
 	p("\tVBROADCASTSS 16(R9), %s", y)
+	recipDivCorrect(name, slow, r, nv, b, y, q, rr)
+}
+
+// recipDivCorrect writes the end of a reciprocal step, after its check
+// has branched to slow for blocks that fail it: the two corrections of
+// each of the block's nv vectors r(v), with b the divisor, y its
+// reciprocal, and q and rr for the quotient and the residual; then, at
+// slow, the block divided by VDIVPS.
+func recipDivCorrect(name, slow string, r func(int) string, nv int, b, y, q, rr string) {
 	for v := range nv {
 		a := r(v)
 		p("\tVMULPS %s, %s, %s", y, a, q)
