@@ -5,15 +5,15 @@ package kernels
 // c = Σ_kk a[kk]·B[kk], which reads B once and is bound by that read.
 //
 // gemvRow keeps a tile of up to 16 AVX-512 vectors (12 AVX2 ones) of c in
-// registers for the whole of k (gen_asm.go's gemv and gemvAVX2), one FMA per element
-// and row of B in kk order, so c is loaded and stored once per tile instead
-// of once per row or four rows of B. A tile of 16 vectors reads 1 KiB of
-// each row of B in float32; narrower tiles read B in shorter pieces that
-// the hardware prefetchers follow worse. The MLP 784-512-512-10's three
-// products at batch 1, float32, one thread: 30.9 µs of CPU against 41.7
-// for the four-row axpy loop it replaces (medians of 15 interleaved
-// rounds); by wall time on a busy machine, 29 µs with tiles of 16
-// vectors, 31 with 8 (best of 5).
+// registers for the whole of k (gen_asm.go's gemv and gemvAVX2), one FMA
+// per element and row of B in kk order, so c is loaded and stored once per
+// tile instead of once per row or four rows of B. A tile of 16 vectors
+// reads 1 KiB of each row of B in float32; narrower tiles read B in
+// shorter pieces that the hardware prefetchers follow worse. The MLP
+// 784-512-512-10's three products at batch 1, float32, one thread, on
+// AVX-512: 30.9 µs of CPU against 41.7 for the four-row axpy loop it
+// replaces (medians of 15 interleaved rounds); by wall time on a busy
+// machine, 29 µs with tiles of 16 vectors, 31 with 8 (best of 5).
 
 // gemvShape returns the widest tile of gemvRow in vectors and the
 // elements of T in a vector, on this machine: 16 AVX-512 vectors, or 12
