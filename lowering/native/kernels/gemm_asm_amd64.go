@@ -244,10 +244,6 @@ var gemvF64AVX2 = [gemvAVX2Vecs]func(k int, a *float64, ainc int, b *float64, ld
 	gemvF64AVX2x12,
 }
 
-// gemvAVX2Vecs is the widest tile of the AVX2 kernels, in vectors (as in
-// gen_asm.go).
-const gemvAVX2Vecs = 12
-
 // gemvAVX2Mask holds the masks of the AVX2 kernels' last vector: the 8
 // int32 lanes from &gemvAVX2Mask[8-r] are r ones, then zeros; a float64
 // lane takes two of them.

@@ -6,8 +6,6 @@ package kernels
 
 const hasGemvAsm = false
 
-const gemvAVX2Vecs = 12
-
 func gemvAsm[T float32 | float64](nv, rem, k int, a *T, ainc int, b *T, ldb int, y *T, add bool) {
 	panic(noAsm)
 }

@@ -15,6 +15,10 @@ package kernels
 // replaces (medians of 15 interleaved rounds); by wall time on a busy
 // machine, 29 µs with tiles of 16 vectors, 31 with 8 (best of 5).
 
+// gemvAVX2Vecs is the widest tile of the AVX2 kernels, in vectors (as in
+// gen_asm.go).
+const gemvAVX2Vecs = 12
+
 // gemvShape returns the widest tile of gemvRow in vectors and the
 // elements of T in a vector, on this machine: 16 AVX-512 vectors, or 12
 // AVX2 ones (gemvAVX2Vecs).
