@@ -162,6 +162,35 @@ func TestExpSubFusion(t *testing.T) {
 	}
 }
 
+// TestExpSubAhead checks markAhead: the shifted exponentials of a row at
+// least a page long prefetch the next row (kernels.ExpSubAheadF32), those
+// of shorter rows, of strided rows and of a flat loop do not, and the
+// results equal the interpreter's, the last row's prefetch (past the end
+// of the array) left out.
+func TestExpSubAhead(t *testing.T) {
+	const note = "the next row prefetched"
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		rows, cols int
+		src        string
+		ahead      bool
+	}{
+		{5, 1030, `map (\r -> let m = reduce max r in map (\v -> exp (v - m)) r) A`, true},
+		{3, 5000, `map (\r -> let m = reduce max r in map (\v -> exp (v - m)) r) A`, true}, // two whole chunks and part of one
+		{8, 500, `map (\r -> let m = reduce max r in map (\v -> exp (v - m)) r) A`, false}, // shorter than a page
+		{1030, 5, `map (\r -> let m = reduce max r in map (\v -> exp (v - m)) r) (flip 0 A)`, false},
+		{1, 5000, `map (\v -> exp (v - 2.5)) (flatten 0 A)`, false},
+	} {
+		A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, c.rows, c.cols), false)
+		require.NoError(t, err)
+		av, err := graph.RandomArray(r, graph.Float32, c.rows, c.cols)
+		require.NoError(t, err)
+		term, g, d := wholeDescribe(t, c.src, A)
+		require.Equal(t, c.ahead, strings.Contains(d, note), "%d×%d %s:\n%s", c.rows, c.cols, c.src, d)
+		lowertest.Check(t, native.New(native.Options{}), g, term, map[string]graph.Value{"A": av}, 0)
+	}
+}
+
 // wholeDescribe parses src over ins, makes it one kernel (fusion.Whole)
 // and returns the term, the graph and the native plan's description.
 func wholeDescribe(t *testing.T, src string, ins ...*graph.Input) (graph.Node, *fusion.Graph, string) {

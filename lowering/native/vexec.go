@@ -51,7 +51,15 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 		case vkElem:
 			elemChunk(z, regs, fr, in, i0)
 		case vkExpSub:
-			expSubChunk(z, regs[in.a][:m], regs[in.b][0])
+			var ahead []float32
+			if in.ahead > 0 {
+				ld := &p.body[in.ahead-1]
+				src := fr.f32[ld.buf]
+				if off := fr.ints[ld.base] + i0 + in.aheadDist; off+m <= len(src) {
+					ahead = src[off : off+m]
+				}
+			}
+			expSubChunk(z, regs[in.a][:m], regs[in.b][0], ahead)
 		case vkErfAffine:
 			kernels.ErfAffineF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]))
 		case vkChain:
@@ -173,8 +181,8 @@ func expChunk[T float32 | float64](z, x []T) {
 }
 
 // expSubChunk sets z[k] = e**(x[k] - b): float32 programs only (fuseExpSub).
-func expSubChunk[T float32 | float64](z, x []T, b T) {
-	kernels.ExpSubF32(any(z).([]float32), any(x).([]float32), float32(b))
+func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
+	kernels.ExpSubAheadF32(any(z).([]float32), any(x).([]float32), float32(b), ahead)
 }
 
 func unChunk[T float32 | float64](op graph.Op, z, x []T) {

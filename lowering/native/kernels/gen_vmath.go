@@ -1164,6 +1164,9 @@ func exp32Loop(name, reg string, vbytes int, bcst string) { exp32Emit(name, reg,
 // expSub32Loop writes z[i] = e**(x[i] - b) in float32, b a scalar: the
 // rounded difference, then exp32Loop's algorithm on it, so the bits are
 // those of a subtraction followed by exp32Loop, without the pass between.
+// It also takes a pointer, ahead, and asks for one cache line of it
+// (PREFETCHT0) per 64 bytes of z, walking it as it walks z: the data the
+// caller reads next (ExpSubAheadF32) comes in while the loop computes.
 func expSub32Loop(name, reg string, vbytes int, bcst string) {
 	exp32Emit(name, reg, vbytes, bcst, true)
 }
@@ -1184,13 +1187,14 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 	cr := func(i int) string { return fmt.Sprintf("%s%d", reg, ci+i) }
 	p("")
 	if sub {
-		p("// func %s(n int, x *float32, b float32, z *float32)", name)
+		p("// func %s(n int, x *float32, b float32, z, ahead *float32)", name)
 		p("// n must be a multiple of %d.", unit*vbytes/4)
-		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-40", name)
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
 		p("\tVBROADCASTSS b+16(FP), %s", cr(0))
 		p("\tMOVQ z+24(FP), DI")
+		p("\tMOVQ ahead+32(FP), R8")
 	} else {
 		p("// func %s(n int, x, z *float32)", name)
 		p("// n must be a multiple of %d.", unit*vbytes/4)
@@ -1258,9 +1262,17 @@ func exp32Emit(name, reg string, vbytes int, bcst string, sub bool) {
 			}
 			p("\tVMOVUPS %s, %d(DI)", q, vbytes*v)
 		}
+		if sub {
+			for o := 0; o < nv*vbytes; o += 64 {
+				p("\tPREFETCHT0 %d(R8)", o)
+			}
+		}
 		interleave(lines)
 		p("\tADDQ $%d, SI", nv*vbytes)
 		p("\tADDQ $%d, DI", nv*vbytes)
+		if sub {
+			p("\tADDQ $%d, R8", nv*vbytes)
+		}
 	}
 	if reg == "Z" {
 		p("\tSHRQ $%d, CX", bits.TrailingZeros(uint(nv*vbytes/4)))

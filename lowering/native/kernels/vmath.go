@@ -841,16 +841,27 @@ func SumF32(x []float32) float32 {
 // ExpSubF32 sets z[i] = e**(x[i] - b) for i < len(z), bit for bit as the
 // float32 subtraction followed by ExpF32, in one pass; x must be at least
 // as long as z, and may be z itself.
-func ExpSubF32(z, x []float32, b float32) {
+func ExpSubF32(z, x []float32, b float32) { ExpSubAheadF32(z, x, b, nil) }
+
+// ExpSubAheadF32 is ExpSubF32 that also asks the cache for the elements
+// of ahead, the data the caller reads next, while it computes: a row
+// program whose first pass over a row waits for memory (a softmax's
+// maximum) then finds the next row in cache, its loads having run
+// beside this row's exponentials. ahead is a hint, never read as data;
+// it is ignored when shorter than z, and without assembly.
+func ExpSubAheadF32(z, x []float32, b float32, ahead []float32) {
 	x = x[:len(z)]
+	if len(ahead) < len(z) {
+		ahead = x
+	}
 	i := 0
 	if hasAVX512 && len(z) >= expZBlock {
 		i = len(z) &^ (expZBlock - 1)
-		expSubF32AVX512(i, &x[0], b, &z[0])
+		expSubF32AVX512(i, &x[0], b, &z[0], &ahead[0])
 	}
 	if hasAVX2 && len(z)-i >= 16 {
 		n := (len(z) - i) &^ 15
-		expSubF32AVX2(n, &x[i], b, &z[i])
+		expSubF32AVX2(n, &x[i], b, &z[i], &ahead[i])
 		i += n
 	}
 	if i == len(z) {

@@ -52,14 +52,15 @@ func arithMaxF64AVX2(n int, x, y, z *float64)
 func arithMinF64AVX2(n int, x, y, z *float64)
 
 // expSubF32AVX2 and expSubF32AVX512 set z[i] = e**(x[i] - b) for i < n,
-// n a multiple of 16 and 32: the rounded difference, then the loops of
-// expF32AVX2 and expF32AVX512.
+// n a multiple of 16 and 128: the rounded difference, then the loops of
+// expF32AVX2 and expF32AVX512. They prefetch the n elements at ahead (one
+// cache line per 64 bytes of z), or x's own when ahead is x.
 //
 //go:noescape
-func expSubF32AVX2(n int, x *float32, b float32, z *float32)
+func expSubF32AVX2(n int, x *float32, b float32, z, ahead *float32)
 
 //go:noescape
-func expSubF32AVX512(n int, x *float32, b float32, z *float32)
+func expSubF32AVX512(n int, x *float32, b float32, z, ahead *float32)
 
 // sumF32AVX2 is the sum of x[:n] in 32 partial float32 sums, n a
 // multiple of 32 and at least 32.

@@ -767,19 +767,22 @@ expF32AVX512_done:
 	VZEROUPPER
 	RET
 
-// func expSubF32AVX2(n int, x *float32, b float32, z *float32)
+// func expSubF32AVX2(n int, x *float32, b float32, z, ahead *float32)
 // n must be a multiple of 16.
-TEXT ·expSubF32AVX2(SB), NOSPLIT, $0-32
+TEXT ·expSubF32AVX2(SB), NOSPLIT, $0-40
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	VBROADCASTSS b+16(FP), Y12
 	MOVQ z+24(FP), DI
+	MOVQ ahead+32(FP), R8
 	VMOVUPS vmathc<>+896(SB), Y13
 	VMOVUPS vmathc<>+928(SB), Y14
 	VMOVUPS vmathc<>+704(SB), Y15
 expSubF32AVX2_loop:
 	CMPQ CX, $32
 	JLT expSubF32AVX2_tail
+	PREFETCHT0 0(R8)
+	PREFETCHT0 64(R8)
 	VMOVUPS 0(SI), Y0
 	VMOVUPS 32(SI), Y3
 	VMOVUPS 64(SI), Y6
@@ -890,11 +893,13 @@ expSubF32AVX2_loop:
 	VMOVUPS Y11, 96(DI)
 	ADDQ $128, SI
 	ADDQ $128, DI
+	ADDQ $128, R8
 	SUBQ $32, CX
 	JMP expSubF32AVX2_loop
 expSubF32AVX2_tail:
 	TESTQ CX, CX
 	JZ expSubF32AVX2_done
+	PREFETCHT0 0(R8)
 	VMOVUPS 0(SI), Y0
 	VMOVUPS 32(SI), Y3
 	VSUBPS Y12, Y0, Y0
@@ -951,23 +956,33 @@ expSubF32AVX2_tail:
 	VMOVUPS Y5, 32(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
+	ADDQ $64, R8
 expSubF32AVX2_done:
 	VZEROUPPER
 	RET
 
-// func expSubF32AVX512(n int, x *float32, b float32, z *float32)
+// func expSubF32AVX512(n int, x *float32, b float32, z, ahead *float32)
 // n must be a multiple of 128.
-TEXT ·expSubF32AVX512(SB), NOSPLIT, $0-32
+TEXT ·expSubF32AVX512(SB), NOSPLIT, $0-40
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	VBROADCASTSS b+16(FP), Z28
 	MOVQ z+24(FP), DI
+	MOVQ ahead+32(FP), R8
 	VBROADCASTSS vmathc<>+896(SB), Z29
 	VBROADCASTSS vmathc<>+928(SB), Z30
 	VBROADCASTSS vmathc<>+704(SB), Z31
 	SHRQ $7, CX
 	JZ expSubF32AVX512_done
 expSubF32AVX512_loop:
+	PREFETCHT0 0(R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	PREFETCHT0 192(R8)
+	PREFETCHT0 256(R8)
+	PREFETCHT0 320(R8)
+	PREFETCHT0 384(R8)
+	PREFETCHT0 448(R8)
 	VMOVUPS 0(SI), Z0
 	VMOVUPS 64(SI), Z3
 	VMOVUPS 128(SI), Z6
@@ -1122,6 +1137,7 @@ expSubF32AVX512_loop:
 	VMOVUPS Z23, 448(DI)
 	ADDQ $512, SI
 	ADDQ $512, DI
+	ADDQ $512, R8
 	DECQ CX
 	JNZ expSubF32AVX512_loop
 expSubF32AVX512_done:

@@ -32,7 +32,7 @@ func TestExpF32AVX2Bits(t *testing.T) {
 	for _, n := range []int{16, 32, 48, 80, len(xs) &^ 15} {
 		z, zs := make([]float32, n), make([]float32, n)
 		expF32AVX2(n, &xs[0], &z[0])
-		expSubF32AVX2(n, &xs[0], 0, &zs[0])
+		expSubF32AVX2(n, &xs[0], 0, &zs[0], &xs[0])
 		for i := range z {
 			want := expPoly32(xs[i])
 			if math.Float32bits(z[i]) != math.Float32bits(want) || math.Float32bits(zs[i]) != math.Float32bits(want) {

@@ -546,12 +546,25 @@ func TestExpSubF32(t *testing.T) {
 				want[k] = x[k] - b
 			}
 			ExpF32(want, want)
-			got := make([]float32, n)
-			ExpSubF32(got, x, b)
-			for k := range got {
-				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
-					t.Fatalf("b=%v n=%d: e**(%v - b) = %v, want %v", b, n, x[k], got[k], want[k])
+			// ExpSubAheadF32's prefetch changes nothing: a longer ahead
+			// (prefetched), a shorter one (ignored), or none; nor is
+			// ahead written.
+			ahead := make([]float32, n+5)
+			for _, a := range [][]float32{nil, ahead, ahead[:n/2]} {
+				got := make([]float32, n)
+				if a == nil {
+					ExpSubF32(got, x, b)
+				} else {
+					ExpSubAheadF32(got, x, b, a)
 				}
+				for k := range got {
+					if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+						t.Fatalf("b=%v n=%d ahead %d: e**(%v - b) = %v, want %v", b, n, len(a), x[k], got[k], want[k])
+					}
+				}
+			}
+			if slices.ContainsFunc(ahead, func(v float32) bool { return v != 0 }) {
+				t.Fatalf("b=%v n=%d: ahead written", b, n)
 			}
 		}
 	}
