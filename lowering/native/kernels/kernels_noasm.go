@@ -17,6 +17,9 @@ const (
 	hasAVX512 = false
 )
 
+// recipDiv is kernels_amd64.go's; a variable, as there, for the tests.
+var recipDiv = false
+
 func dotF32AVX2(n int, x, y *float32) float32         { panic(noAsm) }
 func dotF64AVX2(n int, x, y *float64) float64         { panic(noAsm) }
 func axpyF32AVX2(n int, alpha float32, x, y *float32) { panic(noAsm) }

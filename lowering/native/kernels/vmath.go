@@ -559,7 +559,7 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 			if s.Op != Div || s.Swap {
 				break
 			}
-			if y, f32 := any(ys[k][0]).(float32); f32 && y >= recipDivisorMin && y <= recipDivisorMax {
+			if y, f32 := any(ys[k][0]).(float32); f32 && recipDiv && y >= recipDivisorMin && y <= recipDivisorMax {
 				st[k].code = chainRecipDiv
 				st[k].inv = uint64(math.Float32bits(1 / y))
 			}

@@ -876,10 +876,17 @@ func BenchmarkVmathF32(b *testing.B) {
 // every kind of significand, and blocks that mix in the values the
 // reciprocal path leaves to VDIVPS.
 func TestChainRecipDiv(t *testing.T) {
-	if hasAVX512 {
-		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChainRecipDiv(t) }) })
+	// Both divisions, whichever this machine's chains use (recipDiv).
+	for _, recip := range []bool{true, false} {
+		t.Run(fmt.Sprintf("recip=%v", recip), func(t *testing.T) {
+			defer func(v bool) { recipDiv = v }(recipDiv)
+			recipDiv = recip
+			if hasAVX512 {
+				t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChainRecipDiv(t) }) })
+			}
+			testChainRecipDiv(t)
+		})
 	}
-	testChainRecipDiv(t)
 }
 
 func testChainRecipDiv(t *testing.T) {
