@@ -135,6 +135,13 @@
 //     packing both on Zen 3, A and B in place won at few rows (32×512×784
 //     on two threads: 256 µs against 376 packed) and matched packing at
 //     256.
+//   - A product narrower than one panel (N < nr) packs B, padded to the
+//     tile's width, and reads A in place from whole panels of rows, with
+//     the kernel that reads both in place (ldb = nr): each row of A then
+//     serves one panel only, so packing it cost as much as the
+//     multiply-adds. The MLP's float32 256×512 by 512×10 product on the
+//     AVX2 kernel (Zen 3, medians of 7 alternating rounds): 163 → 77 µs
+//     on one thread, 95 → 58 on two.
 //   - Otherwise B is packed whole before the rows are computed, row by row
 //     of B so that the prefetchers follow. Packing constant operands (weights) once
 //     ahead made the MLP benchmark 7-30% faster; that entry point (PackBF32,

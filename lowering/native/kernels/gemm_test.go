@@ -823,8 +823,15 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 		packed, stridedOnly, noTails := *kern, *kern, *kern
 		packed.strided, packed.direct, packed.stridedTails, stridedOnly.direct = nil, nil, nil, nil
 		noTails.stridedTails = nil
+		var shapes [][3]int
 		for _, s := range [][3]int{{5, 1, 1}, {12, 1, 3}, {13, 2, 300}, {100, 4, 513}, {256, 16, 784}, {37, 3, 17}, {48, 2, 256}, {20, 2, 300}, {22, 1, 5}, {28, 3, 257}, {31, 1, 40}} {
-			m, n, k := s[0], s[1]*kern.nr, s[2]
+			shapes = append(shapes, [3]int{s[0], s[1] * kern.nr, s[2]})
+		}
+		// Narrower than a panel: B packed, A in place where direct is set
+		// (the MLP's last layer, 256×10×512 in float32).
+		shapes = append(shapes, [3]int{256, 10, 512}, [3]int{13, 3, 300}, [3]int{37, 1, 17}, [3]int{100, kern.nr - 1, 513})
+		for _, s := range shapes {
+			m, n, k := s[0], s[1], s[2]
 			for _, threads := range []int{1, 2, 3} {
 				for _, acc := range []bool{false, true} {
 					lda, ldb, ldc := k+1, n+3, n+2
