@@ -36,11 +36,13 @@
 //     median of 5): 490 µs read in place, 680 µs packed
 //     (BenchmarkConvPasses, AVX-512).
 //   - GatherGemmF32, GatherGemmF64: a narrow product (at most two
-//     AVX-512 vectors of columns) whose left operand is read through
-//     offsets, A[i][k] = X[RowOff[i] + ColOff[k]]: the windows of an image
-//     or their transpose, never packed. AVX-512 only; they report false
-//     otherwise. The CNN step's conv1 weight gradient (9×8×8192): 48 µs
-//     on one thread, against 385 µs packed on two.
+//     AVX-512 vectors of columns, 32 float32 or 16 float64) whose left
+//     operand is read through offsets, A[i][k] = X[RowOff[i] + ColOff[k]]:
+//     the windows of an image or their transpose, never packed. AVX-512,
+//     or AVX2 (up to four vectors of columns, 6 rows a call for one or
+//     two vectors, 3 for three, 2 for four; the same bits); they report
+//     false otherwise. The CNN step's conv1 weight gradient (9×8×8192):
+//     48 µs on one thread, against 385 µs packed on two (AVX-512).
 //   - CopyRows: rows of 32 or 64 bytes copied at any strides by vector
 //     loads and stores (AVX2), the gathers of a small CNN's channels.
 //   - PackRows: rows of a matrix written as the columns of a panel, the

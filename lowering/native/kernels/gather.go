@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // GatherParams describe a narrow product C = A·B (or C += A·B) whose left
 // operand is read where it lies, through offsets, instead of from a
@@ -32,11 +35,11 @@ type GatherParams[T float32 | float64] struct {
 func GatherMaxN[T float32 | float64]() int { return 2 * avx512Lanes[T]() }
 
 // GatherAvailable reports whether GatherGemmF32 and GatherGemmF64 compute
-// products on this machine: they need AVX-512.
+// products on this machine: they need AVX2 (or AVX-512).
 func GatherAvailable() bool { return hasGatherAsm }
 
 // GatherGemmF32 computes the float32 product p describes and reports true,
-// or reports false and leaves C alone where the machine lacks AVX-512 or N
+// or reports false and leaves C alone where the machine lacks AVX2 or N
 // exceeds GatherMaxN. Each element of C is Σ_k A[i][k]·B[k][j] from 0 (or
 // from C's element with Accumulate), one fused multiply-add per k in k
 // order.
@@ -57,21 +60,33 @@ func GatherGemmF32(p GatherParams[float32]) bool { return gatherGemm(&p) }
 func GatherGemmF64(p GatherParams[float64]) bool { return gatherGemm(&p) }
 
 func gatherGemm[T float32 | float64](p *GatherParams[T]) bool {
-	lanes := avx512Lanes[T]()
-	if !hasGatherAsm || p.N > 2*lanes {
+	if !hasGatherAsm || p.N > GatherMaxN[T]() {
 		return false
 	}
 	p.check()
 	if p.M == 0 || p.N == 0 {
 		return true
 	}
-	nv := (p.N + lanes - 1) / lanes
-	mask := uint16(1<<(p.N-(nv-1)*lanes) - 1) // the last vector's columns
 	var b *T
 	var coff *int
 	if p.K > 0 {
 		b, coff = &p.B[0], &p.ColOff[0]
 	}
+	if !hasAVX512 {
+		// AVX2: up to four vectors of columns, so fewer rows a call as
+		// the vectors grow (gatherAVX2MR).
+		lanes := 32 / int(unsafe.Sizeof(T(0)))
+		nv := (p.N + lanes - 1) / lanes
+		rem, step := p.N-(nv-1)*lanes, gatherAVX2MR(nv)
+		for i := 0; i < p.M; i += step {
+			mr := min(step, p.M-i)
+			gatherAsmAVX2(mr, nv, p.K, &p.X[0], &p.RowOff[i], coff, b, p.LDB, &p.C[i*p.LDC], p.LDC, rem, p.Accumulate)
+		}
+		return true
+	}
+	lanes := avx512Lanes[T]()
+	nv := (p.N + lanes - 1) / lanes
+	mask := uint16(1<<(p.N-(nv-1)*lanes) - 1) // the last vector's columns
 	for i := 0; i < p.M; i += gatherMR {
 		mr := min(gatherMR, p.M-i)
 		gatherAsm(mr, nv, p.K, &p.X[0], &p.RowOff[i], coff, b, p.LDB, &p.C[i*p.LDC], p.LDC, mask, p.Accumulate)

@@ -90,7 +90,7 @@ func testGatherCase[T float32 | float64](t *testing.T, c gatherCase, rng *rand.R
 
 func testGatherGemm[T float32 | float64](t *testing.T) {
 	if !GatherAvailable() {
-		t.Skip("the gather kernels need AVX-512")
+		t.Skip("the gather kernels need AVX2")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	maxN := GatherMaxN[T]()
@@ -112,7 +112,7 @@ func TestGatherGemmF32(t *testing.T) { testGatherGemm[float32](t) }
 func TestGatherGemmF64(t *testing.T) { testGatherGemm[float64](t) }
 
 // TestGatherGemmDeclines checks the products it leaves to GemmF32: too
-// many columns, or no AVX-512.
+// many columns, or no AVX2.
 func TestGatherGemmDeclines(t *testing.T) {
 	c := make([]float32, 33)
 	p := GatherParams[float32]{M: 1, N: 33, K: 1, X: []float32{1}, RowOff: []int{0}, ColOff: []int{0}, B: make([]float32, 33), LDB: 33, C: c, LDC: 33}
@@ -121,7 +121,7 @@ func TestGatherGemmDeclines(t *testing.T) {
 	}
 	p.N, p.LDB, p.LDC = 8, 8, 8
 	if got := GatherGemmF32(p); got != GatherAvailable() {
-		t.Errorf("8 columns: took %v, want %v (AVX-512 available)", got, GatherAvailable())
+		t.Errorf("8 columns: took %v, want %v (gather kernels available)", got, GatherAvailable())
 	}
 }
 
@@ -129,7 +129,7 @@ func TestGatherGemmDeclines(t *testing.T) {
 // message naming the problem rather than reading past X.
 func TestGatherGemmPanics(t *testing.T) {
 	if !GatherAvailable() {
-		t.Skip("the gather kernels need AVX-512")
+		t.Skip("the gather kernels need AVX2")
 	}
 	ok := func() GatherParams[float32] {
 		return GatherParams[float32]{M: 2, N: 4, K: 3, X: make([]float32, 10), RowOff: []int{0, 5}, ColOff: []int{0, 1, 2},
@@ -163,7 +163,7 @@ func TestGatherGemmPanics(t *testing.T) {
 
 func BenchmarkGatherGemm(b *testing.B) {
 	if !GatherAvailable() {
-		b.Skip("the gather kernels need AVX-512")
+		b.Skip("the gather kernels need AVX2")
 	}
 	for _, s := range [][3]int{{64, 8, 9}, {9, 8, 8192}, {72, 16, 2048}} {
 		m, n, k := s[0], s[1], s[2]

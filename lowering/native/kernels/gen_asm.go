@@ -74,6 +74,13 @@ func main() {
 			}
 		}
 	}
+	for _, elem := range []int{4, 8} {
+		for nv := 1; nv <= gatherAVX2Vecs; nv++ {
+			for mr := 1; mr <= gatherAVX2MR(nv); mr++ {
+				gatherGemmAVX2(elem, mr, nv)
+			}
+		}
+	}
 	copyRows("copyRows32AVX2", 1)
 	copyRows("copyRows64AVX2", 2)
 	transpose("transpose8F32AVX2", 8)
@@ -807,6 +814,108 @@ func gatherGemm(elem, mr, nv int) {
 		for v := range nv {
 			p("\tVMOVUP%s %s, %s%d(DI)", sfx[1:], acc(i, v), mask(v), 64*v)
 		}
+	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// gatherAVX2Vecs is the most AVX2 vectors of columns a gather kernel
+// takes: the AVX-512 kernels' two vectors of columns (GatherMaxN).
+const gatherAVX2Vecs = 4
+
+// gatherAVX2MR is the most rows of C an AVX2 gather kernel of nv vectors
+// computes at once: its mr·nv accumulators and nv vectors of B's row must
+// leave two of the sixteen registers, for the broadcast element (Y14)
+// and the last vector's mask (Y15).
+func gatherAVX2MR(nv int) int { return min(gatherMR, (14-nv)/nv) }
+
+// gatherGemmAVX2 writes the AVX2 form of gatherGemm's kernel, for mr rows
+// of C and nv vectors of columns:
+//
+//	func name(k int, x *T, roff, coff *int, b *T, ldb int, c *T, ldc int, mask *int32, add bool)
+//
+// The last vector of B's row is loaded, and of C's loaded and stored,
+// under mask (gemvAVX2's): its masked-off lanes of B load as zero, add
+// nothing to the accumulators' lanes, which are never stored, and the
+// lanes past B's and C's rows are not read. One fused multiply-add per k,
+// in k order, as the AVX-512 kernel does: the same bits.
+func gatherGemmAVX2(elem, mr, nv int) {
+	t, sfx, typ, bc, sh := "F32", "PS", "float32", "VBROADCASTSS", 2
+	if elem == 8 {
+		t, sfx, typ, bc, sh = "F64", "PD", "float64", "VBROADCASTSD", 3
+	}
+	name := fmt.Sprintf("gatherGemm%sAVX2r%dv%d", t, mr, nv)
+	rows := []string{"AX", "R9", "R10", "R11", "R12", "R13"}[:mr]
+	last := nv - 1
+	acc := func(i, v int) string { return fmt.Sprintf("Y%d", i*nv+v) }
+	breg := func(v int) string { return fmt.Sprintf("Y%d", mr*nv+v) }
+	p("")
+	p("// func %s(k int, x *%s, roff, coff *int, b *%s, ldb int, c *%s, ldc int, mask *int32, add bool)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-73", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ roff+16(FP), DX")
+	for i, r := range rows {
+		p("\tMOVQ %d(DX), %s", 8*i, r)
+		p("\tSHLQ $%d, %s", sh, r)
+	}
+	p("\tMOVQ coff+24(FP), DI")
+	p("\tMOVQ b+32(FP), BX")
+	p("\tMOVQ ldb+40(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ mask+64(FP), DX")
+	p("\tVMOVDQU (DX), Y15")
+	for i := range mr {
+		for v := range nv {
+			p("\tVXORPS %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
+		}
+	}
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\tMOVQ (DI), DX")
+	p("\tLEAQ (SI)(DX*%d), DX", elem)
+	for v := range last {
+		p("\tVMOVUP%s %d(BX), %s", sfx[1:], 32*v, breg(v))
+	}
+	p("\tVMASKMOV%s %d(BX), Y15, %s", sfx, 32*last, breg(last))
+	for i, r := range rows {
+		p("\t%s (DX)(%s*1), Y14", bc, r)
+		for v := range nv {
+			p("\tVFMADD231%s %s, Y14, %s", sfx, breg(v), acc(i, v))
+		}
+	}
+	p("\tADDQ $8, DI")
+	p("\tADDQ R8, BX")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tMOVQ c+48(FP), DI")
+	p("\tMOVQ ldc+56(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVBLZX add+72(FP), DX")
+	p("\tTESTQ DX, DX")
+	p("\tJZ %s_store", name)
+	for i := range mr {
+		if i > 0 {
+			p("\tADDQ R8, DI")
+		}
+		for v := range last {
+			p("\tVADD%s %d(DI), %s, %s", sfx, 32*v, acc(i, v), acc(i, v))
+		}
+		p("\tVMASKMOV%s %d(DI), Y15, Y14", sfx, 32*last)
+		p("\tVADD%s Y14, %s, %s", sfx, acc(i, last), acc(i, last))
+	}
+	p("\tMOVQ c+48(FP), DI")
+	p("%s_store:", name)
+	for i := range mr {
+		if i > 0 {
+			p("\tADDQ R8, DI")
+		}
+		for v := range last {
+			p("\tVMOVUP%s %s, %d(DI)", sfx[1:], acc(i, v), 32*v)
+		}
+		p("\tVMASKMOV%s %s, Y15, %d(DI)", sfx, acc(i, last), 32*last)
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")

@@ -41,3 +41,15 @@ func TestExpF32AVX2Bits(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherGemmAVX2 runs the gather kernels' tests on the AVX2 kernels
+// where GatherGemm would take the AVX-512 ones.
+func TestGatherGemmAVX2(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: TestGatherGemmF32 and TestGatherGemmF64 run the AVX2 kernels")
+	}
+	withoutAVX512(func() {
+		testGatherGemm[float32](t)
+		testGatherGemm[float64](t)
+	})
+}
