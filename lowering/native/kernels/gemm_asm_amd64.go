@@ -307,6 +307,39 @@ func gemmF32AVX512Direct(kc int, a *float32, lda int, b *float32, ldb int, c *fl
 //go:noescape
 func gemmF64AVX512Direct(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
 
+//go:noescape
+func gemmF32AVX2Panels(kc int, a, b, c *float32, ldc int, add bool, np int)
+
+//go:noescape
+func gemmF64AVX2Panels(kc int, a, b, c *float64, ldc int, add bool, np int)
+
+//go:noescape
+func gemmF32AVX2DirectPanels(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool, np int)
+
+//go:noescape
+func gemmF64AVX2DirectPanels(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool, np int)
+
+// panelsKernel wraps an assembly micro-kernel over np packed A panels.
+func panelsKernel[T float32 | float64](mr, nr int, f func(kc int, a, b, c *T, ldc int, add bool, np int)) func(kc int, a, b, c []T, ldc int, add bool, np int) {
+	return func(kc int, a, b, c []T, ldc int, add bool, np int) {
+		_ = a[np*kc*mr-1]
+		_ = b[kc*nr-1]
+		_ = c[(np*mr-1)*ldc+nr-1]
+		f(kc, &a[0], &b[0], &c[0], ldc, add, np)
+	}
+}
+
+// directPanelsKernel wraps an assembly micro-kernel over np panels of an
+// A read in place.
+func directPanelsKernel[T float32 | float64](mr, nr int, f func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool, np int)) func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool, np int) {
+	return func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool, np int) {
+		_ = a[(np*mr-1)*lda+kc-1]
+		_ = b[(kc-1)*ldb+nr-1]
+		_ = c[(np*mr-1)*ldc+nr-1]
+		f(kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add, np)
+	}
+}
+
 // directKernel wraps an assembly micro-kernel that reads A and B in place.
 func directKernel[T float32 | float64](mr, nr int, f func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool)) func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
 	return func(kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {

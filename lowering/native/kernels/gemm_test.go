@@ -489,6 +489,28 @@ func BenchmarkGemmF64(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmTransAF32 times the weight gradients of the MLP
+// 784-512-512-10's training step, Aᵀ·B with K the batch: at batch 32 a
+// tile makes only 32 steps, so what surrounds each kernel call counts.
+func BenchmarkGemmTransAF32(b *testing.B) {
+	for _, s := range [][3]int{{784, 512, 32}, {512, 512, 32}, {784, 512, 256}} {
+		m, n, k := s[0], s[1], s[2]
+		b.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(b *testing.B) {
+			runThreads(b, func(b *testing.B, threads int) {
+				rng := rand.New(rand.NewPCG(7, 8))
+				p := GemmParams[float32]{M: m, N: n, K: k, A: randSlice[float32](rng, m*k), LDA: m, TransA: true,
+					B: randSlice[float32](rng, k*n), LDB: n, C: make([]float32, m*n), LDC: n, Threads: threads, Work: new(Workspace)}
+				b.ReportAllocs()
+				GemmF32(p)
+				for b.Loop() {
+					GemmF32(p)
+				}
+				reportGFLOPS(b, 2*float64(m)*float64(n)*float64(k))
+			})
+		})
+	}
+}
+
 // BenchmarkGemmKernelF32 and BenchmarkGemmKernelF64 time every kernel this
 // machine can run, by name.
 func BenchmarkGemmKernelF32(b *testing.B) {

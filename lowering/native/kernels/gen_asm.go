@@ -37,6 +37,11 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX2StridedB", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true})
 	gemmKernel(kern{name: "gemmF32AVX2Direct", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true})
 	gemmKernel(kern{name: "gemmF64AVX2Direct", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true})
+	// The same, over several row panels a call.
+	gemmKernel(kern{name: "gemmF32AVX2Panels", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, panels: true})
+	gemmKernel(kern{name: "gemmF64AVX2Panels", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, panels: true})
+	gemmKernel(kern{name: "gemmF32AVX2DirectPanels", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true, panels: true})
+	gemmKernel(kern{name: "gemmF64AVX2DirectPanels", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true, panels: true})
 	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
 	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
@@ -111,6 +116,11 @@ type kern struct {
 	stridedB  bool   // B read in place, row kk at b + kk·ldb, instead of packed
 	directA   bool   // A read in place too (needs stridedB): row i at a + i·lda
 	astep     int    // A elements per k step of a packed panel, if not mr: a tail kernel's rows of a wider panel
+	// panels makes the kernel take np, after add, and compute np tiles
+	// of consecutive row panels against the same B panel: packed A's
+	// panels one after another, or (directA) mr rows of A apart, and
+	// C's mr rows apart. Packed or directA kernels of 6 rows only.
+	panels bool
 }
 
 // directARows addresses row i of an A read in place, with AX at row 0, SI
@@ -170,15 +180,26 @@ func gemmKernel(k kern) {
 	typ := map[int]string{4: "float32", 8: "float64"}[k.elem]
 	addArg := "add+40(FP)"
 	sh := map[int]int{4: 2, 8: 3}[k.elem]
+	// With panels: np's offset, B's argument (reloaded for each panel),
+	// and the frame with np after add.
+	npOff, bArg, npArg := 48, "b+16(FP)", ""
+	frame := func(n int) int { return n }
+	if k.panels {
+		if k.mr != 6 || (k.stridedB && !k.directA) || k.astep != 0 {
+			log.Fatalf("%s: panels takes packed or directA kernels of 6 rows", k.name)
+		}
+		npArg = ", np int"
+		frame = func(n int) int { return (n+7)/8*8 + 8 }
+	}
 	if k.directA {
 		if k.mr != 12 && k.mr != 6 {
 			log.Fatalf("%s: directA addresses 6 or 12 rows, not %d", k.name, k.mr)
 		}
 		// A and B in place: row i of A at a + i·lda, row kk of B's
 		// panel at b + kk·ldb elements.
-		p("// func %s(kc int, a *%s, lda int, b *%s, ldb int, c *%s, ldc int, add bool)", k.name, typ, typ, typ)
+		p("// func %s(kc int, a *%s, lda int, b *%s, ldb int, c *%s, ldc int, add bool%s)", k.name, typ, typ, typ, npArg)
 		p("// Register tile %d×%d, A and B read in place at strides lda and ldb.", k.mr, nr)
-		p("TEXT ·%s(SB), NOSPLIT, $0-57", k.name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-%d", k.name, frame(57))
 		p("\tMOVQ kc+0(FP), CX")
 		p("\tMOVQ a+8(FP), AX")
 		p("\tMOVQ lda+16(FP), R13")
@@ -188,7 +209,7 @@ func gemmKernel(k kern) {
 		p("\tLEAQ (R11)(R11*2), R12")
 		p("\tMOVQ c+40(FP), DX")
 		p("\tMOVQ ldc+48(FP), R8")
-		addArg = "add+56(FP)"
+		addArg, npOff, bArg = "add+56(FP)", 64, "b+24(FP)"
 	} else if k.stridedB {
 		// B in place: row kk of the panel at b + kk·ldb elements. R11
 		// holds ldb in bytes, R12 3·ldb.
@@ -205,9 +226,9 @@ func gemmKernel(k kern) {
 		p("\tMOVQ ldc+40(FP), R8")
 		addArg = "add+48(FP)"
 	} else {
-		p("// func %s(kc int, a, b, c *%s, ldc int, add bool)", k.name, typ)
+		p("// func %s(kc int, a, b, c *%s, ldc int, add bool%s)", k.name, typ, npArg)
 		p("// Register tile %d×%d.", k.mr, nr)
-		p("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-%d", k.name, frame(41))
 		p("\tMOVQ kc+0(FP), CX")
 		p("\tMOVQ a+8(FP), AX")
 		p("\tMOVQ b+16(FP), BX")
@@ -222,19 +243,32 @@ func gemmKernel(k kern) {
 	// Fetch the C tile while the k loop runs: the stores at the end would
 	// otherwise wait for it (+8% at 1024×1024×1024 float64, +1% on the
 	// float32 MLP shapes).
-	p("\tMOVQ DX, R10")
+	pf := "R10"
+	if k.panels {
+		// R10 holds 3·lda for every panel, so the prefetch walks R9
+		// (the k loop's counter, set after it).
+		pf = "R9"
+		if k.directA {
+			p("\tSHLQ $%d, R13", sh)
+			p("\tLEAQ (R13)(R13*2), R10")
+		}
+		p("%s_panel:", k.name)
+	}
+	p("\tMOVQ DX, %s", pf)
 	for i := 0; i < k.mr; i++ {
 		for off := 0; off < k.nv*k.vbytes; off += 64 {
-			p("\tPREFETCHT0 %d(R10)", off)
+			p("\tPREFETCHT0 %d(%s)", off, pf)
 		}
 		if i < k.mr-1 {
-			p("\tADDQ R8, R10")
+			p("\tADDQ R8, %s", pf)
 		}
 	}
 	if k.directA {
-		// R10 was the prefetch pointer; now 3·lda.
-		p("\tSHLQ $%d, R13", sh)
-		p("\tLEAQ (R13)(R13*2), R10")
+		if !k.panels {
+			// R10 was the prefetch pointer; now 3·lda.
+			p("\tSHLQ $%d, R13", sh)
+			p("\tLEAQ (R13)(R13*2), R10")
+		}
 		p("\tLEAQ (AX)(R10*1), SI")
 		p("\tLEAQ (SI)(R10*1), DI")
 	}
@@ -322,8 +356,12 @@ func gemmKernel(k kern) {
 			p("\tADDQ R8, DX")
 		}
 	}
-	p("\tVZEROUPPER")
-	p("\tRET")
+	if k.panels {
+		p("\tJMP %s_next", k.name)
+	} else {
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
 	p("%s_overwrite:", k.name)
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
@@ -332,6 +370,27 @@ func gemmKernel(k kern) {
 		if i < k.mr-1 {
 			p("\tADDQ R8, DX")
 		}
+	}
+	if k.panels {
+		// The next panel: np counts down in its argument slot; DX moves
+		// from the tile's last row of C to the next tile's first, and A
+		// to the next panel (packed, the k loop has just reached it; in
+		// place, 6 rows on: 2·(3·lda)).
+		p("%s_next:", k.name)
+		p("\tMOVQ np+%d(FP), R9", npOff)
+		p("\tDECQ R9")
+		p("\tJLE %s_done", k.name)
+		p("\tMOVQ R9, np+%d(FP)", npOff)
+		p("\tADDQ R8, DX")
+		p("\tMOVQ kc+0(FP), CX")
+		p("\tMOVQ %s, BX", bArg)
+		if k.directA {
+			p("\tMOVQ a+8(FP), AX")
+			p("\tLEAQ (AX)(R10*2), AX")
+			p("\tMOVQ AX, a+8(FP)")
+		}
+		p("\tJMP %s_panel", k.name)
+		p("%s_done:", k.name)
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")

@@ -103,6 +103,10 @@ func init() {
 		avx2F32.direct = directKernel(6, 16, gemmF32AVX2Direct)
 		avx2F64.direct = directKernel(6, 8, gemmF64AVX2Direct)
 		avx2F32.directOnly, avx2F64.directOnly = true, true
+		avx2F32.fnPanels = panelsKernel(6, 16, gemmF32AVX2Panels)
+		avx2F64.fnPanels = panelsKernel(6, 8, gemmF64AVX2Panels)
+		avx2F32.directPanels = directPanelsKernel(6, 16, gemmF32AVX2DirectPanels)
+		avx2F64.directPanels = directPanelsKernel(6, 8, gemmF64AVX2DirectPanels)
 		if hasAVX512 {
 			gemmKernelsF32[0].narrow = avx2F32
 			gemmKernelsF64[0].narrow = avx2F64
