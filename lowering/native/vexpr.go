@@ -1046,8 +1046,9 @@ func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 // n elements inside another loop) whose operand is a unit-stride float32
 // row prefetch the row stored after it, n elements on, while it computes
 // (kernels.ExpSubAheadF32): the next row of a row-major array, which the
-// same goroutine takes next, since a parallel loop hands out rows in
-// grains of several. A softmax row is four passes: the maximum, which
+// same goroutine takes next when a parallel loop hands out grains of
+// several rows (as it does with many rows). A softmax row is four
+// passes: the maximum, which
 // waits for the row to come from memory, then the exponentials, the sum
 // and the division, which find it in cache. The prefetch lets the next
 // row come in during this row's exponentials, the longest pass, instead
