@@ -811,17 +811,7 @@ func gatherGemm(elem, mr, nv int) {
 	p("")
 	p("// func %s(k int, x *%s, roff, coff *int, b *%s, ldb int, c *%s, ldc int, mask uint16, add bool)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-67", name)
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ roff+16(FP), DX")
-	for i, r := range rows {
-		p("\tMOVQ %d(DX), %s", 8*i, r)
-		p("\tSHLQ $%d, %s", sh, r)
-	}
-	p("\tMOVQ coff+24(FP), DI")
-	p("\tMOVQ b+32(FP), BX")
-	p("\tMOVQ ldb+40(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
+	gatherArgs(rows, sh)
 	p("\tKMOVW mask+64(FP), K1")
 	for i := range mr {
 		for v := range nv {
@@ -833,9 +823,7 @@ func gatherGemm(elem, mr, nv int) {
 	}
 	p("\tTESTQ CX, CX")
 	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	p("\tMOVQ (DI), DX")
-	p("\tLEAQ (SI)(DX*%d), DX", elem)
+	gatherStep(name, elem)
 	for v := range nv {
 		p("\tVMOVUP%s %d(BX), %s%s", sfx[1:], 64*v, mask(v), breg(v))
 	}
@@ -845,14 +833,7 @@ func gatherGemm(elem, mr, nv int) {
 			p("\tVFMADD231%s %s, %s, %s", sfx, breg(v), tmp(i), acc(i, v))
 		}
 	}
-	p("\tADDQ $8, DI")
-	p("\tADDQ R8, BX")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tMOVQ c+48(FP), DI")
-	p("\tMOVQ ldc+56(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
+	gatherLoopEnd(name, sh)
 	p("\tMOVBLZX add+66(FP), DX")
 	p("\tTESTQ DX, DX")
 	p("\tJZ %s_store", name)
@@ -876,6 +857,44 @@ func gatherGemm(elem, mr, nv int) {
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")
+}
+
+// gatherArgs loads the arguments the gather kernels share: CX k, SI x,
+// the rows' offsets (in bytes) into rows, DI coff, BX b and R8 ldb in
+// bytes.
+func gatherArgs(rows []string, sh int) {
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ roff+16(FP), DX")
+	for i, r := range rows {
+		p("\tMOVQ %d(DX), %s", 8*i, r)
+		p("\tSHLQ $%d, %s", sh, r)
+	}
+	p("\tMOVQ coff+24(FP), DI")
+	p("\tMOVQ b+32(FP), BX")
+	p("\tMOVQ ldb+40(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+}
+
+// gatherStep opens a gather kernel's k loop: DX = x + coff[k], the
+// step's column of every row.
+func gatherStep(name string, elem int) {
+	p("%s_loop:", name)
+	p("\tMOVQ (DI), DX")
+	p("\tLEAQ (SI)(DX*%d), DX", elem)
+}
+
+// gatherLoopEnd closes a gather kernel's k loop and loads DI c and R8 ldc
+// in bytes for the stores.
+func gatherLoopEnd(name string, sh int) {
+	p("\tADDQ $8, DI")
+	p("\tADDQ R8, BX")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	p("\tMOVQ c+48(FP), DI")
+	p("\tMOVQ ldc+56(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
 }
 
 // gatherAVX2Vecs is the most AVX2 vectors of columns a gather kernel
@@ -911,17 +930,7 @@ func gatherGemmAVX2(elem, mr, nv int) {
 	p("")
 	p("// func %s(k int, x *%s, roff, coff *int, b *%s, ldb int, c *%s, ldc int, mask *int32, add bool)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-73", name)
-	p("\tMOVQ k+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ roff+16(FP), DX")
-	for i, r := range rows {
-		p("\tMOVQ %d(DX), %s", 8*i, r)
-		p("\tSHLQ $%d, %s", sh, r)
-	}
-	p("\tMOVQ coff+24(FP), DI")
-	p("\tMOVQ b+32(FP), BX")
-	p("\tMOVQ ldb+40(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
+	gatherArgs(rows, sh)
 	p("\tMOVQ mask+64(FP), DX")
 	p("\tVMOVDQU (DX), Y15")
 	for i := range mr {
@@ -931,9 +940,7 @@ func gatherGemmAVX2(elem, mr, nv int) {
 	}
 	p("\tTESTQ CX, CX")
 	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	p("\tMOVQ (DI), DX")
-	p("\tLEAQ (SI)(DX*%d), DX", elem)
+	gatherStep(name, elem)
 	for v := range last {
 		p("\tVMOVUP%s %d(BX), %s", sfx[1:], 32*v, breg(v))
 	}
@@ -944,14 +951,7 @@ func gatherGemmAVX2(elem, mr, nv int) {
 			p("\tVFMADD231%s %s, Y14, %s", sfx, breg(v), acc(i, v))
 		}
 	}
-	p("\tADDQ $8, DI")
-	p("\tADDQ R8, BX")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tMOVQ c+48(FP), DI")
-	p("\tMOVQ ldc+56(FP), R8")
-	p("\tSHLQ $%d, R8", sh)
+	gatherLoopEnd(name, sh)
 	p("\tMOVBLZX add+72(FP), DX")
 	p("\tTESTQ DX, DX")
 	p("\tJZ %s_store", name)
