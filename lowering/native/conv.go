@@ -153,9 +153,10 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 
 // A windowsSite runs a convolution's product with kernels.GemmWindows,
 // the windows read in place from the image rather than packed, where the
-// kernels take it (AVX-512, whole column tiles, runs long enough), and
-// as its gemmSite otherwise. On the conv block of BenchmarkConv (3×3,
-// 64→64, 32×32, batch 32) the packing was 14% of the CPU time.
+// kernels take it (AVX2 or AVX-512, whole column tiles, runs long
+// enough), and as its gemmSite otherwise. On the conv block of
+// BenchmarkConv (3×3, 64→64, 32×32, batch 32) the packing was 14% of the
+// CPU time.
 type windowsSite struct {
 	s      *gemmSite
 	rowExt []int

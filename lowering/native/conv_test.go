@@ -127,7 +127,7 @@ func TestConvGemmBits(t *testing.T) {
 					case mode == "packed":
 						native.DisableGather(t)
 					case !kernels.GatherAvailable():
-						t.Skip("the gather kernels need AVX-512")
+						t.Skip("the gather kernels need AVX2")
 					}
 					for _, par := range []int{1, 0} {
 						p, err := native.New(native.Options{Parallelism: par}).Plan(res.Graph)

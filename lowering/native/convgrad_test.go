@@ -92,7 +92,7 @@ func TestConvGradGemm(t *testing.T) {
 // and f64.
 func TestGatherContractionThreads(t *testing.T) {
 	if !kernels.GatherAvailable() {
-		t.Skip("the gather kernels need AVX-512")
+		t.Skip("the gather kernels need AVX2")
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		cc := lowertest.ConvCase{Name: "wide-batch", DType: dt, Batch: 16, H: 10, W: 10, In: 3, Out: 8, KH: 3, KW: 3,
