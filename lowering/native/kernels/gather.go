@@ -1,9 +1,6 @@
 package kernels
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // GatherParams describe a narrow product C = A·B (or C += A·B) whose left
 // operand is read where it lies, through offsets, instead of from a
@@ -75,7 +72,7 @@ func gatherGemm[T float32 | float64](p *GatherParams[T]) bool {
 	if !hasAVX512 {
 		// AVX2: up to four vectors of columns, so fewer rows a call as
 		// the vectors grow (gatherAVX2MR).
-		lanes := 32 / int(unsafe.Sizeof(T(0)))
+		lanes := avx512Lanes[T]() / 2
 		nv := (p.N + lanes - 1) / lanes
 		rem, step := p.N-(nv-1)*lanes, gatherAVX2MR(nv)
 		for i := 0; i < p.M; i += step {
