@@ -191,6 +191,42 @@ func TestExpSubAhead(t *testing.T) {
 	}
 }
 
+// TestErfAffineAhead checks markAhead on a GELU's erf (x · c) + d: in a
+// row program whose rows are a page long or more, it prefetches the next
+// row of the load its operand is computed from, and the program's result
+// when a later pass writes it; the results equal the interpreter's.
+func TestErfAffineAhead(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const (
+		both    = "the next row and the result prefetched"
+		rowOnly = "the next row prefetched"
+		gelu    = `map (\r -> let m = reduce max r in map (\v -> (v - m) * (erf ((v - m) * f32 0.70710677) + 1)) r) A`
+		last    = `map (\r -> let m = reduce max r in map (\v -> erf ((v - m) * f32 0.70710677) + 1) r) A`
+	)
+	for _, c := range []struct {
+		rows, cols int
+		src        string
+		note       string // "": neither
+	}{
+		{5, 1030, gelu, both},
+		{3, 5000, gelu, both}, // two whole chunks and part of one
+		{5, 1030, last, rowOnly},
+		{8, 500, gelu, ""}, // shorter than a page
+		{1030, 5, `map (\r -> let m = reduce max r in map (\v -> v * (erf (v * m) + 1)) r) (flip 0 A)`, ""},
+	} {
+		A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, c.rows, c.cols), false)
+		require.NoError(t, err)
+		av, err := graph.RandomArray(r, graph.Float32, c.rows, c.cols)
+		require.NoError(t, err)
+		term, g, d := wholeDescribe(t, c.src, A)
+		require.Contains(t, d, "erf (x · c) + d in one pass", "%d×%d %s:\n%s", c.rows, c.cols, c.src, d)
+		for _, note := range []string{both, rowOnly} {
+			require.Equal(t, note == c.note, strings.Contains(d, note), "%d×%d %s: %q\n%s", c.rows, c.cols, c.src, note, d)
+		}
+		lowertest.Check(t, native.New(native.Options{}), g, term, map[string]graph.Value{"A": av}, graph.Tolerance(graph.Float32))
+	}
+}
+
 // wholeDescribe parses src over ins, makes it one kernel (fusion.Whole)
 // and returns the term, the graph and the native plan's description.
 func wholeDescribe(t *testing.T, src string, ins ...*graph.Input) (graph.Node, *fusion.Graph, string) {

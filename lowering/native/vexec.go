@@ -51,17 +51,14 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 		case vkElem:
 			elemChunk(z, regs, fr, in, i0)
 		case vkExpSub:
-			var ahead []float32
-			if in.ahead > 0 {
-				ld := &p.body[in.ahead-1]
-				src := fr.f32[ld.buf]
-				if off := fr.ints[ld.base] + i0 + in.aheadDist; off+m <= len(src) {
-					ahead = src[off : off+m]
-				}
-			}
-			expSubChunk(z, regs[in.a][:m], regs[in.b][0], ahead)
+			expSubChunk(z, regs[in.a][:m], regs[in.b][0], p.ahead(in, fr, i0, m))
 		case vkErfAffine:
-			kernels.ErfAffineF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]))
+			var aheadW []float32
+			if in.aheadW {
+				aheadW = any(regs[p.outs[0]]).([]float32)
+			}
+			kernels.ErfAffineAheadF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]),
+				p.ahead(in, fr, i0, m), aheadW)
 		case vkChain:
 			// A scalar step reads its register's first element; a Self
 			// step reads none.
@@ -75,6 +72,21 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			roundChunk(z, in.dt)
 		}
 	}
+}
+
+// ahead returns the elements that in (marked by markAhead) asks the cache
+// for while it computes the chunk of m elements at i0: the next row of its
+// load, or nil when there is none or it lies past the buffer's end.
+func (p *vprog) ahead(in *vinstr, fr *frame, i0, m int) []float32 {
+	if in.ahead == 0 {
+		return nil
+	}
+	ld := &p.body[in.ahead-1]
+	src := fr.f32[ld.buf]
+	if off := fr.ints[ld.base] + i0 + in.aheadDist; off+m <= len(src) {
+		return src[off : off+m]
+	}
+	return nil
 }
 
 // sameTypeBuf returns float buffer buf of type dt when dt is T's type.

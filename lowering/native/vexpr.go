@@ -120,10 +120,13 @@ type vinstr struct {
 	chain     []vstep   // vkChain: the steps after a
 	cprog     any       // vkChain: the steps compiled, a *kernels.ChainProg of the program's type
 	rows      *rowGeom  // vkLoad: the rows of a nest (see rowsMap); nil in a one-axis loop
-	// ahead, for a vkExpSub, is 1 + the index in the body of the load
-	// that reads a, whose next row (aheadDist elements on) the kernel
-	// prefetches; 0 when it prefetches nothing (see markAhead).
+	// ahead, for a vkExpSub or a vkErfAffine, is 1 + the index in the
+	// body of the load of the row a is computed from, whose next row
+	// (aheadDist elements on) the kernel prefetches; 0 when it prefetches
+	// nothing. aheadW, for a vkErfAffine, asks it to prefetch the chunk of
+	// the program's result for writing (see markAhead).
 	ahead, aheadDist int
+	aheadW           bool
 }
 
 // A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
@@ -912,7 +915,7 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 	}
 	body = fuseChains(body, f32, outs, b.regs)
 	if b.c.loopDepth > 0 && b.loop != nil {
-		markAhead(body, b.loop.n)
+		markAhead(body, b.loop.n, outs)
 	}
 	// A broadcast register that every reader takes as a scalar is set,
 	// not filled: one element instead of a chunk per row.
@@ -1059,19 +1062,49 @@ func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 // short rows), and so is one longer than a quarter of the L2 cache: the
 // row, the destination's and the next would not all stay in it, and the
 // prefetched lines would be read from memory twice.
-func markAhead(body []vinstr, n int) {
+//
+// A GELU's erf (x · c) + d (kernels.ErfAffineAheadF32), the longest pass
+// of a LayerNorm + GELU row, does the same for the row its operand is
+// computed from (following each instruction's first operand back to a
+// load), and when it does not write the program's result itself, it also
+// asks for the result's chunk, for writing: the pass after it stores
+// there, and would otherwise wait for each line to come from memory
+// before writing it.
+func markAhead(body []vinstr, n int, outs []int) {
 	if n*4 < aheadMinRow || n*4 > aheadMaxRow() {
 		return
 	}
+	writer := map[int]int{} // register -> the instruction that writes it
+	for i, in := range body {
+		writer[in.dst] = i
+	}
 	for i := range body {
 		in := &body[i]
-		if in.kind != vkExpSub {
+		if in.kind != vkExpSub && in.kind != vkErfAffine {
 			continue
 		}
-		for j, ld := range body[:i] {
-			if ld.kind == vkLoad && ld.dst == in.a && ld.ldt == graph.Float32 && ld.stride == 1 && ld.rows == nil {
-				in.ahead, in.aheadDist = j+1, n
+		// The load the operand comes from: a itself, or the first operand
+		// of what computes it, and so on.
+		r := in.a
+		for range body {
+			w, ok := writer[r]
+			if !ok || w >= i {
+				break
 			}
+			ld := &body[w]
+			if ld.kind == vkLoad {
+				if ld.ldt == graph.Float32 && ld.stride == 1 && ld.rows == nil {
+					in.ahead, in.aheadDist = w+1, n
+				}
+				break
+			}
+			if in.kind == vkExpSub || ld.kind != vkChain && ld.kind != vkUn && ld.kind != vkBin {
+				break // an exponential's operand must be the load itself
+			}
+			r = ld.a
+		}
+		if in.kind == vkErfAffine && len(outs) == 1 && outs[0] != in.dst {
+			in.aheadW = true
 		}
 	}
 }
@@ -1290,7 +1323,7 @@ func (p *vprog) describe() string {
 	if p.f32 {
 		class = "f32"
 	}
-	ops, loads, elems, expSubs, ahead, chained, chains, erfAffines := 0, 0, 0, 0, 0, 0, 0, 0
+	ops, loads, elems, expSubs, ahead, aheadW, chained, chains, erfAffines := 0, 0, 0, 0, 0, 0, 0, 0, 0
 	for _, in := range p.body {
 		switch in.kind {
 		case vkLoad:
@@ -1310,6 +1343,12 @@ func (p *vprog) describe() string {
 		case vkErfAffine:
 			ops += 3
 			erfAffines++
+			if in.ahead > 0 {
+				ahead++
+			}
+			if in.aheadW {
+				aheadW++
+			}
 		default:
 			ops++
 		}
@@ -1317,12 +1356,17 @@ func (p *vprog) describe() string {
 	s := fmt.Sprintf("%d loads, %d ops, %s chunks", loads, ops, class)
 	if expSubs > 0 {
 		s += ", exp (x - c) in one pass"
-		if ahead > 0 {
-			s += ", the next row prefetched"
-		}
 	}
 	if erfAffines > 0 {
 		s += ", erf (x · c) + d in one pass"
+	}
+	switch {
+	case ahead > 0 && aheadW > 0:
+		s += ", the next row and the result prefetched"
+	case ahead > 0:
+		s += ", the next row prefetched"
+	case aheadW > 0:
+		s += ", the result prefetched"
 	}
 	switch {
 	case chains == 1:

@@ -429,10 +429,19 @@ func erfTables() (q, r []float32, e map[string]float32) {
 func erfLoop(name string, nv int) { erfEmit(name, nv, false) }
 
 // erfAffineLoop writes func name(n int, x *float32, scale, shift float32,
-// z *float32): z[i] = erf(x[i]·scale) + shift, each op rounded to
-// float32 as its own pass would round it (the product, erfLoop's erf of
-// it, the sum): GELU's 1 + erf(x/√2) in one pass.
-func erfAffineLoop(name string, nv int) { erfEmit(name, nv, true) }
+// z, ahead, aheadW *float32): z[i] = erf(x[i]·scale) + shift, each op
+// rounded to float32 as its own pass would round it (the product,
+// erfLoop's erf of it, the sum): GELU's 1 + erf(x/√2) in one pass. Per 64
+// bytes of z that the wide loop writes, it also asks for a cache line of
+// ahead to read (PREFETCHT0) and one of aheadW to write (PREFETCHW),
+// walking both as it walks z: what the caller reads and writes next
+// (ErfAffineAheadF32) comes in while the loop computes.
+func erfAffineLoop(name string, nv int) {
+	if nv*32 != 64 {
+		log.Fatalf("%s: the prefetches are placed for a wide loop of 64 bytes, not %d", name, nv*32)
+	}
+	erfEmit(name, nv, true)
+}
 
 func erfEmit(name string, nv int, affine bool) {
 	const lanes, vb = 8, 32
@@ -482,10 +491,24 @@ func erfEmit(name string, nv int, affine bool) {
 		}
 	}
 	erfHeader(name, lanes, affine, scale, shift)
+	if affine {
+		p("\tMOVQ ahead+32(FP), R8")
+		p("\tMOVQ aheadW+40(FP), DX")
+	}
 	p("\tVMOVUPS %s, %s", c("s_ewScale"), wS)
 	p("\tVMOVUPS %s, %s", c("s_evScale"), vS)
 	p("\tVMOVUPS %s, %s", c("s_one"), one)
-	erfLoops(name, lanes, nv, body)
+	var prefetch func()
+	if affine {
+		prefetch = func() {
+			p("\tPREFETCHT0 (R8)")
+			// PREFETCHW (DX), which the Go assembler does not know: 0F 0D /1.
+			p("\tBYTE $0x0f; BYTE $0x0d; BYTE $0x0a")
+			p("\tADDQ $64, R8")
+			p("\tADDQ $64, DX")
+		}
+	}
+	erfLoops(name, lanes, nv, body, prefetch)
 }
 
 // erfTabNames are the scalar constants of erfTabTables, in the order of
@@ -620,7 +643,7 @@ func erfTabEmit(name string, nv int, affine bool) {
 	for k := range erfTabDegree + 1 {
 		p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_et%d", k)), tab(k)) // and s_et%dhi, the next slot
 	}
-	erfLoops(name, lanes, nv, body)
+	erfLoops(name, lanes, nv, body, nil)
 }
 
 // erfHeader writes the TEXT line of an erf loop and loads its arguments:
@@ -629,9 +652,15 @@ func erfTabEmit(name string, nv int, affine bool) {
 func erfHeader(name string, lanes int, affine bool, scale, shift string) {
 	p("")
 	if affine {
-		p("// func %s(n int, x *float32, scale, shift float32, z *float32)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		if lanes == 8 { // the AVX2 loop, which prefetches (erfAffineLoop)
+			p("// func %s(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32)", name)
+			p("// n must be a multiple of %d.", lanes)
+			p("TEXT ·%s(SB), NOSPLIT, $0-48", name)
+		} else {
+			p("// func %s(n int, x *float32, scale, shift float32, z *float32)", name)
+			p("// n must be a multiple of %d.", lanes)
+			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		}
 		p("\tMOVQ n+0(FP), CX")
 		p("\tMOVQ x+8(FP), SI")
 		p("\tVBROADCASTSS scale+16(FP), %s", scale)
@@ -648,14 +677,18 @@ func erfHeader(name string, lanes int, affine bool, scale, shift string) {
 }
 
 // erfLoops writes an erf loop's two loops and its return: body(nv), nv
-// vectors of lanes float32 at a time, while CX holds that many; then
-// body(1) for the vectors left.
-func erfLoops(name string, lanes, nv int, body func(nv int)) {
+// vectors of lanes float32 at a time, while CX holds that many, each
+// followed by prefetch unless it is nil; then body(1) for the vectors
+// left.
+func erfLoops(name string, lanes, nv int, body func(nv int), prefetch func()) {
 	vb := 4 * lanes
 	p("%s_wide:", name)
 	p("\tCMPQ CX, $%d", lanes*nv)
 	p("\tJLT %s_narrow", name)
 	body(nv)
+	if prefetch != nil {
+		prefetch()
+	}
 	p("\tADDQ $%d, SI", vb*nv)
 	p("\tADDQ $%d, DI", vb*nv)
 	p("\tSUBQ $%d, CX", lanes*nv)

@@ -282,7 +282,23 @@ func ErfF32(z, x []float32) {
 // 1 + erf(x/√2) in one pass over the elements instead of three. x must be
 // at least as long as z, and may be z itself.
 func ErfAffineF32(z, x []float32, scale, shift float32) {
+	ErfAffineAheadF32(z, x, scale, shift, nil, nil)
+}
+
+// ErfAffineAheadF32 is ErfAffineF32 that also asks the cache, with AVX2
+// and without AVX-512, for the elements of ahead to read and those of
+// aheadW to write, a line of each per 64 bytes of z, while it computes:
+// a row program's next row and the destination its next pass writes.
+// Either may be nil, or shorter than z, to ask for nothing; neither is
+// read or written, and the results are the same bits.
+func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []float32) {
 	x = x[:len(z)]
+	if len(ahead) < len(z) {
+		ahead = x
+	}
+	if len(aheadW) < len(z) {
+		aheadW = z
+	}
 	i := 0
 	switch {
 	case hasAVX512:
@@ -299,12 +315,12 @@ func ErfAffineF32(z, x []float32, scale, shift float32) {
 	case hasAVX2:
 		i = len(z) &^ 7
 		if i > 0 {
-			erfAffineF32AVX2(i, &x[0], scale, shift, &z[0])
+			erfAffineF32AVX2(i, &x[0], scale, shift, &z[0], &ahead[0], &aheadW[0])
 		}
 		for ; i < len(z); i += 8 {
 			var buf [8]float32
 			copy(buf[:], x[i:])
-			erfAffineF32AVX2(8, &buf[0], scale, shift, &buf[0])
+			erfAffineF32AVX2(8, &buf[0], scale, shift, &buf[0], &buf[0], &buf[0])
 			copy(z[i:], buf[:])
 		}
 	default:

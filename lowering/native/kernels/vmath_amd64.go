@@ -195,7 +195,7 @@ func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int)
 // The erf loops with a scale before and a shift after.
 
 //go:noescape
-func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z *float32)
+func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32)
 
 //go:noescape
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32)

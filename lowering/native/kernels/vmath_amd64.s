@@ -1276,14 +1276,16 @@ erfF32AVX2_done:
 	VZEROUPPER
 	RET
 
-// func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z *float32)
+// func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32)
 // n must be a multiple of 8.
-TEXT ·erfAffineF32AVX2(SB), NOSPLIT, $0-32
+TEXT ·erfAffineF32AVX2(SB), NOSPLIT, $0-48
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	VBROADCASTSS scale+16(FP), Y12
 	VBROADCASTSS shift+20(FP), Y11
 	MOVQ z+24(FP), DI
+	MOVQ ahead+32(FP), R8
+	MOVQ aheadW+40(FP), DX
 	VMOVUPS vmathc<>+1888(SB), Y15
 	VMOVUPS vmathc<>+1920(SB), Y14
 	VMOVUPS vmathc<>+2592(SB), Y13
@@ -1364,6 +1366,10 @@ erfAffineF32AVX2_wide:
 	VBLENDVPS Y6, Y9, Y7, Y7
 	VADDPS Y11, Y7, Y7
 	VMOVUPS Y7, 32(DI)
+	PREFETCHT0 (R8)
+	BYTE $0x0f; BYTE $0x0d; BYTE $0x0a
+	ADDQ $64, R8
+	ADDQ $64, DX
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX

@@ -64,5 +64,7 @@ func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)  { panic(
 func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
 func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }
 
-func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z *float32)   { panic(noAsm) }
+func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
+	panic(noAsm)
+}
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { panic(noAsm) }

@@ -778,8 +778,9 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 // TestErfAffineF32 checks ErfAffineF32 against its three passes (Arith's
 // product, ErfF32, Arith's sum) bit for bit, on arguments over the whole
 // line with NaN, ±Inf and ±0, for every length up to 100 (wide loop,
-// one-vector loop, padded tail), in place too, with both loops where the
-// machine has AVX-512, and the portable code.
+// one-vector loop, padded tail), in place too, and with the prefetches of
+// ErfAffineAheadF32, with both loops where the machine has AVX-512, and
+// the portable code.
 func TestErfAffineF32(t *testing.T) {
 	check := func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
@@ -802,8 +803,21 @@ func TestErfAffineF32(t *testing.T) {
 				ErfAffineF32(got, x, scale, shift)
 				in := slices.Clone(x)
 				ErfAffineF32(in, in, scale, shift)
+				// With prefetches of two other arrays, which it must
+				// neither read into the result nor write.
+				ahead, aheadW := slices.Clone(x), make([]float32, n)
+				for i := range aheadW {
+					aheadW[i] = float32(i)
+				}
+				pre := make([]float32, n)
+				ErfAffineAheadF32(pre, x, scale, shift, ahead, aheadW)
+				for i := range n {
+					if math.Float32bits(ahead[i]) != math.Float32bits(x[i]) || aheadW[i] != float32(i) {
+						t.Fatalf("n=%d: ErfAffineAheadF32 wrote the arrays it prefetches, at %d", n, i)
+					}
+				}
 				for i := range want {
-					for _, g := range []float32{got[i], in[i]} {
+					for _, g := range []float32{got[i], in[i], pre[i]} {
 						if math.Float32bits(g) != math.Float32bits(want[i]) && !(g != g && want[i] != want[i]) {
 							t.Fatalf("n=%d, erf(%v·%v) + %v = %v, want %v", n, x[i], scale, shift, g, want[i])
 						}
