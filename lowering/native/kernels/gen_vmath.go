@@ -838,9 +838,11 @@ func chainLoop(name string, elem int, reg string, nv int) {
 //
 // A call through the table costs a predicted indirect call and a return
 // where the search costs four compares and up to five taken branches,
-// which, on Zen 3, took as long as the step's twelve ops themselves: a
-// chain of four scalar products over 1024 float32 elements took 362-376
-// ns with the search, 178-200 with the calls.
+// which, on Zen 3, took about as long as the step's twelve ops
+// themselves: over 1024 float32 elements, a chain of four scalar
+// products took 362-376 ns with the search, 278-292 with the calls, and
+// BenchmarkVmathF32's chain4 (LayerNorm's four steps) 402-427 and
+// 314-338 (medians of runs alternating the two builds).
 func chainCall(name string, elem int, reg string, nv int) {
 	maxCode := slices.Max(chainCodes)
 	routine := func(code int) string { return fmt.Sprintf("%s_c%d<>", name, code) }
