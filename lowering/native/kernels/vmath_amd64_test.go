@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -17,7 +18,9 @@ func withoutAVX512(f func()) {
 
 // TestExpF32AVX2Bits checks the AVX2 exp loops (four vectors a turn, then
 // one turn of two) against expPoly32 bit for bit, on lengths that end in
-// either turn, over every 211th float32 of both signs and the edges.
+// either turn, over every 211th float32 of both signs and the edges, and
+// on turns that mix one lane that needs the two-product scaling among
+// lanes that do not.
 func TestExpF32AVX2Bits(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("no AVX2 here")
@@ -28,6 +31,24 @@ func TestExpF32AVX2Bits(t *testing.T) {
 	}
 	if testing.Short() {
 		xs = xs[:len(xs)/8]
+	}
+	// Blocks of the loop's iteration (four vectors) in which one lane's
+	// result is subnormal, overflows or is NaN, among lanes whose 2**n is
+	// normal: the loop scales such a block by two products, the others
+	// by one (expScaleAVX2 in gen_vmath.go); both must give expPoly32's
+	// bits.
+	r := rand.New(rand.NewPCG(21, 22))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	for _, odd := range []float32{-87.5, -88, -95, -104, -200, 88.1, 88.7, 89, 100, inf, -inf, nan} {
+		for j := range 32 {
+			for k := range 32 {
+				v := float32(r.NormFloat64() * 20)
+				if k == j {
+					v = odd
+				}
+				xs = append(xs, v)
+			}
+		}
 	}
 	for _, n := range []int{16, 32, 48, 80, len(xs) &^ 15} {
 		z, zs := make([]float32, n), make([]float32, n)
