@@ -1391,14 +1391,15 @@ var expScaleLabel int
 
 // expScaleAVX2 writes the end of an AVX2 exp loop's iteration of nv
 // vectors, each in registers 3v (free), 3v+1 (n) and 3v+2 (the
-// polynomial q): z = q·2**n, stored. The result is q·2**n rounded once,
-// as two products q·2**a·2**b (a = ⌊n/2⌋, b = n - a), neither of whose
-// factors overflows or underflows, compute it for every n the clamps
-// leave. Where every lane's n lies in [-126, 127], 2**n is a normal
-// float32 and one product gives the same bits, in three instructions
-// instead of nine; the loop checks that once per iteration (a softmax's
-// exponentials, all in (2**-126, 1], always pass), and takes the two
-// products otherwise.
+// polynomial q): z = q·2**n rounded once, stored. Two products,
+// q·2**a·2**b (a = ⌊n/2⌋, b = n - a), whose factors neither overflow nor
+// underflow, give it for every n the clamps leave. Where every lane's n
+// lies in [-126, 127], 2**n is a normal float32 and one product gives
+// the same bits, in three instructions instead of nine; the loop checks
+// that once per iteration (a softmax's exponentials, all in
+// (2**-126, 1], always pass), and takes the two products otherwise. A
+// NaN lane may pass the check unseen (the min and max reductions drop
+// it); its q is NaN, and either way its result is q's NaN.
 func expScaleAVX2(name string, nv, vbytes int) {
 	r := func(v, i int) string { return fmt.Sprintf("Y%d", 3*v+i) }
 	expScaleLabel++
