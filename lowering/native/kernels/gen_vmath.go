@@ -837,8 +837,8 @@ func chainLoop(name string, elem int, reg string, nv int) {
 // step to the block in registers 0 to nv-1 and returns. Its operands are
 // the chain loop's registers: y's address in R11, the block's byte offset
 // in BX, the step in R9; it may overwrite AX and the registers above the
-// block. The codes no step has call a routine that traps: vmath.go never
-// makes them.
+// block. The table's entries for codes that are not steps' codes point at
+// a routine that traps: vmath.go never makes such a code.
 //
 // A call through the table costs a predicted indirect call and a return
 // where the search costs four compares and up to five taken branches,
