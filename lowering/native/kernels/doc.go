@@ -9,9 +9,9 @@
 //     of math.Exp in float64 and 1 ulp of the rounded float64 exp in
 //     float32 (vmath_test.go sweeps them). ErfF32: erf in float32 by one
 //     polynomial per interval of [0, 4), its coefficients picked per lane
-//     by a permute (AVX-512), or by two polynomials (y + y·Q(y²) below
-//     1.2, ±(1 - erfc) above; AVX2 and scalar), within 1 ulp of the
-//     rounded math.Erf on every float32; ErfAffineF32:
+//     by a permute (sixteen intervals with AVX-512; four, one per entry of
+//     a VPERMILPS's half-register table, with AVX2 and in scalar code),
+//     within 1 ulp of the rounded math.Erf on every float32; ErfAffineF32:
 //     erf (x·s) + t in one pass, the bits of the three ops
 //     (ErfAffineAheadF32 also asks the cache, on AVX2, for the next row to
 //     read and the chunk the next pass writes, as ExpSubAheadF32 does for

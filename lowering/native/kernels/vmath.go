@@ -173,28 +173,29 @@ func ExpF32(z, x []float32) {
 	}
 }
 
-// erfPoly32 is erf x in float32 arithmetic by the algorithm of the vector
-// loops (erfTables in gen_vmath.go, which writes the constants into
-// vmath_erf.go): for |x| < erfSplit32, x + x·Q(w), w = x²·erfWScale32 - 1;
-// from there on ±(1 - R(v)), v = min(|x|, erfClamp32)·erfVScale32 +
-// erfVShift32, with x's sign. NaN takes the first branch and stays NaN;
-// ±Inf gives ±1.
-func erfPoly32(x float32) float32 {
-	w := fma32(x*x, erfWScale32, -1)
-	q := erfQ32[len(erfQ32)-1]
-	for k := len(erfQ32) - 2; k >= 0; k-- {
-		q = fma32(q, w, erfQ32[k])
+// erfLane32 is erf x in float32 arithmetic by the algorithm of the AVX2
+// loops (erfLaneTables in gen_vmath.go, which writes the constants into
+// vmath_erf.go): a = min(|x|, erfLaneClamp32), i = ⌊a⌋ the interval and
+// u = a - i; erf a is erfLaneT32[0][i] + u·P_i(u) (a + u·P_0(u) on
+// interval 0), P_i's coefficients erfLaneT32[1..][i], with x's sign. NaN
+// stays NaN; ±Inf gives ±1.
+func erfLane32(x float32) float32 {
+	if x != x {
+		return x
 	}
-	a := math.Abs(float64(x))
-	if !(a >= float64(erfSplit32)) {
-		return fma32(x, q, x)
+	a := min(float32(math.Abs(float64(x))), erfLaneClamp32)
+	i := int(a)
+	u := a - float32(i)
+	t := &erfLaneT32
+	p := t[len(t)-1][i]
+	for k := len(t) - 2; k >= 1; k-- {
+		p = fma32(p, u, t[k][i])
 	}
-	v := fma32(min(float32(a), erfClamp32), erfVScale32, erfVShift32)
-	r := erfR32[len(erfR32)-1]
-	for k := len(erfR32) - 2; k >= 0; k-- {
-		r = fma32(r, v, erfR32[k])
+	c := t[0][i]
+	if i == 0 {
+		c = u
 	}
-	return float32(math.Copysign(float64(1-r), float64(x)))
+	return float32(math.Copysign(float64(fma32(p, u, c)), float64(x)))
 }
 
 // erfTab32 is erf x in float32 arithmetic by the algorithm of the AVX-512
@@ -234,9 +235,10 @@ func erfTab32(x float32) float32 {
 //     polynomial of degree 6 on each of sixteen intervals of [0, 4), its
 //     coefficients picked per lane by a VPERMPS (erfTabTables in
 //     gen_vmath.go);
-//   - with AVX2 only, eight lanes at a time by erfPoly32's: two
-//     polynomials of degree 6 and 13 in every lane, blended (erfTables);
-//   - without AVX2, erfPoly32 in scalar code.
+//   - with AVX2 only, eight lanes at a time by erfLane32's: one
+//     polynomial of degree 10 on each of four intervals of [0, 4), its
+//     coefficients picked per lane by a VPERMILPS (erfLaneTables);
+//   - without AVX2, erfLane32 in scalar code.
 //
 // The two algorithms may differ by an ulp on the same argument.
 func ErfF32(z, x []float32) {
@@ -271,7 +273,7 @@ func ErfF32(z, x []float32) {
 		}
 	default:
 		for ; i < len(z); i++ {
-			z[i] = erfPoly32(x[i])
+			z[i] = erfLane32(x[i])
 		}
 	}
 }
@@ -325,7 +327,7 @@ func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []flo
 		}
 	default:
 		for ; i < len(z); i++ {
-			z[i] = erfPoly32(float32(x[i]*scale)) + shift
+			z[i] = erfLane32(float32(x[i]*scale)) + shift
 		}
 	}
 }

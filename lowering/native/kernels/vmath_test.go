@@ -183,7 +183,7 @@ func TestExpF32Accuracy(t *testing.T) {
 // TestErfF32Accuracy sweeps float32 arguments (every 211th bit pattern
 // over the whole line, both signs, and the edge cases) and checks ErfF32
 // (AVX-512 loops where the machine has them), its AVX2 loops, and the
-// scalar algorithms (erfPoly32, the AVX2 loops' and the one for machines
+// scalar algorithms (erfLane32, the AVX2 loops' and the one for machines
 // without AVX2; erfTab32, the AVX-512 loops') against the scalar
 // semantics (math.Erf rounded to float32): at most 1 ulp apart, and exact
 // for ±0, for |x| ≥ 4 (±1, ±Inf included) and NaN. Each vector loop must
@@ -206,18 +206,18 @@ func TestErfF32Accuracy(t *testing.T) {
 		}
 		return z
 	}
-	poly, tab := scalar(erfPoly32), scalar(erfTab32)
+	lane, tab := scalar(erfLane32), scalar(erfTab32)
 	vector, avx2 := make([]float32, len(xs)), make([]float32, len(xs))
 	ErfF32(vector, xs)
 	withoutAVX512(func() { ErfF32(avx2, xs) })
-	follows := map[string][]float32{"ErfF32": poly, "the AVX2 loops": poly}
+	follows := map[string][]float32{"ErfF32": lane, "the AVX2 loops": lane}
 	if hasAVX512 {
 		follows["ErfF32"] = tab
 	}
 	for _, impl := range []struct {
 		name string
 		z    []float32
-	}{{"ErfF32", vector}, {"the AVX2 loops", avx2}, {"erfPoly32", poly}, {"erfTab32", tab}} {
+	}{{"ErfF32", vector}, {"the AVX2 loops", avx2}, {"erfLane32", lane}, {"erfTab32", tab}} {
 		worst, at, off, unlike := 0.0, float32(0), 0, 0
 		for i, x := range xs {
 			got := impl.z[i]
