@@ -76,7 +76,66 @@ type GemmParams[T float32 | float64] struct {
 	// again. With Threads > 1 it is called concurrently from several
 	// goroutines, for disjoint panels; it must write nothing but dst.
 	PackA func(dst []T, mr, i0, h, k0, kc int)
+
+	// PackedB, if not nil, holds B already packed by PackB for this
+	// product's N, K and TransB: the product reads its panels instead of
+	// packing B (or reading it in place), and B may be nil. A right operand
+	// used by many products — a network's weights, run after run — is then
+	// packed once. The products of at most four rows, which read B row by
+	// row (UsesPackedB), ignore it and need B.
+	PackedB *PackedB[T]
 }
+
+// A PackedB is the right operand of a product packed into the
+// micro-kernel's panels, for GemmParams.PackedB. Its zero value is empty;
+// PackB fills it, reusing its memory.
+type PackedB[T float32 | float64] struct {
+	data   []T
+	bl     bLayout
+	kern   *microKernel[T]
+	transB bool
+}
+
+// PackB packs the right operand of the product p describes — B, LDB and
+// TransB for p's N and K; the other fields are ignored — into dst, for the
+// products of that shape to take as GemmParams.PackedB. It panics if B is
+// too short for them.
+func PackB[T float32 | float64](dst *PackedB[T], p GemmParams[T]) {
+	if p.N < 0 || p.K < 0 {
+		panic("kernels: PackB: negative dimension")
+	}
+	checkLDB(p.N, p.K, p.LDB, p.TransB)
+	kern := kernelsOf[T]()[0].forN(p.N)
+	dst.bl, dst.kern, dst.transB = newBLayout(p.N, p.K, kern), kern, p.TransB
+	dst.data = grow(dst.data, dst.bl.size())
+	if p.N == 0 || p.K == 0 {
+		return
+	}
+	checkB(p.N, p.K, p.B, p.LDB, p.TransB)
+	for u := range packBUnits(dst.bl, p.TransB) {
+		packBUnit(dst.data, dst.bl, p.B, p.LDB, p.TransB, u)
+	}
+}
+
+// kernelsOf returns the micro-kernels of T, best first.
+func kernelsOf[T float32 | float64]() []*microKernel[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(gemmKernelsF32).([]*microKernel[T])
+	}
+	return any(gemmKernelsF64).([]*microKernel[T])
+}
+
+// fits reports whether b holds a right operand of n columns and k rows
+// (transposed or not) packed for the micro-kernel kern.
+func (b *PackedB[T]) fits(n, k int, transB bool, kern *microKernel[T]) bool {
+	return b.kern == kern && b.bl.n == n && b.bl.k == k && b.transB == transB
+}
+
+// UsesPackedB reports whether a product of m rows reads
+// GemmParams.PackedB: false for the products of at most four rows
+// without PackA, which read B row by row.
+func UsesPackedB(m int, packA bool) bool { return m > smallM || packA }
 
 // GemmF32 computes the float32 product p describes. It panics if p is
 // invalid (a short slice, a small leading dimension, C overlapping A or B):
@@ -350,6 +409,9 @@ func gemm[T float32 | float64](p *GemmParams[T], kern *microKernel[T]) {
 		w = workspaces.Get().(*Workspace)
 		defer workspaces.Put(w)
 	}
+	if pb := p.PackedB; pb != nil && UsesPackedB(p.M, p.PackA != nil) && !pb.fits(p.N, p.K, p.TransB, kern) {
+		panic("kernels: Gemm: PackedB holds the right operand of another shape")
+	}
 	j := jobOf[T](w)
 	j.p, j.kern = *p, kern
 	if p.K == 0 {
@@ -431,7 +493,7 @@ func (j *gemmJob[T]) run() {
 	}
 
 	// Buffers.
-	j.direct = kern.strided != nil && !p.TransB && p.N%nr == 0 && p.LDB*int(unsafe.Sizeof(p.B[0])) < directMaxStride
+	j.direct = p.PackedB == nil && kern.strided != nil && !p.TransB && p.N%nr == 0 && p.LDB*int(unsafe.Sizeof(p.B[0])) < directMaxStride
 	j.directA = j.direct && kern.direct != nil && !p.TransA && p.PackA == nil
 	if kern.directOnly && !j.directA {
 		j.direct = false
@@ -445,7 +507,10 @@ func (j *gemmJob[T]) run() {
 	if !j.direct && p.N < nr && kern.direct != nil && !p.TransA && p.PackA == nil {
 		j.directA = true
 	}
-	if !j.direct {
+	switch {
+	case p.PackedB != nil:
+		j.bp = p.PackedB.data
+	case !j.direct:
 		j.packBuf = grow(j.packBuf, j.bl.size())
 		j.bp = j.packBuf
 	}
@@ -458,7 +523,7 @@ func (j *gemmJob[T]) run() {
 		b.tile = grow(b.tile, mr*nr)
 	}
 
-	if !j.direct {
+	if !j.direct && p.PackedB == nil {
 		j.phase = phasePackB
 		j.next.Store(0)
 		j.fork.run(threads, threads-1)
@@ -884,7 +949,9 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 	case p.LDC < max(1, p.N):
 		panic("kernels: Gemm: LDC < N")
 	}
-	checkLDB(p.N, p.K, p.LDB, p.TransB)
+	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil) {
+		checkLDB(p.N, p.K, p.LDB, p.TransB)
+	}
 	if p.M == 0 || p.N == 0 {
 		return
 	}
@@ -905,7 +972,10 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 		}
 		a = p.A[:aLen]
 	}
-	b := checkB(p.N, p.K, p.B, p.LDB, p.TransB)
+	var b []T
+	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil) {
+		b = checkB(p.N, p.K, p.B, p.LDB, p.TransB)
+	}
 	c := p.C[:(p.M-1)*p.LDC+p.N]
 	if overlap(c, a) || overlap(c, b) {
 		panic("kernels: Gemm: C overlaps A or B")

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1045,4 +1046,63 @@ func TestGuidedClaims(t *testing.T) {
 			prev = p1 - p0
 		}
 	}
+}
+
+// TestGemmPackedBBits checks that a right operand packed once by PackB
+// and passed as PackedB gives the bits of the same operand passed as B —
+// in place (direct) or packed by the product — through GemmF32 and
+// GemmF64, overwriting and accumulating, transposed or not, with PackA,
+// on one to three threads; that the products of at most four rows, which
+// ignore it, still read B; and that a PackedB of another shape panics.
+func TestGemmPackedBBits(t *testing.T) {
+	testPackedBBits(t, GemmF32)
+	testPackedBBits(t, GemmF64)
+}
+
+func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T])) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, s := range [][3]int{{256, 512, 784}, {37, 64, 300}, {13, 33, 257}, {5, 7, 3}, {4, 64, 20}, {1, 16, 5}, {70, 96, 513}, {9, 10, 600}} {
+		m, n, k := s[0], s[1], s[2]
+		for i, transB := range []bool{false, true, false} {
+			packA := i == 2
+			ldb := n
+			if transB {
+				ldb = k + 1
+			}
+			a, b := randSlice[T](rng, m*k), randSlice[T](rng, max(n, k)*ldb)
+			var pb PackedB[T]
+			PackB(&pb, GemmParams[T]{N: n, K: k, B: b, LDB: ldb, TransB: transB})
+			for _, threads := range []int{1, 2, 3} {
+				for _, acc := range []bool{false, true} {
+					c0 := randSlice[T](rng, m*n)
+					want, got := slices.Clone(c0), slices.Clone(c0)
+					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, TransB: transB,
+						C: want, LDC: n, Accumulate: acc, Threads: threads}
+					if packA {
+						p.A, p.LDA, p.PackA = nil, 0, packAFrom(t, a, k, m, k, false)
+					}
+					gemmT(p)
+					p.C, p.PackedB = got, &pb
+					if UsesPackedB(m, packA) {
+						p.B, p.LDB = nil, 0 // read from the packed panels only
+					}
+					gemmT(p)
+					for j := range want {
+						if want[j] != got[j] {
+							t.Fatalf("%dx%dx%d transB=%v packA=%v threads=%d acc=%v: C[%d] = %v with PackedB, %v without",
+								m, n, k, transB, packA, threads, acc, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		}
+	}
+	var pb PackedB[T]
+	PackB(&pb, GemmParams[T]{N: 16, K: 8, B: make([]T, 8*16), LDB: 16})
+	defer func() {
+		if recover() == nil {
+			t.Errorf("a PackedB of 8×16 passed for a 9×16 right operand: no panic")
+		}
+	}()
+	gemmT(GemmParams[T]{M: 8, N: 16, K: 9, A: make([]T, 8*9), LDA: 9, C: make([]T, 8*16), LDC: 16, PackedB: &pb})
 }

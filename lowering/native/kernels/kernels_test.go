@@ -24,14 +24,6 @@ func tolOf[T float32 | float64]() float64 {
 	return tolF64
 }
 
-func kernelsOf[T float32 | float64]() []*microKernel[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return any(gemmKernelsF32).([]*microKernel[T])
-	}
-	return any(gemmKernelsF64).([]*microKernel[T])
-}
-
 // randSlice returns n values in [-1, 1) with a few exact zeros and
 // integers mixed in, so that cancellation happens.
 func randSlice[T float32 | float64](rng *rand.Rand, n int) []T {
