@@ -176,8 +176,22 @@ func (sp *splitter) medians() *transferSplit {
 
 // bindParams returns how to run exe on in: a PJRT executable has the
 // inputs that are parameters (graph.Input.Param) bound once, on the
-// device, and each run copies the others; any other runs exe.Run(in).
+// device, and each run copies the others; a native plan has them fixed
+// (native.Plan.FixInputs: their products keep them packed from run to
+// run, as ONNX Runtime does with a model's initializers); any other runs
+// exe.Run(in).
 func bindParams(exe lowering.Executable, g *fusion.Graph, in map[string]graph.Value) (run func() (graph.Value, error), split *splitter, done func(), err error) {
+	if p, ok := exe.(*native.Plan); ok {
+		var params []string
+		for _, i := range g.Inputs {
+			if i.Param {
+				params = append(params, i.Name)
+			}
+		}
+		if err := p.FixInputs(params...); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	x, ok := exe.(*xla.Executable)
 	if !ok {
 		return func() (graph.Value, error) { return exe.Run(in) }, nil, func() {}, nil

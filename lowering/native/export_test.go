@@ -18,3 +18,12 @@ func DisableGather(t interface{ Cleanup(func()) }) {
 // FlatChunk is what a flat program fills a vector register with, for
 // tests whose sizes are chosen around it.
 const FlatChunk = flatChunk
+
+// CountRepackB counts, until the end of t, the products that pack a fixed
+// right operand (Plan.FixInputs) into the copy they keep.
+func CountRepackB(t interface{ Cleanup(func()) }) *int {
+	n := new(int)
+	onRepackB = func() { *n++ }
+	t.Cleanup(func() { onRepackB = nil })
+	return n
+}

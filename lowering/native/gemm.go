@@ -126,8 +126,10 @@ func (c *compiler) gemmInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	switch c0, c1 := cm.layout[0].Stride, cm.layout[1].Stride; {
 	case c1 == 1 && (c0 >= K || N == 1):
 		s.bb, s.br, s.ldb, s.transB = cm.buf, cm.reg, max(c0, K), true
+		s.bLeaf = c.b.leafAt(cm.dt, cm.buf)
 	case c0 == 1 && (c1 >= N || K == 1):
 		s.bb, s.br, s.ldb = cm.buf, cm.reg, max(c1, N)
+		s.bLeaf = c.b.leafAt(cm.dt, cm.buf)
 	default:
 		p, v, err := c.pack(cm)
 		if err != nil {
@@ -523,7 +525,45 @@ type gemmSite struct {
 	// windows through them by kernels.GatherGemm instead of packing
 	// them (nil otherwise).
 	rowOff, colOff []int
+
+	// bLeaf is the input leaf that B is read from in place, or nil. When
+	// its input is fixed (Plan.FixInputs), the product keeps B packed
+	// (pb32, pb64) for the binding pbGen of the leaf, at offset pbOff; a
+	// product whose offset changes within one binding (one in a loop over
+	// B's blocks) stops keeping it (pbVaries).
+	bLeaf    *inputLeaf
+	pb32     *kernels.PackedB[float32]
+	pb64     *kernels.PackedB[float64]
+	pbGen    uint64
+	pbOff    int
+	pbVaries bool
 }
+
+// keptB reports whether the product on fr reads its right operand from the
+// packed copy it keeps, and whether that copy must be packed first.
+func (s *gemmSite) keptB(fr *frame) (use, repack bool) {
+	l := s.bLeaf
+	if l == nil || !l.fixed || l.bound == nil || fr.par || s.pbVaries || !kernels.UsesPackedB(s.M, s.packer != nil) {
+		return false, false
+	}
+	off := fr.ints[s.br]
+	if s.pbGen == l.gen {
+		if off == s.pbOff {
+			return true, false
+		}
+		s.pbVaries = true
+		return false, false
+	}
+	s.pbGen, s.pbOff = l.gen, off
+	if onRepackB != nil {
+		onRepackB()
+	}
+	return true, true
+}
+
+// onRepackB, if not nil, is called whenever a product packs a fixed right
+// operand: the tests count them.
+var onRepackB func()
 
 // bind makes the epilogue closures once the plan's frames exist, so that
 // running the product allocates nothing.
@@ -612,6 +652,15 @@ func (s *gemmSite) run(fr *frame) {
 		if s.packer != nil {
 			p.A, p.LDA, p.PackA = nil, 0, s.packF32[fr.w]
 		}
+		if use, repack := s.keptB(fr); use {
+			if repack {
+				if s.pb32 == nil {
+					s.pb32 = new(kernels.PackedB[float32])
+				}
+				kernels.PackB(s.pb32, p)
+			}
+			p.PackedB = s.pb32
+		}
 		kernels.GemmF32(p)
 	case graph.Float64:
 		p := kernels.GemmParams[float64]{M: s.M, N: s.N, K: s.K,
@@ -628,6 +677,15 @@ func (s *gemmSite) run(fr *frame) {
 		}
 		if s.packer != nil {
 			p.A, p.LDA, p.PackA = nil, 0, s.packF64[fr.w]
+		}
+		if use, repack := s.keptB(fr); use {
+			if repack {
+				if s.pb64 == nil {
+					s.pb64 = new(kernels.PackedB[float64])
+				}
+				kernels.PackB(s.pb64, p)
+			}
+			p.PackedB = s.pb64
 		}
 		kernels.GemmF64(p)
 	}

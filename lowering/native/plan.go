@@ -3,7 +3,9 @@ package native
 import (
 	"errors"
 	"fmt"
+	"maps"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -104,6 +106,13 @@ type inputLeaf struct {
 	slot int // buffer index of the slot in the dtype's table
 	own  int // buffer index of the private copy (-1 for scalars)
 	idx  []int
+
+	// fixed says the input is one of FixInputs': what a run derives from
+	// the array bound here may be kept for the next run that binds the
+	// same array. gen counts the arrays bound since, bound is the last.
+	fixed bool
+	gen   uint64
+	bound *graph.Array
 }
 
 // Plan compiles g into a *Plan.
@@ -295,6 +304,143 @@ func (p *Plan) Run(inputs map[string]graph.Value) (out graph.Value, err error) {
 	return p.result, nil
 }
 
+// FixInputs declares that the arrays bound to the named inputs — a
+// network's weights, when it only infers — are not written between runs
+// while they stay bound. A run may then keep what it derives from such an
+// array and reuse it in the runs that bind the same *graph.Array again: a
+// matrix product whose right operand is one packs it into the GEMM
+// kernel's panels once, not on every run. Binding another array for the
+// input, or calling FixInputs again, drops what was kept; writing into a
+// fixed array and running again without either gives results computed
+// from its old values. FixInputs with no names returns to the default,
+// where nothing is kept. A name the program has no input for is an error.
+func (p *Plan) FixInputs(names ...string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("native: FixInputs after Close")
+	}
+	fix := map[*inputSlot]bool{}
+	for _, name := range names {
+		s, ok := p.byName[name]
+		if !ok {
+			return fmt.Errorf("native: FixInputs: the program has no input named %q", name)
+		}
+		fix[s] = true
+	}
+	for _, s := range p.ins {
+		for _, l := range s.leaves {
+			l.fixed, l.bound, l.gen = fix[s], nil, l.gen+1
+		}
+	}
+	return nil
+}
+
+// refix drops what runs kept from the named fixed inputs, whose arrays
+// the caller may have rewritten.
+func (p *Plan) refix(names []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, name := range names {
+		for _, l := range p.byName[name].leaves {
+			l.bound, l.gen = nil, l.gen+1
+		}
+	}
+}
+
+var _ lowering.Binder = (*Plan)(nil)
+
+// Bind implements lowering.Binder: the returned Bound runs the plan with
+// params bound and takes the other inputs. Params are not copied but
+// fixed (FixInputs): read in place, their arrays must not be written
+// while bound, except to pass them to SetParams after. A plan has one set
+// of fixed inputs: a later Bind or FixInputs replaces this one's.
+func (p *Plan) Bind(params map[string]graph.Value) (lowering.Bound, error) {
+	names := slices.Sorted(maps.Keys(params))
+	for _, name := range names {
+		if err := p.checkParam(name, params[name]); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.FixInputs(names...); err != nil {
+		return nil, err
+	}
+	return &boundPlan{p: p, all: maps.Clone(params)}, nil
+}
+
+// checkParam checks that v fits the input named name.
+func (p *Plan) checkParam(name string, v graph.Value) error {
+	s, ok := p.byName[name]
+	if !ok {
+		return fmt.Errorf("native: %s bound, but the program has no such input", name)
+	}
+	if err := graph.CheckValue(s.in.Type, v); err != nil {
+		return fmt.Errorf("native: input %s %w", name, err)
+	}
+	return nil
+}
+
+// boundPlan is a Plan with some inputs bound (Plan.Bind).
+type boundPlan struct {
+	p      *Plan
+	all    map[string]graph.Value // the bound values, and a run's other inputs while it runs
+	closed bool
+}
+
+func (b *boundPlan) Run(inputs map[string]graph.Value) (graph.Value, error) {
+	if b.closed {
+		return nil, errors.New("native: Run of a bound plan after its Close")
+	}
+	for name := range inputs {
+		if _, ok := b.all[name]; ok {
+			return nil, fmt.Errorf("native: input %s is bound (Bind); give its new value to SetParams", name)
+		}
+	}
+	maps.Copy(b.all, inputs)
+	out, err := b.p.Run(b.all)
+	for name := range inputs {
+		delete(b.all, name)
+	}
+	return out, err
+}
+
+// SetParams takes new values of bound inputs, or the same arrays
+// rewritten since they were bound.
+func (b *boundPlan) SetParams(params map[string]graph.Value) error {
+	if b.closed {
+		return errors.New("native: SetParams of a bound plan after its Close")
+	}
+	for name, v := range params {
+		if _, ok := b.all[name]; !ok {
+			return fmt.Errorf("native: SetParams: input %s is not bound", name)
+		}
+		if err := b.p.checkParam(name, v); err != nil {
+			return err
+		}
+	}
+	maps.Copy(b.all, params)
+	b.p.refix(slices.Collect(maps.Keys(params)))
+	return nil
+}
+
+// Close unbinds the inputs: the plan fixes none and stays usable.
+func (b *boundPlan) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	if b.p.closedPlan() {
+		return nil
+	}
+	return b.p.FixInputs()
+}
+
+func (p *Plan) closedPlan() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 // Close releases the plan's arena. Run after Close returns an error.
 func (p *Plan) Close() error {
 	p.mu.Lock()
@@ -358,6 +504,9 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) {
 		}
 	case *graph.ArrayType:
 		a := v.(*graph.Array)
+		if l.fixed && a != l.bound {
+			l.bound, l.gen = a, l.gen+1
+		}
 		// An array in the declared layout is read in place, unless it lies
 		// in this plan's arena (a previous result fed back), which the
 		// kernels are about to overwrite.
@@ -382,7 +531,11 @@ func (p *Plan) bindLeaf(l *inputLeaf, v graph.Value) {
 			}
 		}
 		// Another layout, or a bool or i32 array: copy into the slot's
-		// own buffer in the declared layout.
+		// own buffer in the declared layout. A copy of the arena changes
+		// from run to run: nothing derived from it is kept.
+		if l.fixed && a.Layout().Equal(t.Layout) {
+			l.bound, l.gen = nil, l.gen+1
+		}
 		p.copyIn(l, t, a, frames[0])
 		for _, fr := range frames[1:] {
 			switch t.DType {
@@ -551,7 +704,13 @@ type builder struct {
 	vlens        [2][]int     // vector registers' lengths: [0] float64, [1] float32
 	vconsts      []vconstSpec
 	hooks        []func(*runtime)
+	// leaves are the array inputs' leaves by dtype and slot.
+	leaves map[[2]int]*inputLeaf
 }
+
+// leafAt returns the array input leaf whose slot is buffer buf of dt, or
+// nil when buf is no input's.
+func (b *builder) leafAt(dt graph.DType, buf int) *inputLeaf { return b.leaves[[2]int{int(dt), buf}] }
 
 type vconstSpec struct {
 	f32 bool
@@ -630,7 +789,12 @@ func (b *builder) inputValue(s *inputSlot, t graph.Type) (*cval, error) {
 		slot := len(b.bufs[t.DType])
 		b.bufs[t.DType] = append(b.bufs[t.DType], bufSpec{slot: true})
 		own := b.alloc(t.DType, t.Layout.Span(), false)
-		s.leaves = append(s.leaves, &inputLeaf{t: t, dt: t.DType, slot: slot, own: own, idx: make([]int, t.Rank())})
+		l := &inputLeaf{t: t, dt: t.DType, slot: slot, own: own, idx: make([]int, t.Rank())}
+		s.leaves = append(s.leaves, l)
+		if b.leaves == nil {
+			b.leaves = map[[2]int]*inputLeaf{}
+		}
+		b.leaves[[2]int{int(t.DType), slot}] = l
 		return &cval{kind: cvView, dt: t.DType, buf: slot, layout: t.Layout, reg: 0}, nil
 	}
 	return nil, fmt.Errorf("unsupported input type %v", t)

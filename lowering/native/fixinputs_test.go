@@ -1,0 +1,197 @@
+package native_test
+
+import (
+	"maps"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/fusion"
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/lowering/native"
+	"github.com/hofuse/hofuse/models"
+)
+
+// TestFixInputs runs an MLP with its parameters fixed (Plan.FixInputs):
+// its products then keep their weights packed from run to run. Every run
+// must give the bits of a plan without fixed inputs on the same bindings:
+// the first, the next with the same arrays (no packing), one with a new
+// array for a weight (that weight packed again), and one after the
+// caller wrote into a weight and called FixInputs again. A run that reuses
+// the packed weights allocates nothing.
+func TestFixInputs(t *testing.T) {
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		m, err := models.MLP(models.MLPConfig{Sizes: []int{37, 29, 23, 11}, Batch: 9, DType: dt, Norm: models.NormBatch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var params []string
+		for _, p := range m.Params {
+			params = append(params, p.Name)
+		}
+		for sname, g := range splits(t, m.Output) {
+			for bname, opts := range backends {
+				t.Run(dt.String()+"/"+sname+"/"+bname, func(t *testing.T) {
+					packs := native.CountRepackB(t)
+					free, err := native.New(opts).Plan(g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer free.Close()
+					fixed, err := native.New(opts).Plan(g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer fixed.Close()
+					if err := fixed.FixInputs(params...); err != nil {
+						t.Fatal(err)
+					}
+					in := m.Bindings(3)
+					same := func(step string) {
+						t.Helper()
+						want, err := free.Run(in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want = graph.CopyValue(want)
+						got, err := fixed.Run(in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						w, gt := want.(*graph.Array).Values(), got.(*graph.Array).Values()
+						for i := range w {
+							if math.Float64bits(w[i]) != math.Float64bits(gt[i]) {
+								t.Fatalf("%s: element %d is %v with fixed inputs, %v without", step, i, gt[i], w[i])
+							}
+						}
+					}
+					same("first run")
+					first := *packs
+					t.Logf("%d products pack a fixed weight", first)
+					if first == 0 && sname != "whole" {
+						t.Fatalf("no product kept a packed weight")
+					}
+					same("same arrays")
+					if *packs != first {
+						t.Fatalf("the same arrays were packed again: %d packs, then %d", first, *packs)
+					}
+					if allocs := testing.AllocsPerRun(5, func() { fixed.Run(in) }); allocs != 0 {
+						t.Errorf("a run that reuses the packed weights allocates %v times", allocs)
+					}
+					// A new array for the first layer's weights.
+					w0 := m.Params[0].Name
+					a := in[w0].(*graph.Array).Copy()
+					remap(a, func(v float64) float64 { return v*-0.5 + 0.25 })
+					in[w0] = a
+					same("a new weight array")
+					if first > 0 && *packs == first {
+						t.Fatalf("a new weight array was not packed again")
+					}
+					// Written in place, then fixed again.
+					remap(a, func(v float64) float64 { return v + 1 })
+					if err := fixed.FixInputs(params...); err != nil {
+						t.Fatal(err)
+					}
+					same("a weight written in place, then FixInputs")
+					if err := fixed.FixInputs("no such input"); err == nil || !strings.Contains(err.Error(), `"no such input"`) {
+						t.Errorf("FixInputs of an unknown input: %v", err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// remap applies f to every element of a, in place.
+func remap(a *graph.Array, f func(float64) float64) {
+	for i, v := range a.Float32s() {
+		a.Float32s()[i] = float32(f(float64(v)))
+	}
+	for i, v := range a.Float64s() {
+		a.Float64s()[i] = f(v)
+	}
+}
+
+// TestBind checks Plan.Bind (lowering.Binder) on an MLP: runs of the bound
+// plan take the data input alone and give the bits of the plan run with
+// every input, before and after SetParams (a new weight array, then the
+// same array rewritten); a bound input passed to Run, or an unknown one to
+// SetParams, is an error; after Close the plan runs with every input again.
+func TestBind(t *testing.T) {
+	m, err := models.MLP(models.MLPConfig{Sizes: []int{37, 29, 23, 11}, Batch: 9, DType: graph.Float32, Norm: models.NormBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fusion.Fuse(m.Output, fusion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := native.New(native.Options{}).Plan(res.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	p, err := native.New(native.Options{}).Plan(res.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	in := m.Bindings(4)
+	params := maps.Clone(in)
+	delete(params, m.Input.Name)
+	b, err := p.Bind(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]graph.Value{m.Input.Name: in[m.Input.Name]}
+	same := func(step string, got graph.Value, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		got = graph.CopyValue(got)
+		want, err := free.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, g := want.(*graph.Array).Values(), got.(*graph.Array).Values()
+		for i := range w {
+			if math.Float64bits(w[i]) != math.Float64bits(g[i]) {
+				t.Fatalf("%s: element %d is %v bound, %v with every input", step, i, g[i], w[i])
+			}
+		}
+	}
+	out, err := b.Run(data)
+	same("bound", out, err)
+	out, err = b.Run(data)
+	same("bound, again", out, err)
+	w0 := m.Params[0].Name
+	a := in[w0].(*graph.Array).Copy()
+	remap(a, func(v float64) float64 { return v * 0.5 })
+	in[w0] = a
+	if err := b.SetParams(map[string]graph.Value{w0: a}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = b.Run(data)
+	same("a new weight array", out, err)
+	remap(a, func(v float64) float64 { return v - 0.125 })
+	if err := b.SetParams(map[string]graph.Value{w0: a}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = b.Run(data)
+	same("the weight rewritten, then SetParams", out, err)
+	if _, err := b.Run(map[string]graph.Value{m.Input.Name: in[m.Input.Name], w0: a}); err == nil || !strings.Contains(err.Error(), w0) {
+		t.Errorf("Run with a bound input: %v", err)
+	}
+	if err := b.SetParams(map[string]graph.Value{m.Input.Name: in[m.Input.Name]}); err == nil || !strings.Contains(err.Error(), "not bound") {
+		t.Errorf("SetParams of an input not bound: %v", err)
+	}
+	if _, err := p.Bind(map[string]graph.Value{"nope": a}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("Bind of an unknown input: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err = p.Run(in)
+	same("after Close, every input", out, err)
+}
