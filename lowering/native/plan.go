@@ -314,6 +314,8 @@ func (p *Plan) Run(inputs map[string]graph.Value) (out graph.Value, err error) {
 // fixed array and running again without either gives results computed
 // from its old values. FixInputs with no names returns to the default,
 // where nothing is kept. A name the program has no input for is an error.
+// The packed copies take about the memory of the weights they copy, apart
+// from the arena and Options.MaxMemory.
 func (p *Plan) FixInputs(names ...string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
