@@ -117,7 +117,7 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 	s := &gemmSite{M: M, N: N, K: K, dt: x.dt, threads: threads,
 		xb: x.buf, xr: x.reg, packer: pk,
-		bb: cm.buf, br: cm.reg, ldb: ldb, transB: transB,
+		bb: cm.buf, br: cm.reg, ldb: ldb, transB: transB, bLeaf: c.b.leafAt(cm.dt, cm.buf),
 		cb: dst.buf, cr: dst.reg, ldc: max(N, d0)}
 	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: d0}, {Extent: N, Stride: 1}}, reg: dst.reg}
 	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body

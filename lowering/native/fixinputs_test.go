@@ -15,23 +15,39 @@ import (
 // TestFixInputs runs an MLP with its parameters fixed (Plan.FixInputs):
 // its products then keep their weights packed from run to run. Every run
 // must give the bits of a plan without fixed inputs on the same bindings:
-// the first, the next with the same arrays (no packing), one with a new
-// array for a weight (that weight packed again), and one after the
-// caller wrote into a weight and called FixInputs again. A run that reuses
-// the packed weights allocates nothing.
+// the first, the next with the same arrays (no packing), one with new
+// arrays for the parameters (every weight packed again), and one after
+// the caller wrote into them and called FixInputs again (packed again). A
+// run that reuses the packed weights allocates nothing. The models are an
+// MLP and a CNN, whose dense layer packs its weights while its
+// convolutions, one image at a time in parallel loops, read their kernels
+// in place as before.
 func TestFixInputs(t *testing.T) {
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 		m, err := models.MLP(models.MLPConfig{Sizes: []int{37, 29, 23, 11}, Batch: 9, DType: dt, Norm: models.NormBatch})
 		if err != nil {
 			t.Fatal(err)
 		}
+		testFixInputs(t, "mlp/"+dt.String(), m)
+	}
+	// A CNN: its convolutions' products run inside parallel loops, which
+	// keep nothing.
+	m, err := models.CNN(models.CNNConfig{Batch: 5, Conv: []int{8, 16}, DType: graph.Float32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testFixInputs(t, "cnn", m)
+}
+
+func testFixInputs(t *testing.T, name string, m *models.Model) {
+	{
 		var params []string
 		for _, p := range m.Params {
 			params = append(params, p.Name)
 		}
 		for sname, g := range splits(t, m.Output) {
 			for bname, opts := range backends {
-				t.Run(dt.String()+"/"+sname+"/"+bname, func(t *testing.T) {
+				t.Run(name+"/"+sname+"/"+bname, func(t *testing.T) {
 					packs := native.CountRepackB(t)
 					free, err := native.New(opts).Plan(g)
 					if err != nil {
@@ -78,21 +94,30 @@ func TestFixInputs(t *testing.T) {
 					if allocs := testing.AllocsPerRun(5, func() { fixed.Run(in) }); allocs != 0 {
 						t.Errorf("a run that reuses the packed weights allocates %v times", allocs)
 					}
-					// A new array for the first layer's weights.
-					w0 := m.Params[0].Name
-					a := in[w0].(*graph.Array).Copy()
-					remap(a, func(v float64) float64 { return v*-0.5 + 0.25 })
-					in[w0] = a
-					same("a new weight array")
-					if first > 0 && *packs == first {
-						t.Fatalf("a new weight array was not packed again")
+					// A new array for every parameter: each product packs its
+					// weight again.
+					var news []*graph.Array
+					for _, p := range m.Params {
+						a := in[p.Name].(*graph.Array).Copy()
+						remap(a, func(v float64) float64 { return v*-0.5 + 0.25 })
+						in[p.Name] = a
+						news = append(news, a)
+					}
+					same("new weight arrays")
+					if *packs != 2*first {
+						t.Fatalf("new weight arrays: %d packs, then %d, want every product to pack again", first, *packs)
 					}
 					// Written in place, then fixed again.
-					remap(a, func(v float64) float64 { return v + 1 })
+					for _, a := range news {
+						remap(a, func(v float64) float64 { return v + 1 })
+					}
 					if err := fixed.FixInputs(params...); err != nil {
 						t.Fatal(err)
 					}
-					same("a weight written in place, then FixInputs")
+					same("weights written in place, then FixInputs")
+					if *packs != 3*first {
+						t.Fatalf("weights written in place, then FixInputs: %d packs, then %d, want every product to pack again", 2*first, *packs)
+					}
 					if err := fixed.FixInputs("no such input"); err == nil || !strings.Contains(err.Error(), `"no such input"`) {
 						t.Errorf("FixInputs of an unknown input: %v", err)
 					}
