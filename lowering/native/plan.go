@@ -356,7 +356,8 @@ var _ lowering.Binder = (*Plan)(nil)
 // params bound and takes the other inputs. Params are not copied but
 // fixed (FixInputs): read in place, their arrays must not be written
 // while bound, except to pass them to SetParams after. A plan has one set
-// of fixed inputs: a later Bind or FixInputs replaces this one's.
+// of fixed inputs: a later Bind or FixInputs replaces this one's. The
+// Bound is not safe for concurrent use.
 func (p *Plan) Bind(params map[string]graph.Value) (lowering.Bound, error) {
 	names := slices.Sorted(maps.Keys(params))
 	for _, name := range names {
