@@ -1068,6 +1068,7 @@ func writeBenchInferText(w io.Writer, rep benchInferReport) error {
 	}
 	fmt.Fprintln(w, "\nmax diff: a hofuse row against the interpreter on the rows checked; a peer's row against the first back end's fused output, every row.")
 	fmt.Fprintln(w, "in, exec, out (PJRT rows): medians of copying the data input to the device, executing, and copying the result back; the parameters stay on the device, copied once before the runs.")
+	fmt.Fprintln(w, "native rows: the parameters are fixed (native.Plan.FixInputs), so a product whose right operand is a weight packs it on the first run and keeps it, as a deployed model's would be.")
 	fmt.Fprintln(w, "moved: every kernel's inputs and output once; GB/s: the program's inputs and output per second at p50; of bw: of the copy bandwidth.")
 	if rep.Rounds > 1 {
 		fmt.Fprintf(w, "runs: a batch's rows were timed in %d turns, each row, a peer's too, taking its share of its runs in every turn.\n", rep.Rounds)
