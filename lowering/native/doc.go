@@ -96,6 +96,9 @@
 //	let v = E in let s.. = (scalars) in            E computed into the destination,
 //	nzip F .. v .., v not read otherwise           the map after it in place there
 //	(the softmax of five exporter operators)
+//	either of the two above, rows of 16 KiB or     f r or E computed into scratch, the
+//	more in an output of half the last cache       map streams its chunks to the
+//	                                               destination (kernels.StreamF32)
 //	map (\r -> nzip (\c p1..pk -> E(rnz (+) (*) r c, p1..pk)) C P1..Pk) X
 //	                                               kernels.Gemm (X·Cᵀ) with E applied to
 //	                                               each finished row segment in place

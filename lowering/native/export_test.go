@@ -27,3 +27,11 @@ func CountRepackB(t interface{ Cleanup(func()) }) *int {
 	t.Cleanup(func() { onRepackB = nil })
 	return n
 }
+
+// DisableStream makes the plans compiled until the end of t compute a
+// row program's let into its destination whatever its size, instead of
+// into scratch with the map after it streamed (letRow).
+func DisableStream(t interface{ Cleanup(func()) }) {
+	noStream = true
+	t.Cleanup(func() { noStream = false })
+}

@@ -110,6 +110,10 @@ type cval struct {
 	// acc, for a destination, is the op it accumulates with; OpInvalid
 	// stores.
 	acc graph.Op
+	// stream, for a destination row that nothing reads back soon, asks a
+	// vector loop that stores into it to stream its chunks to memory
+	// (kernels.StreamF32: non-temporal stores).
+	stream bool
 	// vary, for an element of a vector loop, says which loop and where its
 	// element k lies.
 	vary *vsource

@@ -66,7 +66,11 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			for k, s := range in.chain {
 				ys[k] = regs[s.reg]
 			}
-			in.cprog.(*kernels.ChainProg[T]).Run(z, regs[in.a][:m], &ys)
+			if in.stream {
+				in.cprog.(*kernels.ChainProg[T]).RunStream(z, regs[in.a][:m], &ys)
+			} else {
+				in.cprog.(*kernels.ChainProg[T]).Run(z, regs[in.a][:m], &ys)
+			}
 		}
 		if in.rnd {
 			roundChunk(z, in.dt)
@@ -352,10 +356,13 @@ type vstore struct {
 	stride int
 	acc    graph.Op
 	rows   *rowGeom // rows of a nest (see rowsMap); nil in a one-axis loop
+	stream bool     // unit stride, no acc: chunks streamed by kernels.StreamF32/F64, fenced after the loop
 }
 
 func storeOf(dst *cval) vstore {
-	return vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: dst.layout[0].Stride, acc: dst.acc}
+	st := vstore{dt: dst.dt, buf: dst.buf, reg: dst.reg, stride: dst.layout[0].Stride, acc: dst.acc}
+	st.stream = dst.stream && st.stride == 1 && st.acc == graph.OpInvalid
+	return st
 }
 
 // storeChunk stores (or accumulates) res as elements i0.. of s.
@@ -363,6 +370,21 @@ func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
 	if g := s.rows; g != nil {
 		scatterRows(fr, s, res, i0/g.n)
 		return
+	}
+	if s.stream {
+		off := fr.ints[s.reg] + i0
+		switch r := any(res).(type) {
+		case []float32:
+			if s.dt == graph.Float32 {
+				kernels.StreamF32(fr.f32[s.buf][off:off+len(r)], r)
+				return
+			}
+		case []float64:
+			if s.dt == graph.Float64 {
+				kernels.StreamF64(fr.f64[s.buf][off:off+len(r)], r)
+				return
+			}
+		}
 	}
 	storeRow(fr, s, res, fr.ints[s.reg]+i0*s.stride)
 }

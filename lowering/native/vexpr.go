@@ -119,6 +119,7 @@ type vinstr struct {
 	fillLen   int       // vkBcast: the loop's longest chunk, the part of dst that the body reads
 	chain     []vstep   // vkChain: the steps after a
 	cprog     any       // vkChain: the steps compiled, a *kernels.ChainProg of the program's type
+	stream    bool      // vkChain: dst is a streamed destination's chunk (ChainProg.RunStream)
 	rows      *rowGeom  // vkLoad: the rows of a nest (see rowsMap); nil in a one-axis loop
 	// ahead, for a vkExpSub or a vkErfAffine, is 1 + the index in the
 	// body of the load of the row a is computed from, whose next row

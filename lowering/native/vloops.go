@@ -42,13 +42,22 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 	p := b.finish(outs, dts)
 	if f, ok := directStore(p, stores); ok {
 		where := "result computed in place"
+		if stores[0].stream {
+			where = "result computed in place, streamed (non-temporal stores)"
+		}
 		if len(stores) > 1 {
 			where = fmt.Sprintf("%d results computed in place", len(stores))
 		}
 		c.note("vector loop [%d]: %s, %s", leaves[0].layout[0].Extent, p.describe(), where)
 		return f, true, nil
 	}
-	c.note("vector loop [%d]: %s", leaves[0].layout[0].Extent, p.describe())
+	where, streams := "", false
+	for _, st := range stores {
+		if st.stream {
+			where, streams = ", streamed to the destination (non-temporal stores)", true
+		}
+	}
+	c.note("vector loop [%d]: %s%s", leaves[0].layout[0].Extent, p.describe(), where)
 	if p.f32 {
 		return func(fr *frame, lo, hi int) {
 			p.prologue(fr)
@@ -58,6 +67,9 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 				for j := range stores {
 					storeChunk(fr, &stores[j], fr.v32[p.outs[j]][:m], i0)
 				}
+			}
+			if streams {
+				kernels.StreamFence()
 			}
 		}, true, nil
 	}
@@ -69,6 +81,9 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 			for j := range stores {
 				storeChunk(fr, &stores[j], fr.v64[p.outs[j]][:m], i0)
 			}
+		}
+		if streams {
+			kernels.StreamFence()
 		}
 	}, true, nil
 }
@@ -99,6 +114,12 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 	bufs, regs := map[int]bool{}, map[int]bool{}
 	for j, st := range stores {
 		w, ok := writer[p.outs[j]]
+		// A streamed destination is written by a chain straight from its
+		// registers (ChainProg.RunStream), or else by streamed copies of
+		// the chunks (storeChunk).
+		if ok && st.stream && (len(stores) > 1 || p.body[w].kind != vkChain || p.body[w].rnd) {
+			return nil, false
+		}
 		if !ok || st.acc != graph.OpInvalid || st.stride != 1 || st.rows != nil || st.dt != class || bufs[st.buf] || regs[p.outs[j]] {
 			return nil, false
 		}
@@ -120,6 +141,9 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 			}
 		}
 	}
+	if stores[0].stream {
+		p.body[writer[p.outs[0]]].stream = true
+	}
 	if p.f32 {
 		return directLoop(p, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
 	}
@@ -139,6 +163,9 @@ func directLoop[T float32 | float64](p *vprog, stores []vstore, bufs, vregs func
 				v[p.outs[j]] = b[st.buf][off : off+m : off+m]
 			}
 			p.run(fr, i0, m)
+		}
+		if stores[0].stream {
+			kernels.StreamFence()
 		}
 	}
 }

@@ -487,7 +487,15 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 
 // Run is Chain(z, x, steps) with step k's Y ys[k] (unused for a Self
 // step): at least as long as z, or one element for a Scalar step.
-func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
+func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) { c.run(z, x, ys, false) }
+
+// RunStream is Run that writes z as StreamF32 does where it can (AVX2
+// without AVX-512, z 32-byte aligned): the wide loop's blocks with
+// non-temporal stores, the same bits. As with StreamF32, StreamFence must
+// follow the last call before anything else may read z.
+func (c *ChainProg[T]) RunStream(z, x []T, ys *[MaxChain][]T) { c.run(z, x, ys, true) }
+
+func (c *ChainProg[T]) run(z, x []T, ys *[MaxChain][]T, stream bool) {
 	if len(z) == 0 {
 		return
 	}
@@ -516,11 +524,12 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 			wide = 8 * narrow
 		}
 		if n := len(z) / wide * wide; n > 0 {
-			c.asm(z, x, ys, 0, n, true)
+			stream := stream && !hasAVX512 && uintptr(unsafe.Pointer(&z[0]))%32 == 0
+			c.asm(z, x, ys, 0, n, true, stream)
 			i = n
 		}
 		if n := (len(z) - i) / narrow * narrow; n > 0 {
-			c.asm(z, x, ys, i, n, false)
+			c.asm(z, x, ys, i, n, false, false)
 			i += n
 		}
 	}
@@ -565,9 +574,9 @@ func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) {
 }
 
 // asm runs the chain loop over the n elements of z from i, n a multiple
-// of the loop's block: the wide loop's (AVX-512, or AVX2 W) or the narrow
-// one's.
-func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
+// of the loop's block: the wide loop's (AVX-512, or AVX2 W, or with stream
+// AVX2 WNT, z[i] 32-byte aligned) or the narrow one's.
+func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide, stream bool) {
 	var st [MaxChain]chainStep
 	for k := range c.n {
 		st[k].code = c.codes[k]
@@ -593,6 +602,8 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 		switch {
 		case wide && hasAVX512:
 			chainF32AVX512(n, &x[i], &z[i], &st[0], c.n)
+		case wide && stream:
+			chainF32AVX2WNT(n, &x[i], &z[i], &st[0], c.n)
 		case wide:
 			chainF32AVX2W(n, &x[i], &z[i], &st[0], c.n)
 		default:
@@ -603,6 +614,8 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide bool) {
 		switch {
 		case wide && hasAVX512:
 			chainF64AVX512(n, &x[i], &z[i], &st[0], c.n)
+		case wide && stream:
+			chainF64AVX2WNT(n, &x[i], &z[i], &st[0], c.n)
 		case wide:
 			chainF64AVX2W(n, &x[i], &z[i], &st[0], c.n)
 		default:
@@ -894,4 +907,46 @@ func ExpSubAheadF32(z, x []float32, b float32, ahead []float32) {
 		ExpF32(buf[:k], buf[:k])
 		copy(z[i:], buf[:k])
 	}
+}
+
+// HasStream reports whether StreamF32 and StreamF64 write with
+// non-temporal stores here (AVX2); elsewhere they are copy.
+func HasStream() bool { return hasAVX2 }
+
+// StreamF32 copies x into z, as copy does, writing z with non-temporal
+// stores where it can (HasStream): whole cache lines go to memory without
+// being read into the cache first, nor evicting what is there. It is for
+// a destination that nothing reads again soon, too large to stay in
+// cache: a result written once. The 32-byte-aligned part of z that
+// whole blocks of 128 bytes cover is streamed; the ends are copied. x
+// must be at least as long as z and must not overlap it. The stores are
+// not ordered with the ones after them until StreamFence: call it once
+// after the last chunk, before anything else may read z.
+func StreamF32(z, x []float32) { stream(z, x[:len(z)]) }
+
+// StreamFence orders the stores of the StreamF32 and StreamF64 calls
+// before it before the stores after it (SFENCE), as the synchronisation
+// that lets another goroutine read what they wrote needs.
+func StreamFence() {
+	if hasAVX2 {
+		storeFence()
+	}
+}
+
+// StreamF64 is StreamF32 for float64.
+func StreamF64(z, x []float64) { stream(z, x[:len(z)]) }
+
+func stream[T float32 | float64](z, x []T) {
+	const block = 128
+	size := int(unsafe.Sizeof(z[0]))
+	if !hasAVX2 || len(z)*size < 2*block {
+		copy(z, x)
+		return
+	}
+	// Elements before z's first 32-byte boundary, then whole blocks.
+	head := int((32-uintptr(unsafe.Pointer(&z[0]))%32)%32) / size
+	body := (len(z) - head) * size / block * block / size
+	copy(z[:head], x)
+	streamAVX2(body*size, (*byte)(unsafe.Pointer(&x[head])), (*byte)(unsafe.Pointer(&z[head])))
+	copy(z[head+body:], x[head+body:])
 }

@@ -101,6 +101,14 @@ func sqrtF32AVX2(n int, x, z *float32)
 //go:noescape
 func rsqrtF32AVX2(n int, x, z *float32)
 
+// streamAVX2 copies n bytes, a multiple of 128, from x to z, 32-byte
+// aligned, with non-temporal stores; storeFence orders them (SFENCE).
+//
+//go:noescape
+func streamAVX2(n int, x, z *byte)
+
+func storeFence()
+
 // The comparison and select loops, for n a multiple of one vector.
 
 //go:noescape
@@ -185,6 +193,15 @@ func chainF32AVX2W(n int, x, z *float32, steps *chainStep, nsteps int)
 
 //go:noescape
 func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)
+
+// The wide AVX2 chain loops with non-temporal stores, z 32-byte aligned
+// (ChainProg.RunStream).
+//
+//go:noescape
+func chainF32AVX2WNT(n int, x, z *float32, steps *chainStep, nsteps int)
+
+//go:noescape
+func chainF64AVX2WNT(n int, x, z *float64, steps *chainStep, nsteps int)
 
 //go:noescape
 func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int)

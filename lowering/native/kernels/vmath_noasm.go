@@ -32,6 +32,8 @@ func erfF32AVX512(n int, x, z *float32)                               { panic(no
 
 func sqrtF32AVX2(n int, x, z *float32)  { panic(noAsm) }
 func rsqrtF32AVX2(n int, x, z *float32) { panic(noAsm) }
+func streamAVX2(n int, x, z *byte)      { panic(noAsm) }
+func storeFence()                       { panic(noAsm) }
 
 func cmpLtF32AVX2(n int, x, y, z *float32)  { panic(noAsm) }
 func cmpLtF64AVX2(n int, x, y, z *float64)  { panic(noAsm) }
@@ -57,12 +59,14 @@ func arithMulF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 func arithDivF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
 func arithDivF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 
-func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)   { panic(noAsm) }
-func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)   { panic(noAsm) }
-func chainF32AVX2W(n int, x, z *float32, steps *chainStep, nsteps int)  { panic(noAsm) }
-func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)  { panic(noAsm) }
-func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
-func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }
+func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)    { panic(noAsm) }
+func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)    { panic(noAsm) }
+func chainF32AVX2W(n int, x, z *float32, steps *chainStep, nsteps int)   { panic(noAsm) }
+func chainF64AVX2W(n int, x, z *float64, steps *chainStep, nsteps int)   { panic(noAsm) }
+func chainF32AVX2WNT(n int, x, z *float32, steps *chainStep, nsteps int) { panic(noAsm) }
+func chainF64AVX2WNT(n int, x, z *float64, steps *chainStep, nsteps int) { panic(noAsm) }
+func chainF32AVX512(n int, x, z *float32, steps *chainStep, nsteps int)  { panic(noAsm) }
+func chainF64AVX512(n int, x, z *float64, steps *chainStep, nsteps int)  { panic(noAsm) }
 
 func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
 	panic(noAsm)

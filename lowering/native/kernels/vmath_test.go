@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // ulps64 is the distance between a and b in units in the last place: the
@@ -641,8 +642,8 @@ func to32(x []float64) []float32 {
 // chains of 1 to MaxChain steps of every op, swapped, not, of the running
 // value with itself, or with a scalar operand (swapped or not), lengths
 // that exercise the wide blocks, the narrow ones after them and the tail,
-// float32 and float64, and in place (z the same slice as x or as a step's
-// operand).
+// float32 and float64, in place (z the same slice as x or as a step's
+// operand), and streamed (ChainProg.RunStream, aligned or not).
 func TestChain(t *testing.T) {
 	if hasAVX512 {
 		// Both loops: AVX-512 here, AVX2 with it turned off.
@@ -773,6 +774,20 @@ func checkChain[T float32 | float64](t *testing.T, n int, x []T, ys [][]T, ops [
 		c.Run(z3[part[0]:part[1]], x[part[0]:part[1]], &ys3)
 	}
 	same("compiled once, in two chunks", z3)
+	// Streamed (RunStream), into z at a 32-byte boundary and one element
+	// past it.
+	for off := range 2 {
+		buf := make([]T, n+64)
+		a := int((32-uintptr(unsafe.Pointer(&buf[0]))%32)%32) / int(unsafe.Sizeof(buf[0]))
+		z4 := buf[a+off : a+off+n]
+		var ys4 [MaxChain][]T
+		for k, s := range steps {
+			ys4[k] = s.Y
+		}
+		c.RunStream(z4, x, &ys4)
+		StreamFence()
+		same(fmt.Sprintf("streamed, %d elements past a 32-byte boundary", off), z4)
+	}
 }
 
 // TestErfAffineF32 checks ErfAffineF32 against its three passes (Arith's
@@ -973,5 +988,52 @@ func testChainRecipDiv(t *testing.T) {
 			div(z, x, b)
 			check(fmt.Sprintf("%d random dividends", m), b, z, x)
 		}
+	}
+}
+
+// TestStream checks StreamF32 and StreamF64 against copy, bit for bit
+// (NaN payloads included), for every length up to 300 and some longer,
+// at every element offset of a 32-byte block, and that they write
+// nothing outside z.
+func TestStream(t *testing.T) {
+	testStream(t, StreamF32, func(i int) float32 { return math.Float32frombits(uint32(i*2654435761 + 7)) })
+	testStream(t, StreamF64, func(i int) float64 { return math.Float64frombits(uint64(i)*0x9e3779b97f4a7c15 + 7) })
+}
+
+func testStream[T float32 | float64](t *testing.T, stream func(z, x []T), val func(int) T) {
+	lengths := []int{1000, 4096, 4099, 40000}
+	for n := range 301 {
+		lengths = append(lengths, n)
+	}
+	const guard = 9
+	for _, n := range lengths {
+		for off := range 8 {
+			x := make([]T, n)
+			for i := range x {
+				x[i] = val(i)
+			}
+			buf := make([]T, off+n+guard)
+			for i := range buf {
+				buf[i] = val(-1 - i)
+			}
+			want := slices.Clone(buf)
+			copy(want[off:], x)
+			stream(buf[off:off+n], x)
+			StreamFence()
+			for i := range buf {
+				if !sameBits(buf[i], want[i]) {
+					t.Fatalf("n=%d, offset %d: element %d is %v, want %v", n, off, i-off, buf[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func sameBits[T float32 | float64](a, b T) bool {
+	switch a := any(a).(type) {
+	case float32:
+		return math.Float32bits(a) == math.Float32bits(any(b).(float32))
+	default:
+		return math.Float64bits(a.(float64)) == math.Float64bits(any(b).(float64))
 	}
 }
