@@ -268,8 +268,9 @@ func (c *compiler) destLet(n *graph.Let, env *cenv, dst *cval) (code, bool, erro
 // But then the row's first pass writes dst, which reads each line from
 // memory before writing it, and the lines go back to memory later: a
 // destination too large to stay in cache moves twice. So when dst is a
-// row of at least streamMinRow bytes, of a kernel output at least half
-// the last cache's size, hold is a scratch row, which stays in cache
+// row of at least streamMinRow bytes, of a buffer (a kernel's output, in
+// practice) at least half the last cache's size, hold is a scratch row,
+// which stays in cache
 // from row to row, and the map streams dst: stores that write whole
 // lines without reading them (a chain's ChainProg.RunStream, any other
 // map's chunks by kernels.StreamF32), fenced once per row. A softmax over
