@@ -98,7 +98,7 @@
 //	(the softmax of five exporter operators)
 //	either of the two above, rows of 16 KiB or     f r or E computed into scratch, the
 //	more in an output of half the last cache       map streams its chunks to the
-//	                                               destination (kernels.StreamF32)
+//	                                               destination (kernels.Stream)
 //	map (\r -> nzip (\c p1..pk -> E(rnz (+) (*) r c, p1..pk)) C P1..Pk) X
 //	                                               kernels.Gemm (X·Cᵀ) with E applied to
 //	                                               each finished row segment in place

@@ -561,6 +561,22 @@ func (s *gemmSite) keptB(fr *frame) (use, repack bool) {
 	return true, true
 }
 
+// keepB points p at the packed copy of its right operand that s keeps
+// in *pb (keptB), packing it first when it is stale.
+func keepB[T float32 | float64](s *gemmSite, fr *frame, pb **kernels.PackedB[T], p *kernels.GemmParams[T]) {
+	use, repack := s.keptB(fr)
+	if !use {
+		return
+	}
+	if repack {
+		if *pb == nil {
+			*pb = new(kernels.PackedB[T])
+		}
+		kernels.PackB(*pb, *p)
+	}
+	p.PackedB = *pb
+}
+
 // onRepackB, if not nil, is called whenever a product packs a fixed right
 // operand: the tests count them.
 var onRepackB func()
@@ -652,15 +668,7 @@ func (s *gemmSite) run(fr *frame) {
 		if s.packer != nil {
 			p.A, p.LDA, p.PackA = nil, 0, s.packF32[fr.w]
 		}
-		if use, repack := s.keptB(fr); use {
-			if repack {
-				if s.pb32 == nil {
-					s.pb32 = new(kernels.PackedB[float32])
-				}
-				kernels.PackB(s.pb32, p)
-			}
-			p.PackedB = s.pb32
-		}
+		keepB(s, fr, &s.pb32, &p)
 		kernels.GemmF32(p)
 	case graph.Float64:
 		p := kernels.GemmParams[float64]{M: s.M, N: s.N, K: s.K,
@@ -678,15 +686,7 @@ func (s *gemmSite) run(fr *frame) {
 		if s.packer != nil {
 			p.A, p.LDA, p.PackA = nil, 0, s.packF64[fr.w]
 		}
-		if use, repack := s.keptB(fr); use {
-			if repack {
-				if s.pb64 == nil {
-					s.pb64 = new(kernels.PackedB[float64])
-				}
-				kernels.PackB(s.pb64, p)
-			}
-			p.PackedB = s.pb64
-		}
+		keepB(s, fr, &s.pb64, &p)
 		kernels.GemmF64(p)
 	}
 }

@@ -273,7 +273,7 @@ func (c *compiler) destLet(n *graph.Let, env *cenv, dst *cval) (code, bool, erro
 // which stays in cache
 // from row to row, and the map streams dst: stores that write whole
 // lines without reading them (a chain's ChainProg.RunStream, any other
-// map's chunks by kernels.StreamF32), fenced once per row. A softmax over
+// map's chunks by kernels.Stream), fenced once per row. A softmax over
 // 256×32768 float32 then moves 64 MiB instead of 96: the five operators
 // fused took 5.55 ms against 6.37, layers.Softmax 5.66 against 6.40
 // (BenchmarkStack, medians of 7 alternating rounds, two threads, Zen 3).

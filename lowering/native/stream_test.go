@@ -63,7 +63,7 @@ func TestStreamedRows(t *testing.T) {
 		}
 	}
 	// A last map that is no chain (a max after the quotient) stores its
-	// chunks by streamed copies (kernels.StreamF32).
+	// chunks by streamed copies (kernels.Stream).
 	A, err := graph.NewInput("A", graph.ArrayOf(graph.Float32, 128, 32768), false)
 	require.NoError(t, err)
 	a, err := graph.RandomArray(rand.New(rand.NewPCG(7, 8)), graph.Float32, 128, 32768)

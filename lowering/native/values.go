@@ -112,7 +112,7 @@ type cval struct {
 	acc graph.Op
 	// stream, for a destination row that nothing reads back soon, asks a
 	// vector loop that stores into it to stream its chunks to memory
-	// (kernels.StreamF32: non-temporal stores).
+	// (kernels.Stream: non-temporal stores).
 	stream bool
 	// vary, for an element of a vector loop, says which loop and where its
 	// element k lies.

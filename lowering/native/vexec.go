@@ -356,7 +356,7 @@ type vstore struct {
 	stride int
 	acc    graph.Op
 	rows   *rowGeom // rows of a nest (see rowsMap); nil in a one-axis loop
-	stream bool     // unit stride, no acc: chunks streamed by kernels.StreamF32/F64, fenced after the loop
+	stream bool     // unit stride, no acc: chunks streamed by kernels.Stream, fenced after the loop
 }
 
 func storeOf(dst *cval) vstore {
@@ -371,20 +371,10 @@ func storeChunk[T float32 | float64](fr *frame, s *vstore, res []T, i0 int) {
 		scatterRows(fr, s, res, i0/g.n)
 		return
 	}
-	if s.stream {
+	if d, ok := sameTypeBuf[T](fr, s.dt, s.buf); ok && s.stream {
 		off := fr.ints[s.reg] + i0
-		switch r := any(res).(type) {
-		case []float32:
-			if s.dt == graph.Float32 {
-				kernels.StreamF32(fr.f32[s.buf][off:off+len(r)], r)
-				return
-			}
-		case []float64:
-			if s.dt == graph.Float64 {
-				kernels.StreamF64(fr.f64[s.buf][off:off+len(r)], r)
-				return
-			}
-		}
+		kernels.Stream(d[off:off+len(res)], res)
+		return
 	}
 	storeRow(fr, s, res, fr.ints[s.reg]+i0*s.stride)
 }

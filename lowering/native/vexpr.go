@@ -1046,6 +1046,16 @@ func fuseExpSub(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	return out
 }
 
+// writers maps each register of body to the last instruction that
+// writes it.
+func writers(body []vinstr) map[int]int {
+	w := map[int]int{}
+	for i, in := range body {
+		w[in.dst] = i
+	}
+	return w
+}
+
 // markAhead makes every shifted exponential of a row program (a loop of
 // n elements inside another loop) whose operand is a unit-stride float32
 // row prefetch the row stored after it, n elements on, while it computes
@@ -1075,10 +1085,7 @@ func markAhead(body []vinstr, n int, outs []int) {
 	if n*4 < aheadMinRow || n*4 > aheadMaxRow() {
 		return
 	}
-	writer := map[int]int{} // register -> the instruction that writes it
-	for i, in := range body {
-		writer[in.dst] = i
-	}
+	writer := writers(body)
 	for i := range body {
 		in := &body[i]
 		if in.kind != vkExpSub && in.kind != vkErfAffine {

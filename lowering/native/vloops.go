@@ -107,10 +107,7 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 	if p.f32 {
 		class = graph.Float32
 	}
-	writer := map[int]int{} // register -> the instruction writing it
-	for i, in := range p.body {
-		writer[in.dst] = i
-	}
+	writer := writers(p.body)
 	bufs, regs := map[int]bool{}, map[int]bool{}
 	for j, st := range stores {
 		w, ok := writer[p.outs[j]]

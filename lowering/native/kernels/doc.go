@@ -22,7 +22,7 @@
 //     corrected twice, which gives the quotient's bits); ChainProg, the
 //     same steps compiled once to run over many chunks; the AVX2 loops
 //     call each step's routine through a table indexed by its code
-//     (ChainProg.RunStream writes with non-temporal stores, as StreamF32
+//     (ChainProg.RunStream writes with non-temporal stores, as Stream
 //     copies do, for a result too large to stay in cache; StreamFence
 //     orders them).
 //     Compare, Select: Go's comparisons as 0/1 and c ? x : y,

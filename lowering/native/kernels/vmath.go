@@ -489,9 +489,9 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 // step): at least as long as z, or one element for a Scalar step.
 func (c *ChainProg[T]) Run(z, x []T, ys *[MaxChain][]T) { c.run(z, x, ys, false) }
 
-// RunStream is Run that writes z as StreamF32 does where it can (AVX2
+// RunStream is Run that writes z as Stream does where it can (AVX2
 // without AVX-512, z 32-byte aligned): the wide loop's blocks with
-// non-temporal stores, the same bits. As with StreamF32, StreamFence must
+// non-temporal stores, the same bits. As with Stream, StreamFence must
 // follow the last call before anything else may read z.
 func (c *ChainProg[T]) RunStream(z, x []T, ys *[MaxChain][]T) { c.run(z, x, ys, true) }
 
@@ -909,11 +909,11 @@ func ExpSubAheadF32(z, x []float32, b float32, ahead []float32) {
 	}
 }
 
-// HasStream reports whether StreamF32 and StreamF64 write with
-// non-temporal stores here (AVX2); elsewhere they are copy.
+// HasStream reports whether Stream writes with non-temporal stores here
+// (AVX2); elsewhere it is copy.
 func HasStream() bool { return hasAVX2 }
 
-// StreamF32 copies x into z, as copy does, writing z with non-temporal
+// Stream copies x into z, as copy does, writing z with non-temporal
 // stores where it can (HasStream): whole cache lines go to memory without
 // being read into the cache first, nor evicting what is there. It is for
 // a destination that nothing reads again soon, too large to stay in
@@ -922,21 +922,8 @@ func HasStream() bool { return hasAVX2 }
 // must be at least as long as z and must not overlap it. The stores are
 // not ordered with the ones after them until StreamFence: call it once
 // after the last chunk, before anything else may read z.
-func StreamF32(z, x []float32) { stream(z, x[:len(z)]) }
-
-// StreamFence orders the stores of the StreamF32 and StreamF64 calls
-// before it before the stores after it (SFENCE), as the synchronisation
-// that lets another goroutine read what they wrote needs.
-func StreamFence() {
-	if hasAVX2 {
-		storeFence()
-	}
-}
-
-// StreamF64 is StreamF32 for float64.
-func StreamF64(z, x []float64) { stream(z, x[:len(z)]) }
-
-func stream[T float32 | float64](z, x []T) {
+func Stream[T float32 | float64](z, x []T) {
+	x = x[:len(z)]
 	const block = 128
 	size := int(unsafe.Sizeof(z[0]))
 	if !hasAVX2 || len(z)*size < 2*block {
@@ -949,4 +936,13 @@ func stream[T float32 | float64](z, x []T) {
 	copy(z[:head], x)
 	streamAVX2(body*size, (*byte)(unsafe.Pointer(&x[head])), (*byte)(unsafe.Pointer(&z[head])))
 	copy(z[head+body:], x[head+body:])
+}
+
+// StreamFence orders the stores of the Stream calls before it before the
+// stores after it (SFENCE), as the synchronisation that lets another
+// goroutine read what they wrote needs.
+func StreamFence() {
+	if hasAVX2 {
+		storeFence()
+	}
 }

@@ -991,13 +991,13 @@ func testChainRecipDiv(t *testing.T) {
 	}
 }
 
-// TestStream checks StreamF32 and StreamF64 against copy, bit for bit
+// TestStream checks Stream, float32 and float64, against copy, bit for bit
 // (NaN payloads included), for every length up to 300 and some longer,
 // at every element offset of a 32-byte block, and that they write
 // nothing outside z.
 func TestStream(t *testing.T) {
-	testStream(t, StreamF32, func(i int) float32 { return math.Float32frombits(uint32(i*2654435761 + 7)) })
-	testStream(t, StreamF64, func(i int) float64 { return math.Float64frombits(uint64(i)*0x9e3779b97f4a7c15 + 7) })
+	testStream(t, Stream[float32], func(i int) float32 { return math.Float32frombits(uint32(i*2654435761 + 7)) })
+	testStream(t, Stream[float64], func(i int) float64 { return math.Float64frombits(uint64(i)*0x9e3779b97f4a7c15 + 7) })
 }
 
 func testStream[T float32 | float64](t *testing.T, stream func(z, x []T), val func(int) T) {
