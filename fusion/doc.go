@@ -31,12 +31,14 @@
 // one of its copies. In order:
 //
 //  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip,
-//     window-flip.
+//     window-flip, flatten-map.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
 //     of the arrays higher-order functions traverse, puts reduction
-//     operators in η-normal form ((+), zip (+)) and shortens flip chains,
-//     so that the fusion rules meet producers and consumers side by side
-//     and recognise operators by shape.
+//     operators in η-normal form ((+), zip (+)), shortens flip chains and
+//     merges a map of maps flattened back into one map (the views a
+//     broadcast over a kept axis of extent 1 leaves), so that the fusion
+//     rules meet producers and consumers side by side and recognise
+//     operators by shape.
 //  2. vertical: nzip-nzip and rnz-nzip, with the housekeeping rules of
 //     normalise (less flip-flip), which reduce the applications ncomp
 //     builds, and same-arg, which merges the arguments of a traversal
@@ -191,12 +193,13 @@
 //
 // The normalise pass decreases, lexicographically,
 //
-//	( ν(t),  Λ(t),  D(t),  L(t),  F(t) )
+//	( M(t),  ν(t),  Λ(t),  D(t),  L(t),  F(t),  |U(t)| )
 //
-// where Λ is the multiset of the sizes |U(e)| of the values e of the lets
-// of t (multiset order), D the sum over lets of the number of array
-// arguments of higher-order functions that enclose them, L the number of
-// lambdas and F the number of flips.
+// where M is the number of nzip nodes of N(t), Λ the multiset of the sizes
+// |U(e)| of the values e of the lets of t (multiset order), D the sum over
+// lets of the number of array arguments of higher-order functions that
+// enclose them, L the number of lambdas and F the number of flips. Every
+// rule but flatten-map keeps N(t) or changes only its views, so M stays.
 //
 //   - beta: U(after) is a β-reduct of U(before), whether a parameter is
 //     substituted or bound by a let, and for a projection of a tuple too:
@@ -224,6 +227,13 @@
 //   - window-flip: a flip over a window becomes one window, the flip gone
 //     and nothing else changed: F decreases. No rule puts a flip back over
 //     a window (flip-flip only shortens chains).
+//   - flatten-map: every copy of flatten 0 (nzip (\ps -> nzip g ps) xs)
+//     in N(t) loses its outer nzip: M decreases. Where N(t) has erased the
+//     redex (dead code), the rule removes a lambda's parameters and the
+//     variables the inner nzip traversed, adds no redex, let or lambda,
+//     and puts at most one flatten per argument for the flatten (and the
+//     subdivs) it removes: M, ν, Λ, D, L and F do not grow, and |U(t)|
+//     decreases.
 //
 // The vertical pass decreases ( V(t), ν(t), Λ(t), D(t), L(t) ), where V
 // is the vector, indexed by depth, of the numbers of nzip and rnz nodes of

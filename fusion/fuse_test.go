@@ -265,6 +265,7 @@ func TestEveryRuleNameIsReachable(t *testing.T) {
 		`X : f64[4,3]; G : f64[4,2]; W : f64[2,5]; rnz (zip (+)) (\r g -> zip (\c gi -> gi) W g) X G`,
 		`X : f64[4,3]; G : f64[4,2]; rnz (zip (zip (+))) (\r g -> map (\gi -> map (\xi -> gi * xi) r) g) X G`,
 		`x : f64[11]; u : f64[5]; map (\c -> rnz (+) (*) c u) (flip 0 (window 0 3 2 x))`,
+		`x : f64[3,5]; zip (\r s -> map (\v -> v * s) r) x (flatten 0 (map (map (\v -> 1 / v)) (subdiv 0 1 (map (reduce (+)) x))))`,
 	} {
 		corpus = append(corpus, must(graph.Parse(src)).Body)
 	}

@@ -26,7 +26,8 @@
 //
 // # Operators
 //
-// Elementwise: Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean (broadcast);
+// Elementwise: Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean (broadcast;
+// Pow by an initializer or Constant that holds 2 is the product x·x);
 // Neg, Abs, Reciprocal, Exp, Log, Sqrt, Erf, Floor, Ceil, Round, Sign and the
 // activations Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Sigmoid,
 // HardSigmoid, HardSwish, Tanh, Softplus, Softsign, Mish, Gelu,

@@ -195,6 +195,16 @@ func convPow(c *ctx) error {
 		return c.wrap(err, "input 0")
 	}
 	dt := elemDType(xt)
+	if (dt == graph.Float32 || dt == graph.Float64) && isSquare(c.known(1), xt) {
+		// x·x: the same value as pow (x, 2), each rounded once, at the
+		// cost of a product (exporters write LayerNorm's variance so).
+		z, err := c.ops().Map(x, func(b *layers.Builder, v graph.Node) graph.Node { return b.Mul(v, v) })
+		if err != nil {
+			return c.wrap(err, "squaring")
+		}
+		c.out(0, z)
+		return nil
+	}
 	if yt, err := graph.TypeOf(y, nil); err == nil && elemDType(yt) != dt {
 		if y, err = c.ops().Cast(y, dt); err != nil {
 			return c.wrap(err, "converting the exponent")
@@ -206,6 +216,20 @@ func convPow(c *ctx) error {
 	}
 	c.out(0, z)
 	return nil
+}
+
+// isSquare reports whether the exponent e, known at import time, is one
+// 2 that does not widen x (of type xt) by broadcasting: a scalar, or a
+// tensor of one element and no more axes than x.
+func isSquare(e *tensor, xt graph.Type) bool {
+	if e == nil || e.size() != 1 || e.at(0) != 2 {
+		return false
+	}
+	rank := 0
+	if at, ok := graph.Concrete(xt).(*graph.ArrayType); ok {
+		rank = at.Rank()
+	}
+	return len(e.dims) <= rank
 }
 
 func elemDType(t graph.Type) graph.DType {

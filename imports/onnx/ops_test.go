@@ -2,7 +2,10 @@ package onnx
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/imports"
@@ -36,6 +39,34 @@ func runOpCase(t *testing.T, tc opCase) {
 	m := importT(t, b, imports.Options{})
 	out := run(t, m, map[string]graph.Value{"x": f32(t, tc.x, tc.xShape...)})
 	expect(t, out["y"], tc.yShape, tc.want)
+}
+
+// TestPowSquare: Pow by an exponent known to be 2 imports as x·x, which
+// rounds as pow (x, 2) does and costs a product, not a call of the
+// general power (exporters write LayerNorm's variance so); any other
+// exponent, or a 2 whose extra axes widen x by broadcasting, stays pow.
+func TestPowSquare(t *testing.T) {
+	x := []float32{-3, -0.5, 0, 1e-30, 2, 1e30}
+	for _, tc := range []struct {
+		name  string
+		build func(b *mb) *mb
+		pow   bool
+		shape []int
+		want  []float64
+	}{
+		{"scalar 2", func(b *mb) *mb { return b.initF("e", nil, 2) }, false, []int{6}, mapF(x, func(v float64) float64 { return v * v })},
+		{"one-element 2", func(b *mb) *mb { return b.initF("e", []int64{1}, 2) }, false, []int{6}, mapF(x, func(v float64) float64 { return v * v })},
+		{"3", func(b *mb) *mb { return b.initF("e", nil, 3) }, true, []int{6}, mapF(x, func(v float64) float64 { return math.Pow(v, 3) })},
+		{"2 that widens x", func(b *mb) *mb { return b.initF("e", []int64{1, 1}, 2) }, true, []int{1, 6}, mapF(x, func(v float64) float64 { return v * v })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.build(newModel(13).input("x", tFloat, 6).output("y")).node("Pow", "p", []string{"x", "e"}, []string{"y"})
+			m := importT(t, b, imports.Options{})
+			require.Equal(t, tc.pow, strings.Contains(graph.Print(m.Term), "pow"), graph.Print(m.Term))
+			out := run(t, m, map[string]graph.Value{"x": f32(t, x, 6)})
+			expect(t, out["y"], tc.shape, tc.want)
+		})
+	}
 }
 
 func one(op string, attrs ...*onnxpb.AttributeProto) func(b *mb) *mb {
