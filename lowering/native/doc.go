@@ -58,7 +58,11 @@
 // over its row, the later ones from cache. exp (x - c), c invariant, the
 // shifted exponential of a softmax row, is one instruction
 // (kernels.ExpSubF32) when the difference is read by the exp alone, as
-// is GELU's erf (x · c) + d (kernels.ErfAffineF32), and a
+// is GELU's erf (x · c) + d (kernels.ErfAffineF32), and its erf (x / c)
+// + d as exporters write it where the machine's erf allows
+// (kernels.ErfDivAffineAheadF32). Tanh and the logistic of float32 values
+// take their exponentials from kernels.ExpF64 (tanhF32, logisticF32), and
+// a power by a whole exponent from 2 to 64 multiplies (pow). A
 // run of + - × /, each reading the one before and read nowhere else, is
 // one (kernels.Chain, fuseChains): a LayerNorm's (x - m)·k·g + b is one
 // pass over the chunk with the values between in registers, not four.

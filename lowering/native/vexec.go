@@ -2,6 +2,7 @@ package native
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -57,7 +58,11 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			if in.aheadW {
 				aheadW = any(regs[p.outs[0]]).([]float32)
 			}
-			kernels.ErfAffineAheadF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]),
+			erf := kernels.ErfAffineAheadF32
+			if in.divide {
+				erf = kernels.ErfDivAffineAheadF32
+			}
+			erf(any(z).([]float32), any(regs[in.a][:m]).([]float32), float32(regs[in.b][0]), float32(regs[in.c][0]),
 				p.ahead(in, fr, i0, m), aheadW)
 		case vkChain:
 			// A scalar step reads its register's first element; a Self
@@ -201,6 +206,117 @@ func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
 	kernels.ExpSubAheadF32(any(z).([]float32), any(x).([]float32), float32(b), ahead)
 }
 
+// transcendBlock is how many float64 exponentials tanhF32 and
+// logisticF32 compute at a time, on the stack.
+const transcendBlock = 256
+
+// tanhF32 sets z[k] = tanh x[k], within 1 ulp of the float32 rounding of
+// math.Tanh (TestTanhLogisticF32): (e - 1)/(e + 1), e = e**(2|x|) by
+// kernels.ExpF64 in float64, whose 2 ulp of error leave the quotient
+// within 2**-32 of tanh even where e - 1 cancels (|x| down to 2**-20;
+// below, tanh x rounds to x), with x's sign. |x| is clamped to 10, where
+// tanh already rounds to 1, so that e stays finite. math.Tanh took some
+// 20 ns an element; this takes a few.
+func tanhF32(z, x []float32) {
+	var e [transcendBlock]float64
+	for i0 := 0; i0 < len(z); i0 += len(e) {
+		zs := z[i0:min(i0+len(e), len(z))]
+		xs := x[i0 : i0+len(zs)]
+		for k, v := range xs {
+			e[k] = 2 * min(math.Abs(float64(v)), 10) // NaN stays NaN
+		}
+		kernels.ExpF64(e[:len(zs)], e[:len(zs)])
+		for k, v := range xs {
+			t := math.Abs(float64(v))
+			if t >= 0x1p-20 || t != t {
+				t = (e[k] - 1) / (e[k] + 1)
+			}
+			zs[k] = float32(math.Copysign(t, float64(v)))
+		}
+	}
+}
+
+// logisticF32 sets z[k] = 1/(1 + e**-x[k]), within 1 ulp of the float32
+// rounding of the same formula in float64 (graph's Logistic): the same
+// formula, e**-x by kernels.ExpF64 (2 ulp), x clamped to [-200, 200],
+// beyond which the logistic rounds to 0 or 1 in float32 and the float64
+// exponential would overflow.
+func logisticF32(z, x []float32) {
+	var e [transcendBlock]float64
+	for i0 := 0; i0 < len(z); i0 += len(e) {
+		zs := z[i0:min(i0+len(e), len(z))]
+		for k, v := range x[i0 : i0+len(zs)] {
+			e[k] = -min(max(float64(v), -200), 200) // NaN stays NaN
+		}
+		kernels.ExpF64(e[:len(zs)], e[:len(zs)])
+		for k := range zs {
+			zs[k] = float32(1 / (1 + e[k]))
+		}
+	}
+}
+
+// powChunk sets z[k] = pow(x[k], y[k]), rounded to T. An exponent that
+// is the same for the whole chunk (an invariant, broadcast) and whole,
+// from 2 to 64, is looked at once, not per element.
+func powChunk[T float32 | float64](z, x, y []T) {
+	if len(z) == 0 {
+		return
+	}
+	if n := float64(y[0]); n >= 2 && n <= 64 && n == math.Trunc(n) && !slices.ContainsFunc(y, func(v T) bool { return v != y[0] }) {
+		for k, v := range x {
+			p, ok := powWhole(float64(v), int(n))
+			if !ok {
+				p = math.Pow(float64(v), n)
+			}
+			z[k] = T(p)
+		}
+		return
+	}
+	for k := range z {
+		z[k] = T(pow(float64(x[k]), float64(y[k])))
+	}
+}
+
+// pow is math.Pow(x, y), bit for bit, with a shortcut for the whole
+// exponents from 2 to 64 that models write (a cube in GPT-2's GELU, a
+// square in a variance), which math.Pow takes some 20 ns for: x**n by
+// squaring and multiplying, in the order math.Pow multiplies its
+// mantissas. Scaling by powers of 2 being exact, the products round alike
+// while every power used is a normal float64: so x must be between 2**-1000
+// and 2**1000 in magnitude and the result between 2**-1020 and 2**1020;
+// otherwise (0, ±Inf, NaN, an overflow or underflow on the way) math.Pow
+// decides.
+func pow(x, y float64) float64 {
+	if y >= 2 && y <= 64 && y == math.Trunc(y) {
+		if z, ok := powWhole(x, int(y)); ok {
+			return z
+		}
+	}
+	return math.Pow(x, y)
+}
+
+// powWhole is pow's shortcut, x**n for n ≥ 1; ok is false where
+// math.Pow must decide.
+func powWhole(x float64, n int) (z float64, ok bool) {
+	if ax := math.Abs(x); !(ax >= 0x1p-1000 && ax <= 0x1p1000) {
+		return 0, false
+	}
+	a, p := 1.0, x
+	for ; ; n >>= 1 {
+		if n&1 == 1 {
+			a *= p
+		}
+		if n == 1 {
+			break
+		}
+		p *= p
+	}
+	if aa := math.Abs(a); !(aa >= 0x1p-1020 && aa <= 0x1p1020) {
+		return 0, false
+	}
+	return a, true
+}
+
 func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 	x = x[:len(z)]
 	switch op {
@@ -235,10 +351,18 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 			z[k] = T(1 / math.Sqrt(float64(v)))
 		}
 	case graph.Tanh:
+		if z32, ok := any(z).([]float32); ok {
+			tanhF32(z32, any(x).([]float32))
+			return
+		}
 		for k, v := range x {
 			z[k] = T(math.Tanh(float64(v)))
 		}
 	case graph.Logistic:
+		if z32, ok := any(z).([]float32); ok {
+			logisticF32(z32, any(x).([]float32))
+			return
+		}
 		// Not through expChunk: e**-x overflows where the logistic is
 		// still a subnormal, 1/(1+e**-x) needs a wider range.
 		for k, v := range x {
@@ -287,9 +411,7 @@ func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
 	case graph.Min:
 		kernels.Arith(kernels.Min, z, x, y)
 	case graph.Pow:
-		for k := range z {
-			z[k] = T(math.Pow(float64(x[k]), float64(y[k])))
-		}
+		powChunk(z, x, y)
 	case graph.Lt:
 		kernels.Compare(kernels.Lt, z, x, y)
 	case graph.Le:

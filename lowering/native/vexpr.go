@@ -128,6 +128,9 @@ type vinstr struct {
 	// the program's result for writing (see markAhead).
 	ahead, aheadDist int
 	aheadW           bool
+	// divide, for a vkErfAffine, makes the erf's argument a / b[0]
+	// instead of a · b[0] (kernels.ErfDivAffineAheadF32).
+	divide bool
 }
 
 // A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
@@ -1162,16 +1165,20 @@ func registerReads(body []vinstr, outs []int, nregs int) []int {
 // broadcast registers), by one instruction when the product is read by
 // the erf alone and the erf by the sum alone: one pass
 // (kernels.ErfAffineF32, the bits of the three ops) instead of three over
-// the chunk. It is GELU's 1 + erf (x / √2).
+// the chunk. It is GELU's 1 + erf (x / √2), which layers.GELU writes with
+// a product and exporters with a quotient: erf (x / s) + t is one
+// instruction too (kernels.ErfDivAffineAheadF32) where that keeps the bits
+// of the separate ops (kernels.ErfDivAffineSameBits).
 func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	reads := registerReads(body, outs, len(regs))
 	invariant := func(r int) bool { return regs[r].konst || regs[r].bcast }
 	var out []vinstr
 	for i := 0; i < len(body); i++ {
 		in := body[i]
-		if i+2 < len(body) && in.kind == vkBin && in.op == graph.Mul && in.dt == graph.Float32 && reads[in.dst] == 1 {
+		div := in.op == graph.Div && kernels.ErfDivAffineSameBits()
+		if i+2 < len(body) && in.kind == vkBin && (in.op == graph.Mul || div) && in.dt == graph.Float32 && reads[in.dst] == 1 {
 			x, s := in.a, in.b
-			if invariant(x) && !invariant(s) {
+			if !div && invariant(x) && !invariant(s) {
 				x, s = s, x
 			}
 			e, add := body[i+1], body[i+2]
@@ -1182,7 +1189,7 @@ func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 					t = add.a
 				}
 				if invariant(t) {
-					out = append(out, vinstr{kind: vkErfAffine, op: graph.Erf, dt: graph.Float32, dst: add.dst, a: x, b: s, c: t})
+					out = append(out, vinstr{kind: vkErfAffine, op: graph.Erf, dt: graph.Float32, dst: add.dst, a: x, b: s, c: t, divide: div})
 					i += 2
 					continue
 				}
@@ -1331,7 +1338,7 @@ func (p *vprog) describe() string {
 	if p.f32 {
 		class = "f32"
 	}
-	ops, loads, elems, expSubs, ahead, aheadW, chained, chains, erfAffines := 0, 0, 0, 0, 0, 0, 0, 0, 0
+	ops, loads, elems, expSubs, ahead, aheadW, chained, chains, erfAffines, erfDivAffines := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	for _, in := range p.body {
 		switch in.kind {
 		case vkLoad:
@@ -1350,7 +1357,11 @@ func (p *vprog) describe() string {
 			chains++
 		case vkErfAffine:
 			ops += 3
-			erfAffines++
+			if in.divide {
+				erfDivAffines++
+			} else {
+				erfAffines++
+			}
 			if in.ahead > 0 {
 				ahead++
 			}
@@ -1367,6 +1378,9 @@ func (p *vprog) describe() string {
 	}
 	if erfAffines > 0 {
 		s += ", erf (x · c) + d in one pass"
+	}
+	if erfDivAffines > 0 {
+		s += ", erf (x / c) + d in one pass"
 	}
 	switch {
 	case ahead > 0 && aheadW > 0:

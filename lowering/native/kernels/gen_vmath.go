@@ -166,7 +166,8 @@ func main() {
 	expSub32Loop("expSubF32AVX2", "Y", 32, "")
 	expSub32Loop("expSubF32AVX512", "Z", 64, ".BCST")
 	erfLaneLoop("erfF32AVX2", erfYVectors)
-	erfLaneAffineLoop("erfAffineF32AVX2", erfYVectors)
+	erfLaneAffineLoop("erfAffineF32AVX2", erfYVectors, false)
+	erfLaneAffineLoop("erfDivAffineF32AVX2", erfYVectors, true)
 	erfTabLoop("erfF32AVX512", erfZVectors)
 	erfTabAffineLoop("erfAffineF32AVX512", erfZVectors)
 	maxLoop("maxF32AVX2")
@@ -452,7 +453,7 @@ func erfTabFit(intervals, degree int, rightExact bool) (t [][]float32, e map[str
 // n elements, n a multiple of 8, by erfLane32's algorithm (vmath.go), the
 // same operations in the same order, with AVX2. nv vectors at a time keep
 // nv Horner chains in flight; a loop of one vector does the rest.
-func erfLaneLoop(name string, nv int) { erfLaneEmit(name, nv, false) }
+func erfLaneLoop(name string, nv int) { erfLaneEmit(name, nv, "") }
 
 // erfLaneAffineLoop writes func name(n int, x *float32, scale, shift
 // float32, z, ahead, aheadW *float32): z[i] = erf(x[i]·scale) + shift,
@@ -462,8 +463,15 @@ func erfLaneLoop(name string, nv int) { erfLaneEmit(name, nv, false) }
 // the cache lines of ahead to read (PREFETCHT0) and those of aheadW to
 // write (PREFETCHW) at the same offsets, walking both as it walks z: what
 // the caller reads and writes next (ErfAffineAheadF32) comes in while the
-// loop computes.
-func erfLaneAffineLoop(name string, nv int) { erfLaneEmit(name, nv, true) }
+// loop computes. With div, the argument is x[i]/scale instead, the
+// quotient rounded to float32: the 1 + erf(x/√2) exporters write.
+func erfLaneAffineLoop(name string, nv int, div bool) {
+	if div {
+		erfLaneEmit(name, nv, "VDIVPS")
+	} else {
+		erfLaneEmit(name, nv, "VMULPS")
+	}
+}
 
 // erfLaneEmit writes erfLaneLoop's and erfLaneAffineLoop's functions. A
 // vector keeps three registers: its Horner accumulator, u (a = min(|y|,
@@ -480,8 +488,9 @@ func erfLaneAffineLoop(name string, nv int) { erfLaneEmit(name, nv, true) }
 // the FMA, five to eleven vectors took 760 to 1010 ns. The affine loop
 // also keeps its scale and shift in the frame. Interval 0 (index 0) takes
 // u, which is a there, as its constant term.
-func erfLaneEmit(name string, nv int, affine bool) {
+func erfLaneEmit(name string, nv int, scaleOp string) {
 	const lanes, vb = 8, 32
+	affine := scaleOp != ""
 	if 3*nv+2 > 16 {
 		log.Fatalf("%s: %d vectors need more registers than there are", name, nv)
 	}
@@ -499,7 +508,7 @@ func erfLaneEmit(name string, nv int, affine bool) {
 			acc, u, ix := r(v, 0), r(v, 1), r(v, 2)
 			p("\tVMOVUPS %d(SI), %s", vb*v, acc)
 			if affine {
-				p("\tVMULPS %s, %s, %s", scale, acc, acc)
+				p("\t%s %s, %s, %s", scaleOp, scale, acc, acc) // y·scale or y/scale
 			}
 			p("\tVMOVUPS %s, %s", acc, ys(v))
 			p("\tVANDPS %s, %s, %s", c("s_abs"), acc, u)

@@ -332,6 +332,43 @@ func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []flo
 	}
 }
 
+// ErfDivAffineAheadF32 is ErfAffineAheadF32 with the argument x[i]/div
+// (the quotient rounded to float32) for x[i]·scale: the 1 + erf(x/√2) of
+// the GELU exporters write. Its erf is the AVX2 loops' (erfLane32) on
+// every machine, and so the same bits as ErfF32 of the quotient where
+// ErfF32 takes that algorithm: without AVX-512 (ErfDivAffineSameBits).
+func ErfDivAffineAheadF32(z, x []float32, div, shift float32, ahead, aheadW []float32) {
+	x = x[:len(z)]
+	if len(ahead) < len(z) {
+		ahead = x
+	}
+	if len(aheadW) < len(z) {
+		aheadW = z
+	}
+	i := 0
+	if hasAVX2 {
+		i = len(z) &^ 7
+		if i > 0 {
+			erfDivAffineF32AVX2(i, &x[0], div, shift, &z[0], &ahead[0], &aheadW[0])
+		}
+		for ; i < len(z); i += 8 {
+			var buf [8]float32
+			copy(buf[:], x[i:])
+			erfDivAffineF32AVX2(8, &buf[0], div, shift, &buf[0], &buf[0], &buf[0])
+			copy(z[i:], buf[:])
+		}
+		return
+	}
+	for ; i < len(z); i++ {
+		z[i] = erfLane32(float32(x[i]/div)) + shift
+	}
+}
+
+// ErfDivAffineSameBits reports whether ErfDivAffineAheadF32 gives the
+// bits of the division, ErfF32 and the sum done one after the other: on
+// machines without AVX-512, whose ErfF32 is erfLane32's algorithm.
+func ErfDivAffineSameBits() bool { return !hasAVX512 }
+
 // SqrtF32 sets z[i] = √x[i] for i < len(z): the correctly rounded float32
 // root, which is bit for bit float32(math.Sqrt(float64(x[i]))) (eight
 // lanes at a time with AVX2); x must be at least as long as z, and may be

@@ -216,3 +216,8 @@ func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW 
 
 //go:noescape
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32)
+
+// erfDivAffineF32AVX2 is erfAffineF32AVX2 with x[i]/scale for x[i]·scale.
+//
+//go:noescape
+func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32)

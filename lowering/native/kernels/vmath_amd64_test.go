@@ -16,6 +16,14 @@ func withoutAVX512(f func()) {
 	f()
 }
 
+// withoutAVX2 runs f with the AVX2 and AVX-512 loops turned off, so that
+// a test reaches the scalar ones.
+func withoutAVX2(f func()) {
+	defer func(v, w bool) { hasAVX2, hasAVX512 = v, w }(hasAVX2, hasAVX512)
+	hasAVX2, hasAVX512 = false, false
+	f()
+}
+
 // TestExpF32AVX2Bits checks the AVX2 exp loops (four vectors a turn, then
 // one turn of two) against expPoly32 bit for bit, on lengths that end in
 // either turn, over every 211th float32 of both signs and the edges, and

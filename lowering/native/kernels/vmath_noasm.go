@@ -72,3 +72,6 @@ func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW 
 	panic(noAsm)
 }
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { panic(noAsm) }
+func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
+	panic(noAsm)
+}

@@ -845,6 +845,61 @@ func TestErfAffineF32(t *testing.T) {
 	t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { check(t) }) })
 }
 
+// TestErfDivAffineF32 checks ErfDivAffineAheadF32 against the division,
+// erfLane32 and the sum one after the other, and against ErfF32 of the
+// quotient where ErfDivAffineSameBits says they agree: bit for bit, on
+// every length up to 100 (the wide loop, the one-vector loop, the padded
+// tail), in place, with and without prefetches, on the AVX2 loop and on
+// the scalar one.
+func TestErfDivAffineF32(t *testing.T) {
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40, 3e38}
+		for n := range 100 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 4)
+				if r.IntN(8) == 0 {
+					x[i] = special[r.IntN(len(special))]
+				}
+			}
+			for _, c := range [][2]float32{{1.4142135, 1}, {1, 0}, {-0.3, -1}, {0, 0}} {
+				div, shift := c[0], c[1]
+				want, viaErf := make([]float32, n), make([]float32, n)
+				for i, v := range x {
+					want[i] = erfLane32(v/div) + shift
+				}
+				Arith(Div, viaErf, x, fill32(n, div))
+				ErfF32(viaErf, viaErf)
+				Arith(Add, viaErf, viaErf, fill32(n, shift))
+				got := make([]float32, n)
+				ErfDivAffineAheadF32(got, x, div, shift, nil, nil)
+				in := slices.Clone(x)
+				ErfDivAffineAheadF32(in, in, div, shift, nil, nil)
+				ahead, aheadW := slices.Clone(x), make([]float32, n)
+				pre := make([]float32, n)
+				ErfDivAffineAheadF32(pre, x, div, shift, ahead, aheadW)
+				for i := range want {
+					gs := []float32{got[i], in[i], pre[i]}
+					if ErfDivAffineSameBits() {
+						gs = append(gs, viaErf[i])
+					}
+					for _, g := range gs {
+						if math.Float32bits(g) != math.Float32bits(want[i]) && !(g != g && want[i] != want[i]) {
+							t.Fatalf("n=%d, erf(%v/%v) + %v = %v, want %v", n, x[i], div, shift, g, want[i])
+						}
+					}
+					if aheadW[i] != 0 || math.Float32bits(ahead[i]) != math.Float32bits(x[i]) {
+						t.Fatalf("n=%d: ErfDivAffineAheadF32 wrote the arrays it prefetches, at %d", n, i)
+					}
+				}
+			}
+		}
+	}
+	t.Run("widest", check)
+	t.Run("scalar", func(t *testing.T) { withoutAVX2(func() { check(t) }) })
+}
+
 func fill32(n int, v float32) []float32 {
 	z := make([]float32, n)
 	for i := range z {

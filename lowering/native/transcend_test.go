@@ -1,0 +1,153 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+)
+
+// TestPowBits: pow equals math.Pow bit for bit: whole exponents 2 to 64
+// (its shortcut) and others, on bases of every magnitude, negative ones,
+// the float32 values, ±0, ±Inf, NaN and powers at the edges of overflow
+// and underflow.
+func TestPowBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	bases := []float64{0, math.Copysign(0, -1), 1, -1, 2, -2, 0.5, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.MaxFloat64, math.SmallestNonzeroFloat64, 0x1p-1000, 0x1p1000, 0x1.fffffp-1001, 0x1p-1022, 1e300, 1e-300,
+		math.MaxFloat32, math.SmallestNonzeroFloat32, 0x1p-126}
+	for range 20000 {
+		e := r.IntN(2100) - 1050
+		bases = append(bases, math.Ldexp(1+r.Float64(), e), -math.Ldexp(1+r.Float64(), e))
+		f := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(20)-10)))
+		bases = append(bases, float64(f), float64(math.Float32frombits(r.Uint32())))
+	}
+	exps := []float64{-3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 8, 15, 16, 31, 63, 64, 65, 1e9, math.Inf(1), math.NaN()}
+	fast := 0
+	for _, y := range exps {
+		for _, x := range bases {
+			got, want := pow(x, y), math.Pow(x, y)
+			if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+				t.Fatalf("pow(%v, %v) = %v (%#x), math.Pow gives %v (%#x)", x, y, got, math.Float64bits(got), want, math.Float64bits(want))
+			}
+			if y >= 2 && y <= 64 && y == math.Trunc(y) {
+				if z, ok := powWhole(x, int(y)); ok {
+					fast++
+					if math.Float64bits(z) != math.Float64bits(want) {
+						t.Fatalf("powWhole(%v, %v) = %v, math.Pow gives %v", x, y, z, want)
+					}
+				}
+			}
+		}
+	}
+	if fast < 100000 {
+		t.Fatalf("only %d cases took the shortcut", fast)
+	}
+	// powChunk, with each exponent across a whole chunk (looked at once)
+	// and with the exponents varying along it, in float64 and float32.
+	for i, y := range exps {
+		uniform := make([]float64, len(bases))
+		varying := make([]float64, len(bases))
+		for k := range bases {
+			uniform[k], varying[k] = y, exps[(k+i)%len(exps)]
+		}
+		for _, ys := range [][]float64{uniform, varying} {
+			z := make([]float64, len(bases))
+			powChunk(z, bases, ys)
+			x32, y32, z32 := make([]float32, len(bases)), make([]float32, len(bases)), make([]float32, len(bases))
+			for k := range bases {
+				x32[k], y32[k] = float32(bases[k]), float32(ys[k])
+			}
+			powChunk(z32, x32, y32)
+			for k, x := range bases {
+				want := math.Pow(x, ys[k])
+				if math.Float64bits(z[k]) != math.Float64bits(want) && !(z[k] != z[k] && want != want) {
+					t.Fatalf("powChunk: pow(%v, %v) = %v, math.Pow gives %v", x, ys[k], z[k], want)
+				}
+				want32 := float32(math.Pow(float64(x32[k]), float64(y32[k])))
+				if math.Float32bits(z32[k]) != math.Float32bits(want32) && !(z32[k] != z32[k] && want32 != want32) {
+					t.Fatalf("powChunk (float32): pow(%v, %v) = %v, want %v", x32[k], y32[k], z32[k], want32)
+				}
+			}
+		}
+	}
+}
+
+// ulpsApart32 is how many float32 values lie between a and b (0 when
+// equal, NaN counted equal to NaN).
+func ulpsApart32(a, b float32) int {
+	if a != a || b != b {
+		if a != a && b != b {
+			return 0
+		}
+		return math.MaxInt32
+	}
+	key := func(f float32) int64 {
+		u := int64(math.Float32bits(f))
+		if u&(1<<31) != 0 {
+			return -(u &^ (1 << 31))
+		}
+		return u
+	}
+	d := key(a) - key(b)
+	if d < 0 {
+		d = -d
+	}
+	return int(d)
+}
+
+// TestTanhLogisticF32: tanhF32 and logisticF32 against the scalar
+// semantics (math.Tanh, and graph's logistic 1/(1 + e**-x), in float64
+// rounded to float32) over float32 values spread along the whole line,
+// both signs, and the edges: within 1 ulp, and exact for ±0, ±Inf, NaN
+// and the saturated ends; the number off the rounded value is logged and
+// kept rare.
+func TestTanhLogisticF32(t *testing.T) {
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		1, -1, 0x1p-20, -0x1p-20, 0x1.fffffep-21, 9, 10, 11, 100, -100, 200, -200, 1e30, -1e30, -87, -88, -100, -103, -104,
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	for _, f := range []struct {
+		name string
+		vec  func(z, x []float32)
+		ref  func(float64) float64
+	}{
+		{"tanh", tanhF32, math.Tanh},
+		{"logistic", logisticF32, func(x float64) float64 { return 1 / (1 + graph.ExpFloat64(-x)) }},
+	} {
+		// Odd lengths and offsets, so that blocks end anywhere.
+		z := make([]float32, len(xs))
+		for i0 := 0; i0 < len(xs); {
+			n := min(1+i0%700, len(xs)-i0)
+			f.vec(z[i0:i0+n], xs[i0:i0+n])
+			i0 += n
+		}
+		off := 0
+		for i, x := range xs {
+			want := float32(f.ref(float64(x)))
+			u := ulpsApart32(z[i], want)
+			if u > 1 {
+				t.Fatalf("%s(%v) = %v, want %v (%d ulp)", f.name, x, z[i], want, u)
+			}
+			if u == 1 {
+				off++
+				if x == 0 || math.IsInf(float64(x), 0) || want == 1 || want == -1 || want == 0 {
+					t.Errorf("%s(%v) = %v, want exactly %v", f.name, x, z[i], want)
+				}
+			}
+			if math.Float32bits(x) == math.Float32bits(float32(math.Copysign(0, -1))) && f.name == "tanh" && !math.Signbit(float64(z[i])) {
+				t.Errorf("tanh(-0) = %v, want -0", z[i])
+			}
+		}
+		t.Logf("%s: %d of %d arguments 1 ulp off the rounded float64 value", f.name, off, len(xs))
+		if off > len(xs)/10000 {
+			t.Errorf("%s: %d of %d arguments off the rounded value", f.name, off, len(xs))
+		}
+	}
+}
