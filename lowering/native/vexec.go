@@ -2,7 +2,6 @@ package native
 
 import (
 	"math"
-	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -210,28 +209,49 @@ func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
 // logisticF32 compute at a time, on the stack.
 const transcendBlock = 256
 
+// transcendBlock copies of the constants tanhF32 and logisticF32 add and
+// clamp with.
+var (
+	ones                   = fillBlock(1)
+	tanhLo, tanhHi         = fillBlock(-20), fillBlock(20)
+	logisticLo, logisticHi = fillBlock(-200), fillBlock(200)
+)
+
+func fillBlock(v float64) (b [transcendBlock]float64) {
+	for i := range b {
+		b[i] = v
+	}
+	return b
+}
+
 // tanhF32 sets z[k] = tanh x[k], within 1 ulp of the float32 rounding of
-// math.Tanh (TestTanhLogisticF32): (e - 1)/(e + 1), e = e**(2|x|) by
+// math.Tanh (TestTanhLogisticF32): (e - 1)/(e + 1), e = e**2x by
 // kernels.ExpF64 in float64, whose 2 ulp of error leave the quotient
 // within 2**-32 of tanh even where e - 1 cancels (|x| down to 2**-20;
-// below, tanh x rounds to x), with x's sign. |x| is clamped to 10, where
-// tanh already rounds to 1, so that e stays finite. math.Tanh took some
-// 20 ns an element; this takes a few.
+// below, tanh x rounds to x). 2x is clamped to ±20, where tanh already
+// rounds to ±1, so that e stays finite; the arithmetic runs in vectors
+// (kernels.Arith). math.Tanh took some 20 ns an element.
 func tanhF32(z, x []float32) {
-	var e [transcendBlock]float64
+	var e, d [transcendBlock]float64
 	for i0 := 0; i0 < len(z); i0 += len(e) {
 		zs := z[i0:min(i0+len(e), len(z))]
 		xs := x[i0 : i0+len(zs)]
+		n := len(zs)
 		for k, v := range xs {
-			e[k] = 2 * min(math.Abs(float64(v)), 10) // NaN stays NaN
+			e[k] = 2 * float64(v)
 		}
-		kernels.ExpF64(e[:len(zs)], e[:len(zs)])
+		kernels.Arith(kernels.Max, e[:n], e[:n], tanhLo[:n]) // NaN stays NaN
+		kernels.Arith(kernels.Min, e[:n], e[:n], tanhHi[:n])
+		kernels.ExpF64(e[:n], e[:n])
+		kernels.Arith(kernels.Add, d[:n], e[:n], ones[:n])
+		kernels.Arith(kernels.Sub, e[:n], e[:n], ones[:n])
+		kernels.Arith(kernels.Div, e[:n], e[:n], d[:n])
 		for k, v := range xs {
-			t := math.Abs(float64(v))
-			if t >= 0x1p-20 || t != t {
-				t = (e[k] - 1) / (e[k] + 1)
+			if math.Abs(float64(v)) < 0x1p-20 {
+				zs[k] = v // ±0 too
+			} else {
+				zs[k] = float32(e[k])
 			}
-			zs[k] = float32(math.Copysign(t, float64(v)))
 		}
 	}
 }
@@ -245,12 +265,17 @@ func logisticF32(z, x []float32) {
 	var e [transcendBlock]float64
 	for i0 := 0; i0 < len(z); i0 += len(e) {
 		zs := z[i0:min(i0+len(e), len(z))]
-		for k, v := range x[i0 : i0+len(zs)] {
-			e[k] = -min(max(float64(v), -200), 200) // NaN stays NaN
+		n := len(zs)
+		for k, v := range x[i0 : i0+n] {
+			e[k] = -float64(v)
 		}
-		kernels.ExpF64(e[:len(zs)], e[:len(zs)])
+		kernels.Arith(kernels.Max, e[:n], e[:n], logisticLo[:n]) // NaN stays NaN
+		kernels.Arith(kernels.Min, e[:n], e[:n], logisticHi[:n])
+		kernels.ExpF64(e[:n], e[:n])
+		kernels.Arith(kernels.Add, e[:n], e[:n], ones[:n])
+		kernels.Arith(kernels.Div, e[:n], ones[:n], e[:n])
 		for k := range zs {
-			zs[k] = float32(1 / (1 + e[k]))
+			zs[k] = float32(e[k])
 		}
 	}
 }
@@ -262,7 +287,42 @@ func powChunk[T float32 | float64](z, x, y []T) {
 	if len(z) == 0 {
 		return
 	}
-	if n := float64(y[0]); n >= 2 && n <= 64 && n == math.Trunc(n) && !slices.ContainsFunc(y, func(v T) bool { return v != y[0] }) {
+	if n := float64(y[0]); n >= 2 && n <= 64 && n == math.Trunc(n) && uniform(y) {
+		if z32, ok := any(z).([]float32); ok && n <= 6 {
+			// A float32's powers up to the sixth are normal float64s
+			// (2**-149 to the sixth is above 2**-1022), or overflow to ±Inf
+			// as math.Pow does, or are ±0, ±Inf or NaN as math.Pow gives
+			// them: powWhole's products need no checks.
+			x32 := any(x).([]float32)
+			switch n {
+			case 2:
+				for k, v := range x32 {
+					f := float64(v)
+					z32[k] = float32(f * f)
+				}
+			case 3:
+				for k, v := range x32 {
+					f := float64(v)
+					z32[k] = float32(f * (f * f))
+				}
+			default:
+				for k, v := range x32 {
+					f := float64(v)
+					a, p := 1.0, f
+					for m := int(n); ; m >>= 1 {
+						if m&1 == 1 {
+							a *= p
+						}
+						if m == 1 {
+							break
+						}
+						p *= p
+					}
+					z32[k] = float32(a)
+				}
+			}
+			return
+		}
 		for k, v := range x {
 			p, ok := powWhole(float64(v), int(n))
 			if !ok {
@@ -275,6 +335,16 @@ func powChunk[T float32 | float64](z, x, y []T) {
 	for k := range z {
 		z[k] = T(pow(float64(x[k]), float64(y[k])))
 	}
+}
+
+// uniform reports whether every element of y equals the first.
+func uniform[T float32 | float64](y []T) bool {
+	for _, v := range y {
+		if v != y[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // pow is math.Pow(x, y), bit for bit, with a shortcut for the whole
