@@ -115,7 +115,7 @@ func TestTanhLogisticF32(t *testing.T) {
 	}
 	for _, f := range []struct {
 		name string
-		vec  func(z, x []float32)
+		vec  func(z, x []float32, scratch *[2][transcendBlock]float64)
 		ref  func(float64) float64
 	}{
 		{"tanh", tanhF32, math.Tanh},
@@ -125,7 +125,7 @@ func TestTanhLogisticF32(t *testing.T) {
 		z := make([]float32, len(xs))
 		for i0 := 0; i0 < len(xs); {
 			n := min(1+i0%700, len(xs)-i0)
-			f.vec(z[i0:i0+n], xs[i0:i0+n])
+			f.vec(z[i0:i0+n], xs[i0:i0+n], new([2][transcendBlock]float64))
 			i0 += n
 		}
 		off := 0

@@ -38,7 +38,7 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			if in.f1 != nil {
 				unChunkFn(in.f1, z, regs[in.a][:m])
 			} else {
-				unChunk(in.op, z, regs[in.a][:m])
+				unChunk(in.op, z, regs[in.a][:m], fr)
 			}
 		case vkBin:
 			if in.f2 != nil {
@@ -206,8 +206,18 @@ func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
 }
 
 // transcendBlock is how many float64 exponentials tanhF32 and
-// logisticF32 compute at a time, on the stack.
+// logisticF32 compute at a time, in the frame's scratch (frame.transcend).
 const transcendBlock = 256
+
+// transcend returns the frame's scratch for tanhF32 and logisticF32,
+// made on first use: kernels.Arith's slices escape, so a block on the
+// stack would be allocated on every call.
+func (fr *frame) transcend() *[2][transcendBlock]float64 {
+	if fr.tr == nil {
+		fr.tr = new([2][transcendBlock]float64)
+	}
+	return fr.tr
+}
 
 // transcendBlock copies of the constants tanhF32 and logisticF32 add and
 // clamp with.
@@ -231,8 +241,8 @@ func fillBlock(v float64) (b [transcendBlock]float64) {
 // below, tanh x rounds to x). 2x is clamped to ±20, where tanh already
 // rounds to ±1, so that e stays finite; the arithmetic runs in vectors
 // (kernels.Arith). math.Tanh took some 20 ns an element.
-func tanhF32(z, x []float32) {
-	var e, d [transcendBlock]float64
+func tanhF32(z, x []float32, scratch *[2][transcendBlock]float64) {
+	e, d := &scratch[0], &scratch[1]
 	for i0 := 0; i0 < len(z); i0 += len(e) {
 		zs := z[i0:min(i0+len(e), len(z))]
 		xs := x[i0 : i0+len(zs)]
@@ -261,8 +271,8 @@ func tanhF32(z, x []float32) {
 // formula, e**-x by kernels.ExpF64 (2 ulp), x clamped to [-200, 200],
 // beyond which the logistic rounds to 0 or 1 in float32 and the float64
 // exponential would overflow.
-func logisticF32(z, x []float32) {
-	var e [transcendBlock]float64
+func logisticF32(z, x []float32, scratch *[2][transcendBlock]float64) {
+	e := &scratch[0]
 	for i0 := 0; i0 < len(z); i0 += len(e) {
 		zs := z[i0:min(i0+len(e), len(z))]
 		n := len(zs)
@@ -387,7 +397,7 @@ func powWhole(x float64, n int) (z float64, ok bool) {
 	return a, true
 }
 
-func unChunk[T float32 | float64](op graph.Op, z, x []T) {
+func unChunk[T float32 | float64](op graph.Op, z, x []T, fr *frame) {
 	x = x[:len(z)]
 	switch op {
 	case graph.Neg:
@@ -422,7 +432,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.Tanh:
 		if z32, ok := any(z).([]float32); ok {
-			tanhF32(z32, any(x).([]float32))
+			tanhF32(z32, any(x).([]float32), fr.transcend())
 			return
 		}
 		for k, v := range x {
@@ -430,7 +440,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 		}
 	case graph.Logistic:
 		if z32, ok := any(z).([]float32); ok {
-			logisticF32(z32, any(x).([]float32))
+			logisticF32(z32, any(x).([]float32), fr.transcend())
 			return
 		}
 		// Not through expChunk: e**-x overflows where the logistic is
