@@ -61,7 +61,7 @@
 // is GELU's erf (x · c) + d (kernels.ErfAffineF32), and its erf (x / c)
 // + d as exporters write it where the machine's erf allows
 // (kernels.ErfDivAffineAheadF32). Tanh and the logistic of float32 values
-// take their exponentials from kernels.ExpF64 (tanhF32, logisticF32), and
+// run in float64 vectors (kernels.TanhF32, LogisticF32), and
 // a power by a whole exponent from 2 to 64 multiplies (pow). A
 // run of + - × /, each reading the one before and read nowhere else, is
 // one (kernels.Chain, fuseChains): a LayerNorm's (x - m)·k·g + b is one

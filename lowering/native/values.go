@@ -21,11 +21,10 @@ type frame struct {
 	i32  [][]int32
 	v32  [][]float32 // vector registers of vector programs, chunk long
 	v64  [][]float64
-	w    int                         // index of the frame in the plan
-	rt   *runtime                    // the plan's runtime: pool, epilogue frames
-	par  bool                        // running inside a parallel region: loops stay sequential
-	ws   wspace                      // GEMM workspace of this frame
-	tr   *[2][transcendBlock]float64 // tanh's and the logistic's scratch (transcend)
+	w    int      // index of the frame in the plan
+	rt   *runtime // the plan's runtime: pool, epilogue frames
+	par  bool     // running inside a parallel region: loops stay sequential
+	ws   wspace   // GEMM workspace of this frame
 }
 
 // Compiled code: a routine that runs on a frame.

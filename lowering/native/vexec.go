@@ -38,7 +38,7 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			if in.f1 != nil {
 				unChunkFn(in.f1, z, regs[in.a][:m])
 			} else {
-				unChunk(in.op, z, regs[in.a][:m], fr)
+				unChunk(in.op, z, regs[in.a][:m])
 			}
 		case vkBin:
 			if in.f2 != nil {
@@ -205,91 +205,6 @@ func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
 	kernels.ExpSubAheadF32(any(z).([]float32), any(x).([]float32), float32(b), ahead)
 }
 
-// transcendBlock is how many float64 exponentials tanhF32 and
-// logisticF32 compute at a time, in the frame's scratch (frame.transcend).
-const transcendBlock = 256
-
-// transcend returns the frame's scratch for tanhF32 and logisticF32,
-// made on first use: kernels.Arith's slices escape, so a block on the
-// stack would be allocated on every call.
-func (fr *frame) transcend() *[2][transcendBlock]float64 {
-	if fr.tr == nil {
-		fr.tr = new([2][transcendBlock]float64)
-	}
-	return fr.tr
-}
-
-// transcendBlock copies of the constants tanhF32 and logisticF32 add and
-// clamp with.
-var (
-	ones                   = fillBlock(1)
-	tanhLo, tanhHi         = fillBlock(-20), fillBlock(20)
-	logisticLo, logisticHi = fillBlock(-200), fillBlock(200)
-)
-
-func fillBlock(v float64) (b [transcendBlock]float64) {
-	for i := range b {
-		b[i] = v
-	}
-	return b
-}
-
-// tanhF32 sets z[k] = tanh x[k], within 1 ulp of the float32 rounding of
-// math.Tanh (TestTanhLogisticF32): (e - 1)/(e + 1), e = e**2x by
-// kernels.ExpF64 in float64, whose 2 ulp of error leave the quotient
-// within 2**-32 of tanh even where e - 1 cancels (|x| down to 2**-20;
-// below, tanh x rounds to x). 2x is clamped to ±20, where tanh already
-// rounds to ±1, so that e stays finite; the arithmetic runs in vectors
-// (kernels.Arith). math.Tanh took some 20 ns an element.
-func tanhF32(z, x []float32, scratch *[2][transcendBlock]float64) {
-	e, d := &scratch[0], &scratch[1]
-	for i0 := 0; i0 < len(z); i0 += len(e) {
-		zs := z[i0:min(i0+len(e), len(z))]
-		xs := x[i0 : i0+len(zs)]
-		n := len(zs)
-		for k, v := range xs {
-			e[k] = 2 * float64(v)
-		}
-		kernels.Arith(kernels.Max, e[:n], e[:n], tanhLo[:n]) // NaN stays NaN
-		kernels.Arith(kernels.Min, e[:n], e[:n], tanhHi[:n])
-		kernels.ExpF64(e[:n], e[:n])
-		kernels.Arith(kernels.Add, d[:n], e[:n], ones[:n])
-		kernels.Arith(kernels.Sub, e[:n], e[:n], ones[:n])
-		kernels.Arith(kernels.Div, e[:n], e[:n], d[:n])
-		for k, v := range xs {
-			if math.Abs(float64(v)) < 0x1p-20 {
-				zs[k] = v // ±0 too
-			} else {
-				zs[k] = float32(e[k])
-			}
-		}
-	}
-}
-
-// logisticF32 sets z[k] = 1/(1 + e**-x[k]), within 1 ulp of the float32
-// rounding of the same formula in float64 (graph's Logistic): the same
-// formula, e**-x by kernels.ExpF64 (2 ulp), x clamped to [-200, 200],
-// beyond which the logistic rounds to 0 or 1 in float32 and the float64
-// exponential would overflow.
-func logisticF32(z, x []float32, scratch *[2][transcendBlock]float64) {
-	e := &scratch[0]
-	for i0 := 0; i0 < len(z); i0 += len(e) {
-		zs := z[i0:min(i0+len(e), len(z))]
-		n := len(zs)
-		for k, v := range x[i0 : i0+n] {
-			e[k] = -float64(v)
-		}
-		kernels.Arith(kernels.Max, e[:n], e[:n], logisticLo[:n]) // NaN stays NaN
-		kernels.Arith(kernels.Min, e[:n], e[:n], logisticHi[:n])
-		kernels.ExpF64(e[:n], e[:n])
-		kernels.Arith(kernels.Add, e[:n], e[:n], ones[:n])
-		kernels.Arith(kernels.Div, e[:n], ones[:n], e[:n])
-		for k := range zs {
-			zs[k] = float32(e[k])
-		}
-	}
-}
-
 // powChunk sets z[k] = pow(x[k], y[k]), rounded to T. An exponent that
 // is the same for the whole chunk (an invariant, broadcast) and whole,
 // from 2 to 64, is looked at once, not per element.
@@ -397,7 +312,7 @@ func powWhole(x float64, n int) (z float64, ok bool) {
 	return a, true
 }
 
-func unChunk[T float32 | float64](op graph.Op, z, x []T, fr *frame) {
+func unChunk[T float32 | float64](op graph.Op, z, x []T) {
 	x = x[:len(z)]
 	switch op {
 	case graph.Neg:
@@ -432,7 +347,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T, fr *frame) {
 		}
 	case graph.Tanh:
 		if z32, ok := any(z).([]float32); ok {
-			tanhF32(z32, any(x).([]float32), fr.transcend())
+			kernels.TanhF32(z32, any(x).([]float32))
 			return
 		}
 		for k, v := range x {
@@ -440,7 +355,7 @@ func unChunk[T float32 | float64](op graph.Op, z, x []T, fr *frame) {
 		}
 	case graph.Logistic:
 		if z32, ok := any(z).([]float32); ok {
-			logisticF32(z32, any(x).([]float32), fr.transcend())
+			kernels.LogisticF32(z32, any(x).([]float32))
 			return
 		}
 		// Not through expChunk: e**-x overflows where the logistic is

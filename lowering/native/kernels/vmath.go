@@ -332,6 +332,73 @@ func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []flo
 	}
 }
 
+// TanhF32 sets z[i] = tanh x[i] for i < len(z), within 1 ulp of the
+// float32 rounding of math.Tanh: (e - 1)/(e + 1) in float64, e = e**2x by
+// ExpF64's algorithm (2 ulp), whose error leaves the quotient within
+// 2**-32 of tanh even where e - 1 cancels (|x| down to 2**-20; below,
+// tanh x rounds to x itself). 2x is clamped to ±20, where tanh already
+// rounds to ±1. Four lanes at a time with AVX2 (tanh32 is the algorithm);
+// math.Tanh takes some 20 ns an element. x must be at least as long as
+// z, and may be z itself.
+func TanhF32(z, x []float32) { transcend32(z, x, false) }
+
+// LogisticF32 sets z[i] = 1/(1 + e**-x[i]) for i < len(z), within 1 ulp
+// of the float32 rounding of that formula in float64: the same formula,
+// e**-x by ExpF64's algorithm, -x clamped to ±200, beyond which the
+// logistic rounds to 0 or 1 in float32 (logistic32 is the algorithm).
+func LogisticF32(z, x []float32) { transcend32(z, x, true) }
+
+// transcend32 runs TanhF32's loop (logistic false) or LogisticF32's, or
+// their scalar algorithm without AVX2. The loops are called by name, not
+// through a func value, so that the tail's buffer stays on the stack.
+func transcend32(z, x []float32, logistic bool) {
+	x = x[:len(z)]
+	if !hasAVX2 {
+		f := tanh32
+		if logistic {
+			f = logistic32
+		}
+		for i, v := range x {
+			z[i] = f(v)
+		}
+		return
+	}
+	loop := func(n int, x, z *float32) {
+		if logistic {
+			logisticF32AVX2(n, x, z)
+		} else {
+			tanhF32AVX2(n, x, z)
+		}
+	}
+	i := len(z) &^ 3
+	if i > 0 {
+		loop(i, &x[0], &z[0])
+	}
+	if i < len(z) {
+		var buf [4]float32
+		copy(buf[:], x[i:])
+		loop(4, &buf[0], &buf[0])
+		copy(z[i:], buf[:])
+	}
+}
+
+// tanh32 is TanhF32's algorithm for one element, in the vector loop's
+// operations and order.
+func tanh32(v float32) float32 {
+	x := float64(v)
+	if math.Abs(x) < 0x1p-20 {
+		return v
+	}
+	e := expPoly(min(max(2*x, -20), 20), expLo64, expHi64, 13)
+	return float32((e - 1) / (e + 1))
+}
+
+// logistic32 is LogisticF32's algorithm for one element.
+func logistic32(v float32) float32 {
+	e := expPoly(min(max(-float64(v), -200), 200), expLo64, expHi64, 13)
+	return float32(1 / (e + 1))
+}
+
 // ErfDivAffineAheadF32 is ErfAffineAheadF32 with the argument x[i]/div
 // (the quotient rounded to float32) for x[i]·scale: the 1 + erf(x/√2) of
 // the GELU exporters write. Its erf is the AVX2 loops' (erfLane32) on

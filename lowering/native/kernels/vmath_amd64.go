@@ -217,6 +217,14 @@ func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW 
 //go:noescape
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32)
 
+// The tanh and logistic loops (transcend32Loop).
+
+//go:noescape
+func tanhF32AVX2(n int, x, z *float32)
+
+//go:noescape
+func logisticF32AVX2(n int, x, z *float32)
+
 // erfDivAffineF32AVX2 is erfAffineF32AVX2 with x[i]/scale for x[i]·scale.
 //
 //go:noescape

@@ -75,3 +75,6 @@ func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { p
 func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
 	panic(noAsm)
 }
+
+func tanhF32AVX2(n int, x, z *float32)     { panic(noAsm) }
+func logisticF32AVX2(n int, x, z *float32) { panic(noAsm) }

@@ -1092,3 +1092,76 @@ func sameBits[T float32 | float64](a, b T) bool {
 		return math.Float64bits(a.(float64)) == math.Float64bits(any(b).(float64))
 	}
 }
+
+// TestTanhLogisticF32 checks TanhF32 and LogisticF32 against the scalar
+// semantics (math.Tanh, and graph's logistic 1/(1 + e**-x), in float64
+// rounded to float32) over float32 values spread along the whole line,
+// both signs, and the edges: within 1 ulp, exact for ±0 (tanh keeps the
+// sign), ±Inf, NaN and the saturated ends, and off the rounded value on
+// few arguments; and the vector loops against their scalar algorithms
+// (tanh32, logistic32) bit for bit, on every length up to 40 and in place.
+func TestTanhLogisticF32(t *testing.T) {
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		1, -1, 0x1p-20, -0x1p-20, 0x1.fffffep-21, 9, 10, 11, 100, -100, 200, -200, 1e30, -1e30, -87, -88, -100, -103, -104,
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for b := uint32(0); b < 0x7f800000; b += 211 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	if testing.Short() {
+		xs = xs[:len(xs)/8]
+	}
+	for _, f := range []struct {
+		name   string
+		vec    func(z, x []float32)
+		scalar func(float32) float32
+		ref    func(float64) float64
+	}{
+		{"tanh", TanhF32, tanh32, math.Tanh},
+		{"logistic", LogisticF32, logistic32, func(x float64) float64 {
+			if x < -709 {
+				return 0 // graph.ExpFloat64(-x) is +Inf there
+			}
+			return 1 / (1 + math.Exp(-x))
+		}},
+	} {
+		z := make([]float32, len(xs))
+		f.vec(z, xs)
+		off := 0
+		for i, x := range xs {
+			want := float32(f.ref(float64(x)))
+			if u := ulps32(z[i], want); u > 1 {
+				t.Fatalf("%s(%v) = %v, want %v (%v ulp)", f.name, x, z[i], want, u)
+			} else if u == 1 {
+				off++
+				if x == 0 || want == 1 || want == -1 || want == 0 {
+					t.Errorf("%s(%v) = %v, want exactly %v", f.name, x, z[i], want)
+				}
+			}
+			if s := f.scalar(x); math.Float32bits(s) != math.Float32bits(z[i]) && !(s != s && z[i] != z[i]) {
+				t.Fatalf("%s(%v): the vector loop gives %v, its scalar algorithm %v", f.name, x, z[i], s)
+			}
+		}
+		if got := f.scalar(float32(math.Copysign(0, -1))); f.name == "tanh" && !math.Signbit(float64(got)) {
+			t.Errorf("tanh(-0) = %v, want -0", got)
+		}
+		t.Logf("%s: %d of %d arguments 1 ulp off the rounded float64 value", f.name, off, len(xs))
+		if off > len(xs)/10000 {
+			t.Errorf("%s: %d of %d arguments off the rounded value", f.name, off, len(xs))
+		}
+		// Every length, so that the padded tail runs, and in place.
+		for n := range 40 {
+			in := slices.Clone(xs[1000 : 1000+n])
+			got := make([]float32, n)
+			f.vec(got, in)
+			f.vec(in, in)
+			for i := range n {
+				w := f.scalar(xs[1000+i])
+				for _, g := range []float32{got[i], in[i]} {
+					if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+						t.Fatalf("%s, n=%d: element %d is %v, want %v", f.name, n, i, g, w)
+					}
+				}
+			}
+		}
+	}
+}
