@@ -52,12 +52,13 @@ func TestPowBits(t *testing.T) {
 		}
 		for _, ys := range [][]float64{uniform, varying} {
 			z := make([]float64, len(bases))
-			powChunk(z, bases, ys)
+			inv := &ys[0] == &uniform[0]
+			powChunk(z, bases, ys, inv)
 			x32, y32, z32 := make([]float32, len(bases)), make([]float32, len(bases)), make([]float32, len(bases))
 			for k := range bases {
 				x32[k], y32[k] = float32(bases[k]), float32(ys[k])
 			}
-			powChunk(z32, x32, y32)
+			powChunk(z32, x32, y32, inv)
 			for k, x := range bases {
 				want := math.Pow(x, ys[k])
 				if math.Float64bits(z[k]) != math.Float64bits(want) && !(z[k] != z[k] && want != want) {

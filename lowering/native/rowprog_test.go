@@ -370,3 +370,43 @@ func TestErfAffineFusion(t *testing.T) {
 		p.Close()
 	}
 }
+
+// TestPowInvariant: a power by an invariant exponent (a literal, or a
+// row's maximum broadcast over the row) looks at the exponent once per
+// chunk and, for whole exponents from 2 to 6 of float32 values,
+// multiplies; the results are the interpreter's bits (math.Pow rounded to
+// float32), on rows with ±Inf, NaN and zeros, in float32 and float64.
+func TestPowInvariant(t *testing.T) {
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		A, err := graph.NewInput("A", graph.ArrayOf(dt, 3, 1030), false)
+		require.NoError(t, err)
+		av := specialRows(t, rand.New(rand.NewPCG(15, 16)), dt, 3, math.Copysign(0, -1))
+		in := map[string]graph.Value{"A": av}
+		lit := "f32 "
+		if dt == graph.Float64 {
+			lit = ""
+		}
+		for _, src := range []string{
+			`map (map (\v -> pow v (` + lit + `3))) A`,
+			`map (map (\v -> pow v (` + lit + `2))) A`,
+			`map (map (\v -> pow v (` + lit + `6) + 1)) A`,
+			`map (map (\v -> pow v (` + lit + `7))) A`,
+			`map (map (\v -> pow v (` + lit + `2.5))) A`,
+			`map (\r -> let m = reduce max r in map (\v -> pow v (m * 0 + ` + lit + `3)) r) A`,
+			`map (\r -> map (\v -> pow v v) r) A`,
+		} {
+			term, err := graph.ParseTerm(src, A)
+			require.NoError(t, err, src)
+			g, err := fusion.Whole(term)
+			require.NoError(t, err)
+			p, err := native.New(native.Options{}).Plan(g)
+			require.NoError(t, err)
+			got, err := p.Run(in)
+			require.NoError(t, err)
+			p.Close()
+			want, err := graph.Eval(term, in)
+			require.NoError(t, err)
+			require.NoError(t, graph.Diff(want, got, 0), "%v %s", dt, src)
+		}
+	}
+}

@@ -44,7 +44,11 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			if in.f2 != nil {
 				binChunkFn(in.f2, z, regs[in.a][:m], regs[in.b][:m])
 			} else {
-				binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
+				if in.op == graph.Pow {
+					powChunk(z, regs[in.a][:m], regs[in.b][:m], in.invB)
+				} else {
+					binChunk(in.op, z, regs[in.a][:m], regs[in.b][:m])
+				}
 			}
 		case vkSel:
 			kernels.Select(z, regs[in.c][:m], regs[in.a][:m], regs[in.b][:m])
@@ -206,13 +210,13 @@ func expSubChunk[T float32 | float64](z, x []T, b T, ahead []float32) {
 }
 
 // powChunk sets z[k] = pow(x[k], y[k]), rounded to T. An exponent that
-// is the same for the whole chunk (an invariant, broadcast) and whole,
-// from 2 to 64, is looked at once, not per element.
-func powChunk[T float32 | float64](z, x, y []T) {
+// is the same for the whole chunk (inv: a loop invariant, every element
+// y[0]) and whole, from 2 to 64, is looked at once, not per element.
+func powChunk[T float32 | float64](z, x, y []T, inv bool) {
 	if len(z) == 0 {
 		return
 	}
-	if n := float64(y[0]); n >= 2 && n <= 64 && n == math.Trunc(n) && uniform(y) {
+	if n := float64(y[0]); inv && n >= 2 && n <= 64 && n == math.Trunc(n) {
 		if z32, ok := any(z).([]float32); ok && n <= 6 {
 			// A float32's powers up to the sixth are normal float64s
 			// (2**-149 to the sixth is above 2**-1022), or overflow to ±Inf
@@ -260,16 +264,6 @@ func powChunk[T float32 | float64](z, x, y []T) {
 	for k := range z {
 		z[k] = T(pow(float64(x[k]), float64(y[k])))
 	}
-}
-
-// uniform reports whether every element of y equals the first.
-func uniform[T float32 | float64](y []T) bool {
-	for _, v := range y {
-		if v != y[0] {
-			return false
-		}
-	}
-	return true
 }
 
 // pow is math.Pow(x, y), bit for bit, with a shortcut for the whole
@@ -406,7 +400,7 @@ func binChunk[T float32 | float64](op graph.Op, z, x, y []T) {
 	case graph.Min:
 		kernels.Arith(kernels.Min, z, x, y)
 	case graph.Pow:
-		powChunk(z, x, y)
+		powChunk(z, x, y, false)
 	case graph.Lt:
 		kernels.Compare(kernels.Lt, z, x, y)
 	case graph.Le:

@@ -131,6 +131,9 @@ type vinstr struct {
 	// divide, for a vkErfAffine, makes the erf's argument a / b[0]
 	// instead of a · b[0] (kernels.ErfDivAffineAheadF32).
 	divide bool
+	// invB, for a vkBin power, says b is a loop invariant: every
+	// element of its chunk is b[0].
+	invB bool
 }
 
 // A vstep is a step of a vkChain: acc = acc op reg, reg op acc when
@@ -918,6 +921,13 @@ func (b *vbuilder) finish(outs []int, outDTs []graph.DType) *vprog {
 		body = fuseErfAffine(body, b.regs, outs)
 	}
 	body = fuseChains(body, f32, outs, b.regs)
+	for i := range body {
+		// A power's exponent that is a loop invariant is looked at once
+		// per chunk (powChunk).
+		if in := &body[i]; in.kind == vkBin && in.op == graph.Pow {
+			in.invB = b.regs[in.b].konst || b.regs[in.b].bcast
+		}
+	}
 	if b.c.loopDepth > 0 && b.loop != nil {
 		markAhead(body, b.loop.n, outs)
 	}
