@@ -218,10 +218,10 @@ func powChunk[T float32 | float64](z, x, y []T, inv bool) {
 	}
 	if n := float64(y[0]); inv && n >= 2 && n <= 64 && n == math.Trunc(n) {
 		if z32, ok := any(z).([]float32); ok && n <= 6 {
-			// A float32's powers up to the sixth are normal float64s
-			// (2**-149 to the sixth is above 2**-1022), or overflow to ±Inf
-			// as math.Pow does, or are ±0, ±Inf or NaN as math.Pow gives
-			// them: powWhole's products need no checks.
+			// A float32's powers up to the sixth, and the powers on the
+			// way, are normal float64s (between 2**-894 and 2**768), or
+			// ±0, ±Inf or NaN as math.Pow gives them: powWhole's products
+			// need no checks.
 			x32 := any(x).([]float32)
 			switch n {
 			case 2:
