@@ -225,15 +225,11 @@ func powChunk[T float32 | float64](z, x, y []T, inv bool) {
 			x32 := any(x).([]float32)
 			switch n {
 			case 2:
-				for k, v := range x32 {
-					f := float64(v)
-					z32[k] = float32(f * f)
-				}
+				// The square of a float32 is exact in float64, so the
+				// float32 product rounds it alike.
+				kernels.Arith(kernels.Mul, z32, x32, x32)
 			case 3:
-				for k, v := range x32 {
-					f := float64(v)
-					z32[k] = float32(f * (f * f))
-				}
+				kernels.CubeF32(z32, x32)
 			default:
 				for k, v := range x32 {
 					f := float64(v)

@@ -173,6 +173,7 @@ func main() {
 	expLoop("expF64AVX2", 8, 13)
 	transcend32Loop("tanhF32AVX2", false)
 	transcend32Loop("logisticF32AVX2", true)
+	cubeLoop("cubeF32AVX2")
 	exp32Loop("expF32AVX2", "Y", 32, "")
 	exp32Loop("expF32AVX512", "Z", 64, ".BCST")
 	expSub32Loop("expSubF32AVX2", "Y", 32, "")
@@ -401,6 +402,31 @@ func transcend32Loop(name string, logistic bool) {
 	}
 	p("\tVCVTPD2PSY Y3, X3")
 	p("\tVMOVUPS X3, (DI)")
+	p("\tADDQ $16, SI")
+	p("\tADDQ $16, DI")
+	closeLoop(name)
+}
+
+// cubeLoop writes func name(n int, x, z *float32), n a multiple of 4:
+// z[i] = x[i]·(x[i]·x[i]) in float64 rounded to float32, four lanes at a
+// time: the bits of math.Pow(x, 3) rounded to float32, since a float32's
+// square is exact in float64 (CubeF32).
+func cubeLoop(name string) {
+	p("")
+	p("// func %s(n int, x, z *float32)", name)
+	p("// n must be a multiple of 4.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ z+16(FP), DI")
+	p("\tSHRQ $2, CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	p("\tVCVTPS2PD (SI), Y0")
+	p("\tVMULPD Y0, Y0, Y1")
+	p("\tVMULPD Y1, Y0, Y1")
+	p("\tVCVTPD2PSY Y1, X1")
+	p("\tVMOVUPS X1, (DI)")
 	p("\tADDQ $16, SI")
 	p("\tADDQ $16, DI")
 	closeLoop(name)

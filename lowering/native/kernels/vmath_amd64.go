@@ -225,6 +225,9 @@ func tanhF32AVX2(n int, x, z *float32)
 //go:noescape
 func logisticF32AVX2(n int, x, z *float32)
 
+//go:noescape
+func cubeF32AVX2(n int, x, z *float32)
+
 // erfDivAffineF32AVX2 is erfAffineF32AVX2 with x[i]/scale for x[i]·scale.
 //
 //go:noescape

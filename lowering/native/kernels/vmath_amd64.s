@@ -533,6 +533,28 @@ logisticF32AVX2_done:
 	VZEROUPPER
 	RET
 
+// func cubeF32AVX2(n int, x, z *float32)
+// n must be a multiple of 4.
+TEXT ·cubeF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ z+16(FP), DI
+	SHRQ $2, CX
+	JZ cubeF32AVX2_done
+cubeF32AVX2_loop:
+	VCVTPS2PD (SI), Y0
+	VMULPD Y0, Y0, Y1
+	VMULPD Y1, Y0, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ cubeF32AVX2_loop
+cubeF32AVX2_done:
+	VZEROUPPER
+	RET
+
 // func expF32AVX2(n int, x, z *float32)
 // n must be a multiple of 16.
 TEXT ·expF32AVX2(SB), NOSPLIT, $0-24

@@ -78,3 +78,4 @@ func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, ahea
 
 func tanhF32AVX2(n int, x, z *float32)     { panic(noAsm) }
 func logisticF32AVX2(n int, x, z *float32) { panic(noAsm) }
+func cubeF32AVX2(n int, x, z *float32)     { panic(noAsm) }

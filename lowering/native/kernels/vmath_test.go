@@ -1165,3 +1165,35 @@ func TestTanhLogisticF32(t *testing.T) {
 		}
 	}
 }
+
+// TestCubeF32 checks CubeF32 against math.Pow(x, 3) rounded to float32,
+// bit for bit, over float32 values along the whole line, both signs, ±0,
+// ±Inf, NaN and cubes that overflow float32, on every length up to 20
+// (the vector loop and the scalar tail) and in place.
+func TestCubeF32(t *testing.T) {
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, 1e13, -1e13, 7e12}
+	for b := uint32(0); b < 0x7f800000; b += 2111 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	check := func(got []float32, x []float32) {
+		t.Helper()
+		for i, v := range x {
+			want := float32(math.Pow(float64(v), 3))
+			if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+				t.Fatalf("cube(%v) = %v, want %v", v, got[i], want)
+			}
+		}
+	}
+	z := make([]float32, len(xs))
+	CubeF32(z, xs)
+	check(z, xs)
+	for n := range 20 {
+		in := slices.Clone(xs[:n])
+		got := make([]float32, n)
+		CubeF32(got, in)
+		CubeF32(in, in)
+		check(got, xs[:n])
+		check(in, xs[:n])
+	}
+}
