@@ -111,9 +111,24 @@ func (n *nestModel) cost(mach Machine) float64 {
 }
 
 // gemmShape reports whether the nest is a matrix product in the form the
-// GEMM micro-kernel takes, with its flops and the bytes of its result.
+// GEMM micro-kernel takes, or maps of one (a batch of products), with its
+// flops and the bytes of its result.
 func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
-	if len(levels) != 3 || levels[0].Kind == "rnz" || levels[1].Kind == "rnz" || levels[2].Kind != "rnz" {
+	if len(levels) < 3 {
+		return 0, 0, false
+	}
+	// Maps around the product (a batch: attention's heads, an imported
+	// MatMul of rank 3) run it once per element, as the back ends do.
+	nbatch := len(levels) - 3
+	top := levels[0].Node
+	for _, l := range levels[:nbatch] {
+		h, _ := asHOF(l.Node)
+		if l.Kind == "rnz" || !directlyNested(h) {
+			return 0, 0, false
+		}
+	}
+	levels = levels[len(levels)-3:]
+	if levels[0].Kind == "rnz" || levels[1].Kind == "rnz" || levels[2].Kind != "rnz" {
 		return 0, 0, false
 	}
 	h0, _ := asHOF(levels[0].Node)
@@ -151,12 +166,24 @@ func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
 	if !(isParam(h0, a) && isParam(h1, b)) && !(isParam(h0, b) && isParam(h1, a)) {
 		return 0, 0, false
 	}
-	t, isArr := info.TypeOf(levels[0].Node).(*graph.ArrayType)
-	if !isArr || t.Rank() != 2 || (t.DType != graph.Float32 && t.DType != graph.Float64) {
+	// The result: one matrix, or one per element of the maps around,
+	// whose extents are the maps'. (A map whose function is a partial
+	// application, map (map f), ranges over a variable asHOF made, which
+	// the check did not type: the result's layout gives its extent.)
+	t, isArr := info.TypeOf(top).(*graph.ArrayType)
+	if !isArr || t.Rank() != 2+nbatch || (t.DType != graph.Float32 && t.DType != graph.Float64) {
 		return 0, 0, false
 	}
-	e0, e1, e2 := levelExtent(info, h0), levelExtent(info, h1), levelExtent(info, h2)
-	return 2 * float64(e0) * float64(e1) * float64(e2), float64(graph.Bytes(t)), true
+	flops = 2
+	for _, d := range t.Layout {
+		flops *= float64(d.Extent)
+	}
+	// The reduction's extent: its arguments are the maps' elements.
+	_, k, err := graph.ElemType(info.TypeOf(h2.args[0]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return flops * float64(k), float64(graph.Bytes(t)), true
 }
 
 // nestModel is a path of loops and the arrays each loop walks.
