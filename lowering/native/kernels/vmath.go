@@ -295,16 +295,9 @@ func ErfAffineF32(z, x []float32, scale, shift float32) {
 // read or written, and the results are the same bits.
 func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []float32) {
 	x = x[:len(z)]
-	if len(ahead) < len(z) {
-		ahead = x
-	}
-	if len(aheadW) < len(z) {
-		aheadW = z
-	}
-	i := 0
 	switch {
 	case hasAVX512:
-		i = len(z) &^ 15
+		i := len(z) &^ 15
 		if i > 0 {
 			erfAffineF32AVX512(i, &x[0], scale, shift, &z[0])
 		}
@@ -315,20 +308,41 @@ func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []flo
 			copy(z[i:], buf[:])
 		}
 	case hasAVX2:
-		i = len(z) &^ 7
-		if i > 0 {
-			erfAffineF32AVX2(i, &x[0], scale, shift, &z[0], &ahead[0], &aheadW[0])
-		}
-		for ; i < len(z); i += 8 {
-			var buf [8]float32
-			copy(buf[:], x[i:])
-			erfAffineF32AVX2(8, &buf[0], scale, shift, &buf[0], &buf[0], &buf[0])
-			copy(z[i:], buf[:])
-		}
+		erfAffineAVX2(z, x, scale, shift, ahead, aheadW, false)
 	default:
-		for ; i < len(z); i++ {
+		for i := range z {
 			z[i] = erfLane32(float32(x[i]*scale)) + shift
 		}
+	}
+}
+
+// erfAffineAVX2 runs the AVX2 loop of ErfAffineAheadF32, or with div that
+// of ErfDivAffineAheadF32, on the whole of z: the wide loop, then the
+// last vector on a padded copy. The loops are called by name, not through
+// a func value, so that the copy stays on the stack.
+func erfAffineAVX2(z, x []float32, scale, shift float32, ahead, aheadW []float32, div bool) {
+	if len(ahead) < len(z) {
+		ahead = x
+	}
+	if len(aheadW) < len(z) {
+		aheadW = z
+	}
+	loop := func(n int, x *float32, z, ahead, aheadW *float32) {
+		if div {
+			erfDivAffineF32AVX2(n, x, scale, shift, z, ahead, aheadW)
+		} else {
+			erfAffineF32AVX2(n, x, scale, shift, z, ahead, aheadW)
+		}
+	}
+	i := len(z) &^ 7
+	if i > 0 {
+		loop(i, &x[0], &z[0], &ahead[0], &aheadW[0])
+	}
+	for ; i < len(z); i += 8 {
+		var buf [8]float32
+		copy(buf[:], x[i:])
+		loop(8, &buf[0], &buf[0], &buf[0], &buf[0])
+		copy(z[i:], buf[:])
 	}
 }
 
@@ -426,27 +440,11 @@ func logistic32(v float32) float32 {
 // ErfF32 takes that algorithm: without AVX-512 (ErfDivAffineSameBits).
 func ErfDivAffineAheadF32(z, x []float32, div, shift float32, ahead, aheadW []float32) {
 	x = x[:len(z)]
-	if len(ahead) < len(z) {
-		ahead = x
-	}
-	if len(aheadW) < len(z) {
-		aheadW = z
-	}
-	i := 0
 	if hasAVX2 {
-		i = len(z) &^ 7
-		if i > 0 {
-			erfDivAffineF32AVX2(i, &x[0], div, shift, &z[0], &ahead[0], &aheadW[0])
-		}
-		for ; i < len(z); i += 8 {
-			var buf [8]float32
-			copy(buf[:], x[i:])
-			erfDivAffineF32AVX2(8, &buf[0], div, shift, &buf[0], &buf[0], &buf[0])
-			copy(z[i:], buf[:])
-		}
+		erfAffineAVX2(z, x, div, shift, ahead, aheadW, true)
 		return
 	}
-	for ; i < len(z); i++ {
+	for i := range z {
 		z[i] = erfLane32(float32(x[i]/div)) + shift
 	}
 }
