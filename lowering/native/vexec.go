@@ -217,34 +217,15 @@ func powChunk[T float32 | float64](z, x, y []T, inv bool) {
 		return
 	}
 	if n := float64(y[0]); inv && n >= 2 && n <= 64 && n == math.Trunc(n) {
-		if z32, ok := any(z).([]float32); ok && n <= 6 {
-			// A float32's powers up to the sixth, and the powers on the
-			// way, are normal float64s (between 2**-894 and 2**768), or
-			// ±0, ±Inf or NaN as math.Pow gives them: powWhole's products
-			// need no checks.
+		if z32, ok := any(z).([]float32); ok && (n == 2 || n == 3) {
+			// A float32's square is exact in float64, so the float32
+			// product rounds it as math.Pow does; its cube is CubeF32's
+			// float64 product, rounded once more.
 			x32 := any(x).([]float32)
-			switch n {
-			case 2:
-				// The square of a float32 is exact in float64, so the
-				// float32 product rounds it alike.
+			if n == 2 {
 				kernels.Arith(kernels.Mul, z32, x32, x32)
-			case 3:
+			} else {
 				kernels.CubeF32(z32, x32)
-			default:
-				for k, v := range x32 {
-					f := float64(v)
-					a, p := 1.0, f
-					for m := int(n); ; m >>= 1 {
-						if m&1 == 1 {
-							a *= p
-						}
-						if m == 1 {
-							break
-						}
-						p *= p
-					}
-					z32[k] = float32(a)
-				}
 			}
 			return
 		}

@@ -274,6 +274,19 @@ func closeLoop(name string) {
 	p("\tRET")
 }
 
+// unaryHeader writes the TEXT line of func name(n int, x, z *typ), with
+// the rule n must follow in its comment, and loads n into CX, x into SI
+// and z into DI.
+func unaryHeader(name, typ, rule string) {
+	p("")
+	p("// func %s(n int, x, z *%s)", name, typ)
+	p("// n must be %s.", rule)
+	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ z+16(FP), DI")
+}
+
 func c(name string) string {
 	o, ok := offs[name]
 	if !ok {
@@ -362,13 +375,7 @@ func transcend32Loop(name string, logistic bool) {
 	if logistic {
 		lo, hi = "m200", "p200"
 	}
-	p("")
-	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of 4.")
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	unaryHeader(name, "float32", "a multiple of 4")
 	p("\tVMOVUPD %s, Y10", c(lo))
 	p("\tVMOVUPD %s, Y11", c(hi))
 	p("\tVMOVUPD %s, Y12", c("one"))
@@ -412,13 +419,7 @@ func transcend32Loop(name string, logistic bool) {
 // time: the bits of math.Pow(x, 3) rounded to float32, since a float32's
 // square is exact in float64 (CubeF32).
 func cubeLoop(name string) {
-	p("")
-	p("// func %s(n int, x, z *float32)", name)
-	p("// n must be a multiple of 4.")
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	unaryHeader(name, "float32", "a multiple of 4")
 	p("\tSHRQ $2, CX")
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
@@ -1782,13 +1783,7 @@ func sumLoop(name string) {
 // SFENCE waits for the write-combining buffers to drain, and one per
 // chunk of 8 KiB made a softmax over 256×32768 10% slower.
 func streamLoop(name string) {
-	p("")
-	p("// func %s(n int, x, z *byte)", name)
-	p("// n must be a multiple of 128, z 32-byte aligned.")
-	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ z+16(FP), DI")
+	unaryHeader(name, "byte", "a multiple of 128, z 32-byte aligned")
 	p("\tSHRQ $7, CX")
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
@@ -1800,11 +1795,7 @@ func streamLoop(name string) {
 	}
 	p("\tADDQ $128, SI")
 	p("\tADDQ $128, DI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	closeLoop(name)
 	p("")
 	p("// func storeFence()")
 	p("TEXT ·storeFence(SB), NOSPLIT, $0-0")
