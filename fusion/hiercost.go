@@ -3,6 +3,7 @@ package fusion
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -32,8 +33,13 @@ import (
 // around a scalar rnz (+) (*) of an element of each, the form the native
 // back end's GEMM micro-kernel takes — costs its flops at Machine.GEMMRate
 // plus the result's bytes, unless NoGEMM says the back end runs it as
-// loops. The model therefore never trades that form for another order,
-// which the micro-kernel would not take.
+// loops; so does a path of a tree that ends in that form below maps (the
+// two products of attention around its softmax). The model therefore
+// never trades that form for another order, which the micro-kernel would
+// not take.
+//
+// The model reads a term in lambda form (lambdaForm), so that the loops
+// of a partial application, map (map f), have their extents.
 type HierCost struct {
 	Machine Machine // the zero Machine means DetectMachine
 	NoGEMM  bool    // the back end has no GEMM micro-kernel (native.Options.NoGEMM)
@@ -49,14 +55,30 @@ func (m HierCost) Cost(s *Schedule) (float64, error) {
 
 // TermCost is the cost of running term.
 func (m HierCost) TermCost(term graph.Node) (float64, error) {
-	info, err := graph.Check(term)
+	typed, info, loops, err := typedLoops(term)
 	if err != nil {
 		return 0, err
 	}
-	return m.termCost(term, info, newLoopList(term))
+	return m.termCost(typed, info, loops)
 }
 
-// termCost is TermCost of term, which info types and whose loops are l.
+// typedLoops is what the model reads of term: term in lambda form
+// (lambdaForm), where the check types every loop's arguments, with its
+// types and its loops.
+func typedLoops(term graph.Node) (graph.Node, *graph.Info, loopList, error) {
+	typed, err := lambdaForm(term)
+	if err != nil {
+		return nil, nil, loopList{}, err
+	}
+	info, err := graph.Check(typed)
+	if err != nil {
+		return nil, nil, loopList{}, err
+	}
+	return typed, info, newLoopList(typed), nil
+}
+
+// termCost is TermCost of term, which info types and whose loops are l
+// (typedLoops).
 func (m HierCost) termCost(term graph.Node, info *graph.Info, l loopList) (float64, error) {
 	mach := m.Machine
 	if len(mach.Caches) == 0 {
@@ -83,6 +105,14 @@ func (m HierCost) termCost(term graph.Node, info *graph.Info, l loopList) (float
 	cost := copies
 	paths, own := l.paths()
 	for i, p := range paths {
+		if !m.NoGEMM && mach.GEMMRate > 0 {
+			// A product inside a tree of loops (attention's two products
+			// around its softmax) runs on the micro-kernel too.
+			if flops, out, ok := productShape(info, l.path(p)); ok {
+				cost += flops/mach.GEMMRate + out/mach.MemoryBandwidth
+				continue
+			}
+		}
 		n, err := newNestModel(info, l.path(p), own[i], mach.LineBytes)
 		if err != nil {
 			return 0, err
@@ -112,20 +142,37 @@ func (n *nestModel) cost(mach Machine) float64 {
 
 // gemmShape reports whether the nest is a matrix product in the form the
 // GEMM micro-kernel takes, or maps of one (a batch of products), with its
-// flops and the bytes of its result.
+// flops and the bytes of its result. info types levels in lambda form
+// (lambdaForm), so that every loop's extent is known.
 func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
-	if len(levels) < 3 {
-		return 0, 0, false
-	}
 	// Maps around the product (a batch: attention's heads, an imported
 	// MatMul of rank 3) run it once per element, as the back ends do.
-	nbatch := len(levels) - 3
-	top := levels[0].Node
-	for _, l := range levels[:nbatch] {
+	for _, l := range levels[:max(0, len(levels)-3)] {
 		h, _ := asHOF(l.Node)
 		if l.Kind == "rnz" || !directlyNested(h) {
 			return 0, 0, false
 		}
+	}
+	return productShape(info, levels)
+}
+
+// productShape reports whether the last three of levels are a matrix
+// product in the form the GEMM micro-kernel takes, run once per iteration
+// of the loops above them, with its flops and the bytes of its results
+// over all those iterations. The loops above may do other work (a path of
+// a tree of loops, whose other paths cost that work); they must be maps,
+// since the back ends run a product inside a reduction as loops.
+func productShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
+	if len(levels) < 3 {
+		return 0, 0, false
+	}
+	times := 1.0
+	for _, l := range levels[:len(levels)-3] {
+		h, _ := asHOF(l.Node)
+		if l.Kind == "rnz" {
+			return 0, 0, false
+		}
+		times *= float64(levelExtent(info, h))
 	}
 	levels = levels[len(levels)-3:]
 	if levels[0].Kind == "rnz" || levels[1].Kind == "rnz" || levels[2].Kind != "rnz" {
@@ -156,34 +203,17 @@ func gemmShape(info *graph.Info, levels []Level) (flops, out float64, ok bool) {
 		return 0, 0, false
 	}
 	isParam := func(h *hof, v *graph.Var) bool {
-		for _, p := range h.params {
-			if p == v {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(h.params, v)
 	}
 	if !(isParam(h0, a) && isParam(h1, b)) && !(isParam(h0, b) && isParam(h1, a)) {
 		return 0, 0, false
 	}
-	// The result: one matrix, or one per element of the maps around,
-	// whose extents are the maps'. (A map whose function is a partial
-	// application, map (map f), ranges over a variable asHOF made, which
-	// the check did not type: the result's layout gives its extent.)
-	t, isArr := info.TypeOf(top).(*graph.ArrayType)
-	if !isArr || t.Rank() != 2+nbatch || (t.DType != graph.Float32 && t.DType != graph.Float64) {
+	t, isArr := info.TypeOf(levels[0].Node).(*graph.ArrayType)
+	if !isArr || t.Rank() != 2 || (t.DType != graph.Float32 && t.DType != graph.Float64) {
 		return 0, 0, false
 	}
-	flops = 2
-	for _, d := range t.Layout {
-		flops *= float64(d.Extent)
-	}
-	// The reduction's extent: its arguments are the maps' elements.
-	_, k, err := graph.ElemType(info.TypeOf(h2.args[0]))
-	if err != nil {
-		return 0, 0, false
-	}
-	return flops * float64(k), float64(graph.Bytes(t)), true
+	m, n, k := levelExtent(info, h0), levelExtent(info, h1), levelExtent(info, h2)
+	return times * 2 * float64(m*n*k), times * float64(graph.Bytes(t)), true
 }
 
 // nestModel is a path of loops and the arrays each loop walks.
@@ -379,11 +409,10 @@ func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
 	if m.NoGEMM || mach.GEMMRate <= 0 {
 		return 0, false
 	}
-	info, err := graph.Check(term)
+	_, info, l, err := typedLoops(term)
 	if err != nil {
 		return 0, false
 	}
-	l := newLoopList(term)
 	if !l.linear() {
 		return 0, false
 	}

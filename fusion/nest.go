@@ -174,3 +174,39 @@ func treeOrder(ts []*LoopTree) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// lambdaForm rewrites term so that every fully applied nzip and rnz has a
+// lambda of its arity for its function (asHOF's form), except a copy (map
+// id). It computes the same value with the same loops, and a check types
+// every loop and every loop variable in it: in map (map f) x, the inner
+// map's argument is a parameter of the outer lambda, where before it was a
+// variable asHOF made that no check had seen. The cost model reads loop
+// extents and strides from those types.
+func lambdaForm(term graph.Node) (graph.Node, error) {
+	return graph.Rewriter{Pre: func(n graph.Node) (graph.Node, bool, error) {
+		switch z := n.(type) {
+		case *graph.NZip:
+			if graph.IsFunc(z) || isCopy(z) {
+				return n, true, nil
+			}
+			if l, ok := z.Fn.(*graph.Lambda); ok && len(l.Params) == len(z.Args) {
+				return n, true, nil
+			}
+		case *graph.RNZ:
+			if l, ok := z.Fn.(*graph.Lambda); ok && len(l.Params) == len(z.Args) {
+				return n, true, nil
+			}
+		default:
+			return n, true, nil
+		}
+		h, ok := asHOF(n)
+		if !ok {
+			return n, true, nil
+		}
+		out, err := h.build(n)
+		if err != nil {
+			return nil, false, err
+		}
+		return out, true, nil
+	}}.Rewrite(term)
+}

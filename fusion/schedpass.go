@@ -201,11 +201,11 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 		visited: map[string]float64{}, pruned: map[string]*PrunedOrders{},
 	}
 	written := formatOrder(loops, labels, nil)
-	info, err := graph.Check(k.Body)
+	typed, info, tloops, err := typedLoops(k.Body)
 	if err != nil {
 		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
 	}
-	writtenCost, err := model.termCost(k.Body, info, loops)
+	writtenCost, err := model.termCost(typed, info, tloops)
 	if err != nil {
 		return fmt.Errorf("kernel %s: costing its written order %s: %w", k.Name, written, err)
 	}
@@ -247,7 +247,7 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	e.unrecognised = unrecognisedReducers(k.Body)
 	writtenCand := &ScheduleCandidate{Order: written, Term: k.Body, Cost: writtenCost}
 	e.cands = []*ScheduleCandidate{writtenCand}
-	if sig, err := e.signature(k.Body, info, loops); err == nil {
+	if sig, err := e.signature(typed, info, tloops); err == nil {
 		e.seen[sig] = seenOrder{written, writtenCost}
 	}
 	e.visited[subdivisionsKey(nil)+": "+written] = writtenCost
@@ -435,16 +435,19 @@ func (e *enumeration) search(blocks []int) error {
 		return nil
 	}
 	variants := []variant{{term: base, labels: e.labels}}
-	info, err := graph.Check(base)
+	_, info, typed, err := typedLoops(base)
 	if err != nil {
 		return fmt.Errorf("kernel %s: %w", e.kernel.Name, err)
+	}
+	if typed.shapeKey() != loops.shapeKey() {
+		return fmt.Errorf("kernel %s: its loops in lambda form are another tree", e.kernel.Name)
 	}
 	for _, ch := range chains(loops) {
 		if ch[1] < 2 {
 			continue // a loop alone: tiling it changes no order
 		}
 		for d := ch[0]; d < ch[0]+ch[1]; d++ {
-			h, _ := asHOF(loops.levels[d].Node)
+			h, _ := asHOF(typed.levels[d].Node)
 			ext := levelExtent(info, h)
 			for _, b := range blocks {
 				if b < 2 || ext%b != 0 || ext/b < 2 {
@@ -725,12 +728,12 @@ func (e *enumeration) cost(v *variant, term graph.Node, order string) float64 {
 		e.prune("infeasible: the exchanges changed the tree of loops", order)
 		return inf
 	}
-	info, err := graph.Check(term)
+	typed, info, loops, err := typedLoops(term)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
 		return inf
 	}
-	sig, err := e.signature(term, info, loops)
+	sig, err := e.signature(typed, info, loops)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
 		return inf
@@ -747,7 +750,7 @@ func (e *enumeration) cost(v *variant, term graph.Node, order string) float64 {
 		e.stopped = fmt.Sprintf("stopped after %d orders", e.maxOrders)
 		return inf
 	}
-	c, err := e.model.termCost(term, info, loops)
+	c, err := e.model.termCost(typed, info, loops)
 	if err != nil {
 		e.prune("infeasible: "+firstLine(err), order)
 		return inf
@@ -792,6 +795,9 @@ func (e *enumeration) signature(term graph.Node, info *graph.Info, l loopList) (
 		}
 		for d, lv := range levels {
 			fmt.Fprintf(&sb, "%s %g %v|", lv.Kind, n.extent[d], n.stride[d])
+		}
+		if _, _, ok := productShape(info, levels); ok {
+			sb.WriteString("product")
 		}
 		sb.WriteString("/")
 	}

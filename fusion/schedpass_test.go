@@ -216,9 +216,9 @@ rnz (zip (zip (+))) (\x g -> map (\xi -> map (\gj -> xi * gj) g) x) X G`)
 	assert.Contains(t, []string{"mapX mapG rnz", "mapG mapX rnz"}, s.Order, s.String())
 	assert.True(t, s.Changed)
 	assert.Less(t, s.Cost, s.WrittenCost/10)
-	info, err := graph.Check(g.Kernels[0].Body)
+	_, info, loops, err := typedLoops(g.Kernels[0].Body)
 	require.NoError(t, err)
-	_, _, ok := gemmShape(info, Nest(g.Kernels[0].Body))
+	_, _, ok := gemmShape(info, loops.levels)
 	assert.True(t, ok, "scheduled body %s", graph.Print(g.Kernels[0].Body))
 	checkGraphEqual(t, term, g, 7)
 }
@@ -227,7 +227,7 @@ rnz (zip (zip (+))) (\x g -> map (\xi -> map (\gj -> xi * gj) g) x) X G`)
 // MatMul of rank 3, whose batch axis here has extent 1, or attention's
 // heads) are a batch of GEMMs, which the back ends run as such; the
 // schedule pass knows their cost, written with a lambda or as a partial
-// application (map (map f), whose rows it cannot type), and keeps them
+// application (map (map f), which it reads in lambda form), and keeps them
 // as written. It used to cost the partial form at one row a batch and
 // exchange it into a loop of axpys that the native back end ran 10-30x
 // slower than the GEMM.
@@ -240,9 +240,9 @@ func TestScheduleKeepsBatchedGEMM(t *testing.T) {
 		{`A : f32[4,256,768]; W : f32[768,768]; map (\m -> map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 W)) m) A`, 2 * 4 * 256 * 768 * 768},
 	} {
 		term := parse(t, tc.src)
-		info, err := graph.Check(term)
+		_, info, loops, err := typedLoops(term)
 		require.NoError(t, err)
-		flops, _, ok := gemmShape(info, Nest(term))
+		flops, _, ok := gemmShape(info, loops.levels)
 		require.True(t, ok, tc.src)
 		assert.Equal(t, tc.flops, flops, tc.src)
 		g, err := Whole(term)
@@ -641,4 +641,60 @@ func TestScheduleKeepsWindowKernels(t *testing.T) {
 		}
 	}
 	assert.Positive(t, spent, "a budget of one order runs out")
+}
+
+// TestScheduleKeepsAttentionProducts: attention's kernel per head is a
+// tree of loops, a product of Q and Kᵀ, a softmax of its rows and a
+// product of that with V. The back ends run both products on the GEMM
+// micro-kernel, and the cost model costs them so, each path of the tree
+// on its own, where it used to cost P·V as strided loops and exchange it
+// into rows of axpys that the native back end ran 1.5x slower.
+func TestScheduleKeepsAttentionProducts(t *testing.T) {
+	term := parse(t, `Q : f32[12,128,64]; K : f32[12,128,64]; V : f32[12,128,64];
+nzip (\q k v ->
+  map (\p -> map (\c -> rnz (+) (*) p c) (flip 0 v))
+    (map (\e -> let m = reduce max e in let s = rnz (+) (\x -> exp (x - m)) e in map (\x -> exp (x - m) / s) e)
+      (map (\r -> map (\c -> rnz (+) (*) r c) k) q))) Q K V`)
+	g, err := Whole(term)
+	require.NoError(t, err)
+	require.NoError(t, ScheduleGraph(g, ScheduleOptions{Machine: paperMachine()}))
+	s := g.Kernels[0].Schedule
+	assert.False(t, s.Changed, s.String())
+	_, info, loops, err := typedLoops(g.Kernels[0].Body)
+	require.NoError(t, err)
+	paths, _ := loops.paths()
+	products := 0
+	for _, p := range paths {
+		if flops, _, ok := productShape(info, loops.path(p)); ok {
+			products++
+			assert.Equal(t, float64(2*12*128*128*64), flops)
+		}
+	}
+	assert.Equal(t, 2, products, "scheduled body %s", graph.Print(g.Kernels[0].Body))
+}
+
+// TestCostTypesPartialApplications: a map whose function is a partial
+// application, map (map f), costs what the same loops written with a
+// lambda cost; the model reads both in lambda form, where the inner map's
+// argument is typed. It used to take the inner loops' extents for 1.
+func TestCostTypesPartialApplications(t *testing.T) {
+	m := HierCost{Machine: paperMachine()}
+	for _, tc := range []struct{ partial, lambda string }{
+		{`x : f32[64,256,32]; map (map (map exp)) x`, `x : f32[64,256,32]; map (\a -> map (\b -> map (\c -> exp c) b) a) x`},
+		{`x : f32[64,256,32]; map (map (reduce max)) x`, `x : f32[64,256,32]; map (\a -> map (\b -> reduce max b) a) x`},
+	} {
+		partial, err := m.TermCost(parse(t, tc.partial))
+		require.NoError(t, err)
+		lambda, err := m.TermCost(parse(t, tc.lambda))
+		require.NoError(t, err)
+		assert.InDelta(t, lambda, partial, lambda*1e-9, tc.partial)
+		_, info, loops, err := typedLoops(parse(t, tc.partial))
+		require.NoError(t, err)
+		var extents []int
+		for _, l := range loops.levels {
+			h, _ := asHOF(l.Node)
+			extents = append(extents, levelExtent(info, h))
+		}
+		assert.Equal(t, []int{64, 256, 32}, extents, tc.partial)
+	}
 }
