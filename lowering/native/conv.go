@@ -60,10 +60,12 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		}
 		M *= x.layout[i].Extent
 	}
+	// The destination: its rows (the positions) one strided axis and its
+	// columns (the output channels) contiguous, as the layers write it;
+	// otherwise (an imported NCHW convolution's result, channels the
+	// outer axis) the product goes into scratch and is scattered.
 	d0, ok := mergedStride(dst.layout[:levels])
-	if !ok || dst.layout[levels].Stride != 1 {
-		return nil, false, nil
-	}
+	directC := ok && dst.layout[levels].Stride == 1 && (d0 >= dst.layout[levels].Extent || M == 1)
 	// The inner arguments: views that do not depend on the row.
 	rowReg := c.newInt()
 	env1 := env.bind(l1.Params[0], &cval{kind: cvView, dt: x.dt, buf: x.buf, layout: x.layout[levels:], reg: rowReg})
@@ -92,23 +94,7 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		K *= cm.layout[1+i].Extent
 	}
 	ck, ok := mergedStride(cm.layout[1:])
-	if !ok || dst.layout[levels].Extent != N || cm.buf == dst.buf || x.buf == dst.buf {
-		return nil, false, nil
-	}
-	// B: C's rows as Bᵀ, or C's columns as B; otherwise the generic loops.
-	var ldb int
-	var transB bool
-	switch c0 := cm.layout[0].Stride; {
-	case ck == 1 && (c0 >= K || N == 1):
-		ldb, transB = max(c0, K), true
-	case c0 == 1 && (ck >= N || K == 1):
-		ldb = max(ck, N)
-	default:
-		return nil, false, nil
-	}
-
-	pk := newWindowPacker(x.layout[:levels], x.layout[levels:])
-	if d0 < N && M > 1 {
+	if dst.layout[levels].Extent != N || cm.buf == dst.buf || x.buf == dst.buf {
 		return nil, false, nil
 	}
 	threads := c.workers
@@ -116,10 +102,31 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		threads = 1
 	}
 	s := &gemmSite{M: M, N: N, K: K, dt: x.dt, threads: threads,
-		xb: x.buf, xr: x.reg, packer: pk,
-		bb: cm.buf, br: cm.reg, ldb: ldb, transB: transB, bLeaf: c.b.leafAt(cm.dt, cm.buf),
+		xb: x.buf, xr: x.reg, packer: newWindowPacker(x.layout[:levels], x.layout[levels:]),
+		bb: cm.buf, br: cm.reg, bLeaf: c.b.leafAt(cm.dt, cm.buf),
 		cb: dst.buf, cr: dst.reg, ldc: max(N, d0)}
+	io := &convIO{dt: x.dt, gb: -1, sc: -1}
+	// B: C's rows as Bᵀ, or C's columns as B; otherwise (an imported
+	// OIHW filter, seen as [Cout, kh, kw, Cin]: its window axes are not
+	// one strided axis) gathered into scratch, K×N, before the product.
+	switch c0 := cm.layout[0].Stride; {
+	case ok && ck == 1 && (c0 >= K || N == 1):
+		s.ldb, s.transB = max(c0, K), true
+	case ok && c0 == 1 && (ck >= N || K == 1):
+		s.ldb = max(ck, N)
+	default:
+		io.gb, io.src, io.srcReg = c.b.alloc(x.dt, K*N, c.par), cm.buf, cm.reg
+		io.offK, io.offN = offsets(cm.layout[1:]), offsets(cm.layout[:1])
+		s.bb, s.br, s.ldb, s.bLeaf = io.gb, 0, N, nil
+	}
 	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: d0}, {Extent: N, Stride: 1}}, reg: dst.reg}
+	if !directC {
+		io.sc, io.dst, io.dstReg = c.b.alloc(x.dt, M*N, c.par), dst.buf, dst.reg
+		io.offM, io.offN2 = offsets(dst.layout[:levels]), offsets(dst.layout[levels:])
+		s.cb, s.cr, s.ldc = io.sc, 0, N
+		out = &cval{kind: cvView, dt: dst.dt, buf: io.sc, layout: graph.RowMajor(M, N), reg: 0}
+	}
+	pk := s.packer
 	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body
 	epi := ""
 	if !isDot {
@@ -131,24 +138,127 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		epi = " + " + e.describe()
 	}
 	c.b.onRuntime(s.bind)
-	if !transB && useGather(x.dt, N) && M+K <= maxContractTable {
+	how := io.note()
+	if !s.transB && useGather(x.dt, N) && M+K <= maxContractTable {
 		s.rowOff, s.colOff = offsets(x.layout[:levels]), offsets(x.layout[levels:])
-		how := "read through their offsets (kernels.GatherGemm) on one thread, else packed"
+		read := "read through their offsets (kernels.GatherGemm) on one thread, else packed"
 		if threads == 1 {
-			how = "read through their offsets (kernels.GatherGemm)"
+			read = "read through their offsets (kernels.GatherGemm)"
 		}
-		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d%s",
-			M, N, K, M, x.layout[levels:], how, x.dt, threads, epi)
-		return s.run, true, nil
+		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d%s%s",
+			M, N, K, M, x.layout[levels:], read, x.dt, threads, how, epi)
+		return io.wrap(s.run), true, nil
 	}
 	if w := newWindowsSite(s, pk); w != nil {
-		c.note("conv as gemm %dx%dx%d over %d windows of %v read in place, %d runs of %d (kernels.GemmWindows; else packed from the image into the micro-kernel's panels) %v threads=%d%s",
-			M, N, K, M, x.layout[levels:], len(pk.runs), pk.run.Extent, x.dt, threads, epi)
-		return w.run, true, nil
+		c.note("conv as gemm %dx%dx%d over %d windows of %v read in place, %d runs of %d (kernels.GemmWindows; else packed from the image into the micro-kernel's panels) %v threads=%d%s%s",
+			M, N, K, M, x.layout[levels:], len(pk.runs), pk.run.Extent, x.dt, threads, how, epi)
+		return io.wrap(w.run), true, nil
 	}
-	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s",
-		M, N, K, M, x.layout[levels:], x.dt, threads, epi)
-	return s.run, true, nil
+	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s%s",
+		M, N, K, M, x.layout[levels:], x.dt, threads, how, epi)
+	return io.wrap(s.run), true, nil
+}
+
+// A convIO is what a convolution's product needs around it when its
+// operands are not where the micro-kernel takes them: filters whose
+// window axes are not one strided axis, gathered into scratch gb (row-major
+// K×N) from buffer src before the product; and a destination whose
+// channels are not contiguous, for which the product is computed into
+// scratch sc (row-major M×N, the epilogue applied there) and scattered.
+// Both are what an imported NCHW model gives: OIHW filters, and a result
+// with the channels outermost.
+type convIO struct {
+	dt          graph.DType
+	gb          int // -1: the filters are read in place
+	src, srcReg int
+	offK, offN  []int // gb[k·N+n] = src[base+offK[k]+offN[n]]
+	sc          int   // -1: the product is written in place
+	dst, dstReg int
+	offM, offN2 []int // dst[base+offM[m]+offN2[n]] = sc[m·N+n]
+}
+
+func (io *convIO) note() string {
+	switch {
+	case io.gb >= 0 && io.sc >= 0:
+		return ", filters gathered into scratch, product scattered from scratch"
+	case io.gb >= 0:
+		return ", filters gathered into scratch"
+	case io.sc >= 0:
+		return ", product scattered from scratch"
+	}
+	return ""
+}
+
+// wrap returns run with the gathering before it and the scattering after.
+func (io *convIO) wrap(run code) code {
+	if io.gb < 0 && io.sc < 0 {
+		return run
+	}
+	return func(fr *frame) {
+		switch io.dt {
+		case graph.Float32:
+			convAround(io, fr, fr.f32, run)
+		case graph.Float64:
+			convAround(io, fr, fr.f64, run)
+		}
+	}
+}
+
+func convAround[T float32 | float64](io *convIO, fr *frame, bufs [][]T, run code) {
+	if io.gb >= 0 {
+		gatherMatrix(bufs[io.gb], bufs[io.src], fr.ints[io.srcReg], io.offK, io.offN)
+	}
+	run(fr)
+	if io.sc >= 0 {
+		scatterMatrix(bufs[io.dst], fr.ints[io.dstReg], bufs[io.sc], io.offM, io.offN2)
+	}
+}
+
+// gatherMatrix fills m, a row-major len(offR)×len(offC) matrix, from src:
+// m[i·len(offC)+j] = src[base+offR[i]+offC[j]].
+func gatherMatrix[T float32 | float64](m, src []T, base int, offR, offC []int) {
+	n := len(offC)
+	for i, or := range offR {
+		row := m[i*n : (i+1)*n]
+		s := src[base+or:]
+		for j, oc := range offC {
+			row[j] = s[oc]
+		}
+	}
+}
+
+// scatterMatrix writes m, a row-major len(offR)×len(offC) matrix, to d:
+// d[base+offR[i]+offC[j]] = m[i·len(offC)+j]. Columns whose elements lie
+// apart (a transposition: the channels of an NCHW result) are written a
+// block of rows at a time, column by column, so that the rows of a block,
+// often neighbours in d, fill each line together and the block of m stays
+// in cache.
+func scatterMatrix[T float32 | float64](d []T, base int, m []T, offR, offC []int) {
+	n := len(offC)
+	if n > 1 && offC[1] == offC[0]+1 {
+		for i, or := range offR {
+			row := m[i*n : (i+1)*n]
+			for j := 0; j < n; {
+				k := j + 1
+				for k < n && offC[k] == offC[k-1]+1 {
+					k++
+				}
+				o := base + or + offC[j]
+				copy(d[o:o+k-j], row[j:k])
+				j = k
+			}
+		}
+		return
+	}
+	const block = 32
+	for i0 := 0; i0 < len(offR); i0 += block {
+		rows := offR[i0:min(i0+block, len(offR))]
+		for j, oc := range offC {
+			for i, or := range rows {
+				d[base+or+oc] = m[(i0+i)*n+j]
+			}
+		}
+	}
 }
 
 // A windowsSite runs a convolution's product with kernels.GemmWindows,

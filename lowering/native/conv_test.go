@@ -13,13 +13,16 @@ import (
 )
 
 // TestConvGemm checks convolutions built by layers (odd sizes, strides,
-// dilations, every padding, one and two spatial axes, with and without
-// BatchNorm and ReLU after them) against the interpreter, fused and
-// unfused, sequential and parallel, and that those whose windows are
-// channels last reach the GEMM kernel through the implicit im2col
-// ("conv as gemm" in the plan, or, for a convolution with no epilogue,
-// "contraction as gemm": one product over the whole batch) while the
-// others keep the generic loops.
+// dilations, every padding, one and two spatial axes, both layouts, with
+// and without BatchNorm and ReLU after them) against the interpreter,
+// fused and unfused, sequential and parallel, and that the ungrouped ones
+// reach the GEMM kernel through the implicit im2col ("conv as gemm" in
+// the plan, or, for a convolution with no epilogue, "contraction as
+// gemm": one product over the whole batch) while the grouped ones keep
+// the generic loops. Channels first, the filters are gathered into
+// scratch (their window axes, [Cout, kh, kw, Cin] seen through OIHW, are
+// not one strided axis) and, for a result in that layout, the product is
+// scattered from scratch.
 func TestConvGemm(t *testing.T) {
 	for _, cc := range lowertest.ConvCases() {
 		t.Run(cc.Name, func(t *testing.T) {
@@ -27,7 +30,7 @@ func TestConvGemm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			viaGemm := cc.Opt.Format != layers.ChannelsFirst && max(cc.Opt.Groups, 1) == 1 // the others keep the generic loops
+			viaGemm := max(cc.Opt.Groups, 1) == 1 // the others keep the generic loops
 			in, err := lowertest.Inputs(y, 7, 0, lowertest.Dense)
 			if err != nil {
 				t.Fatal(err)
@@ -38,6 +41,9 @@ func TestConvGemm(t *testing.T) {
 					got := strings.Contains(d, "conv as gemm") || strings.Contains(d, "contraction as gemm")
 					if got != viaGemm {
 						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, viaGemm, d)
+					}
+					if gathered := strings.Contains(d, "filters gathered into scratch"); viaGemm && gathered != (cc.Opt.Format == layers.ChannelsFirst && cc.KH*cc.KW > 1) {
+						t.Errorf("parallelism %d: filters gathered: %v, want them gathered only channels first with a window of more than one tap:\n%s", par, gathered, d)
 					}
 				}
 			}
