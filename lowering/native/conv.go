@@ -117,6 +117,8 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	default:
 		io.gb, io.src, io.srcReg = c.b.alloc(x.dt, K*N, c.par), cm.buf, cm.reg
 		io.offK, io.offN = offsets(cm.layout[1:]), offsets(cm.layout[:1])
+		io.leaf, io.perFrame = s.bLeaf, c.par
+		c.b.onRuntime(io.bind)
 		s.bb, s.br, s.ldb, s.bLeaf = io.gb, 0, N, nil
 	}
 	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: d0}, {Extent: N, Stride: 1}}, reg: dst.reg}
@@ -167,15 +169,64 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 // scratch sc (row-major M×N, the epilogue applied there) and scattered.
 // Both are what an imported NCHW model gives: OIHW filters, and a result
 // with the channels outermost.
+//
+// Filters that are a fixed input (Plan.FixInputs), a model's weights, are
+// gathered once for the array bound, not on every run: leaf is their
+// input, and kept says, per frame when each frame has its own scratch
+// (perFrame), which binding and offset the scratch holds.
 type convIO struct {
 	dt          graph.DType
 	gb          int // -1: the filters are read in place
 	src, srcReg int
 	offK, offN  []int // gb[k·N+n] = src[base+offK[k]+offN[n]]
+	leaf        *inputLeaf
+	perFrame    bool
+	kept        []keptGather
 	sc          int   // -1: the product is written in place
 	dst, dstReg int
 	offM, offN2 []int // dst[base+offM[m]+offN2[n]] = sc[m·N+n]
 }
+
+// keptGather is what a scratch copy of fixed filters holds: their
+// binding's generation and offset, when ok.
+type keptGather struct {
+	gen uint64
+	off int
+	ok  bool
+}
+
+func (io *convIO) bind(rt *runtime) {
+	n := 1
+	if io.perFrame {
+		n = len(rt.allFrames)
+	}
+	io.kept = make([]keptGather, n)
+}
+
+// gathered reports whether the scratch on fr holds the filters at offset
+// off already, and records that it will from now on when not.
+func (io *convIO) gathered(fr *frame, off int) bool {
+	l := io.leaf
+	if l == nil || !l.fixed || l.bound == nil {
+		return false
+	}
+	k := &io.kept[0]
+	if io.perFrame {
+		k = &io.kept[fr.w]
+	}
+	if k.ok && k.gen == l.gen && k.off == off {
+		return true
+	}
+	*k = keptGather{gen: l.gen, off: off, ok: true}
+	if onGatherFilters != nil {
+		onGatherFilters()
+	}
+	return false
+}
+
+// onGatherFilters, if not nil, is called whenever a convolution gathers
+// fixed filters into the scratch it keeps: the tests count them.
+var onGatherFilters func()
 
 func (io *convIO) note() string {
 	switch {
@@ -205,8 +256,8 @@ func (io *convIO) wrap(run code) code {
 }
 
 func convAround[T float32 | float64](io *convIO, fr *frame, bufs [][]T, run code) {
-	if io.gb >= 0 {
-		gatherMatrix(bufs[io.gb], bufs[io.src], fr.ints[io.srcReg], io.offK, io.offN)
+	if base := fr.ints[io.srcReg]; io.gb >= 0 && !io.gathered(fr, base) {
+		gatherMatrix(bufs[io.gb], bufs[io.src], base, io.offK, io.offN)
 	}
 	run(fr)
 	if io.sc >= 0 {

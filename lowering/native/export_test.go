@@ -28,6 +28,15 @@ func CountRepackB(t interface{ Cleanup(func()) }) *int {
 	return n
 }
 
+// CountGatherFilters counts, until the end of t, the convolutions that
+// gather fixed filters (Plan.FixInputs) into the scratch they keep.
+func CountGatherFilters(t interface{ Cleanup(func()) }) *int {
+	n := new(int)
+	onGatherFilters = func() { *n++ }
+	t.Cleanup(func() { onGatherFilters = nil })
+	return n
+}
+
 // DisableStream makes the plans compiled until the end of t compute a
 // row program's let into its destination whatever its size, instead of
 // into scratch with the map after it streamed (letRow).

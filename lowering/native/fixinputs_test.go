@@ -3,11 +3,14 @@ package native_test
 import (
 	"maps"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
+	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
 	"github.com/hofuse/hofuse/models"
 )
@@ -219,4 +222,101 @@ func TestBind(t *testing.T) {
 	}
 	out, err = p.Run(in)
 	same("after Close, every input", out, err)
+}
+
+// TestFixInputsGatheredFilters: a channels-first convolution gathers its
+// OIHW filters into scratch before each product. With the filters fixed
+// (Plan.FixInputs) it gathers them once per binding — once per frame
+// where each frame of a parallel loop has its own scratch — and every run
+// gives the bits of a plan without fixed inputs: the first, the next with
+// the same arrays (nothing gathered), one with a new filter array
+// (gathered again), and one after the caller wrote into it and called
+// FixInputs again.
+func TestFixInputsGatheredFilters(t *testing.T) {
+	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 3, 5, 9, 8), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, cp, err := layers.Conv2D("conv", x, 5, 12, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sname, g := range splits(t, y) {
+		for bname, opts := range backends {
+			t.Run(sname+"/"+bname, func(t *testing.T) {
+				gathers := native.CountGatherFilters(t)
+				free, err := native.New(opts).Plan(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer free.Close()
+				fixed, err := native.New(opts).Plan(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer fixed.Close()
+				if !strings.Contains(fixed.Describe(), "filters gathered into scratch") {
+					t.Fatalf("the convolution does not gather its filters:\n%s", fixed.Describe())
+				}
+				if err := fixed.FixInputs(cp.K.Name, cp.B.Name); err != nil {
+					t.Fatal(err)
+				}
+				in, err := lowertest.Inputs(y, 5, 0, lowertest.Dense)
+				if err != nil {
+					t.Fatal(err)
+				}
+				same := func(step string) {
+					t.Helper()
+					want, err := free.Run(in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = graph.CopyValue(want)
+					got, err := fixed.Run(in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					w, gt := want.(*graph.Array).Values(), got.(*graph.Array).Values()
+					for i := range w {
+						if math.Float64bits(w[i]) != math.Float64bits(gt[i]) {
+							t.Fatalf("%s: element %d is %v with fixed inputs, %v without", step, i, gt[i], w[i])
+						}
+					}
+				}
+				same("first run")
+				first := *gathers
+				if first == 0 {
+					t.Fatal("no convolution kept its gathered filters")
+				}
+				// The frames of a parallel loop over the images keep a
+				// copy each: a frame that ran no image before gathers once.
+				for range 10 {
+					same("same arrays")
+				}
+				frames := opts.Parallelism
+				if frames == 0 {
+					frames = runtime.GOMAXPROCS(0)
+				}
+				if extra := *gathers - first; extra > frames-1 {
+					t.Fatalf("the same filters were gathered again: %d gathers, then %d more in 10 runs", first, extra)
+				}
+				k := in[cp.K.Name].(*graph.Array).Copy()
+				remap(k, func(v float64) float64 { return v*-0.5 + 0.25 })
+				in[cp.K.Name] = k
+				same("a new filter array")
+				if *gathers <= first {
+					t.Fatalf("a new filter array was not gathered: %d gathers, then %d", first, *gathers)
+				}
+				n := *gathers
+				remap(k, func(v float64) float64 { return v + 1 })
+				if err := fixed.FixInputs(cp.K.Name, cp.B.Name); err != nil {
+					t.Fatal(err)
+				}
+				same("filters written in place, then FixInputs")
+				if *gathers <= n {
+					t.Fatalf("filters written in place, then FixInputs: not gathered again")
+				}
+			})
+		}
+	}
 }
