@@ -182,7 +182,7 @@ type convIO struct {
 	leaf        *inputLeaf
 	perFrame    bool
 	kept        []keptGather
-	sc          int   // -1: the product is written in place
+	sc          int // -1: the product is written in place
 	dst, dstReg int
 	offM, offN2 []int // dst[base+offM[m]+offN2[n]] = sc[m·N+n]
 }
