@@ -440,7 +440,8 @@ func (e *enumeration) search(blocks []int) error {
 		return fmt.Errorf("kernel %s: %w", e.kernel.Name, err)
 	}
 	if typed.shapeKey() != loops.shapeKey() {
-		return fmt.Errorf("kernel %s: its loops in lambda form are another tree", e.kernel.Name)
+		e.prune("the loops in lambda form, which the cost model reads, are another tree", written)
+		return nil
 	}
 	for _, ch := range chains(loops) {
 		if ch[1] < 2 {
