@@ -301,7 +301,7 @@ func scatterMatrix[T float32 | float64](d []T, base int, m []T, offR, offC []int
 		}
 		return
 	}
-	const block = 32
+	const block = 256
 	for i0 := 0; i0 < len(offR); i0 += block {
 		rows := offR[i0:min(i0+block, len(offR))]
 		for j, oc := range offC {

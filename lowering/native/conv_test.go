@@ -1,6 +1,8 @@
 package native_test
 
 import (
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,8 +20,8 @@ import (
 // fused and unfused, sequential and parallel, and that the ungrouped ones
 // reach the GEMM kernel through the implicit im2col ("conv as gemm" in
 // the plan, or, for a convolution with no epilogue, "contraction as
-// gemm": one product over the whole batch) while the grouped ones keep
-// the generic loops. Channels first, the filters are gathered into
+// gemm": one product over the whole batch) and the depthwise ones the
+// depthwise loops, while the other grouped ones keep the generic loops. Channels first, the filters are gathered into
 // scratch (their window axes, [Cout, kh, kw, Cin] seen through OIHW, are
 // not one strided axis) and, for a result in that layout, the product is
 // scattered from scratch.
@@ -41,6 +43,14 @@ func TestConvGemm(t *testing.T) {
 					got := strings.Contains(d, "conv as gemm") || strings.Contains(d, "contraction as gemm")
 					if got != viaGemm {
 						t.Errorf("parallelism %d: conv as gemm in the plan: %v, want %v:\n%s", par, got, viaGemm, d)
+					}
+					// A depthwise convolution (a filter per input channel) over
+					// an image whose channels are contiguous — channels last,
+					// or padded into scratch — runs as vector loops over them.
+					depthwise := cc.Opt.Groups > 1 && cc.Opt.Groups == cc.In && cc.In == cc.Out &&
+						(cc.Opt.Format != layers.ChannelsFirst || cc.Opt.Padding == layers.PadSame)
+					if got := strings.Contains(d, "depthwise conv"); got != depthwise {
+						t.Errorf("parallelism %d: depthwise conv in the plan: %v, want %v:\n%s", par, got, depthwise, d)
 					}
 					if gathered := strings.Contains(d, "filters gathered into scratch"); viaGemm && gathered != (cc.Opt.Format == layers.ChannelsFirst && cc.KH*cc.KW > 1) {
 						t.Errorf("parallelism %d: filters gathered: %v, want them gathered only channels first with a window of more than one tap:\n%s", par, gathered, d)
@@ -194,4 +204,35 @@ func to32(v []float64) []float32 {
 		r[i] = float32(x)
 	}
 	return r
+}
+
+// TestDepthwiseSplit: a depthwise convolution large enough to be split
+// over the goroutines (its positions in grains) matches the interpreter,
+// sequential and parallel, fused and unfused.
+func TestDepthwiseSplit(t *testing.T) {
+	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 1, 40, 37, 16), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := layers.Conv2D("dw", x, 16, 16, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Groups: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range lowertest.FusedAndUnfused(t, y) {
+		for _, par := range []int{1, 0} {
+			d := checkedDescribe(t, par, g, y, in)
+			threads := 1
+			if par == 0 {
+				threads = runtime.GOMAXPROCS(0)
+			}
+			want := "depthwise conv over 1480 positions of 9 taps and 16 channels, a tap at a time as a vector loop over the channels (kernels.ChainProg), bias added, f32 threads=" + strconv.Itoa(threads)
+			if !strings.Contains(d, want) {
+				t.Errorf("parallelism %d: no %q in the plan:\n%s", par, want, d)
+			}
+		}
+	}
 }

@@ -225,7 +225,8 @@ func TestBind(t *testing.T) {
 }
 
 // TestFixInputsGatheredFilters: a channels-first convolution gathers its
-// OIHW filters into scratch before each product. With the filters fixed
+// OIHW filters into scratch before each product, and a depthwise one
+// gathers its filters tap-major. With the filters fixed
 // (Plan.FixInputs) it gathers them once per binding — once per frame
 // where each frame of a parallel loop has its own scratch — and every run
 // gives the bits of a plan without fixed inputs: the first, the next with
@@ -233,17 +234,32 @@ func TestBind(t *testing.T) {
 // (gathered again), and one after the caller wrote into it and called
 // FixInputs again.
 func TestFixInputsGatheredFilters(t *testing.T) {
-	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 3, 5, 9, 8), false)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name     string
+		in, out  int
+		groups   int
+		describe string
+	}{
+		{"conv", 5, 12, 1, "filters gathered into scratch"},
+		{"depthwise", 6, 6, 6, "depthwise conv"},
+	} {
+		x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 3, c.in, 9, 8), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, cp, err := layers.Conv2D("conv", x, c.in, c.out, [2]int{3, 3}, graph.Float32,
+			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: c.groups})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testFixGathered(t, c.name, c.describe, y, cp)
 	}
-	y, cp, err := layers.Conv2D("conv", x, 5, 12, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst})
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+func testFixGathered(t *testing.T, name, describe string, y graph.Node, cp *layers.ConvParams) {
 	for sname, g := range splits(t, y) {
 		for bname, opts := range backends {
-			t.Run(sname+"/"+bname, func(t *testing.T) {
+			t.Run(name+"/"+sname+"/"+bname, func(t *testing.T) {
 				gathers := native.CountGatherFilters(t)
 				free, err := native.New(opts).Plan(g)
 				if err != nil {
@@ -255,8 +271,8 @@ func TestFixInputsGatheredFilters(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer fixed.Close()
-				if !strings.Contains(fixed.Describe(), "filters gathered into scratch") {
-					t.Fatalf("the convolution does not gather its filters:\n%s", fixed.Describe())
+				if !strings.Contains(fixed.Describe(), describe) {
+					t.Fatalf("no %q in the plan:\n%s", describe, fixed.Describe())
 				}
 				if err := fixed.FixInputs(cp.K.Name, cp.B.Name); err != nil {
 					t.Fatal(err)
