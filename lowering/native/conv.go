@@ -125,6 +125,14 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	if !directC {
 		io.sc, io.dst, io.dstReg = c.b.alloc(x.dt, M*N, c.par), dst.buf, dst.reg
 		io.offM, io.offN2 = offsets(dst.layout[:levels]), offsets(dst.layout[levels:])
+		if cs := dst.layout[levels].Stride; ok && d0 == 1 && cs >= M {
+			// Positions contiguous, channels cs apart (NCHW): a
+			// transposition, by kernels.PackRows.
+			io.ld, io.rows = cs, make([]int, M)
+			for i := range io.rows {
+				io.rows[i] = i * N
+			}
+		}
 		s.cb, s.cr, s.ldc = io.sc, 0, N
 		out = &cval{kind: cvView, dt: dst.dt, buf: io.sc, layout: graph.RowMajor(M, N), reg: 0}
 	}
@@ -185,6 +193,10 @@ type convIO struct {
 	sc          int // -1: the product is written in place
 	dst, dstReg int
 	offM, offN2 []int // dst[base+offM[m]+offN2[n]] = sc[m·N+n]
+	// rows, when not nil: the destination is sc transposed, at stride ld
+	// (dst[base+n·ld+m] = sc[rows[m]+n], rows[m] = m·N).
+	rows []int
+	ld   int
 }
 
 // keptGather is what a scratch copy of fixed filters holds: their
@@ -229,15 +241,17 @@ func (io *convIO) gathered(fr *frame, off int) bool {
 var onGatherFilters func()
 
 func (io *convIO) note() string {
-	switch {
-	case io.gb >= 0 && io.sc >= 0:
-		return ", filters gathered into scratch, product scattered from scratch"
-	case io.gb >= 0:
-		return ", filters gathered into scratch"
-	case io.sc >= 0:
-		return ", product scattered from scratch"
+	var s string
+	if io.gb >= 0 {
+		s += ", filters gathered into scratch"
 	}
-	return ""
+	switch {
+	case io.rows != nil:
+		s += ", product transposed from scratch (kernels.PackRows)"
+	case io.sc >= 0:
+		s += ", product scattered from scratch"
+	}
+	return s
 }
 
 // wrap returns run with the gathering before it and the scattering after.
@@ -260,7 +274,10 @@ func convAround[T float32 | float64](io *convIO, fr *frame, bufs [][]T, run code
 		gatherMatrix(bufs[io.gb], bufs[io.src], base, io.offK, io.offN)
 	}
 	run(fr)
-	if io.sc >= 0 {
+	switch {
+	case io.rows != nil:
+		kernels.PackRows(bufs[io.dst][fr.ints[io.dstReg]:], io.ld, bufs[io.sc], io.rows, len(io.offN2))
+	case io.sc >= 0:
 		scatterMatrix(bufs[io.dst], fr.ints[io.dstReg], bufs[io.sc], io.offM, io.offN2)
 	}
 }
