@@ -101,17 +101,19 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 			return nil, false, nil
 		}
 	}
+	var bv *cval
+	if bias != nil {
+		if bv, ok = c.viewOf(bias, env1); !ok || bv.kind != cvView || bv.reg == rowReg || bv.dt != x.dt || len(bv.layout) != 1 || bv.layout[0].Extent != C {
+			return nil, false, nil
+		}
+	}
 	d := &depthwise{dt: x.dt, M: M, C: C, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
 		posOff: offsets(x.layout[:levels]), tapOff: offsets(taps),
 		dstOff: offsets(dst.layout[:levels]), dstStride: dst.layout[levels].Stride,
 		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(offsets(taps))*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
 			offK: offsets(cm.layout[1:k]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
 		bb: -1, acc: c.b.alloc(x.dt, C, true)}
-	if bias != nil {
-		bv, ok := c.viewOf(bias, env1)
-		if !ok || bv.kind != cvView || bv.reg == rowReg || bv.dt != x.dt || len(bv.layout) != 1 || bv.layout[0].Extent != C {
-			return nil, false, nil
-		}
+	if bv != nil {
 		d.bb, d.br, d.bStride = bv.buf, bv.reg, bv.layout[0].Stride
 		d.bias = c.b.alloc(x.dt, C, c.par)
 	}
