@@ -52,13 +52,9 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	if len(x.layout) != levels+k || len(dst.layout) != levels+1 {
 		return nil, false, nil
 	}
-	// The rows: the position axes of x and of the destination.
-	M := 1
-	for i := range levels {
-		if x.layout[i].Extent != dst.layout[i].Extent {
-			return nil, false, nil
-		}
-		M *= x.layout[i].Extent
+	M, ok := positions(x, dst, levels)
+	if !ok {
+		return nil, false, nil
 	}
 	// The destination: its rows (the positions) one strided axis and its
 	// columns (the output channels) contiguous, as the layers write it;
@@ -167,6 +163,20 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	c.note("conv as gemm %dx%dx%d over %d windows of %v, packed from the image into the micro-kernel's panels %v threads=%d (kernels.Gemm)%s%s",
 		M, N, K, M, x.layout[levels:], x.dt, threads, how, epi)
 	return io.wrap(s.run), true, nil
+}
+
+// positions returns the number of a convolution's window positions, the
+// rows of its product: the first levels axes of the windows x, which the
+// destination's must match.
+func positions(x, dst *cval, levels int) (int, bool) {
+	m := 1
+	for i := range levels {
+		if x.layout[i].Extent != dst.layout[i].Extent {
+			return 0, false
+		}
+		m *= x.layout[i].Extent
+	}
+	return m, true
 }
 
 // A convIO is what a convolution's product needs around it when its

@@ -77,14 +77,8 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		!graph.Layout(split[1:k]).Equal(taps) || win[k-1].Stride != 1 {
 		return nil, false, nil
 	}
-	M := 1
-	for i := range levels {
-		if x.layout[i].Extent != dst.layout[i].Extent {
-			return nil, false, nil
-		}
-		M *= x.layout[i].Extent
-	}
-	if dst.layout[levels].Extent != C || x.buf == dst.buf {
+	M, ok := positions(x, dst, levels)
+	if !ok || dst.layout[levels].Extent != C || x.buf == dst.buf {
 		return nil, false, nil
 	}
 	// The filters, [C, taps..., 1], and the bias, [C]: views that do not
@@ -107,10 +101,11 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 			return nil, false, nil
 		}
 	}
+	tapOff := offsets(taps)
 	d := &depthwise{dt: x.dt, M: M, C: C, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
-		posOff: offsets(x.layout[:levels]), tapOff: offsets(taps),
+		posOff: offsets(x.layout[:levels]), tapOff: tapOff,
 		dstOff: offsets(dst.layout[:levels]), dstStride: dst.layout[levels].Stride,
-		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(offsets(taps))*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
+		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
 			offK: offsets(cm.layout[1:k]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
 		bb: -1, acc: c.b.alloc(x.dt, C, true)}
 	if bv != nil {

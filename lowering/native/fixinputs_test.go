@@ -68,21 +68,7 @@ func testFixInputs(t *testing.T, name string, m *models.Model) {
 					in := m.Bindings(3)
 					same := func(step string) {
 						t.Helper()
-						want, err := free.Run(in)
-						if err != nil {
-							t.Fatal(err)
-						}
-						want = graph.CopyValue(want)
-						got, err := fixed.Run(in)
-						if err != nil {
-							t.Fatal(err)
-						}
-						w, gt := want.(*graph.Array).Values(), got.(*graph.Array).Values()
-						for i := range w {
-							if math.Float64bits(w[i]) != math.Float64bits(gt[i]) {
-								t.Fatalf("%s: element %d is %v with fixed inputs, %v without", step, i, gt[i], w[i])
-							}
-						}
+						sameBits(t, free, fixed, in, step)
 					}
 					same("first run")
 					first := *packs
@@ -126,6 +112,27 @@ func testFixInputs(t *testing.T, name string, m *models.Model) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// sameBits runs free and fixed on in and fails unless they give the same
+// bits.
+func sameBits(t *testing.T, free, fixed *native.Plan, in map[string]graph.Value, step string) {
+	t.Helper()
+	want, err := free.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = graph.CopyValue(want)
+	got, err := fixed.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, gt := want.(*graph.Array).Values(), got.(*graph.Array).Values()
+	for i := range w {
+		if math.Float64bits(w[i]) != math.Float64bits(gt[i]) {
+			t.Fatalf("%s: element %d is %v with fixed inputs, %v without", step, i, gt[i], w[i])
 		}
 	}
 }
@@ -283,21 +290,7 @@ func testFixGathered(t *testing.T, name, describe string, y graph.Node, cp *laye
 				}
 				same := func(step string) {
 					t.Helper()
-					want, err := free.Run(in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want = graph.CopyValue(want)
-					got, err := fixed.Run(in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					w, gt := want.(*graph.Array).Values(), got.(*graph.Array).Values()
-					for i := range w {
-						if math.Float64bits(w[i]) != math.Float64bits(gt[i]) {
-							t.Fatalf("%s: element %d is %v with fixed inputs, %v without", step, i, gt[i], w[i])
-						}
-					}
+					sameBits(t, free, fixed, in, step)
 				}
 				same("first run")
 				first := *gathers
