@@ -31,14 +31,15 @@
 // one of its copies. In order:
 //
 //  1. normalise: beta, inline-let, split-let, float-let, eta, flip-flip,
-//     window-flip, flatten-map.
+//     flip-nzip, window-flip, flatten-map.
 //     It applies lambdas, inlines what is cheap to inline, floats lets out
 //     of the arrays higher-order functions traverse, puts reduction
-//     operators in η-normal form ((+), zip (+)), shortens flip chains and
-//     merges a map of maps flattened back into one map (the views a
-//     broadcast over a kept axis of extent 1 leaves), so that the fusion
-//     rules meet producers and consumers side by side and recognise
-//     operators by shape.
+//     operators in η-normal form ((+), zip (+)), shortens flip chains
+//     (moving a flip into an elementwise map where it meets, and cancels,
+//     the flips of a channels-first layer below) and merges a map of maps
+//     flattened back into one map (the views a broadcast over a kept axis
+//     of extent 1 leaves), so that the fusion rules meet producers and
+//     consumers side by side and recognise operators by shape.
 //  2. vertical: nzip-nzip and rnz-nzip, with the housekeeping rules of
 //     normalise (less flip-flip), which reduce the applications ncomp
 //     builds, and same-arg, which merges the arguments of a traversal
@@ -193,13 +194,16 @@
 //
 // The normalise pass decreases, lexicographically,
 //
-//	( M(t),  ν(t),  Λ(t),  D(t),  L(t),  F(t),  |U(t)| )
+//	( M(t),  ν(t),  Φ(t),  Λ(t),  D(t),  L(t),  |U(t)| )
 //
-// where M is the number of nzip nodes of N(t), Λ the multiset of the sizes
-// |U(e)| of the values e of the lets of t (multiset order), D the sum over
-// lets of the number of array arguments of higher-order functions that
-// enclose them, L the number of lambdas and F the number of flips. Every
-// rule but flatten-map keeps N(t) or changes only its views, so M stays.
+// where M is the number of nzip nodes of N(t), Φ the multiset, over the
+// flip nodes of U(t), of the number of nzip and rnz nodes below each
+// (multiset order), Λ the multiset of the sizes |U(e)| of the values e of
+// the lets of t, D the sum over lets of the number of array arguments of
+// higher-order functions that enclose them, and L the number of lambdas.
+// Every rule but flatten-map keeps N(t) or changes only its views, so M
+// stays; the rules that keep U(t) (inline-let, split-let, float-let, and
+// eta where it only names an op) keep Φ.
 //
 //   - beta: U(after) is a β-reduct of U(before), whether a parameter is
 //     substituted or bound by a let, and for a projection of a tuple too:
@@ -222,17 +226,22 @@
 //     products), or, for \a b -> a + b => (+),
 //     \a b -> zip f a b => zip f and \x -> x => id, the same U with one
 //     lambda fewer: ν, Λ and D stay, L decreases.
-//   - flip-flip: flips are constants, so ν stays; values only shrink, so Λ
-//     does not grow; D and L stay; the chain gets shorter: F decreases.
+//   - flip-flip: flips are constants, so ν stays; the chain gets shorter,
+//     each of its flips counting the same nodes below: Φ decreases.
+//   - flip-nzip: ν stays; each copy in U(t) of the flip over the nzip z,
+//     counting z and the nodes below it, becomes one flip per argument of
+//     z, each counting only that argument's nodes, fewer: Φ decreases
+//     (Λ may grow, the flip copied into each argument, but comes after).
 //   - window-flip: a flip over a window becomes one window, the flip gone
-//     and nothing else changed: F decreases. No rule puts a flip back over
-//     a window (flip-flip only shortens chains).
+//     and nothing else changed: Φ decreases. No rule puts a flip back over
+//     a window (flip-flip only shortens chains, flip-nzip only moves flips
+//     into an nzip's arguments).
 //   - flatten-map: every copy of flatten 0 (nzip (\ps -> nzip g ps) xs)
 //     in N(t) loses its outer nzip: M decreases. Where N(t) has erased the
 //     redex (dead code), the rule removes a lambda's parameters and the
 //     variables the inner nzip traversed, adds no redex, let or lambda,
 //     and puts at most one flatten per argument for the flatten (and the
-//     subdivs) it removes: M, ν, Λ, D, L and F do not grow, and |U(t)|
+//     subdivs) it removes: M, ν, Φ, Λ, D and L do not grow, and |U(t)|
 //     decreases.
 //
 // The vertical pass decreases ( V(t), ν(t), Λ(t), D(t), L(t) ), where V

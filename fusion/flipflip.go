@@ -25,32 +25,8 @@ func (FlipFlip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok {
 		return nil, ErrNoMatch
 	}
-	// Collect the chain, outermost first, and the term under it.
-	var chain []*graph.Flip
-	var x graph.Node = f
-	for {
-		g, ok := x.(*graph.Flip)
-		if !ok {
-			break
-		}
-		chain = append(chain, g)
-		x = g.X
-	}
-	rank := 0
-	for _, g := range chain {
-		rank = max(rank, g.Axis1+1, g.Axis2+1)
-	}
-	// perm[i] is the axis of x that axis i of the result shows. Apply the
-	// flips innermost first.
-	perm := make([]int, rank)
-	for i := range perm {
-		perm[i] = i
-	}
-	for k := len(chain) - 1; k >= 0; k-- {
-		g := chain[k]
-		perm[g.Axis1], perm[g.Axis2] = perm[g.Axis2], perm[g.Axis1]
-	}
-	swaps := transpositions(perm)
+	chain, x := flipChain(f)
+	swaps := transpositions(chainPerm(chain, 0))
 	if len(swaps) >= len(chain) {
 		return nil, ErrNoMatch
 	}
@@ -85,4 +61,37 @@ func transpositions(perm []int) [][2]int {
 		pos[cur[i]], pos[cur[j]] = i, j
 	}
 	return out
+}
+
+// flipChain returns the chain of flips that starts at f, outermost first,
+// and the term under it.
+func flipChain(f *graph.Flip) ([]*graph.Flip, graph.Node) {
+	var chain []*graph.Flip
+	var x graph.Node = f
+	for {
+		g, ok := x.(*graph.Flip)
+		if !ok {
+			return chain, x
+		}
+		chain = append(chain, g)
+		x = g.X
+	}
+}
+
+// chainPerm returns the permutation a chain of flips (outermost first)
+// applies, of at least rank axes: perm[i] is the axis of the term under
+// the chain that axis i of the result shows.
+func chainPerm(chain []*graph.Flip, rank int) []int {
+	for _, g := range chain {
+		rank = max(rank, g.Axis1+1, g.Axis2+1)
+	}
+	perm := make([]int, rank)
+	for i := range perm {
+		perm[i] = i
+	}
+	for k := len(chain) - 1; k >= 0; k-- { // innermost first
+		g := chain[k]
+		perm[g.Axis1], perm[g.Axis2] = perm[g.Axis2], perm[g.Axis1]
+	}
+	return perm
 }

@@ -52,7 +52,7 @@ type pass struct {
 //     applications that they reduce;
 //   - kernel formation last, on the final term.
 var pipeline = []pass{
-	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{}, FlattenMap{}}, nil},
+	{"normalise", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, FlipNZip{}, WindowFlip{}, FlattenMap{}}, nil},
 	{"contract", contractRules, nil},
 	{"vertical", []Rule{Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, SameArg{}, NZipNZip{}, RNZNZip{}}, nil},
 	{"contract", contractRules, nil},

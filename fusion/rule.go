@@ -145,7 +145,7 @@ func (c *Context) Uses(n graph.Node) int {
 // applies (Search).
 func Rules() []Rule {
 	return []Rule{
-		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, WindowFlip{}, FlattenMap{},
+		Beta{}, InlineLet{}, SplitLet{}, FloatLet{}, Eta{}, FlipFlip{}, FlipNZip{}, WindowFlip{}, FlattenMap{},
 		SameArg{}, NZipNZip{}, RNZNZip{},
 		DeadArg{}, DropCopy{}, Contract{},
 		Product{}, FanOut{},
