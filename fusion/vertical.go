@@ -53,6 +53,15 @@ func fusableProducer(rule Rule, c *Context, n, fn graph.Node, args []graph.Node,
 //     of that inner function would recompute it. (This is what keeps a dense
 //     layer's GEMM out of the next layer's inner loop: the row it produces
 //     is read by every column of the next weight matrix.)
+//   - A consumer that reads its element through a window view (a
+//     convolution or a pooling of each image) takes a producer with a
+//     reduction never, and one that is not cheap only when the windows do
+//     not overlap (a pooling of stride its width reads each element
+//     once). Fused, the image a convolution computes would be computed
+//     inside its consumer's loops over the windows, a whole stack of
+//     convolutions and poolings inside the last one's; materialised, each
+//     convolution is a GEMM of its own, its epilogue (bias, BatchNorm,
+//     activation) fused, and the pooling reads it once.
 func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i int, p *graph.NZip) error {
 	t := c.TypeOf(p)
 	if t == nil {
@@ -86,6 +95,14 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 		// (betaReduce) and computed once per iteration, into a row the
 		// consumer rereads from cache instead of from memory.
 		return nil
+	}
+	if win, overlap := readsWindows(l.Body, l.Params[i]); win && !cheapProducer(p) {
+		switch {
+		case hasReduction(p.Fn):
+			return refuse(rule, consumer, "the consumer reads the producer's element (%v) through a window view, and computing it takes a reduction; fused, it would be computed inside the loops over the windows, so it is materialised", elem)
+		case overlap:
+			return refuse(rule, consumer, "the consumer reads the producer's element (%v) through overlapping windows, each element once per window that covers it, and computing it takes more than %d operations; fusing would recompute it, so it is materialised", elem, maxInnerOps)
+		}
 	}
 	if (count > 1 || under) && !cheapProducer(p) {
 		where := ""
@@ -201,4 +218,33 @@ func splice(args []graph.Node, i int, with []graph.Node) []graph.Node {
 	out = append(out, args[:i]...)
 	out = append(out, with...)
 	return append(out, args[i+1:]...)
+}
+
+// readsWindows reports whether body reads p through a window view, and
+// whether one of those views may show an element of p in several windows
+// (one wider than its stride, or dilated).
+func readsWindows(body graph.Node, p *graph.Var) (windowed, overlapping bool) {
+	graph.Inspect(body, func(n graph.Node) bool {
+		v, ok := n.(*graph.ViewOp)
+		if !ok {
+			return true
+		}
+		if w, ok := v.V.(graph.WindowView); ok && rootedAt(n, p) {
+			windowed = true
+			overlapping = overlapping || w.Width > 1 && (w.Dilation != 1 || w.Stride < w.Width)
+		}
+		return true
+	})
+	return windowed, overlapping
+}
+
+// hasReduction reports whether fn runs an rnz.
+func hasReduction(fn graph.Node) bool {
+	found := false
+	graph.Inspect(fn, func(n graph.Node) bool {
+		_, rnz := n.(*graph.RNZ)
+		found = found || rnz
+		return !found
+	})
+	return found
 }

@@ -1,7 +1,9 @@
 package fusion
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -219,6 +221,59 @@ func TestMoreLawsWithWindows(t *testing.T) {
 		t.Run(tc.rule.Name(), func(t *testing.T) {
 			st := checkLaw(t, tc.rule, windowed(tc.gen), tc.prepare, tc.tol)
 			requireApplied(t, st, tc.min)
+		})
+	}
+}
+
+// TestConvStackKernels: a stack of convolution, ReLU and max pooling
+// blocks fuses each activation into its convolution's kernel and keeps
+// every convolution and pooling a kernel of its own, channels last as the
+// layers write it and channels first as an imported network does (where
+// the flips between the layers cancel, flip-nzip). Fused into the pooling
+// that reads it through windows, a convolution would be computed inside
+// the loops over the windows, the whole stack inside the last pooling.
+// The fused graph computes what the layers do.
+func TestConvStackKernels(t *testing.T) {
+	for _, format := range []layers.DataFormat{layers.ChannelsLast, layers.ChannelsFirst} {
+		t.Run(format.String(), func(t *testing.T) {
+			dt := graph.Float64
+			shape := []int{2, 8, 6, 3}
+			if format == layers.ChannelsFirst {
+				shape = []int{2, 3, 8, 6}
+			}
+			x, err := graph.NewInput("x", graph.ArrayOf(dt, shape...), false)
+			require.NoError(t, err)
+			y := graph.Node(x)
+			opt := layers.ConvOptions{Format: format, Padding: layers.PadSame}
+			in := 3
+			for i, out := range []int{4, 5} {
+				name := func(s string) string { return fmt.Sprintf("%s%d", s, i+1) }
+				y, _, err = layers.Conv2D(name("conv"), y, in, out, [2]int{3, 3}, dt, opt)
+				require.NoError(t, err)
+				y, err = layers.ReLU(name("relu"), y)
+				require.NoError(t, err)
+				y, err = layers.MaxPool2D(name("pool"), y, [2]int{2, 2}, layers.ConvOptions{Format: format, Strides: []int{2, 2}})
+				require.NoError(t, err)
+				in = out
+			}
+			res, err := Fuse(y, Options{})
+			require.NoError(t, err)
+			var sources [][]string
+			for _, k := range res.Graph.Kernels {
+				s := slices.Clone(k.Sources)
+				slices.Sort(s)
+				sources = append(sources, s)
+			}
+			want := [][]string{{"conv1", "relu1"}, {"pool1"}, {"conv2", "relu2"}, {"pool2"}}
+			require.Equal(t, want, sources, "kernels: %v", res.Report.Kernels)
+			info, err := graph.Check(y)
+			require.NoError(t, err)
+			vals := graphtest.Config{DType: dt}.Inputs(graphtest.Rand(7), info.Inputs)
+			wantV, err := graph.Eval(y, vals)
+			require.NoError(t, err)
+			got, err := res.Graph.Eval(vals)
+			require.NoError(t, err)
+			require.NoError(t, graph.Diff(wantV, got, 0))
 		})
 	}
 }
