@@ -14,7 +14,11 @@ import "github.com/hofuse/hofuse/graph"
 // GEMM whose epilogue writes one array, and a consumer with a tuple of
 // results (an optimizer's update of a weight and its moments, reading the
 // weight gradient) would leave the product running one dot product at a
-// time; materialised, it runs as a GEMM and the consumer reads it.
+// time; materialised, it runs as a GEMM and the consumer reads it. Nor is
+// a convolution fused into a consumer that traverses other arrays beside
+// it (a residual connection's add): the back ends give a convolution an
+// epilogue of per-channel operands (bias, BatchNorm, activation), and the
+// fused nest of several images would leave it to the generic loops.
 type NZipNZip struct{}
 
 // Name implements Rule.
@@ -30,6 +34,9 @@ func (r NZipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		if _, tuple := c.TypeOf(n).(*graph.TupleType); tuple && rowsOfReductions(p) {
 			return refuse(r, n, "the producer %s is a matrix product and the consumer has a tuple of results; a matrix product runs as a GEMM with one result, so it is materialised", graph.Abbrev(p, 40))
 		}
+		if len(z.Args) > 1 && isConvolution(p) {
+			return refuse(r, n, "the producer %s is a convolution and the consumer traverses %d arrays beside it (a residual added); the back ends run a convolution's epilogue on per-channel operands only, so it is materialised", graph.Abbrev(p, 40), len(z.Args)-1)
+		}
 		return nil
 	})
 	if err != nil {
@@ -44,4 +51,19 @@ func (r NZipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 		return nil, err
 	}
 	return keepSource(n, out), nil
+}
+
+// isConvolution reports whether p's function reads its element through a
+// window view and runs a reduction: a convolution over each image.
+func isConvolution(p *graph.NZip) bool {
+	h, ok := asHOF(p)
+	if !ok || !hasReduction(p.Fn) {
+		return false
+	}
+	for _, q := range h.params {
+		if win, _ := readsWindows(h.body, q); win {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hofuse/hofuse/graph"
 )
@@ -61,7 +62,10 @@ func fusableProducer(rule Rule, c *Context, n, fn graph.Node, args []graph.Node,
 //     inside its consumer's loops over the windows, a whole stack of
 //     convolutions and poolings inside the last one's; materialised, each
 //     convolution is a GEMM of its own, its epilogue (bias, BatchNorm,
-//     activation) fused, and the pooling reads it once.
+//     activation) fused, and the pooling reads it once. Likewise a
+//     consumer that reduces its element (a global average pooling of each
+//     image) takes no producer with a reduction: inside the reduction,
+//     the convolution would run one dot product at a time.
 func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i int, p *graph.NZip) error {
 	t := c.TypeOf(p)
 	if t == nil {
@@ -111,6 +115,9 @@ func guardProducer(rule Rule, c *Context, consumer graph.Node, fn graph.Node, i 
 		}
 		return refuse(rule, consumer, "the consumer reads the producer's element (%v) %s%s, and computing it takes a reduction or costly operations; fusing would recompute it, so it is materialised",
 			elem, times(count), where)
+	}
+	if hasReduction(p.Fn) && reducesParam(l.Body, l.Params[i]) {
+		return refuse(rule, consumer, "the consumer reduces the producer's element (%v), and computing it takes a reduction; fused, the producer's reductions would run inside the consumer's, one at a time, so it is materialised", elem)
 	}
 	return nil
 }
@@ -244,6 +251,22 @@ func hasReduction(fn graph.Node) bool {
 	graph.Inspect(fn, func(n graph.Node) bool {
 		_, rnz := n.(*graph.RNZ)
 		found = found || rnz
+		return !found
+	})
+	return found
+}
+
+// reducesParam reports whether body reads p inside the arrays an rnz
+// traverses: p, a view of it, or a traversal of it.
+func reducesParam(body graph.Node, p *graph.Var) bool {
+	found := false
+	graph.Inspect(body, func(n graph.Node) bool {
+		if z, ok := n.(*graph.RNZ); ok && !found {
+			found = slices.ContainsFunc(z.Args, func(a graph.Node) bool {
+				k, _ := occurrences(a, p)
+				return k > 0
+			})
+		}
 		return !found
 	})
 	return found

@@ -277,3 +277,56 @@ func TestConvStackKernels(t *testing.T) {
 		})
 	}
 }
+
+// TestResidualBlockKernels: in a residual block (convolution, ReLU,
+// convolution, the block's input added, ReLU, global average pooling),
+// the second convolution stays a kernel of its own: fused into the add it
+// would be a nest over two images, which no back end runs as a
+// convolution with an epilogue, and fused into the pooling's reduction it
+// would run one dot product at a time. The add, the ReLU and the pooling
+// are one kernel, and the fused graph computes what the layers do.
+func TestResidualBlockKernels(t *testing.T) {
+	dt := graph.Float64
+	x, err := graph.NewInput("x", graph.ArrayOf(dt, 2, 6, 5, 4), false)
+	require.NoError(t, err)
+	opt := layers.ConvOptions{Padding: layers.PadSame}
+	y, _, err := layers.Conv2D("conv1", x, 4, 4, [2]int{3, 3}, dt, opt)
+	require.NoError(t, err)
+	y, err = layers.ReLU("relu1", y)
+	require.NoError(t, err)
+	y, _, err = layers.Conv2D("conv2", y, 4, 4, [2]int{3, 3}, dt, opt)
+	require.NoError(t, err)
+	var add graph.Node = must(graph.NewOpRef(graph.Add))
+	for range 3 {
+		add = must(graph.NewNZip(add))
+	}
+	y = graph.WithSource(must(graph.NewNZip(add, y, x)), "add")
+	y, err = layers.ReLU("relu2", y)
+	require.NoError(t, err)
+	y, err = layers.GlobalAveragePool("gap", y, layers.ChannelsLast)
+	require.NoError(t, err)
+	res, err := Fuse(y, Options{})
+	require.NoError(t, err)
+	var sources [][]string
+	for _, k := range res.Graph.Kernels {
+		s := slices.Clone(k.Sources)
+		slices.Sort(s)
+		sources = append(sources, s)
+	}
+	require.Equal(t, [][]string{{"conv1", "relu1"}, {"conv2"}, {"gap", "relu2"}}, sources, "kernels: %v", res.Report.Kernels)
+	// The add (no layer's, so no source of its own) is in the last
+	// kernel, which reads the second convolution's result and x.
+	var reads []string
+	for _, in := range res.Graph.Kernels[2].Inputs {
+		reads = append(reads, in.Name)
+	}
+	require.ElementsMatch(t, []string{res.Graph.Kernels[1].Output.Name, "x"}, reads)
+	info, err := graph.Check(y)
+	require.NoError(t, err)
+	vals := graphtest.Config{DType: dt}.Inputs(graphtest.Rand(3), info.Inputs)
+	want, err := graph.Eval(y, vals)
+	require.NoError(t, err)
+	got, err := res.Graph.Eval(vals)
+	require.NoError(t, err)
+	require.NoError(t, graph.Diff(want, got, 1e-12))
+}
