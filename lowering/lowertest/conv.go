@@ -8,8 +8,8 @@ import (
 )
 
 // A ConvCase is a convolution built by layers, with BatchNorm and ReLU
-// after it when Norm is set: the programs each back end's convolution
-// path is tested on.
+// after it when Norm is set, or a ReLU alone when Act is: the programs
+// each back end's convolution path is tested on.
 type ConvCase struct {
 	Name     string
 	DType    graph.DType
@@ -19,35 +19,40 @@ type ConvCase struct {
 	KH, KW   int // KW unused by Conv1D
 	Opt      layers.ConvOptions
 	Norm     bool
+	Act      bool // a ReLU on the convolution's result, in its layout (not with Norm)
 }
 
 // ConvCases are odd sizes, strides, dilations, every padding, one and two
 // spatial axes, both layouts, groups and depthwise, f32 and f64.
 func ConvCases() []ConvCase {
 	return []ConvCase{
-		{"same-bn-relu", graph.Float32, 2, 7, 5, 3, 5, 3, 3, layers.ConvOptions{Padding: layers.PadSame}, true},
+		{"same-bn-relu", graph.Float32, 2, 7, 5, 3, 5, 3, 3, layers.ConvOptions{Padding: layers.PadSame}, true, false},
 		{"valid-stride-dilation", graph.Float32, 3, 9, 8, 2, 4, 2, 3,
-			layers.ConvOptions{Strides: []int{2, 1}, Dilations: []int{1, 2}, NoBias: true}, false},
+			layers.ConvOptions{Strides: []int{2, 1}, Dilations: []int{1, 2}, NoBias: true}, false, false},
 		{"explicit-f64", graph.Float64, 1, 6, 7, 4, 3, 3, 2,
-			layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{1, 0, 2, 1}}, true},
-		{"1x1", graph.Float32, 2, 4, 3, 5, 6, 1, 1, layers.ConvOptions{}, false},
-		{"conv1d-same", graph.Float32, 2, 11, 0, 3, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame}, false},
-		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false},
-		{"channels-first-wide-f64", graph.Float64, 2, 9, 7, 5, 21, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false},
-		{"channels-first-1x1-stride", graph.Float32, 3, 8, 9, 16, 40, 1, 1, layers.ConvOptions{Strides: []int{2, 2}, Format: layers.ChannelsFirst}, false},
-		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false},
+			layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{1, 0, 2, 1}}, true, false},
+		{"1x1", graph.Float32, 2, 4, 3, 5, 6, 1, 1, layers.ConvOptions{}, false, false},
+		{"conv1d-same", graph.Float32, 2, 11, 0, 3, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame}, false, false},
+		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, false},
+		{"channels-first-wide-f64", graph.Float64, 2, 9, 7, 5, 21, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, false},
+		{"channels-first-1x1-stride", graph.Float32, 3, 8, 9, 16, 40, 1, 1, layers.ConvOptions{Strides: []int{2, 2}, Format: layers.ChannelsFirst}, false, false},
+		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
 		{"groups-bn-stride-f64", graph.Float64, 2, 7, 6, 6, 9, 3, 2,
-			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 1}, Groups: 3}, true},
-		{"depthwise", graph.Float32, 2, 7, 5, 4, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 4}, false},
+			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 1}, Groups: 3}, true, false},
+		{"depthwise", graph.Float32, 2, 7, 5, 4, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 4}, false, false},
 		{"depthwise-channels-first-stride", graph.Float32, 2, 9, 8, 19, 19, 3, 3,
-			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}, Format: layers.ChannelsFirst, Groups: 19}, false},
+			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}, Format: layers.ChannelsFirst, Groups: 19}, false, false},
 		{"depthwise-bn-nobias-f64", graph.Float64, 1, 7, 6, 5, 5, 3, 2,
-			layers.ConvOptions{Padding: layers.PadSame, Dilations: []int{1, 2}, Groups: 5, NoBias: true}, true},
+			layers.ConvOptions{Padding: layers.PadSame, Dilations: []int{1, 2}, Groups: 5, NoBias: true}, true, false},
 		{"depthwise-multiplier-valid-f64", graph.Float64, 1, 6, 7, 3, 6, 2, 3,
-			layers.ConvOptions{Strides: []int{2, 2}, Dilations: []int{2, 1}, Groups: 3, NoBias: true}, false},
+			layers.ConvOptions{Strides: []int{2, 2}, Dilations: []int{2, 1}, Groups: 3, NoBias: true}, false, false},
 		{"groups-channels-first", graph.Float32, 2, 5, 6, 4, 2, 3, 3,
-			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false},
-		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false},
+			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false, false},
+		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
+		{"channels-first-relu", graph.Float32, 2, 6, 5, 3, 7, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, true},
+		{"depthwise-relu", graph.Float32, 2, 9, 7, 12, 12, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, 2}, Groups: 12}, false, true},
+		{"depthwise-channels-first-relu-f64", graph.Float64, 1, 8, 6, 5, 5, 3, 3,
+			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 5, NoBias: true}, false, true},
 	}
 }
 
@@ -73,8 +78,15 @@ func (c ConvCase) Build() (graph.Node, error) {
 	} else {
 		y, _, err = layers.Conv2D("conv", x, c.In, c.Out, [2]int{c.KH, c.KW}, c.DType, c.Opt)
 	}
-	if err != nil || !c.Norm {
-		return y, err
+	switch {
+	case err != nil:
+		return nil, err
+	case c.Act && c.Norm:
+		return nil, fmt.Errorf("conv case %s: Act and Norm both set; Norm has its ReLU", c.Name)
+	case c.Act:
+		return layers.ReLU("relu", y)
+	case !c.Norm:
+		return y, nil
 	}
 	if c.W == 0 || c.Opt.Format == layers.ChannelsFirst {
 		return nil, fmt.Errorf("conv case %s: Norm takes a 2-D channels-last convolution", c.Name)

@@ -21,7 +21,8 @@ import (
 // reach the GEMM kernel through the implicit im2col ("conv as gemm" in
 // the plan, or, for a convolution with no epilogue, "contraction as
 // gemm": one product over the whole batch) and the depthwise ones the
-// depthwise loops, while the other grouped ones keep the generic loops. Channels first, the filters are gathered into
+// depthwise loops, a fused ReLU their epilogue, while the other grouped
+// ones keep the generic loops. Channels first, the filters are gathered into
 // scratch (their window axes, [Cout, kh, kw, Cin] seen through OIHW, are
 // not one strided axis) and, for a result in that layout, the product is
 // scattered from scratch.
@@ -37,7 +38,7 @@ func TestConvGemm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, g := range lowertest.FusedAndUnfused(t, y) {
+			for gi, g := range lowertest.FusedAndUnfused(t, y) {
 				for _, par := range []int{1, 0} {
 					d := checkedDescribe(t, par, g, y, in)
 					got := strings.Contains(d, "conv as gemm") || strings.Contains(d, "contraction as gemm")
@@ -51,6 +52,13 @@ func TestConvGemm(t *testing.T) {
 						(cc.Opt.Format != layers.ChannelsFirst || cc.Opt.Padding == layers.PadSame)
 					if got := strings.Contains(d, "depthwise conv"); got != depthwise {
 						t.Errorf("parallelism %d: depthwise conv in the plan: %v, want %v:\n%s", par, got, depthwise, d)
+					}
+					// Fused, a ReLU straight after it is its epilogue
+					// (channels first, the ReLU maps over the result's
+					// channels-first view, the graph's output, and stays a
+					// kernel of its own).
+					if fused := gi == 0; depthwise && cc.Act && fused && cc.Opt.Format != layers.ChannelsFirst && !strings.Contains(d, "then epilogue") {
+						t.Errorf("parallelism %d: the fused ReLU is not the depthwise loops' epilogue:\n%s", par, d)
 					}
 					if gathered := strings.Contains(d, "filters gathered into scratch"); viaGemm && gathered != (cc.Opt.Format == layers.ChannelsFirst && cc.KH*cc.KW > 1) {
 						t.Errorf("parallelism %d: filters gathered: %v, want them gathered only channels first with a window of more than one tap:\n%s", par, gathered, d)
@@ -207,31 +215,43 @@ func to32(v []float64) []float32 {
 }
 
 // TestDepthwiseSplit: a depthwise convolution large enough to be split
-// over the goroutines (its positions in grains) matches the interpreter,
-// sequential and parallel, fused and unfused.
+// over the goroutines (its runs of positions along a row in grains)
+// matches the interpreter, sequential and parallel, fused and unfused,
+// with its bias and with a ReLU after it (fused, the runs' epilogue).
 func TestDepthwiseSplit(t *testing.T) {
-	x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 1, 40, 37, 16), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, _, err := layers.Conv2D("dw", x, 16, 16, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Groups: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range lowertest.FusedAndUnfused(t, y) {
-		for _, par := range []int{1, 0} {
-			d := checkedDescribe(t, par, g, y, in)
-			threads := 1
-			if par == 0 {
-				threads = runtime.GOMAXPROCS(0)
+	for _, relu := range []bool{false, true} {
+		x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 1, 40, 37, 16), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _, err := layers.Conv2D("dw", x, 16, 16, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Groups: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if relu {
+			if y, err = layers.ReLU("relu", y); err != nil {
+				t.Fatal(err)
 			}
-			want := "depthwise conv over 1480 positions of 9 taps and 16 channels, a tap at a time as a vector loop over the channels (kernels.ChainProg), bias added, f32 threads=" + strconv.Itoa(threads)
-			if !strings.Contains(d, want) {
-				t.Errorf("parallelism %d: no %q in the plan:\n%s", par, want, d)
+		}
+		in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for gi, g := range lowertest.FusedAndUnfused(t, y) {
+			for _, par := range []int{1, 0} {
+				d := checkedDescribe(t, par, g, y, in)
+				threads := 1
+				if par == 0 {
+					threads = runtime.GOMAXPROCS(0)
+				}
+				what := "bias added"
+				if relu && gi == 0 {
+					what = "then epilogue per row segment, blocks of rows as flat chunks"
+				}
+				want := "depthwise conv over 1480 positions of 9 taps and 16 channels, a tap at a time over a run of 37 positions as a vector loop (kernels.ChainProg), " + what
+				if !strings.Contains(d, want) || !strings.Contains(d, "threads="+strconv.Itoa(threads)) {
+					t.Errorf("relu %v, parallelism %d: no %q (threads=%d) in the plan:\n%s", relu, par, want, threads, d)
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package native
 
 import (
+	"fmt"
+
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/conv"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -9,10 +11,12 @@ import (
 // depthwiseInto recognises a depthwise convolution: a grouped one with one
 // input channel and one filter per group, as an imported MobileNet writes
 // it (an ONNX Conv with group equal to its channels) or layers.Conv2D with
-// Groups = In = Out, with nothing after the products or a bias added:
+// Groups = In = Out, with nothing after the products, a bias added, or an
+// elementwise epilogue of them and per-channel vectors:
 //
 //	nzip (map (.. (\r -> B) ..)) W
-//	B = flatten 0 (nzip (\wg kg -> map (\f -> dot wg f) kg) WG (subdiv 0 1 C)),  or zip (+) B b
+//	B = P,  zip (+) P b,  or nzip E P A1 .. Ak
+//	P = flatten 0 (nzip (\wg kg -> map (\f -> dot wg f) kg) WG (subdiv 0 1 C))
 //
 // with WG the window r split into its channels, one per group (checked on
 // the layouts: the split views applied to r's must give the channels
@@ -24,8 +28,13 @@ import (
 // it runs over the positions a tap at a time as a vector loop over the
 // channels (kernels.ChainProg: acc = w·f + acc), the filters gathered
 // tap-major into scratch (kept while they are a fixed input, as
-// convInto's); the positions are split over the goroutines. A destination
-// whose channels are not contiguous is written element by element.
+// convInto's); at stride 1 along the last axis, with the destination's
+// channels contiguous, a tap covers a whole run of positions along that
+// axis as one loop (the filters tiled over the run). The runs are split
+// over the goroutines; the epilogue (a bias, or any elementwise function
+// of the products and per-channel vectors: BatchNorm, ReLU6) is applied
+// to each run. A destination whose channels are not contiguous is written
+// element by element.
 // Other grouped convolutions keep the generic loops.
 func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	if fn.kind != cvFunc || len(args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid {
@@ -44,23 +53,24 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	if len(x.layout) != levels+k || len(dst.layout) != levels+1 || k < 2 {
 		return nil, false, nil
 	}
-	// The body: the products alone, or a bias added to them.
+	// The body: the products alone, a bias added to them, or an
+	// elementwise epilogue nzip E P A1 .. Ak of the products P and
+	// per-channel vectors.
 	var bias graph.Node
+	var epi *graph.NZip
 	if !cv.Fused {
 		z, ok := cv.Body.Body.(*graph.NZip)
-		if !ok || graph.IsFunc(z) || len(z.Args) != 2 {
+		if !ok || graph.IsFunc(z) {
 			return nil, false, nil
 		}
-		if op, ok := z.Fn.(*graph.OpRef); !ok || op.Op != graph.Add {
-			return nil, false, nil
-		}
-		switch cv.Filters {
-		case z.Args[0]:
+		op, isOp := z.Fn.(*graph.OpRef)
+		switch {
+		case isOp && op.Op == graph.Add && len(z.Args) == 2 && z.Args[0] == cv.Filters && z.Args[1] != cv.Filters:
 			bias = z.Args[1]
-		case z.Args[1]:
+		case isOp && op.Op == graph.Add && len(z.Args) == 2 && z.Args[1] == cv.Filters && z.Args[0] != cv.Filters:
 			bias = z.Args[0]
 		default:
-			return nil, false, nil
+			epi = z
 		}
 	}
 	// The window: [taps..., C]; split into groups it must be [C, taps..., 1].
@@ -101,18 +111,40 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 			return nil, false, nil
 		}
 	}
+	// Runs of L positions: the positions along the last axis, when they
+	// lie C apart in the image and in the destination (a stride of 1, the
+	// channels contiguous), so that a tap over the run is one vector
+	// loop over L·C elements, the filters tiled L times; otherwise one
+	// position at a time.
+	L := 1
+	if last := x.layout[levels-1]; last.Extent > 1 && last.Stride == C && dst.layout[levels].Stride == 1 &&
+		dst.layout[levels-1].Stride == C && last.Extent*C <= depthwiseRunMax {
+		L = last.Extent
+	}
+	accBuf := c.b.alloc(x.dt, L*C, true)
+	var e *epilogue
+	dReg := -1
+	if epi != nil {
+		if e, dReg = c.depthwiseEpilogue(cv, epi, env1, rowReg, accBuf, x.dt, L, C, dst); e == nil {
+			return nil, false, nil
+		}
+	}
 	tapOff := offsets(taps)
-	d := &depthwise{dt: x.dt, M: M, C: C, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
+	offN := offsets(cm.layout[:1])
+	for len(offN) < L*C {
+		offN = append(offN, offN[:C]...)
+	}
+	d := &depthwise{dt: x.dt, M: M, L: L, C: C, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
 		posOff: offsets(x.layout[:levels]), tapOff: tapOff,
 		dstOff: offsets(dst.layout[:levels]), dstStride: dst.layout[levels].Stride,
-		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
-			offK: offsets(cm.layout[1:k]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
-		bb: -1, acc: c.b.alloc(x.dt, C, true)}
+		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*L*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
+			offK: offsets(cm.layout[1:k]), offN: offN, leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
+		bb: -1, acc: accBuf, epi: e, dReg: dReg}
 	if bv != nil {
 		d.bb, d.br, d.bStride = bv.buf, bv.reg, bv.layout[0].Stride
-		d.bias = c.b.alloc(x.dt, C, c.par)
+		d.bias = c.b.alloc(x.dt, L*C, c.par)
 	}
-	d.grain = max(1, depthwiseGrain/max(1, len(d.tapOff)*C))
+	d.grain = max(1, depthwiseGrain/max(1, len(d.tapOff)*L*C))
 	d.threads = c.workers
 	if c.par {
 		d.threads = 1
@@ -123,29 +155,43 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	c.b.onRuntime(d.io.bind)
 	c.b.onRuntime(d.bind)
 	what := "no bias"
-	if bias != nil {
+	switch {
+	case bias != nil:
 		what = "bias added"
+	case e != nil:
+		what = "then " + e.describe()
 	}
-	c.note("depthwise conv over %d positions of %d taps and %d channels, a tap at a time as a vector loop over the channels (kernels.ChainProg), %s, %v threads=%d",
-		M, len(d.tapOff), C, what, x.dt, d.threads)
+	run := "a position"
+	if L > 1 {
+		run = fmt.Sprintf("a run of %d positions", L)
+	}
+	c.note("depthwise conv over %d positions of %d taps and %d channels, a tap at a time over %s as a vector loop (kernels.ChainProg), %s, %v threads=%d",
+		M, len(d.tapOff), C, run, what, x.dt, d.threads)
 	return d.run, true, nil
 }
 
 // depthwiseGrain is about the multiply-adds a goroutine takes at a time.
 const depthwiseGrain = 1 << 15
 
+// depthwiseRunMax bounds the elements of a run of positions (L·C): the
+// accumulator, one tap's image run and its filters stay in the L1 cache.
+const depthwiseRunMax = 1 << 12
+
 // depthwise is a depthwise convolution site (depthwiseInto).
 type depthwise struct {
 	dt        graph.DType
 	M, C      int
+	L         int // positions per run: M is a multiple of it
 	xb, xr    int // the image
 	db, dr    int // the destination
 	posOff    []int
 	tapOff    []int
 	dstOff    []int
 	dstStride int
-	io        *convIO // the filters, gathered tap-major: gb[t·C+n]
-	bb, br    int     // the bias's buffer and register; bb -1 without one
+	io        *convIO   // the filters, gathered tap-major: gb[t·C+n]
+	epi       *epilogue // applied to acc into the destination; nil for none
+	dReg      int       // the register epi's destination offset is set in
+	bb, br    int       // the bias's buffer and register; bb -1 without one
 	bStride   int
 	bias      int // scratch for the bias, contiguous
 	acc       int // per-frame scratch: one position's channels
@@ -172,8 +218,11 @@ type depthwiseArgs[T float32 | float64] struct {
 
 func (d *depthwise) bind(rt *runtime) {
 	d.rt = rt
-	d.rows32 = func(f *frame, lo, hi int) { depthwiseRows(d, f.f32[d.acc], d.prog32, &d.a32, lo, hi) }
-	d.rows64 = func(f *frame, lo, hi int) { depthwiseRows(d, f.f64[d.acc], d.prog64, &d.a64, lo, hi) }
+	if d.epi != nil {
+		d.epi.tiled = make([]int, len(rt.allFrames))
+	}
+	d.rows32 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f32[d.acc], d.prog32, &d.a32, lo, hi) }
+	d.rows64 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f64[d.acc], d.prog64, &d.a64, lo, hi) }
 }
 
 func (d *depthwise) run(fr *frame) {
@@ -192,38 +241,59 @@ func runDepthwise[T float32 | float64](d *depthwise, fr *frame, bufs [][]T, prog
 	}
 	a := depthwiseArgs[T]{filters: bufs[io.gb], img: bufs[d.xb], ib: fr.ints[d.xr], out: bufs[d.db], ob: fr.ints[d.dr]}
 	if d.bb >= 0 {
-		a.bias = bufs[d.bias][:d.C]
+		a.bias = bufs[d.bias][:d.L*d.C]
 		src, base := bufs[d.bb], fr.ints[d.br]
-		for n := range a.bias {
+		for n := range d.C {
 			a.bias[n] = src[base+n*d.bStride]
 		}
+		for k := d.C; k < len(a.bias); k += d.C {
+			copy(a.bias[k:], a.bias[:d.C])
+		}
 	}
-	if d.threads > 1 && d.M > d.grain && !fr.par {
+	// The epilogue's frames forget the per-channel operands they tiled:
+	// the operands may have changed since the last run.
+	if e := d.epi; e != nil {
+		if fr.par {
+			e.tiled[fr.w] = 0
+		} else {
+			clear(e.tiled)
+		}
+	}
+	runs := d.M / d.L
+	if d.threads > 1 && runs > d.grain && !fr.par {
 		*shared = a
-		d.rt.parallelFor(fr, d.M, d.grain, rows)
+		d.rt.parallelFor(fr, runs, d.grain, rows)
 		*shared = depthwiseArgs[T]{} // drop references to the run's memory
 		return
 	}
-	depthwiseRows(d, bufs[d.acc], prog, &a, 0, d.M)
+	depthwiseRows(d, fr, bufs[d.acc], prog, &a, 0, runs)
 }
 
-// depthwiseRows computes positions [lo, hi), with acc a scratch of C.
-func depthwiseRows[T float32 | float64](d *depthwise, acc []T, prog *kernels.ChainProg[T], a *depthwiseArgs[T], lo, hi int) {
-	acc = acc[:d.C]
+// depthwiseRows computes the runs [lo, hi) of L positions on frame fr,
+// with acc fr's scratch of L·C.
+func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, prog *kernels.ChainProg[T], a *depthwiseArgs[T], lo, hi int) {
+	n := d.L * d.C
+	acc = acc[:n]
 	var ys [kernels.MaxChain][]T
-	for p := lo; p < hi; p++ {
+	for r := lo; r < hi; r++ {
+		p := r * d.L
 		row := acc
-		if d.dstStride == 1 {
-			row = a.out[a.ob+d.dstOff[p]:][:d.C]
+		if d.dstStride == 1 && d.epi == nil {
+			row = a.out[a.ob+d.dstOff[p]:][:n]
 		}
 		clear(row)
 		base := a.ib + d.posOff[p]
 		for t, o := range d.tapOff {
-			ys[0], ys[1] = a.filters[t*d.C:][:d.C], row
-			prog.Run(row, a.img[base+o:][:d.C], &ys)
+			ys[0], ys[1] = a.filters[t*n:][:n], row
+			prog.Run(row, a.img[base+o:][:n], &ys)
 		}
 		if a.bias != nil {
 			kernels.Arith(kernels.Add, row, row, a.bias)
+		}
+		if d.epi != nil {
+			fr.ints[d.dReg] = a.ob + d.dstOff[p]
+			d.epi.applyRows(fr, 0, d.L, 0, d.C)
+			continue
 		}
 		if d.dstStride != 1 {
 			o := a.ob + d.dstOff[p]
@@ -232,4 +302,73 @@ func depthwiseRows[T float32 | float64](d *depthwise, acc []T, prog *kernels.Cha
 			}
 		}
 	}
+}
+
+// depthwiseEpilogue compiles the elementwise epilogue nzip E P A1 .. Ak of
+// a depthwise convolution, P its products (cv.Filters) and each Ai a
+// vector of the C channels that does not depend on the window (bound in
+// env1, the window's register rowReg), as a GEMM epilogue over L rows of
+// C columns (a run of positions): the products are read from acc, the
+// frame's scratch, and the result stored into the destination's run at
+// the offset the returned register holds.
+// It returns a nil epilogue when the body does not fit (the generic loops
+// take it).
+func (c *compiler) depthwiseEpilogue(cv *conv.Conv, z *graph.NZip, env1 *cenv, rowReg, acc int, dt graph.DType, L, C int, dst *cval) (*epilogue, int) {
+	fi := -1
+	for i, a := range z.Args {
+		if a == cv.Filters {
+			if fi >= 0 {
+				return nil, 0
+			}
+			fi = i
+		}
+	}
+	if fi < 0 {
+		return nil, 0
+	}
+	var l2 *graph.Lambda
+	switch f := z.Fn.(type) {
+	case *graph.Lambda:
+		if len(f.Params) != len(z.Args) {
+			return nil, 0
+		}
+		l2 = f
+	case *graph.OpRef:
+		ps := make([]*graph.Var, len(z.Args))
+		vs := make([]graph.Node, len(z.Args))
+		for i := range ps {
+			ps[i] = graph.NewVar(fmt.Sprintf("e%d", i))
+			vs[i] = ps[i]
+		}
+		call, err := graph.NewCall(f.Op, vs...)
+		if err != nil {
+			return nil, 0
+		}
+		if l2, err = graph.NewLambda(ps, call); err != nil {
+			return nil, 0
+		}
+	default:
+		return nil, 0
+	}
+	args2 := make([]*cval, len(z.Args))
+	for i, a := range z.Args {
+		if i == fi {
+			args2[i] = &cval{kind: cvView, dt: dt, layout: graph.Layout{{Extent: C, Stride: 1}}}
+			continue
+		}
+		v, ok := c.viewOf(a, env1)
+		if !ok || v.kind != cvView || v.reg == rowReg || len(v.layout) != 1 || v.layout[0].Extent != C || v.buf == dst.buf {
+			return nil, 0
+		}
+		args2[i] = v
+	}
+	prod := &cval{kind: cvView, dt: dt, buf: acc, layout: graph.RowMajor(L, C), reg: 0}
+	dReg := c.newInt()
+	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: L, Stride: C}, {Extent: C, Stride: dst.layout[len(dst.layout)-1].Stride}}, reg: dReg}
+	m := &dotMatch{dots: []graph.Node{l2.Params[fi]}, ix: 0, ic: fi}
+	e, err := c.epilogue(m, cv.Body, l2, env1, nil, args2, prod, out, &gemmSite{M: L, N: C, ldc: C})
+	if err != nil {
+		return nil, 0
+	}
+	return e, dReg
 }
