@@ -256,24 +256,7 @@ func TestConvStackKernels(t *testing.T) {
 				require.NoError(t, err)
 				in = out
 			}
-			res, err := Fuse(y, Options{})
-			require.NoError(t, err)
-			var sources [][]string
-			for _, k := range res.Graph.Kernels {
-				s := slices.Clone(k.Sources)
-				slices.Sort(s)
-				sources = append(sources, s)
-			}
-			want := [][]string{{"conv1", "relu1"}, {"pool1"}, {"conv2", "relu2"}, {"pool2"}}
-			require.Equal(t, want, sources, "kernels: %v", res.Report.Kernels)
-			info, err := graph.Check(y)
-			require.NoError(t, err)
-			vals := graphtest.Config{DType: dt}.Inputs(graphtest.Rand(7), info.Inputs)
-			wantV, err := graph.Eval(y, vals)
-			require.NoError(t, err)
-			got, err := res.Graph.Eval(vals)
-			require.NoError(t, err)
-			require.NoError(t, graph.Diff(wantV, got, 0))
+			fuseKernels(t, y, dt, [][]string{{"conv1", "relu1"}, {"pool1"}, {"conv2", "relu2"}, {"pool2"}})
 		})
 	}
 }
@@ -305,6 +288,22 @@ func TestResidualBlockKernels(t *testing.T) {
 	require.NoError(t, err)
 	y, err = layers.GlobalAveragePool("gap", y, layers.ChannelsLast)
 	require.NoError(t, err)
+	g := fuseKernels(t, y, dt, [][]string{{"conv1", "relu1"}, {"conv2"}, {"gap", "relu2"}})
+	// The add (no layer's, so no source of its own) is in the last
+	// kernel, which reads the second convolution's result and x.
+	var reads []string
+	for _, in := range g.Kernels[2].Inputs {
+		reads = append(reads, in.Name)
+	}
+	require.ElementsMatch(t, []string{g.Kernels[1].Output.Name, "x"}, reads)
+}
+
+// fuseKernels fuses y, requires its kernels to hold the sources of want
+// (each sorted), in order, and the fused graph to compute y's value (to
+// 1e-12: a fused pooling may sum in another order), and returns the
+// graph.
+func fuseKernels(t *testing.T, y graph.Node, dt graph.DType, want [][]string) *Graph {
+	t.Helper()
 	res, err := Fuse(y, Options{})
 	require.NoError(t, err)
 	var sources [][]string
@@ -313,20 +312,14 @@ func TestResidualBlockKernels(t *testing.T) {
 		slices.Sort(s)
 		sources = append(sources, s)
 	}
-	require.Equal(t, [][]string{{"conv1", "relu1"}, {"conv2"}, {"gap", "relu2"}}, sources, "kernels: %v", res.Report.Kernels)
-	// The add (no layer's, so no source of its own) is in the last
-	// kernel, which reads the second convolution's result and x.
-	var reads []string
-	for _, in := range res.Graph.Kernels[2].Inputs {
-		reads = append(reads, in.Name)
-	}
-	require.ElementsMatch(t, []string{res.Graph.Kernels[1].Output.Name, "x"}, reads)
+	require.Equal(t, want, sources, "kernels: %v", res.Report.Kernels)
 	info, err := graph.Check(y)
 	require.NoError(t, err)
-	vals := graphtest.Config{DType: dt}.Inputs(graphtest.Rand(3), info.Inputs)
-	want, err := graph.Eval(y, vals)
+	vals := graphtest.Config{DType: dt}.Inputs(graphtest.Rand(7), info.Inputs)
+	wantV, err := graph.Eval(y, vals)
 	require.NoError(t, err)
 	got, err := res.Graph.Eval(vals)
 	require.NoError(t, err)
-	require.NoError(t, graph.Diff(want, got, 1e-12))
+	require.NoError(t, graph.Diff(wantV, got, 1e-12))
+	return res.Graph
 }
