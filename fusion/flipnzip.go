@@ -46,8 +46,8 @@ func (FlipNZip) Rewrite(c *Context, n graph.Node) (graph.Node, error) {
 	if !ok || f.Axis1 == f.Axis2 {
 		return nil, ErrNoMatch
 	}
-	z, ok := f.X.(*graph.NZip)
-	if !ok || graph.IsFunc(z) || c.Uses(z) != 1 || mapDepth(c, z) <= max(f.Axis1, f.Axis2) {
+	z, ok := flipsInto(c, f.Axis1, f.Axis2, f.X)
+	if !ok {
 		return nil, ErrNoMatch
 	}
 	if !slices.ContainsFunc(z.Args, func(x graph.Node) bool { return flipHelps(c, f.Axis1, f.Axis2, x) }) {
@@ -108,9 +108,16 @@ func flipHelps(c *Context, a, b int, x graph.Node) bool {
 		perm[a], perm[b] = perm[b], perm[a]
 		return len(transpositions(perm)) < len(chain)
 	}
+	z, ok := flipsInto(c, a, b, x)
+	return ok && slices.ContainsFunc(z.Args, func(y graph.Node) bool { return flipHelps(c, a, b, y) })
+}
+
+// flipsInto returns x as an nzip that flip a b may move into: fully
+// applied, with one consumer, a map deeper than max(a, b).
+func flipsInto(c *Context, a, b int, x graph.Node) (*graph.NZip, bool) {
 	z, ok := x.(*graph.NZip)
 	if !ok || graph.IsFunc(z) || c.Uses(z) != 1 || mapDepth(c, z) <= max(a, b) {
-		return false
+		return nil, false
 	}
-	return slices.ContainsFunc(z.Args, func(y graph.Node) bool { return flipHelps(c, a, b, y) })
+	return z, true
 }

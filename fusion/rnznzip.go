@@ -51,11 +51,7 @@ func rowsOfReductions(p *graph.NZip) bool {
 	found := false
 	graph.Inspect(p.Fn, func(n graph.Node) bool {
 		if z, ok := n.(*graph.NZip); ok && !graph.IsFunc(z) {
-			graph.Inspect(z.Fn, func(m graph.Node) bool {
-				_, isRNZ := m.(*graph.RNZ)
-				found = found || isRNZ
-				return !found
-			})
+			found = found || hasReduction(z.Fn)
 		}
 		return !found
 	})

@@ -249,8 +249,7 @@ func readsWindows(body graph.Node, p *graph.Var) (windowed, overlapping bool) {
 func hasReduction(fn graph.Node) bool {
 	found := false
 	graph.Inspect(fn, func(n graph.Node) bool {
-		_, rnz := n.(*graph.RNZ)
-		found = found || rnz
+		found = found || isRNZ(n)
 		return !found
 	})
 	return found

@@ -52,16 +52,7 @@ func testFixInputs(t *testing.T, name string, m *models.Model) {
 			for bname, opts := range backends {
 				t.Run(name+"/"+sname+"/"+bname, func(t *testing.T) {
 					packs := native.CountRepackB(t)
-					free, err := native.New(opts).Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer free.Close()
-					fixed, err := native.New(opts).Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer fixed.Close()
+					free, fixed := planPair(t, opts, g)
 					if err := fixed.FixInputs(params...); err != nil {
 						t.Fatal(err)
 					}
@@ -118,6 +109,22 @@ func testFixInputs(t *testing.T, name string, m *models.Model) {
 
 // sameBits runs free and fixed on in and fails unless they give the same
 // bits.
+// planPair plans g twice with opts, the plans closed when the test ends:
+// one to run with every input free, one to fix inputs of.
+func planPair(t *testing.T, opts native.Options, g *fusion.Graph) (free, fixed *native.Plan) {
+	t.Helper()
+	var err error
+	if free, err = native.New(opts).Plan(g); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { free.Close() })
+	if fixed, err = native.New(opts).Plan(g); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fixed.Close() })
+	return free, fixed
+}
+
 func sameBits(t *testing.T, free, fixed *native.Plan, in map[string]graph.Value, step string) {
 	t.Helper()
 	want, err := free.Run(in)
@@ -268,16 +275,7 @@ func testFixGathered(t *testing.T, name, describe string, y graph.Node, cp *laye
 		for bname, opts := range backends {
 			t.Run(name+"/"+sname+"/"+bname, func(t *testing.T) {
 				gathers := native.CountGatherFilters(t)
-				free, err := native.New(opts).Plan(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer free.Close()
-				fixed, err := native.New(opts).Plan(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer fixed.Close()
+				free, fixed := planPair(t, opts, g)
 				if !strings.Contains(fixed.Describe(), describe) {
 					t.Fatalf("no %q in the plan:\n%s", describe, fixed.Describe())
 				}
