@@ -902,6 +902,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if fn2, args2, dst2, ok := collapseNest(fn, args, dst); ok {
 		return c.nzipInto(fn2, args2, dst2)
 	}
+	if code, ok, err := c.transposeInto(fn, args, dst); ok || err != nil {
+		return code, err
+	}
 	if body, per, ok, err := c.flatMap(fn, args, dst, n); err != nil || ok {
 		if err != nil {
 			return nil, err

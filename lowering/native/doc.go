@@ -134,6 +134,11 @@
 //	nzip (nzip g) xs, or a copy, over arrays whose
 //	outer axes merge (row-major)                   one loop over the merged axes, repeated
 //	                                               while they merge (collapse.go)
+//	a copy whose destination's contiguous axis is
+//	not the source's (a channels-first image into
+//	channels-last scratch)                         the source's rows transposed into the
+//	                                               destination's columns, eight at a time
+//	                                               (kernels.PackRows; transpose.go)
 //	nzip (nzip .. g) xs, g over scalars, whose
 //	axes do not merge (a window's positions,
 //	a flipped operand), inner axis of 4 to 256     one vector loop over rows of the inner
