@@ -217,14 +217,26 @@ func to32(v []float64) []float32 {
 // TestDepthwiseSplit: a depthwise convolution large enough to be split
 // over the goroutines (its runs of positions along a row in grains)
 // matches the interpreter, sequential and parallel, fused and unfused,
-// with its bias and with a ReLU after it (fused, the runs' epilogue).
+// with its bias and with a ReLU after it (fused, the runs' epilogue), at
+// stride 1 and at stride 2 along the rows (runs of positions two pixels
+// apart).
 func TestDepthwiseSplit(t *testing.T) {
-	for _, relu := range []bool{false, true} {
+	for _, tc := range []struct {
+		stride int
+		relu   bool
+		want   string
+	}{
+		{1, false, "1480 positions of 9 taps and 16 channels, in runs of 37 positions 16 apart"},
+		{1, true, "1480 positions of 9 taps and 16 channels, in runs of 37 positions 16 apart"},
+		{2, false, "760 positions of 9 taps and 16 channels, in runs of 19 positions 32 apart"},
+		{2, true, "760 positions of 9 taps and 16 channels, in runs of 19 positions 32 apart"},
+	} {
+		relu := tc.relu
 		x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 1, 40, 37, 16), false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		y, _, err := layers.Conv2D("dw", x, 16, 16, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Groups: 16})
+		y, _, err := layers.Conv2D("dw", x, 16, 16, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, tc.stride}, Groups: 16})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,9 +260,9 @@ func TestDepthwiseSplit(t *testing.T) {
 				if relu && gi == 0 {
 					what = "then epilogue per row segment, blocks of rows as flat chunks"
 				}
-				want := "depthwise conv over 1480 positions of 9 taps and 16 channels, a tap at a time over a run of 37 positions as a vector loop (kernels.ChainProg), " + what
+				want := "depthwise conv over " + tc.want + " (kernels.Depthwise), " + what
 				if !strings.Contains(d, want) || !strings.Contains(d, "threads="+strconv.Itoa(threads)) {
-					t.Errorf("relu %v, parallelism %d: no %q (threads=%d) in the plan:\n%s", relu, par, want, threads, d)
+					t.Errorf("stride %d, relu %v, parallelism %d: no %q (threads=%d) in the plan:\n%s", tc.stride, relu, par, want, threads, d)
 				}
 			}
 		}

@@ -25,16 +25,17 @@ import (
 //
 // With the image's channels contiguous (an NHWC image, or an imported
 // NCHW one that the graph materialises as NHWC scratch for its padding),
-// it runs over the positions a tap at a time as a vector loop over the
-// channels (kernels.ChainProg: acc = w·f + acc), the filters gathered
+// it runs kernels.Depthwise over runs of positions: the positions along
+// the last axis, whatever the convolution's stride, when the
+// destination's channels are contiguous and its positions along that
+// axis C apart (else one position at a time), the filters gathered
 // tap-major into scratch (kept while they are a fixed input, as
-// convInto's); at stride 1 along the last axis, with the destination's
-// channels contiguous, a tap covers a whole run of positions along that
-// axis as one loop (the filters tiled over the run). The runs are split
-// over the goroutines; the epilogue (a bias, or any elementwise function
-// of the products and per-channel vectors: BatchNorm, ReLU6) is applied
-// to each run. A destination whose channels are not contiguous is written
-// element by element.
+// convInto's). The kernel keeps four positions' sums of a block of
+// channels in registers over all the taps, each tap's filter loaded once
+// for the four. The runs are split over the goroutines; the epilogue (a
+// bias, or any elementwise function of the products and per-channel
+// vectors: BatchNorm, ReLU6) is applied to each run. A destination whose
+// channels are not contiguous is written element by element.
 // Other grouped convolutions keep the generic loops.
 func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	if fn.kind != cvFunc || len(args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid {
@@ -112,14 +113,13 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		}
 	}
 	// Runs of L positions: the positions along the last axis, when they
-	// lie C apart in the image and in the destination (a stride of 1, the
-	// channels contiguous), so that a tap over the run is one vector
-	// loop over L·C elements, the filters tiled L times; otherwise one
-	// position at a time.
-	L := 1
-	if last := x.layout[levels-1]; last.Extent > 1 && last.Stride == C && dst.layout[levels].Stride == 1 &&
+	// lie C apart in the destination with its channels contiguous, so
+	// that the run's products are an L×C matrix the epilogue takes as
+	// rows; otherwise one position at a time.
+	L, ps := 1, 0
+	if last := x.layout[levels-1]; last.Extent > 1 && dst.layout[levels].Stride == 1 &&
 		dst.layout[levels-1].Stride == C && last.Extent*C <= depthwiseRunMax {
-		L = last.Extent
+		L, ps = last.Extent, last.Stride
 	}
 	accBuf := c.b.alloc(x.dt, L*C, true)
 	var e *epilogue
@@ -130,15 +130,11 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		}
 	}
 	tapOff := offsets(taps)
-	offN := offsets(cm.layout[:1])
-	for len(offN) < L*C {
-		offN = append(offN, offN[:C]...)
-	}
-	d := &depthwise{dt: x.dt, M: M, L: L, C: C, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
+	d := &depthwise{dt: x.dt, M: M, L: L, C: C, ps: ps, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
 		posOff: offsets(x.layout[:levels]), tapOff: tapOff,
 		dstOff: offsets(dst.layout[:levels]), dstStride: dst.layout[levels].Stride,
-		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*L*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
-			offK: offsets(cm.layout[1:k]), offN: offN, leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
+		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
+			offK: offsets(cm.layout[1:k]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
 		bb: -1, acc: accBuf, epi: e, dReg: dReg}
 	if bv != nil {
 		d.bb, d.br, d.bStride = bv.buf, bv.reg, bv.layout[0].Stride
@@ -149,9 +145,6 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	if c.par {
 		d.threads = 1
 	}
-	steps32 := []kernels.ChainStep[float32]{{Op: kernels.Mul}, {Op: kernels.Add}}
-	steps64 := []kernels.ChainStep[float64]{{Op: kernels.Mul}, {Op: kernels.Add}}
-	d.prog32, d.prog64 = kernels.NewChainProg(steps32), kernels.NewChainProg(steps64)
 	c.b.onRuntime(d.io.bind)
 	c.b.onRuntime(d.bind)
 	what := "no bias"
@@ -161,11 +154,11 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	case e != nil:
 		what = "then " + e.describe()
 	}
-	run := "a position"
+	run := "one position at a time"
 	if L > 1 {
-		run = fmt.Sprintf("a run of %d positions", L)
+		run = fmt.Sprintf("in runs of %d positions %d apart", L, ps)
 	}
-	c.note("depthwise conv over %d positions of %d taps and %d channels, a tap at a time over %s as a vector loop (kernels.ChainProg), %s, %v threads=%d",
+	c.note("depthwise conv over %d positions of %d taps and %d channels, %s (kernels.Depthwise), %s, %v threads=%d",
 		M, len(d.tapOff), C, run, what, x.dt, d.threads)
 	return d.run, true, nil
 }
@@ -182,6 +175,7 @@ type depthwise struct {
 	dt        graph.DType
 	M, C      int
 	L         int // positions per run: M is a multiple of it
+	ps        int // the image's stride between a run's positions
 	xb, xr    int // the image
 	db, dr    int // the destination
 	posOff    []int
@@ -194,13 +188,11 @@ type depthwise struct {
 	bb, br    int       // the bias's buffer and register; bb -1 without one
 	bStride   int
 	bias      int // scratch for the bias, contiguous
-	acc       int // per-frame scratch: one position's channels
+	acc       int // per-frame scratch: one run's products
 	grain     int
 	threads   int
 	rt        *runtime
 
-	prog32 *kernels.ChainProg[float32] // acc = w·f + acc
-	prog64 *kernels.ChainProg[float64]
 	// The operands of the run in flight, for the goroutines of a split
 	// run (threads > 1, so never two runs at once), and its range
 	// functions, made once.
@@ -221,20 +213,20 @@ func (d *depthwise) bind(rt *runtime) {
 	if d.epi != nil {
 		d.epi.tiled = make([]int, len(rt.allFrames))
 	}
-	d.rows32 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f32[d.acc], d.prog32, &d.a32, lo, hi) }
-	d.rows64 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f64[d.acc], d.prog64, &d.a64, lo, hi) }
+	d.rows32 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f32[d.acc], &d.a32, lo, hi) }
+	d.rows64 = func(f *frame, lo, hi int) { depthwiseRows(d, f, f.f64[d.acc], &d.a64, lo, hi) }
 }
 
 func (d *depthwise) run(fr *frame) {
 	switch d.dt {
 	case graph.Float32:
-		runDepthwise(d, fr, fr.f32, d.prog32, &d.a32, d.rows32)
+		runDepthwise(d, fr, fr.f32, &d.a32, d.rows32)
 	case graph.Float64:
-		runDepthwise(d, fr, fr.f64, d.prog64, &d.a64, d.rows64)
+		runDepthwise(d, fr, fr.f64, &d.a64, d.rows64)
 	}
 }
 
-func runDepthwise[T float32 | float64](d *depthwise, fr *frame, bufs [][]T, prog *kernels.ChainProg[T], shared *depthwiseArgs[T], rows rangeFn) {
+func runDepthwise[T float32 | float64](d *depthwise, fr *frame, bufs [][]T, shared *depthwiseArgs[T], rows rangeFn) {
 	io := d.io
 	if base := fr.ints[io.srcReg]; !io.gathered(fr, base) {
 		gatherMatrix(bufs[io.gb], bufs[io.src], base, io.offK, io.offN)
@@ -266,27 +258,21 @@ func runDepthwise[T float32 | float64](d *depthwise, fr *frame, bufs [][]T, prog
 		*shared = depthwiseArgs[T]{} // drop references to the run's memory
 		return
 	}
-	depthwiseRows(d, fr, bufs[d.acc], prog, &a, 0, runs)
+	depthwiseRows(d, fr, bufs[d.acc], &a, 0, runs)
 }
 
 // depthwiseRows computes the runs [lo, hi) of L positions on frame fr,
 // with acc fr's scratch of L·C.
-func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, prog *kernels.ChainProg[T], a *depthwiseArgs[T], lo, hi int) {
+func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, a *depthwiseArgs[T], lo, hi int) {
 	n := d.L * d.C
 	acc = acc[:n]
-	var ys [kernels.MaxChain][]T
 	for r := lo; r < hi; r++ {
 		p := r * d.L
 		row := acc
 		if d.dstStride == 1 && d.epi == nil {
 			row = a.out[a.ob+d.dstOff[p]:][:n]
 		}
-		clear(row)
-		base := a.ib + d.posOff[p]
-		for t, o := range d.tapOff {
-			ys[0], ys[1] = a.filters[t*n:][:n], row
-			prog.Run(row, a.img[base+o:][:n], &ys)
-		}
+		kernels.Depthwise(row, d.C, a.img[a.ib+d.posOff[p]:], d.ps, d.tapOff, a.filters, d.C, d.L, d.C)
 		if a.bias != nil {
 			kernels.Arith(kernels.Add, row, row, a.bias)
 		}

@@ -118,6 +118,13 @@
 //	                                               one goroutine, kernels.GatherGemm, each
 //	                                               window element read through its offset
 //	                                               and nothing packed, E after
+//	the same with one filter per channel (a
+//	depthwise convolution, an ONNX Conv of group
+//	equal to its channels)                         kernels.Depthwise over runs of positions
+//	                                               along a row, at any stride: four
+//	                                               positions' sums of a block of channels
+//	                                               in registers over the taps; E per run
+//	                                               (depthwise.go)
 //	map (\v1 -> .. map (\vj -> rnz (+) F a b) Xj ..) X1,
 //	each Xi a strided view of the program or of one
 //	vi (zips whose other operands are never read

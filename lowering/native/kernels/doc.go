@@ -56,6 +56,12 @@
 //   - PackRows: rows of a matrix written as the columns of a panel, the
 //     transposition every packing of A does; float32 through AVX2 8×8 and
 //     4×4 transposes (gen_asm.go).
+//   - Depthwise: the products of a depthwise convolution (one filter per
+//     channel) over a run of positions at any stride: a register tile of
+//     four positions by one or two vectors of channels keeps its sums
+//     over all the taps, each tap's filter vectors loaded once for the
+//     four (AVX2 and FMA, gen_asm.go; the channels past the last vector
+//     and every channel elsewhere in plain loops).
 //
 // Steady-state calls do not allocate. Invalid arguments (negative sizes,
 // short slices, a leading dimension below the row length, C overlapping A

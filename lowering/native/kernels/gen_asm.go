@@ -90,6 +90,13 @@ func main() {
 	copyRows("copyRows64AVX2", 2)
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
+	for _, elem := range []int{4, 8} {
+		for _, q := range []int{4, 1} {
+			for nv := 1; nv <= 2; nv++ {
+				depthwise(elem, q, nv)
+			}
+		}
+	}
 
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -1017,6 +1024,82 @@ func copyRows(name string, nv int) {
 		p("\tVMOVUPS Y%d, %d(DI)", v, 32*v)
 	}
 	p("%s_done:", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// depthwise emits func depthwise{F32,F64}AVX2P{q}x{nv}(n, taps int, out
+// *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int): for q
+// positions j and the n blocks of nv vectors of channels c,
+//
+//	out[j·ldo + c] = Σ_t img[j·ps + offs[t] + c] · filt[t·ldf + c]
+//
+// q·nv accumulators per block, the taps' filter vectors loaded once and
+// used for the q positions. taps and n must be at least 1.
+func depthwise(elem, q, nv int) {
+	sfx, typ, lanes := "PS", "float32", 8
+	if elem == 8 {
+		sfx, typ, lanes = "PD", "float64", 4
+	}
+	name := fmt.Sprintf("depthwise%sAVX2P%dx%d", map[int]string{4: "F32", 8: "F64"}[elem], q, nv)
+	_ = lanes
+	p("")
+	p("// func %s(n, taps int, out *%s, ldo int, img *%s, ps int, offs *int, filt *%s, ldf int)", name, typ, typ, typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ out+16(FP), DX")
+	p("\tMOVQ ldo+24(FP), BX")
+	p("\tSHLQ $%d, BX", map[int]int{4: 2, 8: 3}[elem])
+	p("\tMOVQ img+32(FP), SI")
+	p("\tMOVQ ps+40(FP), R12")
+	p("\tSHLQ $%d, R12", map[int]int{4: 2, 8: 3}[elem])
+	p("\tLEAQ (R12)(R12*2), R13")
+	p("\tMOVQ filt+56(FP), R8")
+	p("\tMOVQ ldf+64(FP), DI")
+	p("\tSHLQ $%d, DI", map[int]int{4: 2, 8: 3}[elem])
+	// The positions' addresses from a tap's address in AX.
+	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
+	p("%s_block:", name)
+	for a := 0; a < q*nv; a++ {
+		p("\tVXORPS Y%d, Y%d, Y%d", a, a, a)
+	}
+	p("\tMOVQ offs+48(FP), R9")
+	p("\tMOVQ taps+8(FP), R10")
+	p("\tMOVQ R8, R11")
+	p("%s_tap:", name)
+	p("\tMOVQ (R9), AX")
+	p("\tLEAQ (SI)(AX*%d), AX", elem)
+	for v := 0; v < nv; v++ {
+		p("\tVMOVUP%s %d(R11), Y%d", sfx[1:], 32*v, 12+v)
+	}
+	for j := 0; j < q; j++ {
+		for v := 0; v < nv; v++ {
+			addr := posAddr[j]
+			if v > 0 {
+				addr = fmt.Sprintf("%d%s", 32*v, addr)
+			}
+			p("\tVFMADD231%s %s, Y%d, Y%d", sfx, addr, 12+v, j*nv+v)
+		}
+	}
+	p("\tADDQ $8, R9")
+	p("\tADDQ DI, R11")
+	p("\tDECQ R10")
+	p("\tJNZ %s_tap", name)
+	// Store the q positions' vectors, ldo apart.
+	p("\tMOVQ DX, AX")
+	for j := 0; j < q; j++ {
+		if j > 0 {
+			p("\tADDQ BX, AX")
+		}
+		for v := 0; v < nv; v++ {
+			p("\tVMOVUP%s Y%d, %d(AX)", sfx[1:], j*nv+v, 32*v)
+		}
+	}
+	p("\tADDQ $%d, DX", 32*nv)
+	p("\tADDQ $%d, SI", 32*nv)
+	p("\tADDQ $%d, R8", 32*nv)
+	p("\tDECQ CX")
+	p("\tJNZ %s_block", name)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

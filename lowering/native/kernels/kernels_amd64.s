@@ -14068,3 +14068,381 @@ transpose4F32AVX2_loop:
 transpose4F32AVX2_done:
 	VZEROUPPER
 	RET
+
+// func depthwiseF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX2P4x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX2P4x1_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX2P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Y12
+	VFMADD231PS (AX), Y12, Y0
+	VFMADD231PS (AX)(R12*1), Y12, Y1
+	VFMADD231PS (AX)(R12*2), Y12, Y2
+	VFMADD231PS (AX)(R13*1), Y12, Y3
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX2P4x1_tap
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Y1, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Y2, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Y3, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ depthwiseF32AVX2P4x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX2P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX2P4x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX2P4x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX2P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Y12
+	VMOVUPS 32(R11), Y13
+	VFMADD231PS (AX), Y12, Y0
+	VFMADD231PS 32(AX), Y13, Y1
+	VFMADD231PS (AX)(R12*1), Y12, Y2
+	VFMADD231PS 32(AX)(R12*1), Y13, Y3
+	VFMADD231PS (AX)(R12*2), Y12, Y4
+	VFMADD231PS 32(AX)(R12*2), Y13, Y5
+	VFMADD231PS (AX)(R13*1), Y12, Y6
+	VFMADD231PS 32(AX)(R13*1), Y13, Y7
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX2P4x2_tap
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ BX, AX
+	VMOVUPS Y2, 0(AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ BX, AX
+	VMOVUPS Y4, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ BX, AX
+	VMOVUPS Y6, 0(AX)
+	VMOVUPS Y7, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF32AVX2P4x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX2P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX2P1x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX2P1x1_block:
+	VXORPS Y0, Y0, Y0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX2P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Y12
+	VFMADD231PS (AX), Y12, Y0
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX2P1x1_tap
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ depthwiseF32AVX2P1x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX2P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX2P1x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX2P1x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX2P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Y12
+	VMOVUPS 32(R11), Y13
+	VFMADD231PS (AX), Y12, Y0
+	VFMADD231PS 32(AX), Y13, Y1
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX2P1x2_tap
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF32AVX2P1x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX2P4x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX2P4x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX2P4x1_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX2P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Y12
+	VFMADD231PD (AX), Y12, Y0
+	VFMADD231PD (AX)(R12*1), Y12, Y1
+	VFMADD231PD (AX)(R12*2), Y12, Y2
+	VFMADD231PD (AX)(R13*1), Y12, Y3
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX2P4x1_tap
+	MOVQ DX, AX
+	VMOVUPD Y0, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Y1, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Y2, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Y3, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ depthwiseF64AVX2P4x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX2P4x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX2P4x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX2P4x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX2P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Y12
+	VMOVUPD 32(R11), Y13
+	VFMADD231PD (AX), Y12, Y0
+	VFMADD231PD 32(AX), Y13, Y1
+	VFMADD231PD (AX)(R12*1), Y12, Y2
+	VFMADD231PD 32(AX)(R12*1), Y13, Y3
+	VFMADD231PD (AX)(R12*2), Y12, Y4
+	VFMADD231PD 32(AX)(R12*2), Y13, Y5
+	VFMADD231PD (AX)(R13*1), Y12, Y6
+	VFMADD231PD 32(AX)(R13*1), Y13, Y7
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX2P4x2_tap
+	MOVQ DX, AX
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y1, 32(AX)
+	ADDQ BX, AX
+	VMOVUPD Y2, 0(AX)
+	VMOVUPD Y3, 32(AX)
+	ADDQ BX, AX
+	VMOVUPD Y4, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ BX, AX
+	VMOVUPD Y6, 0(AX)
+	VMOVUPD Y7, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF64AVX2P4x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX2P1x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX2P1x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX2P1x1_block:
+	VXORPS Y0, Y0, Y0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX2P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Y12
+	VFMADD231PD (AX), Y12, Y0
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX2P1x1_tap
+	MOVQ DX, AX
+	VMOVUPD Y0, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ depthwiseF64AVX2P1x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX2P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX2P1x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX2P1x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX2P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Y12
+	VMOVUPD 32(R11), Y13
+	VFMADD231PD (AX), Y12, Y0
+	VFMADD231PD 32(AX), Y13, Y1
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX2P1x2_tap
+	MOVQ DX, AX
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y1, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF64AVX2P1x2_block
+	VZEROUPPER
+	RET

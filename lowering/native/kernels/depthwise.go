@@ -1,0 +1,102 @@
+package kernels
+
+import "fmt"
+
+// Depthwise computes the products of a depthwise convolution (one filter
+// per channel) at P positions of C channels, the window's taps at
+// offsets offs from a position:
+//
+//	out[j·ldo + c] = Σ_t img[j·ps + offs[t] + c] · filt[t·ldf + c]   (j < P, c < C)
+//
+// summed over the taps in order from zero. With AVX2 (and FMA) the
+// channels go a register tile of four positions by one or two vectors at
+// a time, each tap's filter vectors loaded once for the four positions
+// and added by fused multiply-adds; the channels past the last whole
+// vector, and every channel without AVX2, element by element. A position
+// stride ps of C is a run of positions along an image's row; a larger one
+// a strided convolution's. Nothing is read past the last position's
+// window. It panics if an operand is too short or a stride or offset is
+// negative: the callers compute them, so that is a bug.
+func Depthwise[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C int) {
+	if P <= 0 || C <= 0 {
+		return
+	}
+	if len(offs) == 0 {
+		for j := range P {
+			clear(out[j*ldo:][:C])
+		}
+		return
+	}
+	lo, hi := offs[0], offs[0]
+	for _, o := range offs {
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	if lo < 0 || ps < 0 || ldo < 0 || ldf < 0 ||
+		(P-1)*ps+hi+C > len(img) || (P-1)*ldo+C > len(out) || (len(offs)-1)*ldf+C > len(filt) {
+		panic(fmt.Sprintf("kernels: Depthwise: %d positions of %d channels (strides %d, %d), taps at %d to %d (filters %d apart): operands of %d, %d and %d elements",
+			P, C, ps, ldo, lo, hi, ldf, len(img), len(out), len(filt)))
+	}
+	c0 := 0
+	if hasAVX2 {
+		c0 = depthwiseAsm(out, ldo, img, ps, offs, filt, ldf, P, C)
+	}
+	if c0 == C {
+		return
+	}
+	for j := range P {
+		o := out[j*ldo:][c0:C]
+		clear(o)
+		for t, off := range offs {
+			x, w := img[j*ps+off:][c0:C], filt[t*ldf:][c0:C]
+			for c := range o {
+				o[c] += x[c] * w[c]
+			}
+		}
+	}
+}
+
+// depthwiseFn is the signature of the depthwise assembly kernels.
+type depthwiseFn[T float32 | float64] func(n, taps int, out *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int)
+
+var (
+	depthwiseF32 = [2][2]depthwiseFn[float32]{
+		{depthwiseF32AVX2P1x1, depthwiseF32AVX2P1x2},
+		{depthwiseF32AVX2P4x1, depthwiseF32AVX2P4x2},
+	}
+	depthwiseF64 = [2][2]depthwiseFn[float64]{
+		{depthwiseF64AVX2P1x1, depthwiseF64AVX2P1x2},
+		{depthwiseF64AVX2P4x1, depthwiseF64AVX2P4x2},
+	}
+)
+
+// depthwiseAsm runs Depthwise's assembly kernels over the channels of
+// whole vectors and returns how many channels they computed.
+func depthwiseAsm[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C int) int {
+	var fns *[2][2]depthwiseFn[T]
+	lanes := 8
+	switch any(out).(type) {
+	case []float32:
+		fns = any(&depthwiseF32).(*[2][2]depthwiseFn[T])
+	default:
+		fns, lanes = any(&depthwiseF64).(*[2][2]depthwiseFn[T]), 4
+	}
+	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
+	c1 := 2 * lanes * pairs
+	for j := 0; j < P; {
+		q, k := 1, 0
+		if P-j >= 4 {
+			q, k = 4, 1
+		}
+		if pairs > 0 {
+			fns[k][1](pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf)
+		}
+		if single {
+			fns[k][0](1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf)
+		}
+		j += q
+	}
+	if single {
+		return c1 + lanes
+	}
+	return c1
+}
