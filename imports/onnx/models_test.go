@@ -59,6 +59,7 @@ func TestExportedModels(t *testing.T) {
 		{"logsoftmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "logsoftmax_opset11_axis1_ort_output.npy", ""},
 		{"softmax_opset13_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset13_axis1_ort_output.npy", ""},
 		{"ops_cnn_digits.onnx", "digits_input.npy", "input", "probabilities", "ops_cnn_digits_ort_probabilities.npy", ""},
+		{"convbn_digits.onnx", "digits_input.npy", "input", "probabilities", "convbn_digits_ort_probabilities.npy", ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			xv, xs := readNpyF32(t, filepath.Join(dir, tc.input))

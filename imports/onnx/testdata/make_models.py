@@ -10,7 +10,8 @@ How to rerun (from the repository root; takes about a minute on two cores):
 
 With --ops-cnn-only it writes only ops_cnn_digits.onnx and its output and puts
 that model's entry into models/INDEX.json (needs onnx, onnxruntime, numpy and
-scikit-learn, for the digits data).
+scikit-learn, for the digits data). --convbn-only does the same for
+convbn_digits.onnx.
 
 Versions used for the committed files (pip resolved the rest; full list in
 imports/onnx/testdata/MANIFEST): Python 3.11.7, onnx 1.23.2, onnxruntime 1.31.1,
@@ -42,6 +43,16 @@ imports/onnx/testdata/models/
                                          PRelu, LRN, Slice, Split, HardSwish, Mish, Concat,
                                          GlobalMaxPool, GlobalAveragePool, Gemm, Softmax
   ops_cnn_digits_ort_probabilities.npy   onnxruntime's output (float32 [16,10])
+  convbn_digits.onnx                     a channels-first conv block written with onnx.helper
+                                         as PyTorch exports one in eval mode with
+                                         BatchNormalization unfolded (opset 18): Conv (bias),
+                                         BatchNormalization, Relu; depthwise Conv (group 8),
+                                         BatchNormalization, Clip [0,6]; 1x1 Conv, Add of a
+                                         [16,1,1] bias, Mul by a [1,16,1,1] scale, Relu;
+                                         depthwise Conv (group 16, stride 2, bias),
+                                         BatchNormalization, Relu; GlobalAveragePool,
+                                         Flatten, Gemm, Softmax
+  convbn_digits_ort_probabilities.npy    onnxruntime's output (float32 [16,10])
   INDEX.json                             every model: inputs, outputs, opsets, reference files
 imports/tf/testdata/
   digits_input.npy                       the same 16 rows
@@ -61,7 +72,8 @@ predict_proba, TensorFlow's frozen graphs against Keras's predict, onnxruntime
 on the tf2onnx model against TensorFlow, the opset-11 models against a numpy
 evaluation of the flattening semantics (which must differ from opset 13's). The
 CNN's reference is onnxruntime's alone (onnx.reference's LRN loops over the batch
-axis instead of the channels, so it cannot check it).
+axis instead of the channels, so it cannot check it); the conv block's is checked
+against a float64 numpy evaluation of the same network within 1e-4.
 Seeds are fixed (numpy, scikit-learn random_state, keras.utils.set_random_seed,
 TensorFlow op determinism, one thread), so a rerun on the same versions writes
 the same numbers.
@@ -438,6 +450,164 @@ def ops_cnn_model(x, y, rows, index):
     return acc
 
 
+def numpy_conv(x, w, b=None, stride=1, pad=0, group=1):
+    """NCHW convolution in float64 by a loop over the kernel taps, for checking."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - kh) // stride + 1
+    ow = (wd + 2 * pad - kw) // stride + 1
+    out = np.zeros((n, m, oh, ow))
+    mg = m // group
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        ws = w[g * mg:(g + 1) * mg].astype(np.float64)
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                out[:, g * mg:(g + 1) * mg] += np.einsum("nchw,mc->nmhw", patch, ws[:, :, i, j])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def convbn_model(x, y, rows, index):
+    """A channels-first convolutional block written with onnx.helper in the form
+    PyTorch's exporter gives in eval mode without folding BatchNormalization
+    into the convolutions (opset 18, NCHW, initializers named as PyTorch names
+    parameters): Reshape, Conv with bias, BatchNormalization, Relu; depthwise
+    Conv (group 8) without bias, BatchNormalization, Clip to [0,6] (ReLU6, min
+    and max as inputs); pointwise Conv without bias, Add of a [16,1,1] bias and
+    Mul by a [1,16,1,1] scale (per-channel broadcasts), Relu; depthwise Conv
+    (group 16, stride 2) with bias, BatchNormalization, Relu; GlobalAveragePool,
+    Flatten, Gemm, Softmax. The weights are random (seeded); the Gemm is fitted
+    to the training rows by ridge regression on the features onnxruntime
+    computes, and the whole network is checked against a numpy evaluation."""
+    rng = np.random.default_rng(23)
+    f32 = np.float32
+
+    def bn(c):
+        return ((rng.uniform(0.5, 1.5, c)).astype(f32),       # weight (scale)
+                (0.1 * rng.standard_normal(c)).astype(f32),   # bias (B)
+                (0.1 * rng.standard_normal(c)).astype(f32),   # running_mean
+                (rng.uniform(0.5, 1.5, c)).astype(f32))       # running_var, positive
+
+    w1 = (rng.standard_normal((8, 1, 3, 3)) * 0.3).astype(f32)
+    b1 = (rng.standard_normal(8) * 0.1).astype(f32)
+    bn1 = bn(8)
+    w2 = (rng.standard_normal((8, 1, 3, 3)) * 0.3).astype(f32)
+    bn2 = bn(8)
+    w3 = (rng.standard_normal((16, 8, 1, 1)) * 0.3).astype(f32)
+    b3 = (rng.standard_normal((16, 1, 1)) * 0.1).astype(f32)
+    s3 = (rng.uniform(0.5, 1.5, (1, 16, 1, 1))).astype(f32)
+    w4 = (rng.standard_normal((16, 1, 3, 3)) * 0.3).astype(f32)
+    b4 = (rng.standard_normal(16) * 0.1).astype(f32)
+    bn4 = bn(16)
+    eps = 1e-5
+    consts = {"shape": np.array([-1, 1, 8, 8], np.int64), "conv1.weight": w1, "conv1.bias": b1}
+    for name, p in (("bn1", bn1), ("bn2", bn2), ("bn4", bn4)):
+        for suffix, v in zip(("weight", "bias", "running_mean", "running_var"), p):
+            consts[f"{name}.{suffix}"] = v
+    consts.update({
+        "dw2.weight": w2, "clip_min": np.array(0, f32), "clip_max": np.array(6, f32),
+        "pw3.weight": w3, "pw3.bias": b3, "pw3.scale": s3, "dw4.weight": w4, "dw4.bias": b4,
+    })
+
+    n = helper.make_node
+
+    def bn_node(x_in, name, out):
+        return n("BatchNormalization", [x_in, f"{name}.weight", f"{name}.bias",
+                                        f"{name}.running_mean", f"{name}.running_var"], [out],
+                 name=f"/{name}/BatchNormalization", epsilon=eps, momentum=0.9)
+
+    feature_nodes = [
+        n("Reshape", ["input", "shape"], ["image"], name="/Reshape"),
+        n("Conv", ["image", "conv1.weight", "conv1.bias"], ["c1"], name="/conv1/Conv",
+          kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1], dilations=[1, 1], group=1),
+        bn_node("c1", "bn1", "n1"),
+        n("Relu", ["n1"], ["a1"], name="/act1/Relu"),
+        n("Conv", ["a1", "dw2.weight"], ["c2"], name="/dw2/Conv", kernel_shape=[3, 3],
+          pads=[1, 1, 1, 1], strides=[1, 1], dilations=[1, 1], group=8),
+        bn_node("c2", "bn2", "n2"),
+        n("Clip", ["n2", "clip_min", "clip_max"], ["a2"], name="/act2/Clip"),
+        n("Conv", ["a2", "pw3.weight"], ["c3"], name="/pw3/Conv", kernel_shape=[1, 1],
+          pads=[0, 0, 0, 0], strides=[1, 1], dilations=[1, 1], group=1),
+        n("Add", ["c3", "pw3.bias"], ["biased"], name="/pw3/Add"),
+        n("Mul", ["biased", "pw3.scale"], ["scaled"], name="/pw3/Mul"),
+        n("Relu", ["scaled"], ["a3"], name="/act3/Relu"),
+        n("Conv", ["a3", "dw4.weight", "dw4.bias"], ["c4"], name="/dw4/Conv",
+          kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2], dilations=[1, 1], group=16),
+        bn_node("c4", "bn4", "n4"),
+        n("Relu", ["n4"], ["a4"], name="/act4/Relu"),
+        n("GlobalAveragePool", ["a4"], ["pooled"], name="/GlobalAveragePool"),
+        n("Flatten", ["pooled"], ["features"], name="/Flatten", axis=1),
+    ]
+    opsets = [helper.make_opsetid("", 18)]
+
+    def model(nodes, outputs, inits):
+        graph = helper.make_graph(
+            nodes, "convbn_digits",
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 64])],
+            outputs,
+            [onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
+        m = helper.make_model_gen_version(graph, producer_name="make_models.py", opset_imports=opsets)
+        onnx.checker.check_model(m, full_check=True)
+        return m
+
+    # Features of the training rows, then the Gemm fitted to one-hot labels.
+    feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
+                                                                     ["batch", 16])], consts)
+    sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (feats,) = sess.run(None, {"input": x[:TRAIN]})
+    a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
+    target = np.eye(10)[y[:TRAIN]] * 8 - 4
+    coef = np.linalg.solve(a.T @ a + 1e-2 * np.eye(a.shape[1]), a.T @ target)
+    consts["fc_W"] = coef[:-1].astype(f32)
+    consts["fc_B"] = coef[-1].astype(f32)
+    nodes = feature_nodes + [
+        n("Gemm", ["features", "fc_W", "fc_B"], ["logits"], name="/fc/Gemm"),
+        n("Softmax", ["logits"], ["probabilities"], name="/Softmax", axis=1),
+    ]
+    full = model(nodes, [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
+                                                       ["batch", 10])], consts)
+    path = os.path.join(MODELS, "convbn_digits.onnx")
+    write_proto(path, full)
+    (probs,) = ort_run(path, {"input": rows})
+    (heldout,) = ort_run(path, {"input": x[TRAIN:]})
+    acc = float((heldout.argmax(axis=1) == y[TRAIN:]).mean())
+
+    # The same network in float64 numpy, from the float32 initializers.
+    def np_bn(t, p):
+        scale, bias, mean, var = (v.astype(np.float64).reshape(1, -1, 1, 1) for v in p)
+        return (t - mean) / np.sqrt(var + eps) * scale + bias
+
+    t = rows.astype(np.float64).reshape(-1, 1, 8, 8)
+    t = np.maximum(np_bn(numpy_conv(t, w1, b1, pad=1), bn1), 0)
+    t = np.clip(np_bn(numpy_conv(t, w2, pad=1, group=8), bn2), 0, 6)
+    t = np.maximum((numpy_conv(t, w3) + b3) * s3, 0)
+    t = np.maximum(np_bn(numpy_conv(t, w4, b4, stride=2, pad=1, group=16), bn4), 0)
+    logits = t.mean(axis=(2, 3)) @ consts["fc_W"].astype(np.float64) + consts["fc_B"]
+    want = numpy_softmax(logits, 1, flatten=False, log=False)
+    np.testing.assert_allclose(probs, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(probs.sum(axis=1), 1, rtol=1e-5)
+    if float(np.ptp(probs, axis=0).min()) < 1e-3:
+        raise SystemExit("convbn_digits: a class's probability hardly varies over the rows")
+    ref = save_npy(os.path.join(MODELS, "convbn_digits_ort_probabilities.npy"), probs)
+    index.append(onnx_entry(
+        path, input_file="digits_input.npy", references={"probabilities": ref},
+        reference_runtime=f"onnxruntime {ort.__version__}",
+        heldout_accuracy=round(acc, 4),
+        note="written with onnx.helper in the form of a PyTorch export (opset 18, NCHW) "
+             "with BatchNormalization left unfolded: Reshape, Conv (bias), "
+             "BatchNormalization, Relu, depthwise Conv (group 8, no bias), "
+             "BatchNormalization, Clip [0,6] (min and max inputs), 1x1 Conv (no bias), "
+             "Add ([16,1,1] bias), Mul ([1,16,1,1] scale), Relu, depthwise Conv (group 16, "
+             "stride 2, bias), BatchNormalization, Relu, GlobalAveragePool, Flatten, Gemm, "
+             "Softmax; random seeded weights, the Gemm fitted by ridge regression on the "
+             "training rows' features; checked against a numpy evaluation within 1e-4"))
+    return acc
+
+
 def numpy_softmax(x, axis, flatten, log):
     """Softmax of x by opset <= 12 (flatten from axis) or opset 13 (one axis) rules."""
     x64 = x.astype(np.float64)
@@ -509,13 +679,14 @@ def check_sizes(paths):
     return sizes
 
 
-def ops_cnn_only():
-    """Writes the CNN alone and puts its entry into models/INDEX.json, leaving
-    the other models' files and entries as they are."""
+def one_model_only(build, stem, what):
+    """Writes one digits model alone (build is ops_cnn_model or convbn_model)
+    and puts its entry into models/INDEX.json, leaving the other models' files
+    and entries as they are."""
     x, y = digits()
     rows = x[TRAIN:TRAIN + ROWS]
     entries = []
-    acc = ops_cnn_model(x, y, rows, entries)
+    acc = build(x, y, rows, entries)
     path = os.path.join(MODELS, "INDEX.json")
     with open(path) as f:
         index = json.load(f)
@@ -523,17 +694,19 @@ def ops_cnn_only():
     with open(path, "w") as f:
         json.dump(index, f, indent=1)
         f.write("\n")
-    sizes = check_sizes([os.path.join(MODELS, "ops_cnn_digits.onnx"),
-                         os.path.join(MODELS, "ops_cnn_digits_ort_probabilities.npy")])
+    sizes = check_sizes([os.path.join(MODELS, stem + ".onnx"),
+                         os.path.join(MODELS, stem + "_ort_probabilities.npy")])
     for p, n in sizes.items():
         print(f"{n:8d}  {p}")
-    print(f"held-out accuracy: ops CNN {acc:.4f}")
+    print(f"held-out accuracy: {what} {acc:.4f}")
     return 0
 
 
 def main():
     if sys.argv[1:] == ["--ops-cnn-only"]:
-        return ops_cnn_only()
+        return one_model_only(ops_cnn_model, "ops_cnn_digits", "ops CNN")
+    if sys.argv[1:] == ["--convbn-only"]:
+        return one_model_only(convbn_model, "convbn_digits", "conv-BN block")
     os.makedirs(MODELS, exist_ok=True)
     os.makedirs(TF_DIR, exist_ok=True)
     x, y = digits()
@@ -547,6 +720,7 @@ def main():
     keras_acc = keras_models(x, y, rows, onnx_index, tf_index)
     old_opset_models(onnx_index)
     ops_acc = ops_cnn_model(x, y, rows, onnx_index)
+    convbn_acc = convbn_model(x, y, rows, onnx_index)
 
     common = {
         "generator": "imports/onnx/testdata/make_models.py",
@@ -567,7 +741,7 @@ def main():
     for p, n in sizes.items():
         print(f"{n:8d}  {p}")
     print(f"{sum(sizes.values()):8d}  total; held-out accuracy: scikit-learn {skl_acc:.4f}, "
-          f"keras {keras_acc:.4f}, ops CNN {ops_acc:.4f}")
+          f"keras {keras_acc:.4f}, ops CNN {ops_acc:.4f}, conv-BN block {convbn_acc:.4f}")
     return 0
 
 
