@@ -200,11 +200,157 @@ func (o Ops) zipWith(name string, f func(b *layers.Builder, vs ...graph.Node) gr
 		}
 		as[i] = a
 	}
-	y, _, err := p.zipCore(what, as, core, func(b *layers.Builder, vs []graph.Node) graph.Node { return f(b, vs...) })
+	body := func(b *layers.Builder, vs []graph.Node) graph.Node { return f(b, vs...) }
+	y, ok, err := p.zipChannelsLast(what, as, body)
+	if !ok && err == nil {
+		y, _, err = p.zipCore(what, as, core, body)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return p.done(y)
+}
+
+// zipChannelsLast computes an elementwise operation of channels-first
+// operands with per-channel ones (a BatchNormalization, a bias or scale
+// of shape [C, 1, 1] on [N, C, H, W]) with the channels last, when an
+// operand is a channels-last array seen channels first: the result of a
+// convolution or a pooling, flip 1 (flip 2 y). Written over the NCHW
+// view, the per-channel vectors are zipped at the channel level and the
+// spatial axes mapped below it; no rewrite moves the flips through that,
+// so the operation became a kernel of its own that transposed y. Over
+// [N, H, W, C] the vectors are zipped innermost, the operand's flips
+// cancel against the permutation (so it reads y itself), and the result,
+// permuted back to channels first, is flip 1 (flip 2 r): the next
+// convolution's flips cancel against it, and fusion makes the operation
+// the convolution's epilogue. ok is false, with nothing built, where the
+// operands do not have this form: rank under 3, an operand that is
+// neither of the result's shape nor 1 on every axis but the channels',
+// no per-channel operand, or no operand whose flips the permutation
+// removes.
+func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builder, vs []graph.Node) graph.Node) (graph.Node, bool, error) {
+	R := 0
+	shapes := make([][]int, len(as))
+	for i, a := range as {
+		R, shapes[i] = max(R, a.rank()), a.extents()
+	}
+	if R < 3 {
+		return nil, false, nil
+	}
+	out, err := p.broadcastShape("axis", what, shapes)
+	if err != nil || out[1] == 1 {
+		return nil, false, nil
+	}
+	// perm puts the channels last: axis i of the result is axis perm[i]
+	// of a channels-first operand.
+	perm, inv := make([]int, R), make([]int, R)
+	for i := range perm {
+		perm[i] = i + 1
+	}
+	perm[0], perm[R-1] = 0, 1
+	for i, k := range perm {
+		inv[k] = i
+	}
+	cl := make([]arr, len(as))
+	perChannel, helped := false, false
+	for i, a := range as {
+		ext := a.extents()
+		if slices.Equal(ext, out) {
+			// a is its base seen through the flips on top of it:
+			// axis k of a is axis q[k] of base.
+			base, q := flipChain(a.n, R)
+			ba, err := p.operand(what[i], base)
+			if err != nil {
+				return nil, false, err
+			}
+			c := make([]int, R)
+			for k := range c {
+				c[k] = q[perm[k]]
+			}
+			if cl[i], err = p.permute(ba, c); err != nil {
+				return nil, false, err
+			}
+			helped = helped || flipDepth(cl[i].n) < flipDepth(a.n)
+			continue
+		}
+		// Aligned on the right: operand axis j runs along result axis
+		// R-len(ext)+j. Every axis but the channels' must be 1.
+		ch := 1 - (R - len(ext))
+		for j, e := range ext {
+			if j != ch && e != 1 {
+				return nil, false, nil
+			}
+		}
+		if ch < 0 || ext[ch] == 1 {
+			cl[i] = a // one element, broadcast everywhere in any order
+			continue
+		}
+		perChannel = true
+		x := a
+		for j := len(ext) - 1; j >= 0; j-- {
+			if j != ch {
+				if x, err = p.squeezeAxis(x, j); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		cl[i] = x // [C], aligned with the channels last
+	}
+	if !perChannel || !helped {
+		return nil, false, nil
+	}
+	y, _, err := p.zipCore(what, cl, make([]int, len(cl)), body)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := p.operand("the result", y)
+	if err != nil {
+		return nil, false, err
+	}
+	if r, err = p.permute(r, inv); err != nil {
+		return nil, false, err
+	}
+	return r.n, true, nil
+}
+
+// flipChain returns the operand under the flips at the top of n, an
+// array of rank r, and the permutation they make of it: axis k of n is
+// axis q[k] of base.
+func flipChain(n graph.Node, r int) (base graph.Node, q []int) {
+	q = make([]int, r)
+	for k := range q {
+		q[k] = k
+	}
+	for {
+		f, ok := n.(*graph.Flip)
+		if !ok || f.Axis1 < 0 || f.Axis2 < 0 || f.Axis1 >= r || f.Axis2 >= r {
+			return n, q
+		}
+		// Axis j of the flip is axis σ(j) of f.X, σ exchanging its
+		// two: axis k of the top is axis σ(q[k]) of f.X.
+		for k, j := range q {
+			switch j {
+			case f.Axis1:
+				q[k] = f.Axis2
+			case f.Axis2:
+				q[k] = f.Axis1
+			}
+		}
+		n = f.X
+	}
+}
+
+// flipDepth counts the flips at the top of n: flip a b (flip c d x) has
+// two.
+func flipDepth(n graph.Node) int {
+	k := 0
+	for {
+		f, ok := n.(*graph.Flip)
+		if !ok {
+			return k
+		}
+		n, k = f.X, k+1
+	}
 }
 
 // operandName names operand i of n in errors: x and y for two, "operand i"

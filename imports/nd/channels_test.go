@@ -1,0 +1,102 @@
+package nd_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/imports/nd"
+	"github.com/hofuse/hofuse/layers"
+)
+
+// stripFlips returns the operand under the flips at the top of n and how
+// many there were.
+func stripFlips(n graph.Node) (graph.Node, int) {
+	k := 0
+	for {
+		f, ok := n.(*graph.Flip)
+		if !ok {
+			return n, k
+		}
+		n, k = f.X, k+1
+	}
+}
+
+// TestZipChannelsLast: an elementwise operation of a channels-first view
+// of a channels-last array (a convolution's result, y [N, H, W, C] seen
+// as [N, C, H, W]) with per-channel operands ([C, 1, 1], [1, C, 1, 1], a
+// scalar) is computed over y itself with the channels last and permuted
+// back: the term is flips over a traversal that reads y with no flip
+// left. Every element equals the product and sum written out here, on
+// the interpreter and the native back end. Operands of other forms keep
+// the channels-first traversal: an image stored channels first (nothing
+// to cancel), and an operand that varies along the batch axis too.
+func TestZipChannelsLast(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 7))
+	const N, C, H, W = 2, 3, 4, 5
+	bind := map[string]graph.Value{}
+	y := randInput(t, r, bind, "y", graph.Float32, N, H, W, C)
+	s := randInput(t, r, bind, "s", graph.Float32, C, 1, 1)
+	b := randInput(t, r, bind, "b", graph.Float32, 1, C, 1, 1)
+	k := randInput(t, r, bind, "k", graph.Float32)
+	x, err := nd.Transpose(y, []int{0, 3, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := nd.ZipWith(func(bd *layers.Builder, vs ...graph.Node) graph.Node {
+		return bd.Add(bd.Mul(bd.Mul(vs[0], vs[1]), vs[3]), vs[2])
+	}, x, s, b, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, flips := stripFlips(z)
+	if flips == 0 || strings.Contains(graph.Print(base), "flip") {
+		t.Errorf("%d flips on top, and under them %s; want flips over a traversal of y itself", flips, graph.Print(base))
+	}
+	got, err := graph.Eval(z, bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.(*graph.Array)
+	if ext := a.Extents(); len(ext) != 4 || ext[0] != N || ext[1] != C || ext[2] != H || ext[3] != W {
+		t.Fatalf("extents %v, want [%d %d %d %d]", ext, N, C, H, W)
+	}
+	yv, sv, bv := bind["y"].(*graph.Array).Float32s(), bind["s"].(*graph.Array).Float32s(), bind["b"].(*graph.Array).Float32s()
+	kv := float32(bind["k"].(graph.ScalarValue).V)
+	for n := range N {
+		for c := range C {
+			for h := range H {
+				for w := range W {
+					want := yv[((n*H+h)*W+w)*C+c]*sv[c]*kv + bv[c]
+					if g := float32(a.At(n, c, h, w)); math.Abs(float64(g-want)) > 1e-6*math.Abs(float64(want)) {
+						t.Fatalf("[%d,%d,%d,%d] = %v, want %v", n, c, h, w, g, want)
+					}
+				}
+			}
+		}
+	}
+	runNative(t, z, bind)
+
+	// Stored channels first: nothing to cancel, the traversal stays.
+	x2 := randInput(t, r, map[string]graph.Value{}, "x2", graph.Float32, N, C, H, W)
+	z2, err := nd.Binary(graph.Mul, x2, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, flips := stripFlips(z2); flips != 0 {
+		t.Errorf("x2 · s: %s, want no flips", graph.Print(z2))
+	}
+	// An operand varying along the batch axis as well as the channels.
+	bind3 := map[string]graph.Value{"y": bind["y"]}
+	se := randInput(t, r, bind3, "se", graph.Float32, N, C, 1, 1)
+	z3, err := nd.Binary(graph.Mul, x, se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base, _ := stripFlips(z3); !strings.Contains(graph.Print(base), "flip") {
+		t.Errorf("x · se: %s, want the channels-first traversal of flipped y", graph.Print(z3))
+	}
+	runNative(t, z3, bind3)
+}
