@@ -11,6 +11,38 @@ import (
 	"github.com/hofuse/hofuse/layers"
 )
 
+// checkChannelsLast requires z to be flips over a traversal with no flip
+// in it, of extents [N, C, H, W], whose every element is want's, on the
+// interpreter and (fused and unfused) the native back end.
+func checkChannelsLast(t *testing.T, z graph.Node, bind map[string]graph.Value, N, C, H, W int, want func(n, c, h, w int) float32) {
+	t.Helper()
+	base, flips := stripFlips(z)
+	if flips == 0 || strings.Contains(graph.Print(base), "flip") {
+		t.Errorf("%d flips on top, and under them %s; want flips over a traversal with none", flips, graph.Print(base))
+	}
+	got, err := graph.Eval(z, bind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.(*graph.Array)
+	if ext := a.Extents(); len(ext) != 4 || ext[0] != N || ext[1] != C || ext[2] != H || ext[3] != W {
+		t.Fatalf("extents %v, want [%d %d %d %d]", ext, N, C, H, W)
+	}
+	for n := range N {
+		for c := range C {
+			for h := range H {
+				for w := range W {
+					want := want(n, c, h, w)
+					if g := float32(a.At(n, c, h, w)); math.Abs(float64(g-want)) > 1e-6*math.Abs(float64(want)) {
+						t.Fatalf("[%d,%d,%d,%d] = %v, want %v", n, c, h, w, g, want)
+					}
+				}
+			}
+		}
+	}
+	runNative(t, z, bind)
+}
+
 // stripFlips returns the operand under the flips at the top of n and how
 // many there were.
 func stripFlips(n graph.Node) (graph.Node, int) {
@@ -29,10 +61,13 @@ func stripFlips(n graph.Node) (graph.Node, int) {
 // as [N, C, H, W]) with per-channel operands ([C, 1, 1], [1, C, 1, 1], a
 // scalar) is computed over y itself with the channels last and permuted
 // back: the term is flips over a traversal that reads y with no flip
-// left. Every element equals the product and sum written out here, on
-// the interpreter and the native back end. Operands of other forms keep
-// the channels-first traversal: an image stored channels first (nothing
-// to cancel), and an operand that varies along the batch axis too.
+// left. So are a Map of it, an activation layer applied through
+// ChannelsLast, and the sum of those two (a residual add). Every element
+// equals the one written out here, on the interpreter and the native back
+// end. Operands of other forms keep the channels-first traversal: an
+// image stored channels first (nothing to cancel), and an operand that
+// varies along the batch axis too. ChannelsLast refuses a function that
+// does not keep the shape.
 func TestZipChannelsLast(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 7))
 	const N, C, H, W = 2, 3, 4, 5
@@ -51,33 +86,35 @@ func TestZipChannelsLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, flips := stripFlips(z)
-	if flips == 0 || strings.Contains(graph.Print(base), "flip") {
-		t.Errorf("%d flips on top, and under them %s; want flips over a traversal of y itself", flips, graph.Print(base))
-	}
-	got, err := graph.Eval(z, bind)
+	yv, sv, bv := bind["y"].(*graph.Array).Float32s(), bind["s"].(*graph.Array).Float32s(), bind["b"].(*graph.Array).Float32s()
+	kv := float32(bind["k"].(graph.ScalarValue).V)
+	Y := func(n, c, h, w int) float32 { return yv[((n*H+h)*W+w)*C+c] }
+	checkChannelsLast(t, z, bind, N, C, H, W, func(n, c, h, w int) float32 { return Y(n, c, h, w)*sv[c]*kv + bv[c] })
+
+	// A map (an ONNX unary operator), an activation layer through
+	// ChannelsLast, and the residual add of two such results.
+	yb := map[string]graph.Value{"y": bind["y"]}
+	m, err := nd.Map(x, func(bd *layers.Builder, v graph.Node) graph.Node { return bd.Mul(v, v) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := got.(*graph.Array)
-	if ext := a.Extents(); len(ext) != 4 || ext[0] != N || ext[1] != C || ext[2] != H || ext[3] != W {
-		t.Fatalf("extents %v, want [%d %d %d %d]", ext, N, C, H, W)
+	checkChannelsLast(t, m, yb, N, C, H, W, func(n, c, h, w int) float32 { return Y(n, c, h, w) * Y(n, c, h, w) })
+	relu, err := nd.ChannelsLast(x, func(x graph.Node) (graph.Node, error) { return layers.ReLU("relu", x) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	yv, sv, bv := bind["y"].(*graph.Array).Float32s(), bind["s"].(*graph.Array).Float32s(), bind["b"].(*graph.Array).Float32s()
-	kv := float32(bind["k"].(graph.ScalarValue).V)
-	for n := range N {
-		for c := range C {
-			for h := range H {
-				for w := range W {
-					want := yv[((n*H+h)*W+w)*C+c]*sv[c]*kv + bv[c]
-					if g := float32(a.At(n, c, h, w)); math.Abs(float64(g-want)) > 1e-6*math.Abs(float64(want)) {
-						t.Fatalf("[%d,%d,%d,%d] = %v, want %v", n, c, h, w, g, want)
-					}
-				}
-			}
-		}
+	checkChannelsLast(t, relu, yb, N, C, H, W, func(n, c, h, w int) float32 { return max(Y(n, c, h, w), 0) })
+	sum, err := nd.Binary(graph.Add, relu, m)
+	if err != nil {
+		t.Fatal(err)
 	}
-	runNative(t, z, bind)
+	checkChannelsLast(t, sum, yb, N, C, H, W, func(n, c, h, w int) float32 {
+		return max(Y(n, c, h, w), 0) + Y(n, c, h, w)*Y(n, c, h, w)
+	})
+	if _, err := nd.ChannelsLast(x, func(x graph.Node) (graph.Node, error) { return nd.Reduce(nd.Sum, x, []int{3}, false) }); err == nil ||
+		!strings.Contains(err.Error(), "want an elementwise function") {
+		t.Errorf("ChannelsLast of a reduction: %v, want an error saying f must be elementwise", err)
+	}
 
 	// Stored channels first: nothing to cancel, the traversal stays.
 	x2 := randInput(t, r, map[string]graph.Value{}, "x2", graph.Float32, N, C, H, W)

@@ -142,7 +142,9 @@ func varName(k, j, n int) string {
 
 // Map returns f applied to every element of x, an array of any rank or a
 // scalar: one map per axis, f building the scalar body from the element v
-// with b, whose nodes carry the source name.
+// with b, whose nodes carry the source name. Where x is a channels-last
+// array seen channels first, the maps run over that array and the result
+// is permuted back (see ZipWith).
 func Map(x graph.Node, f func(b *layers.Builder, v graph.Node) graph.Node) (graph.Node, error) {
 	return Ops{}.Map(x, f)
 }
@@ -157,9 +159,11 @@ func (o Ops) Map(x graph.Node, f func(b *layers.Builder, v graph.Node) graph.Nod
 	if err != nil {
 		return nil, err
 	}
-	y, _, err := p.zipCore([]string{"x"}, []arr{a}, []int{0}, func(b *layers.Builder, vs []graph.Node) graph.Node {
-		return f(b, vs[0])
-	})
+	body := func(b *layers.Builder, vs []graph.Node) graph.Node { return f(b, vs[0]) }
+	y, ok, err := p.zipChannelsLast([]string{"x"}, []arr{a}, body)
+	if !ok && err == nil {
+		y, _, err = p.zipCore([]string{"x"}, []arr{a}, []int{0}, body)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +175,10 @@ func (o Ops) Map(x graph.Node, f func(b *layers.Builder, v graph.Node) graph.Nod
 // stretched to the other operands', a missing outer axis as extent 1, a
 // scalar (rank 0) stretched everywhere. f builds the scalar body from one
 // element of each operand, in order. The result has the broadcast shape;
-// operands of rank 0 only give a scalar term.
+// operands of rank 0 only give a scalar term. Where an operand is a
+// channels-last array seen channels first (a convolution's result) and
+// the others are of its shape or per-channel, the traversal runs with the
+// channels last and the result is permuted back (zipChannelsLast).
 func ZipWith(f func(b *layers.Builder, vs ...graph.Node) graph.Node, xs ...graph.Node) (graph.Node, error) {
 	return Ops{}.ZipWith(f, xs...)
 }
@@ -212,22 +219,25 @@ func (o Ops) zipWith(name string, f func(b *layers.Builder, vs ...graph.Node) gr
 }
 
 // zipChannelsLast computes an elementwise operation of channels-first
-// operands with per-channel ones (a BatchNormalization, a bias or scale
-// of shape [C, 1, 1] on [N, C, H, W]) with the channels last, when an
-// operand is a channels-last array seen channels first: the result of a
-// convolution or a pooling, flip 1 (flip 2 y). Written over the NCHW
+// operands, and of per-channel ones (a BatchNormalization, a bias or
+// scale of shape [C, 1, 1] on [N, C, H, W]), with the channels last when
+// an operand is a channels-last array seen channels first: the result of
+// a convolution or a pooling, flip 1 (flip 2 y). Written over the NCHW
 // view, the per-channel vectors are zipped at the channel level and the
 // spatial axes mapped below it; no rewrite moves the flips through that,
-// so the operation became a kernel of its own that transposed y. Over
-// [N, H, W, C] the vectors are zipped innermost, the operand's flips
-// cancel against the permutation (so it reads y itself), and the result,
-// permuted back to channels first, is flip 1 (flip 2 r): the next
-// convolution's flips cancel against it, and fusion makes the operation
-// the convolution's epilogue. ok is false, with nothing built, where the
-// operands do not have this form: rank under 3, an operand that is
-// neither of the result's shape nor 1 on every axis but the channels',
-// no per-channel operand, or no operand whose flips the permutation
-// removes.
+// so the operation became a kernel of its own that transposed y. And an
+// activation or a residual add whose result has two consumers (a ResNet
+// block's input feeds its first convolution and its add) keeps fusion's
+// flip-nzip from moving the consumers' flips into it. Over [N, H, W, C]
+// the vectors are zipped innermost, the operand's flips cancel against
+// the permutation (so it reads y itself), and the result, permuted back
+// to channels first, is flip 1 (flip 2 r): the next convolution's flips
+// cancel against it, and fusion makes the operation the convolution's
+// epilogue. ok is false, with nothing built, where the operands do not
+// have this form: rank under 3, an operand that is neither of the
+// result's shape nor 1 on every axis but the channels', an operand of
+// the result's shape that would need more flips channels last than it
+// has, or none that would need fewer.
 func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builder, vs []graph.Node) graph.Node) (graph.Node, bool, error) {
 	R := 0
 	shapes := make([][]int, len(as))
@@ -241,36 +251,20 @@ func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builde
 	if err != nil || out[1] == 1 {
 		return nil, false, nil
 	}
-	// perm puts the channels last: axis i of the result is axis perm[i]
-	// of a channels-first operand.
-	perm, inv := make([]int, R), make([]int, R)
-	for i := range perm {
-		perm[i] = i + 1
-	}
-	perm[0], perm[R-1] = 0, 1
-	for i, k := range perm {
-		inv[k] = i
-	}
+	perm, inv := channelsLastPerm(R)
 	cl := make([]arr, len(as))
-	perChannel, helped := false, false
+	helped := false
 	for i, a := range as {
 		ext := a.extents()
 		if slices.Equal(ext, out) {
-			// a is its base seen through the flips on top of it:
-			// axis k of a is axis q[k] of base.
-			base, q := flipChain(a.n, R)
-			ba, err := p.operand(what[i], base)
+			c, before, after, err := p.channelsLast(what[i], a, perm)
 			if err != nil {
 				return nil, false, err
 			}
-			c := make([]int, R)
-			for k := range c {
-				c[k] = q[perm[k]]
+			if after > before {
+				return nil, false, nil
 			}
-			if cl[i], err = p.permute(ba, c); err != nil {
-				return nil, false, err
-			}
-			helped = helped || flipDepth(cl[i].n) < flipDepth(a.n)
+			cl[i], helped = c, helped || after < before
 			continue
 		}
 		// Aligned on the right: operand axis j runs along result axis
@@ -285,7 +279,6 @@ func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builde
 			cl[i] = a // one element, broadcast everywhere in any order
 			continue
 		}
-		perChannel = true
 		x := a
 		for j := len(ext) - 1; j >= 0; j-- {
 			if j != ch {
@@ -296,7 +289,7 @@ func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builde
 		}
 		cl[i] = x // [C], aligned with the channels last
 	}
-	if !perChannel || !helped {
+	if !helped {
 		return nil, false, nil
 	}
 	y, _, err := p.zipCore(what, cl, make([]int, len(cl)), body)
@@ -311,6 +304,92 @@ func (p *op) zipChannelsLast(what []string, as []arr, body func(b *layers.Builde
 		return nil, false, err
 	}
 	return r.n, true, nil
+}
+
+// channelsLastPerm returns the permutation of rank r that puts the
+// channels (axis 1) last, axis i of the result being axis perm[i] of a
+// channels-first array, and its inverse.
+func channelsLastPerm(r int) (perm, inv []int) {
+	perm, inv = make([]int, r), make([]int, r)
+	for i := range perm {
+		perm[i] = i + 1
+	}
+	perm[0], perm[r-1] = 0, 1
+	for i, k := range perm {
+		inv[k] = i
+	}
+	return perm, inv
+}
+
+// channelsLast returns a, an array, permuted by perm as flips of the
+// array under the flips at the top of a, so that flips that undo each
+// other are not written; and how many flips are on top of a and of the
+// result. A channels-last array seen channels first has two flips (one
+// in rank 3) and none channels last.
+func (p *op) channelsLast(what string, a arr, perm []int) (cl arr, before, after int, err error) {
+	// a is its base seen through the flips on top of it: axis k of a
+	// is axis q[k] of base.
+	base, q := flipChain(a.n, a.rank())
+	ba, err := p.operand(what, base)
+	if err != nil {
+		return arr{}, 0, 0, err
+	}
+	c := make([]int, len(perm))
+	for k := range c {
+		c[k] = q[perm[k]]
+	}
+	if cl, err = p.permute(ba, c); err != nil {
+		return arr{}, 0, 0, err
+	}
+	return cl, flipDepth(a.n), flipDepth(cl.n), nil
+}
+
+// ChannelsLast returns f(x), f an elementwise function of an array that
+// keeps its shape (an activation), computed with the channels last where
+// x is a channels-last array seen channels first (a convolution's
+// result): f applied to that array and the result permuted back, so that
+// the flips cancel against x's and against those of the next
+// convolution, as zipChannelsLast's do. Elsewhere it is f(x).
+func ChannelsLast(x graph.Node, f func(x graph.Node) (graph.Node, error)) (graph.Node, error) {
+	return Ops{}.ChannelsLast(x, f)
+}
+
+// ChannelsLast is the package's ChannelsLast, with o's source name.
+func (o Ops) ChannelsLast(x graph.Node, f func(x graph.Node) (graph.Node, error)) (graph.Node, error) {
+	p := o.begin("ChannelsLast")
+	if f == nil {
+		return nil, p.errorf("f is nil")
+	}
+	a, err := p.operand("x", x)
+	if err != nil {
+		return nil, err
+	}
+	if a.rank() < 3 || a.lay[1].Extent == 1 {
+		return f(x)
+	}
+	perm, inv := channelsLastPerm(a.rank())
+	cl, before, after, err := p.channelsLast("x", a, perm)
+	if err != nil {
+		return nil, err
+	}
+	if after >= before {
+		return f(x)
+	}
+	y, err := f(cl.n)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.operand("f's result", y)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(r.extents(), cl.extents()) {
+		return nil, p.errorf("f gives shape %s from shape %s: want an elementwise function", shapeString(r.extents()), shapeString(cl.extents()))
+	}
+	if r, err = p.permute(r, inv); err != nil {
+		return nil, err
+	}
+	return p.done(r.n)
 }
 
 // flipChain returns the operand under the flips at the top of n, an

@@ -285,8 +285,8 @@ func unary(f func(b *layers.Builder, v graph.Node) graph.Node) func(c *ctx) erro
 }
 
 // activation converts an elementwise activation through its layer when
-// the input is a float array, and with f (the same scalar body) for a
-// scalar.
+// the input is a float array (with the channels last on a convolution's
+// result), and with f (the same scalar body) for a scalar.
 func activation(layer func(name string, x graph.Node) (graph.Node, error), f func(b *layers.Builder, v graph.Node) graph.Node) func(c *ctx) error {
 	return func(c *ctx) error {
 		x, err := c.in(0)
@@ -299,7 +299,9 @@ func activation(layer func(name string, x graph.Node) (graph.Node, error), f fun
 		}
 		var y graph.Node
 		if at, ok := graph.Concrete(t).(*graph.ArrayType); ok && at.DType.IsFloat() {
-			y, err = layer(c.name, x)
+			// On a convolution's result, with the channels last: the
+			// flips cancel on both sides (nd.ChannelsLast).
+			y, err = c.ops().ChannelsLast(x, func(x graph.Node) (graph.Node, error) { return layer(c.name, x) })
 		} else {
 			y, err = c.ops().Map(x, f)
 		}
