@@ -25,13 +25,12 @@ const transposeChunk = 256
 // destination's columns by kernels.PackRows, eight rows at a time through
 // vector transposes where they are float32 and at least eight, in chunks
 // of transposeChunk along i. The copy is split over goroutines by those
-// calls. ok is false, with nothing compiled, for any other copy (one that
-// accumulates, of another element type, or whose contiguous axes agree).
+// calls. The copy may be the identity over the arrays or written as zips
+// of it (isCopy). ok is false, with nothing compiled, for any other copy
+// (one that accumulates, of another element type, or whose contiguous axes
+// agree).
 func (c *compiler) transposeInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
-	if fn.kind != cvFunc || len(args) != 1 {
-		return nil, false, nil
-	}
-	if _, ok := fn.node.(*graph.Ident); !ok {
+	if fn.kind != cvFunc || len(args) != 1 || !isCopy(fn.node, len(dst.layout)) {
 		return nil, false, nil
 	}
 	src := args[0]
@@ -88,6 +87,27 @@ func (c *compiler) transposeInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		}
 	}
 	return c.loopGrains(units, c.grain(units, 1), body, par), true, nil
+}
+
+// isCopy reports whether fn, the function of an nzip over arrays of rank
+// d, copies: the identity, or zips of the identity below up to d-1 levels
+// (map (map id), as the schedule pass writes a copy it reorders).
+func isCopy(fn graph.Node, d int) bool {
+	for range d {
+		switch f := fn.(type) {
+		case *graph.Ident:
+			return true
+		case *graph.NZip:
+			if !graph.IsFunc(f) || len(f.Args) != 0 {
+				return false
+			}
+			fn = f.Fn
+		default:
+			return false
+		}
+	}
+	_, ok := fn.(*graph.Ident)
+	return ok
 }
 
 // transposeUnits runs units lo to hi of transposeInto: unit u is chunk
