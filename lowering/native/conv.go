@@ -1,6 +1,8 @@
 package native
 
 import (
+	"fmt"
+
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/conv"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -105,8 +107,11 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	// B: C's rows as Bᵀ, or C's columns as B; otherwise (an imported
 	// OIHW filter, seen as [Cout, kh, kw, Cin]: its window axes are not
 	// one strided axis) gathered into scratch, K×N, before the product.
+	// kernels.GatherGemm, which a narrow product takes, reads B as K×N
+	// only: C's rows are gathered then too.
+	gather := useGather(x.dt, N) && M+K <= maxContractTable
 	switch c0 := cm.layout[0].Stride; {
-	case ok && ck == 1 && (c0 >= K || N == 1):
+	case ok && ck == 1 && (c0 >= K || N == 1) && !gather:
 		s.ldb, s.transB = max(c0, K), true
 	case ok && c0 == 1 && (ck >= N || K == 1):
 		s.ldb = max(ck, N)
@@ -145,11 +150,12 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 	c.b.onRuntime(s.bind)
 	how := io.note()
-	if !s.transB && useGather(x.dt, N) && M+K <= maxContractTable {
+	if !s.transB && gather {
 		s.rowOff, s.colOff = offsets(x.layout[:levels]), offsets(x.layout[levels:])
-		read := "read through their offsets (kernels.GatherGemm) on one thread, else packed"
-		if threads == 1 {
-			read = "read through their offsets (kernels.GatherGemm)"
+		s.gatherGrain = (c.grain(M, gatherRowsUnit) + gatherRowsUnit - 1) / gatherRowsUnit * gatherRowsUnit
+		read := "read through their offsets (kernels.GatherGemm)"
+		if threads > 1 {
+			read += fmt.Sprintf(", split by rows over the goroutines in grains of %d", s.gatherGrain)
 		}
 		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d%s%s",
 			M, N, K, M, x.layout[levels:], read, x.dt, threads, how, epi)
@@ -164,6 +170,10 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		M, N, K, M, x.layout[levels:], x.dt, threads, how, epi)
 	return io.wrap(s.run), true, nil
 }
+
+// gatherRowsUnit is the rows of kernels.GatherGemm's largest register
+// tile: a split product's parts are multiples of it.
+const gatherRowsUnit = 6
 
 // positions returns the number of a convolution's window positions, the
 // rows of its product: the first levels axes of the windows x, which the

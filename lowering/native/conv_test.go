@@ -60,6 +60,14 @@ func TestConvGemm(t *testing.T) {
 					if fused := gi == 0; depthwise && cc.Act && fused && cc.Opt.Format != layers.ChannelsFirst && !strings.Contains(d, "then epilogue") {
 						t.Errorf("parallelism %d: the fused ReLU is not the depthwise loops' epilogue:\n%s", par, d)
 					}
+					// A convolution read through the windows' offsets
+					// (kernels.GatherGemm) is split by rows over the
+					// goroutines when there are several.
+					for _, l := range strings.Split(d, "\n") {
+						if gg := strings.Contains(l, "conv as gemm") && strings.Contains(l, "(kernels.GatherGemm)"); gg && strings.Contains(l, "split by rows over the goroutines") != (par == 0) {
+							t.Errorf("parallelism %d: GatherGemm split over the goroutines: %v, want %v:\n%s", par, par != 0, par == 0, d)
+						}
+					}
 					if gathered := strings.Contains(d, "filters gathered into scratch"); viaGemm && gathered != (cc.Opt.Format == layers.ChannelsFirst && cc.KH*cc.KW > 1) {
 						t.Errorf("parallelism %d: filters gathered: %v, want them gathered only channels first with a window of more than one tap:\n%s", par, gathered, d)
 					}

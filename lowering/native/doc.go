@@ -114,10 +114,11 @@
 //	W windows of an image, dot a full contraction  kernels.Gemm, the windows packed from the
 //	of a window with a filter (a convolution)      image into its panels (PackA: an implicit
 //	                                               im2col), E per row segment (conv.go); at
-//	                                               most 32 float32 or 16 float64 filters on
-//	                                               one goroutine, kernels.GatherGemm, each
-//	                                               window element read through its offset
-//	                                               and nothing packed, E after
+//	                                               most 32 float32 or 16 float64 filters,
+//	                                               kernels.GatherGemm split by rows over the
+//	                                               goroutines, each window element read
+//	                                               through its offset and nothing packed,
+//	                                               E after each part
 //	the same with one filter per channel (a
 //	depthwise convolution, an ONNX Conv of group
 //	equal to its channels)                         kernels.Depthwise over runs of positions

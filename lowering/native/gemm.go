@@ -521,10 +521,13 @@ type gemmSite struct {
 	packF64 []func(dst []float64, mr, i0, h, k0, kc int)
 
 	// rowOff, colOff: the offsets of the windows' first elements and of a
-	// window's elements, when a product run on one goroutine reads the
-	// windows through them by kernels.GatherGemm instead of packing
-	// them (nil otherwise).
+	// window's elements, when the product reads the windows through them
+	// by kernels.GatherGemm instead of packing them (nil otherwise): on
+	// one goroutine, or split by rows over the goroutines (gatherGrain
+	// rows at a time, gatherRows).
 	rowOff, colOff []int
+	gatherGrain    int
+	gatherRows     rangeFn
 
 	// bLeaf is the input leaf that B is read from in place, or nil. When
 	// its input is fixed (Plan.FixInputs), the product keeps B packed
@@ -585,6 +588,16 @@ var onRepackB func()
 // running the product allocates nothing.
 func (s *gemmSite) bind(rt *runtime) {
 	s.rt = rt
+	if s.rowOff != nil {
+		s.gatherRows = func(f *frame, lo, hi int) {
+			switch s.dt {
+			case graph.Float32:
+				gatherSite(s, f, f.f32, kernels.GatherGemmF32, lo, hi)
+			case graph.Float64:
+				gatherSite(s, f, f.f64, kernels.GatherGemmF64, lo, hi)
+			}
+		}
+	}
 	if pk := s.packer; pk != nil {
 		for _, fr := range rt.allFrames {
 			xb, xr := s.xb, s.xr
@@ -642,13 +655,18 @@ func (s *gemmSite) run(fr *frame) {
 		threads = 1
 	}
 	s.readyEpilogue(fr, threads)
-	if s.rowOff != nil && threads == 1 {
-		switch s.dt {
-		case graph.Float32:
-			gatherSite(s, fr, fr.f32, kernels.GatherGemmF32)
-		case graph.Float64:
-			gatherSite(s, fr, fr.f64, kernels.GatherGemmF64)
+	if s.rowOff != nil {
+		if threads > 1 && s.M > s.gatherGrain {
+			if s.epi != nil {
+				clear(s.epi.tiled[:len(fr.rt.frames)])
+			}
+			fr.rt.parallelFor(fr, s.M, s.gatherGrain, s.gatherRows)
+			return
 		}
+		if threads > 1 && s.epi != nil {
+			s.epi.tiled[fr.w] = 0
+		}
+		s.gatherRows(fr, 0, s.M)
 		return
 	}
 	switch s.dt {
@@ -691,19 +709,19 @@ func (s *gemmSite) run(fr *frame) {
 	}
 }
 
-// gatherSite computes the product of s on one goroutine by
+// gatherSite computes rows lo to hi of the product of s on frame fr by
 // kernels.GatherGemm, the windows read through their offsets, and then
-// runs the epilogue on all its rows.
-func gatherSite[T float32 | float64](s *gemmSite, fr *frame, bufs [][]T, gather func(kernels.GatherParams[T]) bool) {
-	p := kernels.GatherParams[T]{M: s.M, N: s.N, K: s.K,
-		X: bufs[s.xb][fr.ints[s.xr]:], RowOff: s.rowOff, ColOff: s.colOff,
+// runs the epilogue on those rows.
+func gatherSite[T float32 | float64](s *gemmSite, fr *frame, bufs [][]T, gather func(kernels.GatherParams[T]) bool, lo, hi int) {
+	p := kernels.GatherParams[T]{M: hi - lo, N: s.N, K: s.K,
+		X: bufs[s.xb][fr.ints[s.xr]:], RowOff: s.rowOff[lo:hi], ColOff: s.colOff,
 		B: bufs[s.bb][fr.ints[s.br]:], LDB: s.ldb,
-		C: bufs[s.cb][fr.ints[s.cr]:], LDC: s.ldc, Accumulate: s.acc}
+		C: bufs[s.cb][fr.ints[s.cr]+lo*s.ldc:], LDC: s.ldc, Accumulate: s.acc}
 	if !gather(p) {
 		panic("native: kernels.GatherGemm declined a product it was compiled for")
 	}
 	if s.epi != nil {
-		s.perRows[fr.w](0, s.M, 0, s.N)
+		s.perRows[fr.w](lo, hi, 0, s.N)
 	}
 }
 
