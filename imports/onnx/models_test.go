@@ -36,10 +36,12 @@ func readNpyF32(t *testing.T, path string) ([]float64, []int) {
 // TestExportedModels runs the models real exporters wrote (scikit-learn
 // through skl2onnx, Keras through tf2onnx, Softmax at two opsets, a CNN
 // over InstanceNormalization, PRelu, LRN, Slice, Split, HardSwish, Mish
-// and GlobalMaxPool written as PyTorch exports it) on the
-// interpreter and, fused and unfused, on the native back end and on PJRT
-// when a plugin is found, against onnxruntime's outputs within 1e-5
-// relative, and checks the digits predictions.
+// and GlobalMaxPool written as PyTorch exports it, a channels-first
+// block with unfolded BatchNormalization) on the interpreter and, fused
+// and unfused, on the native back end and on PJRT when a plugin is found,
+// against onnxruntime's outputs within 1e-5 relative (4e-5 where
+// onnxruntime's own rounding is that far from float64's), and checks the
+// digits predictions.
 func TestExportedModels(t *testing.T) {
 	dir := filepath.Join("testdata", "models")
 	if _, err := os.Stat(dir); err != nil {
@@ -49,17 +51,22 @@ func TestExportedModels(t *testing.T) {
 	for _, tc := range []struct {
 		file, input, inputName string
 		output, want           string
-		labels                 string // ORT's predicted labels, compared with the argmax
+		labels                 string  // ORT's predicted labels, compared with the argmax
+		rtol                   float64 // 0 for 1e-5
 	}{
-		{"sklearn_mlp_digits_nozipmap.onnx", "digits_input.npy", "input", "probabilities", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy"},
-		{"sklearn_mlp_digits.onnx", "digits_input.npy", "input", "out_activations_result", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy"},
-		{"keras_digits_tf2onnx.onnx", "digits_input.npy", "input:0", "Identity:0", "keras_digits_tf2onnx_ort_output.npy", ""},
-		{"softmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_axis1_ort_output.npy", ""},
-		{"softmax_opset11_noaxis.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_noaxis_ort_output.npy", ""},
-		{"logsoftmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "logsoftmax_opset11_axis1_ort_output.npy", ""},
-		{"softmax_opset13_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset13_axis1_ort_output.npy", ""},
-		{"ops_cnn_digits.onnx", "digits_input.npy", "input", "probabilities", "ops_cnn_digits_ort_probabilities.npy", ""},
-		{"convbn_digits.onnx", "digits_input.npy", "input", "probabilities", "convbn_digits_ort_probabilities.npy", ""},
+		{"sklearn_mlp_digits_nozipmap.onnx", "digits_input.npy", "input", "probabilities", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy", 0},
+		{"sklearn_mlp_digits.onnx", "digits_input.npy", "input", "out_activations_result", "sklearn_mlp_digits_ort_probabilities.npy", "sklearn_mlp_digits_ort_label.npy", 0},
+		{"keras_digits_tf2onnx.onnx", "digits_input.npy", "input:0", "Identity:0", "keras_digits_tf2onnx_ort_output.npy", "", 0},
+		{"softmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_axis1_ort_output.npy", "", 0},
+		{"softmax_opset11_noaxis.onnx", "opset11_input.npy", "x", "y", "softmax_opset11_noaxis_ort_output.npy", "", 0},
+		{"logsoftmax_opset11_axis1.onnx", "opset11_input.npy", "x", "y", "logsoftmax_opset11_axis1_ort_output.npy", "", 0},
+		{"softmax_opset13_axis1.onnx", "opset11_input.npy", "x", "y", "softmax_opset13_axis1_ort_output.npy", "", 0},
+		{"ops_cnn_digits.onnx", "digits_input.npy", "input", "probabilities", "ops_cnn_digits_ort_probabilities.npy", "", 0},
+		// onnxruntime's probabilities are up to 1.6e-5 relative from a
+		// float64 evaluation of the same weights (make_models.py checks
+		// them within 1e-4); the interpreter's element 45 is 6.3e-6 on
+		// one side of it and onnxruntime's 4.7e-6 on the other.
+		{"convbn_digits.onnx", "digits_input.npy", "input", "probabilities", "convbn_digits_ort_probabilities.npy", "", 4e-5},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			xv, xs := readNpyF32(t, filepath.Join(dir, tc.input))
@@ -82,8 +89,12 @@ func TestExportedModels(t *testing.T) {
 				if !slices.Equal(a.Extents(), ws) {
 					t.Fatalf("%s: extents %v, want %v", name, a.Extents(), ws)
 				}
+				rtol := tc.rtol
+				if rtol == 0 {
+					rtol = 1e-5
+				}
 				for i, g := range a.Values() {
-					if !(math.Abs(g-want[i]) <= 1e-5*math.Abs(want[i])+1e-7) { // NaN fails
+					if !(math.Abs(g-want[i]) <= rtol*math.Abs(want[i])+1e-7) { // NaN fails
 						t.Fatalf("%s: element %d: got %v, onnxruntime %v", name, i, g, want[i])
 					}
 				}

@@ -137,6 +137,14 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		s.cb, s.cr, s.ldc = io.sc, 0, N
 		out = &cval{kind: cvView, dt: dst.dt, buf: io.sc, layout: graph.RowMajor(M, N), reg: 0}
 	}
+	// A window of one contiguous run of K elements (a 1×1 convolution,
+	// channels last) at positions one stride apart: the windows are the
+	// rows of a matrix, which the GEMM reads in place.
+	if pk := s.packer; len(pk.runs) == 1 && pk.run.Stride == 1 && pk.run.Extent == K {
+		if ps, ok := mergedStride(x.layout[:levels]); ok && (ps >= K || M == 1) {
+			s.packer, s.lda = nil, max(ps, K)
+		}
+	}
 	pk := s.packer
 	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body
 	epi := ""
@@ -159,6 +167,11 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		}
 		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d%s%s",
 			M, N, K, M, x.layout[levels:], read, x.dt, threads, how, epi)
+		return io.wrap(s.run), true, nil
+	}
+	if pk == nil {
+		c.note("conv as gemm %dx%dx%d over %d windows of %v, the rows of a matrix read in place %v threads=%d (kernels.Gemm)%s%s",
+			M, N, K, M, x.layout[levels:], x.dt, threads, how, epi)
 		return io.wrap(s.run), true, nil
 	}
 	if w := newWindowsSite(s, pk); w != nil {

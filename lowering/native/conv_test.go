@@ -85,7 +85,8 @@ func TestConvGemm(t *testing.T) {
 // kernel as K×N) plus the bias: the same products summed in the same
 // order, whatever the window, padding, stride, dilation, element type or
 // number of threads. The sizes are odd so that panels straddle image rows
-// and images, and K > 256 cuts window runs between k blocks.
+// and images, and K > 256 cuts window runs between k blocks. A 1×1
+// convolution at stride 1 reads its windows as the rows of a matrix.
 func TestConvGemmBits(t *testing.T) {
 	type conv struct {
 		name        string
@@ -103,6 +104,9 @@ func TestConvGemmBits(t *testing.T) {
 		{"no-pad-f64", graph.Float64, 2, 8, 7, 4, 5, 3, 2, [2]int{1, 2}, [2]int{2, 1}, [4]int{}},
 		{"uneven-pads-f64", graph.Float64, 1, 9, 13, 30, 17, 5, 3, [2]int{1, 1}, [2]int{1, 1}, [4]int{2, 0, 1, 3}},
 		{"1x1", graph.Float32, 2, 5, 3, 6, 5, 1, 1, [2]int{1, 1}, [2]int{1, 1}, [4]int{}},
+		{"1x1-wide", graph.Float32, 2, 5, 7, 24, 40, 1, 1, [2]int{1, 1}, [2]int{1, 1}, [4]int{}},
+		{"1x1-wide-f64", graph.Float64, 1, 6, 5, 9, 20, 1, 1, [2]int{1, 1}, [2]int{1, 1}, [4]int{}},
+		{"1x1-stride", graph.Float32, 1, 6, 7, 8, 40, 1, 1, [2]int{2, 2}, [2]int{1, 1}, [4]int{}},
 	}
 	for _, cc := range cases {
 		t.Run(cc.name, func(t *testing.T) {
@@ -172,6 +176,12 @@ func TestConvGemmBits(t *testing.T) {
 						}
 						if gathered := strings.Contains(d, "kernels.GatherGemm"); gathered != (mode == "gathered" && N <= maxN) {
 							t.Fatalf("parallelism %d: kernels.GatherGemm in the plan: %v:\n%s", par, gathered, d)
+						}
+						// A 1×1 window at stride 1 is a row of the image:
+						// a matrix the GEMM reads in place.
+						inPlace := cc.kh*cc.kw == 1 && cc.stride == [2]int{1, 1}
+						if got := strings.Contains(d, "the rows of a matrix read in place"); got != (inPlace && !strings.Contains(d, "kernels.GatherGemm")) {
+							t.Fatalf("parallelism %d: windows read as a matrix in place: %v:\n%s", par, got, d)
 						}
 						out, err := p.Run(in)
 						p.Close()

@@ -48,8 +48,8 @@ imports/onnx/testdata/models/
                                          BatchNormalization unfolded (opset 18): Conv (bias),
                                          BatchNormalization, Relu; depthwise Conv (group 8),
                                          BatchNormalization, Clip [0,6]; 1x1 Conv, Add of a
-                                         [16,1,1] bias, Mul by a [1,16,1,1] scale, Relu;
-                                         depthwise Conv (group 16, stride 2, bias),
+                                         [40,1,1] bias, Mul by a [1,40,1,1] scale, Relu;
+                                         depthwise Conv (group 40, stride 2, bias),
                                          BatchNormalization, Relu; GlobalAveragePool,
                                          Flatten, Gemm, Softmax
   convbn_digits_ort_probabilities.npy    onnxruntime's output (float32 [16,10])
@@ -477,9 +477,9 @@ def convbn_model(x, y, rows, index):
     into the convolutions (opset 18, NCHW, initializers named as PyTorch names
     parameters): Reshape, Conv with bias, BatchNormalization, Relu; depthwise
     Conv (group 8) without bias, BatchNormalization, Clip to [0,6] (ReLU6, min
-    and max as inputs); pointwise Conv without bias, Add of a [16,1,1] bias and
-    Mul by a [1,16,1,1] scale (per-channel broadcasts), Relu; depthwise Conv
-    (group 16, stride 2) with bias, BatchNormalization, Relu; GlobalAveragePool,
+    and max as inputs); pointwise Conv without bias, Add of a [40,1,1] bias and
+    Mul by a [1,40,1,1] scale (per-channel broadcasts), Relu; depthwise Conv
+    (group 40, stride 2) with bias, BatchNormalization, Relu; GlobalAveragePool,
     Flatten, Gemm, Softmax. The weights are random (seeded); the Gemm is fitted
     to the training rows by ridge regression on the features onnxruntime
     computes, and the whole network is checked against a numpy evaluation."""
@@ -497,12 +497,12 @@ def convbn_model(x, y, rows, index):
     bn1 = bn(8)
     w2 = (rng.standard_normal((8, 1, 3, 3)) * 0.3).astype(f32)
     bn2 = bn(8)
-    w3 = (rng.standard_normal((16, 8, 1, 1)) * 0.3).astype(f32)
-    b3 = (rng.standard_normal((16, 1, 1)) * 0.1).astype(f32)
-    s3 = (rng.uniform(0.5, 1.5, (1, 16, 1, 1))).astype(f32)
-    w4 = (rng.standard_normal((16, 1, 3, 3)) * 0.3).astype(f32)
-    b4 = (rng.standard_normal(16) * 0.1).astype(f32)
-    bn4 = bn(16)
+    w3 = (rng.standard_normal((40, 8, 1, 1)) * 0.3).astype(f32)
+    b3 = (rng.standard_normal((40, 1, 1)) * 0.1).astype(f32)
+    s3 = (rng.uniform(0.5, 1.5, (1, 40, 1, 1))).astype(f32)
+    w4 = (rng.standard_normal((40, 1, 3, 3)) * 0.3).astype(f32)
+    b4 = (rng.standard_normal(40) * 0.1).astype(f32)
+    bn4 = bn(40)
     eps = 1e-5
     consts = {"shape": np.array([-1, 1, 8, 8], np.int64), "conv1.weight": w1, "conv1.bias": b1}
     for name, p in (("bn1", bn1), ("bn2", bn2), ("bn4", bn4)):
@@ -536,7 +536,7 @@ def convbn_model(x, y, rows, index):
         n("Mul", ["biased", "pw3.scale"], ["scaled"], name="/pw3/Mul"),
         n("Relu", ["scaled"], ["a3"], name="/act3/Relu"),
         n("Conv", ["a3", "dw4.weight", "dw4.bias"], ["c4"], name="/dw4/Conv",
-          kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2], dilations=[1, 1], group=16),
+          kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2], dilations=[1, 1], group=40),
         bn_node("c4", "bn4", "n4"),
         n("Relu", ["n4"], ["a4"], name="/act4/Relu"),
         n("GlobalAveragePool", ["a4"], ["pooled"], name="/GlobalAveragePool"),
@@ -556,7 +556,7 @@ def convbn_model(x, y, rows, index):
 
     # Features of the training rows, then the Gemm fitted to one-hot labels.
     feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
-                                                                     ["batch", 16])], consts)
+                                                                     ["batch", 40])], consts)
     sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
     (feats,) = sess.run(None, {"input": x[:TRAIN]})
     a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
@@ -585,7 +585,7 @@ def convbn_model(x, y, rows, index):
     t = np.maximum(np_bn(numpy_conv(t, w1, b1, pad=1), bn1), 0)
     t = np.clip(np_bn(numpy_conv(t, w2, pad=1, group=8), bn2), 0, 6)
     t = np.maximum((numpy_conv(t, w3) + b3) * s3, 0)
-    t = np.maximum(np_bn(numpy_conv(t, w4, b4, stride=2, pad=1, group=16), bn4), 0)
+    t = np.maximum(np_bn(numpy_conv(t, w4, b4, stride=2, pad=1, group=40), bn4), 0)
     logits = t.mean(axis=(2, 3)) @ consts["fc_W"].astype(np.float64) + consts["fc_B"]
     want = numpy_softmax(logits, 1, flatten=False, log=False)
     np.testing.assert_allclose(probs, want, rtol=1e-4, atol=1e-4)
@@ -601,7 +601,7 @@ def convbn_model(x, y, rows, index):
              "with BatchNormalization left unfolded: Reshape, Conv (bias), "
              "BatchNormalization, Relu, depthwise Conv (group 8, no bias), "
              "BatchNormalization, Clip [0,6] (min and max inputs), 1x1 Conv (no bias), "
-             "Add ([16,1,1] bias), Mul ([1,16,1,1] scale), Relu, depthwise Conv (group 16, "
+             "Add ([40,1,1] bias), Mul ([1,40,1,1] scale), Relu, depthwise Conv (group 40, "
              "stride 2, bias), BatchNormalization, Relu, GlobalAveragePool, Flatten, Gemm, "
              "Softmax; random seeded weights, the Gemm fitted by ridge regression on the "
              "training rows' features; checked against a numpy evaluation within 1e-4"))
