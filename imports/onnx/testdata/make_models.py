@@ -359,6 +359,48 @@ def keras_models(x, y, rows, onnx_index, tf_index):
     return acc
 
 
+def fit_digits_classifier(name, feature_nodes, nfeat, consts, opsets, x, y, rows):
+    """Completes a digits model written with onnx.helper whose feature_nodes
+    end in "features" [batch, nfeat]: a Gemm fitted by ridge regression to
+    one-hot labels on onnxruntime's features of the training rows, then a
+    Softmax giving "probabilities". It writes MODELS/name.onnx (consts are
+    its initializers, fc_W and fc_B added) and returns its path,
+    onnxruntime's probabilities on rows and the held-out accuracy."""
+    n = helper.make_node
+
+    def model(nodes, outputs, inits):
+        graph = helper.make_graph(
+            nodes, name,
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 64])],
+            outputs,
+            [onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
+        m = helper.make_model_gen_version(graph, producer_name="make_models.py", opset_imports=opsets)
+        onnx.checker.check_model(m, full_check=True)
+        return m
+
+    feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
+                                                                     ["batch", nfeat])], consts)
+    sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (feats,) = sess.run(None, {"input": x[:TRAIN]})
+    a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
+    target = np.eye(10)[y[:TRAIN]] * 8 - 4
+    coef = np.linalg.solve(a.T @ a + 1e-2 * np.eye(a.shape[1]), a.T @ target)
+    consts["fc_W"] = coef[:-1].astype(np.float32)
+    consts["fc_B"] = coef[-1].astype(np.float32)
+    nodes = feature_nodes + [
+        n("Gemm", ["features", "fc_W", "fc_B"], ["logits"], name="/fc/Gemm"),
+        n("Softmax", ["logits"], ["probabilities"], name="/Softmax", axis=1),
+    ]
+    full = model(nodes, [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
+                                                       ["batch", 10])], consts)
+    path = os.path.join(MODELS, f"{name}.onnx")
+    write_proto(path, full)
+    (probs,) = ort_run(path, {"input": rows})
+    (heldout,) = ort_run(path, {"input": x[TRAIN:]})
+    acc = float((heldout.argmax(axis=1) == y[TRAIN:]).mean())
+    return path, probs, acc
+
+
 def ops_cnn_model(x, y, rows, index):
     """A small CNN written with onnx.helper in the form PyTorch's exporter gives
     (opset 18, NCHW, per-channel PRelu slopes of shape [C,1,1]), over the
@@ -406,37 +448,7 @@ def ops_cnn_model(x, y, rows, index):
     ]
     opsets = [helper.make_opsetid("", 18)]
 
-    def model(nodes, outputs, inits):
-        graph = helper.make_graph(
-            nodes, "ops_cnn_digits",
-            [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 64])],
-            outputs,
-            [onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
-        m = helper.make_model_gen_version(graph, producer_name="make_models.py", opset_imports=opsets)
-        onnx.checker.check_model(m, full_check=True)
-        return m
-
-    # Features of the training rows, then the Gemm fitted to one-hot labels.
-    feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
-                                                                     ["batch", 32])], consts)
-    sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (feats,) = sess.run(None, {"input": x[:TRAIN]})
-    a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
-    target = np.eye(10)[y[:TRAIN]] * 8 - 4
-    coef = np.linalg.solve(a.T @ a + 1e-2 * np.eye(a.shape[1]), a.T @ target)
-    consts["fc_W"] = coef[:-1].astype(f32)
-    consts["fc_B"] = coef[-1].astype(f32)
-    nodes = feature_nodes + [
-        n("Gemm", ["features", "fc_W", "fc_B"], ["logits"], name="/fc/Gemm"),
-        n("Softmax", ["logits"], ["probabilities"], name="/Softmax", axis=1),
-    ]
-    full = model(nodes, [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
-                                                       ["batch", 10])], consts)
-    path = os.path.join(MODELS, "ops_cnn_digits.onnx")
-    write_proto(path, full)
-    (probs,) = ort_run(path, {"input": rows})
-    (heldout,) = ort_run(path, {"input": x[TRAIN:]})
-    acc = float((heldout.argmax(axis=1) == y[TRAIN:]).mean())
+    path, probs, acc = fit_digits_classifier("ops_cnn_digits", feature_nodes, 32, consts, opsets, x, y, rows)
     ref = save_npy(os.path.join(MODELS, "ops_cnn_digits_ort_probabilities.npy"), probs)
     index.append(onnx_entry(
         path, input_file="digits_input.npy", references={"probabilities": ref},
@@ -544,37 +556,7 @@ def convbn_model(x, y, rows, index):
     ]
     opsets = [helper.make_opsetid("", 18)]
 
-    def model(nodes, outputs, inits):
-        graph = helper.make_graph(
-            nodes, "convbn_digits",
-            [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 64])],
-            outputs,
-            [onnx.numpy_helper.from_array(v, k) for k, v in inits.items()])
-        m = helper.make_model_gen_version(graph, producer_name="make_models.py", opset_imports=opsets)
-        onnx.checker.check_model(m, full_check=True)
-        return m
-
-    # Features of the training rows, then the Gemm fitted to one-hot labels.
-    feat_model = model(feature_nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT,
-                                                                     ["batch", 40])], consts)
-    sess = ort.InferenceSession(feat_model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (feats,) = sess.run(None, {"input": x[:TRAIN]})
-    a = np.hstack([feats.astype(np.float64), np.ones((TRAIN, 1))])
-    target = np.eye(10)[y[:TRAIN]] * 8 - 4
-    coef = np.linalg.solve(a.T @ a + 1e-2 * np.eye(a.shape[1]), a.T @ target)
-    consts["fc_W"] = coef[:-1].astype(f32)
-    consts["fc_B"] = coef[-1].astype(f32)
-    nodes = feature_nodes + [
-        n("Gemm", ["features", "fc_W", "fc_B"], ["logits"], name="/fc/Gemm"),
-        n("Softmax", ["logits"], ["probabilities"], name="/Softmax", axis=1),
-    ]
-    full = model(nodes, [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
-                                                       ["batch", 10])], consts)
-    path = os.path.join(MODELS, "convbn_digits.onnx")
-    write_proto(path, full)
-    (probs,) = ort_run(path, {"input": rows})
-    (heldout,) = ort_run(path, {"input": x[TRAIN:]})
-    acc = float((heldout.argmax(axis=1) == y[TRAIN:]).mean())
+    path, probs, acc = fit_digits_classifier("convbn_digits", feature_nodes, 40, consts, opsets, x, y, rows)
 
     # The same network in float64 numpy, from the float32 initializers.
     def np_bn(t, p):
