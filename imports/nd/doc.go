@@ -79,6 +79,22 @@
 // strides allow and reduce each row with rnz; Softmax moves its axis
 // innermost and back.
 //
+// A convolution of an imported channels-first network computes its
+// result channels last and returns it seen channels first, flip 1 (flip 2
+// y) for [N, C, H, W]. An elementwise operation on such an array (Map,
+// ZipWith, Binary; an activation layer through ChannelsLast), with
+// operands of its shape or per-channel ones ([C, 1, 1], a
+// BatchNormalization's vectors), runs over y with the channels last and
+// permutes its result back: the flips cancel against the operand's and,
+// in fusion, against the next convolution's, so the operation becomes the
+// convolution's epilogue instead of a kernel that transposes.
+//
+//	Binary(Add, flip 1 (flip 2 y), b [C,1,1]):
+//	    flip 2 (flip 1 3 (map (\a -> map (\a1 -> map (\a2 -> zip (+) a2 b') a1) a) y))
+//
+// with b' the [C] vector under b's extents of 1 (the flips on top make the
+// same permutation as the convolution's).
+//
 // # Constants
 //
 // The IR has no array literals. A constant tensor enters a term as a
