@@ -260,9 +260,10 @@ func specialRows(t *testing.T, r *rand.Rand, dt graph.DType, scale, zero float64
 	return v
 }
 
-// TestChainFusion checks fuseChains: a run of + - × / and √, each op
-// reading the one before, is one instruction (kernels.Chain) when the
-// values between are read nowhere else, swapped operands included, and
+// TestChainFusion checks fuseChains: a run of + - × / and √, and max and
+// min with an invariant (a ReLU6's bounds), each op reading the one
+// before, is one instruction (kernels.Chain) when the values between are
+// read nowhere else, swapped operands included, and
 // the results are the interpreter's bit for bit, in float32 and float64,
 // on values with ±Inf, NaN and zeros, over rows that end in a partial
 // block.
@@ -280,16 +281,20 @@ func TestChainFusion(t *testing.T) {
 		for _, c := range []struct {
 			src, want string // want: "" for no chain
 		}{
-			{`zip (zip (\a b -> b / (a - 1.5) - b)) A B`, "3 ops in a chain"},          // a swapped /
-			{`zip (zip (\a b -> 2 - (a * b + a) / b)) A B`, "4 ops in a chain"},        // a swapped - last
-			{`zip (zip (\a b -> let t = a * b in t * 2 + t)) A B`, "2 ops in a chain"}, // t read twice: not chained into
-			{`zip (zip (\a b -> (a - b) * (a + b))) A B`, "2 ops in a chain"},          // two runs meet: one joins the other
-			{`zip (zip (\a b -> exp a * b)) A B`, ""},                                  // one op
-			{`zip (zip (\a b -> let t = a - b in t * t + b)) A B`, "3 ops in a chain"}, // a square
-			{`zip (zip (\a b -> let t = a - b in t * t + t)) A B`, "2 ops in a chain"}, // t read three times: t·t + t
-			{`zip (zip (\a b -> sqrt (a * b + 1) * b)) A B`, "4 ops in a chain"},       // a root between (Adam's)
-			{`zip (zip (\a b -> sqrt a / b)) A B`, "2 ops in a chain"},                 // a root first
-			{`zip (zip (\a b -> sqrt a)) A B`, ""},                                     // a root alone
+			{`zip (zip (\a b -> b / (a - 1.5) - b)) A B`, "3 ops in a chain"},           // a swapped /
+			{`zip (zip (\a b -> 2 - (a * b + a) / b)) A B`, "4 ops in a chain"},         // a swapped - last
+			{`zip (zip (\a b -> let t = a * b in t * 2 + t)) A B`, "2 ops in a chain"},  // t read twice: not chained into
+			{`zip (zip (\a b -> (a - b) * (a + b))) A B`, "2 ops in a chain"},           // two runs meet: one joins the other
+			{`zip (zip (\a b -> exp a * b)) A B`, ""},                                   // one op
+			{`zip (zip (\a b -> let t = a - b in t * t + b)) A B`, "3 ops in a chain"},  // a square
+			{`zip (zip (\a b -> let t = a - b in t * t + t)) A B`, "2 ops in a chain"},  // t read three times: t·t + t
+			{`zip (zip (\a b -> sqrt (a * b + 1) * b)) A B`, "4 ops in a chain"},        // a root between (Adam's)
+			{`zip (zip (\a b -> sqrt a / b)) A B`, "2 ops in a chain"},                  // a root first
+			{`zip (zip (\a b -> sqrt a)) A B`, ""},                                      // a root alone
+			{`zip (zip (\a b -> min (max (a * 0.5 + b) 0) 6)) A B`, "4 ops in a chain"}, // a ReLU6 after a bias
+			{`zip (zip (\a b -> max 0 (a - b))) A B`, "2 ops in a chain"},               // the bound first
+			{`zip (zip (\a b -> max (a * b) (-0) - 1)) A B`, "3 ops in a chain"},        // -0, then a step after
+			{`zip (zip (\a b -> max (a - b) (b * a))) A B`, ""},                         // the max of two arrays: not a step
 		} {
 			term, g, d := wholeDescribe(t, c.src, A, B)
 			if c.want == "" {

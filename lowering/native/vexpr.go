@@ -1210,14 +1210,17 @@ func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	return out
 }
 
-// chainOps are the ops a vkChain takes, as kernels.Chain names them.
-var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: kernels.Sub, graph.Mul: kernels.Mul, graph.Div: kernels.Div}
+// chainOps are the ops a vkChain takes, as kernels.Chain names them: max
+// and min only with one operand invariant (a scalar step).
+var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: kernels.Sub, graph.Mul: kernels.Mul, graph.Div: kernels.Div,
+	graph.Max: kernels.Max, graph.Min: kernels.Min}
 
-// fuseChains replaces runs of arithmetic (+ - × / and √), each op reading
-// the one before it, by one vkChain per run: (x - m) · k · g + b, a LayerNorm's
-// normalisation, is one pass over the chunk (kernels.Chain, which keeps
-// the intermediate values in registers) instead of four passes each
-// storing a register that the next reloads. An op joins the run whose
+// fuseChains replaces runs of arithmetic (+ - × / and √, and max and min
+// with an invariant), each op reading the one before it, by one vkChain
+// per run: (x - m) · k · g + b, a LayerNorm's normalisation, is one pass
+// over the chunk (kernels.Chain, which keeps the intermediate values in
+// registers) instead of four passes each storing a register that the next
+// reloads, and so is a bias, a BatchNorm and a ReLU6 after a convolution. An op joins the run whose
 // result it reads when that result is read nowhere else (no other
 // instruction, not a result of the program; an op of the result with
 // itself, a square, reads it twice) and the op computes in the
@@ -1255,6 +1258,10 @@ func fuseChains(body []vinstr, f32 bool, outs []int, regs []vregInfo) []vinstr {
 			}
 			r.steps = append(r.steps, vstep{sqrt: true})
 		case in.kind != vkBin || !ok || in.dt != class || in.f2 != nil:
+			continue
+		case (op == kernels.Max || op == kernels.Min) && invariant(in.a) == invariant(in.b):
+			// A bound of a ReLU or a clip is a scalar step; the
+			// maximum of two arrays is an instruction of its own.
 			continue
 		case in.a == in.b && open[in.a] != nil && reads[in.a] == 2:
 			// The run's value op itself (a square), its only reader.

@@ -942,8 +942,8 @@ func chainLoopWith(name string, elem int, reg string, nv int, ops string) {
 			p("%s:", left)
 			search(codes[:mid])
 		}
-		search(chainCodes)
-		for _, code := range chainCodes {
+		search(avx512ChainCodes)
+		for _, code := range avx512ChainCodes {
 			p("%s:", label(code))
 			chainStepOps(name, code, elem, reg, nv, "JMP "+name+"_next")
 		}
@@ -1036,6 +1036,32 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 		p("\t%s", end)
 		return
 	}
+	if code == chainMax || code == chainMin {
+		if reg != "Y" {
+			panic("chain max and min are AVX2 steps")
+		}
+		// minMaxLoop's sequence with y broadcast: VMAX/VMIN returns y
+		// where either is NaN or both are zeros; then x AND y (max) or
+		// x OR y (min) where x == y, and x + y, a NaN, where either is.
+		instr, bits := "VMIN"+sfx, "VOR"+sfx
+		if code == chainMax {
+			instr, bits = "VMAX"+sfx, "VAND"+sfx
+		}
+		m, t, q := r(nv), r(nv+2), r(nv+3)
+		p("\t%s (R11), %s", bcast, tmp)
+		for v := range nv {
+			x := r(v)
+			p("\t%s %s, %s, %s", instr, tmp, x, m)
+			p("\t%s %s, %s, %s", bits, tmp, x, t)
+			p("\tVCMP%s $0, %s, %s, %s", sfx, tmp, x, q)
+			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, m)
+			p("\tVADD%s %s, %s, %s", sfx, tmp, x, t)
+			p("\tVCMP%s $3, %s, %s, %s", sfx, tmp, x, q)
+			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, x)
+		}
+		p("\t%s", end)
+		return
+	}
 	instr := []string{"VADD", "VSUB", "VMUL", "VDIV"}[code&3] + sfx
 	scalar, self, swap := code&16 != 0, code&8 != 0, code&4 != 0
 	if code == chainRecipDiv {
@@ -1068,7 +1094,20 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 // ArithOp (0-3), plus 4 for y op acc (only - and /: + and × commute), 8
 // for acc op acc, 16 for a scalar y; and chainRecipDiv. Mirrors
 // chainStep's codes in vmath.go.
-var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv, chainSqrt}
+var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv, chainSqrt, chainMax, chainMin}
+
+// chainMax and chainMin are the codes of max(acc, y) and min(acc, y) for a
+// scalar y, as Go's builtins define them (minMaxLoop's sequence): a ReLU's
+// or a clip's bounds after a bias or a normalisation. AVX2 only: the
+// AVX-512 loops do not take them (vmath.go runs such a chain on the AVX2
+// ones). Mirror vmath.go's.
+const (
+	chainMax = 29
+	chainMin = 30
+)
+
+// avx512ChainCodes are the codes the AVX-512 chain loops take.
+var avx512ChainCodes = slices.DeleteFunc(slices.Clone(chainCodes), func(c int) bool { return c == chainMax || c == chainMin })
 
 // chainSqrt is the code of √acc: VSQRTPS or VSQRTPD, correctly rounded
 // as math.Sqrt (the float32 root rounded once, as a float64 root rounded

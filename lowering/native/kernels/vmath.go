@@ -490,7 +490,8 @@ const MaxChain = 8
 // A ChainStep is one op of a Chain: acc = acc Op Y[i], or Y[i] Op acc
 // when Swap is set, or acc Op acc when Self is (a square; Y unused). With
 // Scalar, Y[0] stands for every Y[i] (a loop invariant: Y needs one
-// element). Op is Add, Sub, Mul or Div.
+// element). Op is Add, Sub, Mul or Div, or Max or Min of a Scalar step (a
+// ReLU's or a clip's bound: Go's max and min, bit for bit).
 type ChainStep[T float32 | float64] struct {
 	Op     ArithOp
 	Swap   bool
@@ -530,6 +531,14 @@ const chainRecipDiv = 27
 // chainSqrt is the step code of √acc (ChainStep.Sqrt).
 const chainSqrt = 28
 
+// chainMax and chainMin are the step codes of max(acc, y[0]) and
+// min(acc, y[0]), Go's builtins, for a scalar step: AVX2 routines only,
+// so a chain with one runs on the AVX2 loops where there is AVX-512.
+const (
+	chainMax = 29
+	chainMin = 30
+)
+
 // The divisors of chainRecipDiv: positive and within 2**±32 (so that, with
 // the dividends the assembly admits, no intermediate value underflows or
 // overflows).
@@ -561,13 +570,15 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 // with the operands of each: the codes the assembly reads are worked out
 // once, not on every call.
 type ChainProg[T float32 | float64] struct {
-	n     int
-	steps [MaxChain]ChainStep[T] // the ops and flags; Y unused
-	codes [MaxChain]int64        // chainStep.code
+	n      int
+	steps  [MaxChain]ChainStep[T] // the ops and flags; Y unused
+	codes  [MaxChain]int64        // chainStep.code
+	minMax bool                   // a step is Max or Min, which the AVX-512 loops do not take
 }
 
-// NewChainProg compiles steps (at most MaxChain, each one of + - × /, not
-// both Scalar and Self; their Y are not kept).
+// NewChainProg compiles steps (at most MaxChain, each one of + - × /, or
+// max or min of a Scalar step, not both Scalar and Self; their Y are not
+// kept).
 func NewChainProg[T float32 | float64](steps []ChainStep[T]) *ChainProg[T] {
 	c := new(ChainProg[T])
 	c.compile(steps)
@@ -579,10 +590,11 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 		panic("kernels: Chain of more than MaxChain steps")
 	}
 	c.n = len(steps)
+	c.minMax = false
 	for k, s := range steps {
 		switch {
-		case s.Op > Div:
-			panic("kernels: Chain step not one of + - × /")
+		case s.Op > Min || (s.Op > Div && (!s.Scalar || s.Sqrt)):
+			panic("kernels: Chain step not one of + - × /, or max or min of a scalar")
 		case s.Scalar && s.Self:
 			panic("kernels: Chain step both Scalar and Self")
 		case s.Sqrt && (s.Op != Add || s.Swap || s.Self || s.Scalar):
@@ -592,6 +604,11 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 		c.steps[k] = s
 		if s.Sqrt {
 			c.codes[k] = chainSqrt
+			continue
+		}
+		if s.Op == Max || s.Op == Min {
+			c.codes[k] = map[ArithOp]int64{Max: chainMax, Min: chainMin}[s.Op]
+			c.minMax = true
 			continue
 		}
 		c.codes[k] = int64(s.Op)
@@ -642,11 +659,11 @@ func (c *ChainProg[T]) run(z, x []T, ys *[MaxChain][]T, stream bool) {
 			narrow = 16
 		}
 		wide := narrow * chainAVX2WideVecs / 4
-		if hasAVX512 {
+		if c.avx512() {
 			wide = 8 * narrow
 		}
 		if n := len(z) / wide * wide; n > 0 {
-			stream := stream && !hasAVX512 && uintptr(unsafe.Pointer(&z[0]))%32 == 0
+			stream := stream && !c.avx512() && uintptr(unsafe.Pointer(&z[0]))%32 == 0
 			c.asm(z, x, ys, 0, n, true, stream)
 			i = n
 		}
@@ -689,11 +706,19 @@ func (c *ChainProg[T]) run(z, x []T, ys *[MaxChain][]T, stream bool) {
 				acc = T(a * b)
 			case Div:
 				acc = T(a / b)
+			case Max:
+				acc = max(a, b)
+			case Min:
+				acc = min(a, b)
 			}
 		}
 		z[k] = acc
 	}
 }
+
+// avx512 reports whether the program runs on the AVX-512 loops: where
+// there are, unless a step is Max or Min.
+func (c *ChainProg[T]) avx512() bool { return hasAVX512 && !c.minMax }
 
 // asm runs the chain loop over the n elements of z from i, n a multiple
 // of the loop's block: the wide loop's (AVX-512, or AVX2 W, or with stream
@@ -722,7 +747,7 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide, stream b
 	case []float32:
 		x := any(x).([]float32)
 		switch {
-		case wide && hasAVX512:
+		case wide && c.avx512():
 			chainF32AVX512(n, &x[i], &z[i], &st[0], c.n)
 		case wide && stream:
 			chainF32AVX2WNT(n, &x[i], &z[i], &st[0], c.n)
@@ -734,7 +759,7 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide, stream b
 	case []float64:
 		x := any(x).([]float64)
 		switch {
-		case wide && hasAVX512:
+		case wide && c.avx512():
 			chainF64AVX512(n, &x[i], &z[i], &st[0], c.n)
 		case wide && stream:
 			chainF64AVX2WNT(n, &x[i], &z[i], &st[0], c.n)

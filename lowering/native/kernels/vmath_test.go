@@ -677,10 +677,13 @@ func testChain(t *testing.T) {
 			ys := make([][]float64, nsteps)
 			ops := make([]ArithOp, nsteps)
 			// 0: acc op y, 1: y op acc, 2: acc op acc, 3: acc op y[0],
-			// 4: y[0] op acc, 5: √acc.
+			// 4: y[0] op acc, 5: √acc. Max and Min take a scalar y.
 			kinds := make([]int, nsteps)
 			for k := range ys {
-				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(4)), r.IntN(6)
+				ys[k], ops[k], kinds[k] = vals(), ArithOp(r.IntN(6)), r.IntN(6)
+				if ops[k] >= Max && kinds[k] != 5 {
+					kinds[k] = 3 + r.IntN(2)
+				}
 				if kinds[k] == 5 {
 					ys[k], ops[k] = nil, Add
 					continue
