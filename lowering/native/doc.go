@@ -63,9 +63,11 @@
 // (kernels.ErfDivAffineAheadF32). Tanh and the logistic of float32 values
 // run in float64 vectors (kernels.TanhF32, LogisticF32), and
 // a power by a whole exponent from 2 to 64 multiplies (pow). A
-// run of + - × /, each reading the one before and read nowhere else, is
-// one (kernels.Chain, fuseChains): a LayerNorm's (x - m)·k·g + b is one
-// pass over the chunk with the values between in registers, not four.
+// run of + - × / (and max and min with an invariant), each reading the
+// one before and read nowhere else, is one (kernels.Chain, fuseChains): a
+// LayerNorm's (x - m)·k·g + b is one pass over the chunk with the values
+// between in registers, not four, and so is a convolution's bias,
+// BatchNorm and ReLU6.
 // Comparisons and selects are branch-free (kernels.Compare, Select).
 // Programs whose values are all f32 run in float32 (the interpreter's
 // results exactly, for the correctly rounded ops); others run in float64
