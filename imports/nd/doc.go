@@ -29,6 +29,9 @@
 //     multidirectional broadcasting (ranks aligned on the right, extent 1
 //     stretched, rank 0 everywhere). f builds the scalar body from one
 //     element of each operand with a *layers.Builder.
+//   - ChannelsLast(x, f): f, an elementwise function of arrays (an
+//     activation layer), on a convolution's result with the channels
+//     last (see How the terms look).
 //   - MatMul(a, b): numpy.matmul for any ranks ≥ 1 (batch axes broadcast);
 //     Gemm(a, b, c, alpha, beta, transA, transB): ONNX Gemm;
 //     Einsum(equation, xs...): numpy.einsum without diagonals, each pair
