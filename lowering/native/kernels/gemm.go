@@ -504,7 +504,16 @@ func (j *gemmJob[T]) run() {
 	// since each row of A serves one panel only. 256×10×512 float32 on
 	// the AVX2 kernel (Zen 3, medians of 7 alternating rounds): 163 µs
 	// on one thread with A packed, 77 in place; 95 and 58 on two.
-	if !j.direct && p.N < nr && kern.direct != nil && !p.TransA && p.PackA == nil {
+	//
+	// So is a product of at most directANarrow panels of columns with B
+	// packed or transposed (a 1×1 convolution of an imported network,
+	// whose filter is Bᵀ): each row of A then serves few panels, and its
+	// packing costs as much as a good part of the product. The
+	// MobileNet-like test model's pointwise convolutions, float32 AVX2,
+	// medians of 3: 3136×64×32 230 µs packed, 155 in place on two
+	// threads, 3.78 and 2.95 ms for sixteen images on one thread each;
+	// 784×128×64 148 and 121 µs; 784×128×128 245 and 210 µs.
+	if !j.direct && p.N <= directANarrow*nr && kern.direct != nil && !p.TransA && p.PackA == nil {
 		j.directA = true
 	}
 	switch {
@@ -532,6 +541,10 @@ func (j *gemmJob[T]) run() {
 	j.next.Store(0)
 	j.fork.run(threads, threads-1)
 }
+
+// directANarrow is the most panels of columns (of nr) of a product
+// whose A is read in place when B is not (gemmJob.directA).
+const directANarrow = 8
 
 // directMaxStride is the row stride of B, in bytes, from which B is packed
 // even where a kernel could read it in place: rows 4 KiB apart or more
