@@ -1036,28 +1036,27 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 		p("\t%s", end)
 		return
 	}
-	if code == chainMax || code == chainMin {
+	if code >= chainMax && code <= chainMinY {
 		if reg != "Y" {
 			panic("chain max and min are AVX2 steps")
 		}
-		// minMaxLoop's sequence with y broadcast: VMAX/VMIN returns y
-		// where either is NaN or both are zeros; then x AND y (max) or
-		// x OR y (min) where x == y, and x + y, a NaN, where either is.
-		instr, bits := "VMIN"+sfx, "VOR"+sfx
-		if code == chainMax {
-			instr, bits = "VMAX"+sfx, "VAND"+sfx
-		}
-		m, t, q := r(nv), r(nv+2), r(nv+3)
+		// VMAX and VMIN return their first operand (in Go's order)
+		// where either is NaN or both are zeros. With acc first, that
+		// is Go's max and min unless y is NaN, or a zero that a tie
+		// must give (max with +0, min with -0): then y first, and acc
+		// where acc is NaN (vmath.go picks the code by y).
+		instr := map[bool]string{true: "VMAX" + sfx, false: "VMIN" + sfx}[code == chainMax || code == chainMaxY]
 		p("\t%s (R11), %s", bcast, tmp)
 		for v := range nv {
 			x := r(v)
+			if code == chainMax || code == chainMin {
+				p("\t%s %s, %s, %s", instr, x, tmp, x)
+				continue
+			}
+			m, q := r(nv), r(nv+2)
 			p("\t%s %s, %s, %s", instr, tmp, x, m)
-			p("\t%s %s, %s, %s", bits, tmp, x, t)
-			p("\tVCMP%s $0, %s, %s, %s", sfx, tmp, x, q)
-			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, m)
-			p("\tVADD%s %s, %s, %s", sfx, tmp, x, t)
-			p("\tVCMP%s $3, %s, %s, %s", sfx, tmp, x, q)
-			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, t, m, x)
+			p("\tVCMP%s $3, %s, %s, %s", sfx, x, x, q) // acc is NaN
+			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, x, m, x)
 		}
 		p("\t%s", end)
 		return
@@ -1094,20 +1093,24 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 // ArithOp (0-3), plus 4 for y op acc (only - and /: + and × commute), 8
 // for acc op acc, 16 for a scalar y; and chainRecipDiv. Mirrors
 // chainStep's codes in vmath.go.
-var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv, chainSqrt, chainMax, chainMin}
+var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, chainRecipDiv, chainSqrt, chainMax, chainMin, chainMaxY, chainMinY}
 
 // chainMax and chainMin are the codes of max(acc, y) and min(acc, y) for a
-// scalar y, as Go's builtins define them (minMaxLoop's sequence): a ReLU's
-// or a clip's bounds after a bias or a normalisation. AVX2 only: the
-// AVX-512 loops do not take them (vmath.go runs such a chain on the AVX2
-// ones). Mirror vmath.go's.
+// scalar y, as Go's builtins define them: a ReLU's or a clip's bounds
+// after a bias or a normalisation. One instruction, acc its first
+// operand; chainMaxY and chainMinY, y first and acc kept where it is NaN,
+// for a y that is NaN or the zero a tie must give. AVX2 only: the AVX-512
+// loops do not take them (vmath.go runs such a chain on the AVX2 ones).
+// Mirror vmath.go's.
 const (
-	chainMax = 29
-	chainMin = 30
+	chainMax  = 29
+	chainMin  = 30
+	chainMaxY = 31
+	chainMinY = 32
 )
 
 // avx512ChainCodes are the codes the AVX-512 chain loops take.
-var avx512ChainCodes = slices.DeleteFunc(slices.Clone(chainCodes), func(c int) bool { return c == chainMax || c == chainMin })
+var avx512ChainCodes = slices.DeleteFunc(slices.Clone(chainCodes), func(c int) bool { return c >= chainMax && c <= chainMinY })
 
 // chainSqrt is the code of √acc: VSQRTPS or VSQRTPD, correctly rounded
 // as math.Sqrt (the float32 root rounded once, as a float64 root rounded

@@ -534,9 +534,14 @@ const chainSqrt = 28
 // chainMax and chainMin are the step codes of max(acc, y[0]) and
 // min(acc, y[0]), Go's builtins, for a scalar step: AVX2 routines only,
 // so a chain with one runs on the AVX2 loops where there is AVX-512.
+// chainMaxY and chainMinY are the same for a y[0] that is NaN or the zero
+// a tie must give (+0 for max, -0 for min), which takes two instructions
+// more (gen_vmath.go's chainStepOps).
 const (
-	chainMax = 29
-	chainMin = 30
+	chainMax  = 29
+	chainMin  = 30
+	chainMaxY = 31
+	chainMinY = 32
 )
 
 // The divisors of chainRecipDiv: positive and within 2**±32 (so that, with
@@ -730,6 +735,12 @@ func (c *ChainProg[T]) asm(z, x []T, ys *[MaxChain][]T, i, n int, wide, stream b
 		switch s := &c.steps[k]; {
 		case s.Scalar:
 			st[k].y = unsafe.Pointer(&ys[k][0])
+			if code := c.codes[k]; code == chainMax || code == chainMin {
+				if y := float64(ys[k][0]); y != y || y == 0 && math.Signbit(y) == (code == chainMin) {
+					st[k].code += chainMaxY - chainMax
+				}
+				break
+			}
 			if s.Op != Div || s.Swap {
 				break
 			}

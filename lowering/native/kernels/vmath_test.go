@@ -1200,3 +1200,54 @@ func TestCubeF32(t *testing.T) {
 		check(in, xs[:n])
 	}
 }
+
+// TestChainBounds checks a chain's max and min steps against Go's
+// builtins bit for bit, for every kind of bound (one the acc-first
+// instruction gives, and NaN and the zero a tie must give, which take the
+// bound-first sequence) over values with NaN, ±Inf and both zeros, in
+// blocks of the AVX2 loops and the elements after them, float32 and
+// float64.
+func TestChainBounds(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChainBounds(t) }) })
+	}
+	testChainBounds(t)
+}
+
+func testChainBounds(t *testing.T) {
+	xs := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 6, -6, 1e-40, -2.5, 7}
+	for len(xs) < 300 {
+		xs = append(xs, xs[len(xs)%10]*float64(len(xs)%7-3), float64(len(xs))/17-8)
+	}
+	for _, op := range []ArithOp{Max, Min} {
+		name := map[ArithOp]string{Max: "max", Min: "min"}[op]
+		for _, y := range []float64{0, math.Copysign(0, -1), math.NaN(), 6, -6, math.Inf(1)} {
+			want := func(x float64) float64 {
+				if op == Max {
+					return max(x, y)
+				}
+				return min(x, y)
+			}
+			check64 := func(got []float64) {
+				t.Helper()
+				for i, x := range xs {
+					if w := want(x); math.Float64bits(got[i]) != math.Float64bits(w) && !(got[i] != got[i] && w != w) {
+						t.Fatalf("%s with %v, f64: element %d: %v gives %v, want %v", name, y, i, x, got[i], w)
+					}
+				}
+			}
+			z := make([]float64, len(xs))
+			Chain(z, xs, []ChainStep[float64]{{Op: op, Scalar: true, Y: []float64{y}}})
+			check64(z)
+			x32 := to32(xs)
+			z32 := make([]float32, len(xs))
+			Chain(z32, x32, []ChainStep[float32]{{Op: op, Scalar: true, Y: []float32{float32(y)}}})
+			for i, x := range x32 {
+				w := float32(want(float64(x)))
+				if math.Float32bits(z32[i]) != math.Float32bits(w) && !(z32[i] != z32[i] && w != w) {
+					t.Fatalf("%s with %v, f32: element %d: %v gives %v, want %v", name, y, i, x, z32[i], w)
+				}
+			}
+		}
+	}
+}
