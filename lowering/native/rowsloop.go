@@ -214,15 +214,20 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 	// A row is the inner axis and the axes above it that every operand
 	// sees as one with it (the positions and channels of a window at
 	// stride 1): the rows are m outer axes of n elements.
+	// A plain copy's rows are copied whole (rowsCopy), however long: the
+	// rows of a padded scratch's interior are image rows, one copy each.
 	all := append(slices.Clone(leaves), leafViews(args)...)
+	_, copying := g.node.(*graph.Ident)
+	copying = copying && len(leaves) == 1 && len(args) == 1 && args[0].kind == cvView &&
+		leaves[0].acc == graph.OpInvalid && args[0].dt == leaves[0].dt
 	m, n := d-1, shape[d-1].Extent
-	for m > 1 && n*shape[m-1].Extent <= maxRowLen && !slices.ContainsFunc(all, func(l *cval) bool {
+	for m > 1 && (copying || n*shape[m-1].Extent <= maxRowLen) && !slices.ContainsFunc(all, func(l *cval) bool {
 		return l.layout[m-1].Stride != n*l.layout[d-1].Stride
 	}) {
 		n *= shape[m-1].Extent
 		m--
 	}
-	if n < minRowLen || n > maxRowLen {
+	if n < minRowLen || (n > maxRowLen && !copying) {
 		return nil, false, nil
 	}
 	rows := shape[:m].Size()
@@ -267,6 +272,12 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 			c.note("  split over goroutines in grains of %d rows", c.grain(rows, 1))
 		}
 		return c.loop(rows, f, par), true, nil
+	}
+	if n > maxRowLen {
+		// Not a copy rowsCopy takes (an element type it does not):
+		// rows too long for the chunks below; the nest's loops take it.
+		c.rollback(mark)
+		return nil, false, nil
 	}
 	per := max(1, flatChunk/n) // whole rows a chunk
 	// An accumulating store of the program's own type gathers the rows

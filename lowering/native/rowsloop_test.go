@@ -14,7 +14,9 @@ import (
 // 6×7×9), merged rows (9×5 as 45), two and three outer axes,
 // stores that accumulate by max and + in the program's type (a pooling
 // written weight stationary) and in another (f32 rows of an f64 sum), a
-// bool result, a copy, and a nest large enough to split over goroutines.
+// bool result, a copy, a copy into a padded scratch whose rows (image
+// rows) are longer than the chunks' (copied whole), and a nest large
+// enough to split over goroutines.
 func TestRowsMap(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"flipped", `X : T[3,5,7]; Y : T[5,3,7]; zip (zip (zip (\a b -> a * b + 1))) X (flip 0 Y)`, "vector loop [3,5,7] in rows of 7"},
@@ -26,6 +28,7 @@ func TestRowsMap(t *testing.T) {
 		{"f32-into-f64-sum", `x : f32[2,6,6,4]; map (\img -> rnz (zip (zip (zip (+)))) (\ra -> reduce (zip (zip (zip (+)))) ra) (flip 1 3 (flip 0 2 (flip 1 (window 0 2 2 (window 1 2 2 (map (map (map (\v -> f64 v))) img))))))) x`, "in rows of 4"},
 		{"bool", `X : T[4,3,6]; Y : T[3,4,6]; zip (zip (zip (\a b -> a < b))) X (flip 0 Y)`, "vector loop [4,3,6] in rows of 6"},
 		{"copy", `X : T[5,4,6]; flip 0 X`, "in rows of 6"},
+		{"copy-long-rows", `x : T[2,40,30,16]; map (\img -> pad 0 1 1 (pad 1 1 1 img)) x`, "copy [40,480] in rows of 480"},
 		{"hoistable-in-a-loop", `X : T[12,10,9]; Y : T[10,12,9]; z : T[2]; map (\w -> zip (zip (zip (\a b -> exp a * b + w))) X (flip 0 Y)) z`, "in rows of 9"},
 		{"parallel", `X : T[64,33,24,8]; Y : T[33,64,24,8]; zip (zip (zip (zip (\a b -> a * b - b)))) X (flip 0 Y)`, "in rows of 192"},
 	}
