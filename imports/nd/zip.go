@@ -324,8 +324,8 @@ func channelsLastPerm(r int) (perm, inv []int) {
 // channelsLast returns a, an array, permuted by perm as flips of the
 // array under the flips at the top of a, so that flips that undo each
 // other are not written; and how many flips are on top of a and of the
-// result. A channels-last array seen channels first has two flips (one
-// in rank 3) and none channels last.
+// result. A channels-last array seen channels first has flips on top
+// (two for images, [N, C, H, W]) and none channels last.
 func (p *op) channelsLast(what string, a arr, perm []int) (cl arr, before, after int, err error) {
 	// a is its base seen through the flips on top of it: axis k of a
 	// is axis q[k] of base.
