@@ -2,6 +2,7 @@ package native
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/hofuse/hofuse/graph"
@@ -29,8 +30,8 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	if fn.kind != cvFunc || hi-lo < 2 {
 		return nil, false, nil
 	}
-	l1, ok := fn.node.(*graph.Lambda)
-	if !ok || len(l1.Params) != len(args) {
+	l1, ok := rowLambda(fn.node, len(args))
+	if !ok {
 		return nil, false, nil
 	}
 	// The accumulators: vectors of C floats, all accumulating by (+) (and
@@ -138,6 +139,46 @@ func (c *compiler) flatReduce(fn *cval, args []*cval, first, rest *cval, lo, hi 
 	return func(fr *frame) {
 		runFlatReduce(p, fr, fr.v64, fr.f64, tiles, tileReg, accs, sums, stores, C, flatLen, lo*C, hi*C)
 	}, true, nil
+}
+
+// rowLambda returns fn, the element function of a reduction over k
+// arrays, as a lambda of k parameters: fn itself, or for a map written
+// without one, nzip g (a global pooling after an add and a ReLU, once
+// the reductions over its two axes are one) or the identity (a plain
+// global pooling), the lambda that applies it to its parameters. ok is
+// false for any other function.
+func rowLambda(fn graph.Node, k int) (*graph.Lambda, bool) {
+	var body func(ps []graph.Node) (graph.Node, error)
+	switch f := fn.(type) {
+	case *graph.Lambda:
+		return f, len(f.Params) == k
+	case *graph.NZip:
+		if !graph.IsFunc(f) || len(f.Args) != 0 {
+			return nil, false
+		}
+		body = func(ps []graph.Node) (graph.Node, error) { return graph.NewNZip(f.Fn, ps...) }
+	case *graph.Ident:
+		if k != 1 {
+			return nil, false
+		}
+		body = func(ps []graph.Node) (graph.Node, error) { return ps[0], nil }
+	default:
+		return nil, false
+	}
+	params, refs := make([]*graph.Var, k), make([]graph.Node, k)
+	for i := range params {
+		params[i] = graph.NewVar(fmt.Sprintf("row%d", i))
+		refs[i] = params[i]
+	}
+	b, err := body(refs)
+	if err != nil {
+		return nil, false
+	}
+	l, err := graph.NewLambda(params, b)
+	if err != nil {
+		return nil, false
+	}
+	return l, true
 }
 
 // runFlatReduce runs a flat reduction (flatReduce) over the flat elements

@@ -219,3 +219,51 @@ rnz (\p q -> ((zip (+) (fst (fst p)) (fst (fst q)), zip (+) (snd (fst p)) (snd (
 	}
 	lowertest.Check(t, native.New(native.Options{}), g, prog.Body, in, 0)
 }
+
+// TestFlatReducePooling: a global average pooling's sum over the
+// positions, the element function written without a lambda — the
+// identity (the layer alone) or nzip g of two images (after a residual
+// add and a ReLU) — runs flat as the lambda form does, f32 and f64, on
+// one and on all threads, against graph.Eval.
+func TestFlatReducePooling(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"identity", `X : T[2, 7, 9, 24]; map (\img -> map (\s -> s / 63) (rnz (zip (+)) (\r -> reduce (zip (+)) r) img)) X`},
+		{"nzip", `X : T[2, 7, 9, 24]; Y : T[2, 7, 9, 24]; zip (\x y -> map (\s -> s / 63) (rnz (zip (+)) (\x1 y1 -> rnz (zip (+)) (zip (\u v -> max (u + v) 0)) x1 y1) x y)) X Y`},
+	} {
+		for _, dt := range []string{"f32", "f64"} {
+			for _, par := range []int{1, 0} {
+				t.Run(fmt.Sprintf("%s-%s-par%d", c.name, dt, par), func(t *testing.T) {
+					prog, err := graph.Parse(strings.ReplaceAll(c.src, "T[", dt+"["))
+					if err != nil {
+						t.Fatal(err)
+					}
+					g, err := fusion.Whole(prog.Body)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := native.New(native.Options{Parallelism: par}).Plan(g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					d := p.Describe()
+					if !strings.Contains(d, "flat rnz") {
+						t.Errorf("the sum over the positions does not run flat:\n%s", d)
+					}
+					in := waveInputs(t, prog, func(i, k int) float64 { return math.Sin(float64(5*i + 2*k + 1)) })
+					want, err := graph.Eval(prog.Body, in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := p.Run(in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := graph.Diff(want, got, graph.Tolerance(prog.Inputs[0].Type.(*graph.ArrayType).DType)); diff != nil {
+						t.Errorf("differs from graph.Eval: %v", diff)
+					}
+				})
+			}
+		}
+	}
+}
