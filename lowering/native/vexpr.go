@@ -1220,12 +1220,12 @@ var chainOps = map[graph.Op]kernels.ArithOp{graph.Add: kernels.Add, graph.Sub: k
 // per run: (x - m) · k · g + b, a LayerNorm's normalisation, is one pass
 // over the chunk (kernels.Chain, which keeps the intermediate values in
 // registers) instead of four passes each storing a register that the next
-// reloads, and so is a bias, a BatchNorm and a ReLU6 after a convolution. An op joins the run whose
-// result it reads when that result is read nowhere else (no other
-// instruction, not a result of the program; an op of the result with
-// itself, a square, reads it twice) and the op computes in the
-// program's class (float32 in a float32 program, float64 in a float64
-// one: nothing to round between steps). The chain stands where its last
+// reloads, and so is a bias, a BatchNorm and a ReLU6 after a convolution.
+// An op joins the run whose result it reads when that result is read
+// nowhere else (no other instruction, not a result of the program; an op
+// of the result with itself, a square, reads it twice) and the op
+// computes in the program's class (float32 in a float32 program, float64
+// in a float64 one: nothing to round between steps). The chain stands where its last
 // op stood; its operands are registers written once, before their first
 // reader, so they hold the same values there. The bits are those of the
 // separate ops.

@@ -1037,12 +1037,11 @@ func copyRows(name string, nv int) {
 // q·nv accumulators per block, the taps' filter vectors loaded once and
 // used for the q positions. taps and n must be at least 1.
 func depthwise(elem, q, nv int) {
-	sfx, typ, lanes := "PS", "float32", 8
+	sfx, typ := "PS", "float32"
 	if elem == 8 {
-		sfx, typ, lanes = "PD", "float64", 4
+		sfx, typ = "PD", "float64"
 	}
 	name := fmt.Sprintf("depthwise%sAVX2P%dx%d", map[int]string{4: "F32", 8: "F64"}[elem], q, nv)
-	_ = lanes
 	p("")
 	p("// func %s(n, taps int, out *%s, ldo int, img *%s, ps int, offs *int, filt *%s, ldf int)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
