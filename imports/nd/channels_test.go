@@ -137,3 +137,113 @@ func TestZipChannelsLast(t *testing.T) {
 	}
 	runNative(t, z3, bind3)
 }
+
+// TestZipChannelsLastAnyPermutation: for images of rank 3 to 5 seen
+// through any permutation (Transpose), an elementwise operation with a
+// per-channel operand, one of the full shape, or an activation through
+// ChannelsLast gives, element for element, what the same operation gives
+// on the permuted image stored row-major (which takes the channels-first
+// form): the channels-last form computes the same function whether or
+// not it applies, for every flip chain the permutations make; and on a
+// convolution's result (the channels-last array seen channels first) the
+// per-channel operation and the activation are computed channels last,
+// the difference with an array stored channels first is not.
+func TestZipChannelsLastAnyPermutation(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 3))
+	for trial := range 60 {
+		rank := 3 + trial%3
+		ext := make([]int, rank) // the extents seen (channels first)
+		for i := range ext {
+			ext[i] = 1 + r.IntN(3)
+		}
+		ext[1] = 2 + r.IntN(3)
+		perm := r.Perm(rank)     // axis i of the view is axis perm[i] of the stored array
+		clSeenFirst := trial < 3 // the first of each rank: a convolution's result
+		if clSeenFirst {
+			perm = append([]int{0, rank - 1}, perm[:0]...)
+			for i := 1; i < rank-1; i++ {
+				perm = append(perm, i)
+			}
+		}
+		stored := make([]int, rank)
+		for i, p := range perm {
+			stored[p] = ext[i]
+		}
+		bind := map[string]graph.Value{}
+		y := randInput(t, r, bind, "y", graph.Float32, stored...)
+		x, err := nd.Transpose(y, perm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xv, err := graph.Eval(x, map[string]graph.Value{"y": bind["y"]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flat, err := xv.(*graph.Array).CopyTo(graph.RowMajor(ext...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bind["x"] = flat
+		xs, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, ext...), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chShape := make([]int, rank-1) // [C, 1, ...]
+		for i := range chShape {
+			chShape[i] = 1
+		}
+		chShape[0] = ext[1]
+		c := randInput(t, r, bind, "c", graph.Float32, chShape...)
+		full := randInput(t, r, bind, "f", graph.Float32, ext...)
+		for _, tc := range []struct {
+			name string
+			op   func(x graph.Node) (graph.Node, error)
+			cl   bool // channels last on a convolution's result
+		}{
+			{"per-channel", func(x graph.Node) (graph.Node, error) { return nd.Binary(graph.Mul, x, c) }, true},
+			// An operand stored channels first would need the flips
+			// the other sheds: the channels-first form stays.
+			{"full", func(x graph.Node) (graph.Node, error) { return nd.Binary(graph.Sub, full, x) }, false},
+			{"activation", func(x graph.Node) (graph.Node, error) {
+				return nd.ChannelsLast(x, func(x graph.Node) (graph.Node, error) { return layers.ReLU("relu", x) })
+			}, true},
+		} {
+			got, err := tc.op(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := tc.op(xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gv, err := graph.Eval(got, pick(t, got, bind))
+			if err != nil {
+				t.Fatalf("%s, perm %v: %v\n%s", tc.name, perm, err, graph.Print(got))
+			}
+			wv, err := graph.Eval(want, pick(t, want, bind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := graph.Diff(wv, gv, 0); diff != nil {
+				t.Fatalf("%s, extents %v, perm %v: %v\n%s", tc.name, ext, perm, diff, graph.Print(got))
+			}
+			if base, flips := stripFlips(got); clSeenFirst && (flips > 0 && !strings.Contains(graph.Print(base), "flip")) != tc.cl {
+				t.Errorf("%s, perm %v: computed channels last %v, want %v:\n%s", tc.name, perm, !tc.cl, tc.cl, graph.Print(got))
+			}
+		}
+	}
+}
+
+// pick returns the bindings of the inputs term reads.
+func pick(t *testing.T, term graph.Node, bind map[string]graph.Value) map[string]graph.Value {
+	t.Helper()
+	info, err := graph.Check(term)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]graph.Value{}
+	for _, in := range info.Inputs {
+		out[in.Name] = bind[in.Name]
+	}
+	return out
+}
