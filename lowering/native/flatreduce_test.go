@@ -30,37 +30,12 @@ func TestFlatReduce(t *testing.T) {
 rnz %[6]s (\x g -> rnz %[6]s (\x1 g1 -> rnz %[6]s (\x2 g2 ->
     (nzip (\v m -> (v - m) * (v - m)) x2 M, nzip (\v u m -> u * (v - m)) x2 g2 M, g2)) x1 g1) x g) X G`,
 						dt, n, h, w, c, body)
-					prog, err := graph.Parse(src)
-					if err != nil {
-						t.Fatal(err)
-					}
-					g, err := fusion.Whole(prog.Body)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p, err := native.New(native.Options{Parallelism: par}).Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer p.Close()
-					d := p.Describe()
+					d := wholeAgainstEval(t, src, par, func(i, k int) float64 { return math.Sin(float64(7*i + 3*k + 1)) })
 					if !strings.Contains(d, fmt.Sprintf("loop rnz [%d]", n*h*w)) {
 						t.Errorf("the nest of sums is not merged into one over %d pixels:\n%s", n*h*w, d)
 					}
 					if flat := 2*c <= native.FlatChunk; strings.Contains(d, "flat rnz") != flat {
 						t.Errorf("flat reduction %v, want %v:\n%s", !flat, flat, d)
-					}
-					in := waveInputs(t, prog, func(i, k int) float64 { return math.Sin(float64(7*i + 3*k + 1)) })
-					want, err := graph.Eval(prog.Body, in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := p.Run(in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := graph.Diff(want, got, graph.Tolerance(prog.Inputs[0].Type.(*graph.ArrayType).DType)); diff != nil {
-						t.Errorf("differs from graph.Eval: %v", diff)
 					}
 				})
 			}
@@ -233,37 +208,47 @@ func TestFlatReducePooling(t *testing.T) {
 		for _, dt := range []string{"f32", "f64"} {
 			for _, par := range []int{1, 0} {
 				t.Run(fmt.Sprintf("%s-%s-par%d", c.name, dt, par), func(t *testing.T) {
-					prog, err := graph.Parse(strings.ReplaceAll(c.src, "T[", dt+"["))
-					if err != nil {
-						t.Fatal(err)
-					}
-					g, err := fusion.Whole(prog.Body)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p, err := native.New(native.Options{Parallelism: par}).Plan(g)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer p.Close()
-					d := p.Describe()
+					d := wholeAgainstEval(t, strings.ReplaceAll(c.src, "T[", dt+"["), par, func(i, k int) float64 { return math.Sin(float64(5*i + 2*k + 1)) })
 					if !strings.Contains(d, "flat rnz") {
 						t.Errorf("the sum over the positions does not run flat:\n%s", d)
-					}
-					in := waveInputs(t, prog, func(i, k int) float64 { return math.Sin(float64(5*i + 2*k + 1)) })
-					want, err := graph.Eval(prog.Body, in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := p.Run(in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := graph.Diff(want, got, graph.Tolerance(prog.Inputs[0].Type.(*graph.ArrayType).DType)); diff != nil {
-						t.Errorf("differs from graph.Eval: %v", diff)
 					}
 				})
 			}
 		}
 	}
+}
+
+// wholeAgainstEval plans the program src as one kernel (fusion.Whole) on
+// the native back end with parallelism par, runs it on inputs of values
+// wave(i, k) (element k of input i) and compares the result with
+// graph.Eval's within the element type's tolerance; it returns the plan's
+// description.
+func wholeAgainstEval(t *testing.T, src string, par int, wave func(i, k int) float64) string {
+	t.Helper()
+	prog, err := graph.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fusion.Whole(prog.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := native.New(native.Options{Parallelism: par}).Plan(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	in := waveInputs(t, prog, wave)
+	want, err := graph.Eval(prog.Body, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := graph.Diff(want, got, graph.Tolerance(prog.Inputs[0].Type.(*graph.ArrayType).DType)); diff != nil {
+		t.Errorf("differs from graph.Eval: %v", diff)
+	}
+	return p.Describe()
 }
