@@ -167,7 +167,8 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 const depthwiseGrain = 1 << 15
 
 // depthwiseRunMax bounds the elements of a run of positions (L·C): the
-// accumulator, one tap's image run and its filters stay in the L1 cache.
+// run's products stay in the L1 cache between kernels.Depthwise, which
+// writes them, and the epilogue, which reads them back.
 const depthwiseRunMax = 1 << 12
 
 // depthwise is a depthwise convolution site (depthwiseInto).

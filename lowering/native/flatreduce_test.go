@@ -219,10 +219,9 @@ func TestFlatReducePooling(t *testing.T) {
 }
 
 // wholeAgainstEval plans the program src as one kernel (fusion.Whole) on
-// the native back end with parallelism par, runs it on inputs of values
-// wave(i, k) (element k of input i) and compares the result with
-// graph.Eval's within the element type's tolerance; it returns the plan's
-// description.
+// the native back end with parallelism par, checks it on inputs of values
+// wave(i, k) (element k of input i) against graph.Eval within the element
+// type's tolerance (checkedDescribe) and returns the plan's description.
 func wholeAgainstEval(t *testing.T, src string, par int, wave func(i, k int) float64) string {
 	t.Helper()
 	prog, err := graph.Parse(src)
@@ -233,22 +232,5 @@ func wholeAgainstEval(t *testing.T, src string, par int, wave func(i, k int) flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := native.New(native.Options{Parallelism: par}).Plan(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	in := waveInputs(t, prog, wave)
-	want, err := graph.Eval(prog.Body, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := p.Run(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := graph.Diff(want, got, graph.Tolerance(prog.Inputs[0].Type.(*graph.ArrayType).DType)); diff != nil {
-		t.Errorf("differs from graph.Eval: %v", diff)
-	}
-	return p.Describe()
+	return checkedDescribe(t, par, g, prog.Body, waveInputs(t, prog, wave))
 }
