@@ -357,12 +357,39 @@ func packBUnit[T float32 | float64](dst []T, l bLayout, b []T, ldb int, transB b
 		kc := min(l.kcs, l.k-k0)
 		d := dst[k0*l.npan*nr+(kk-k0)*nr:]
 		src := b[kk*ldb:][:l.n]
-		for jp := range full {
-			copy(d[jp*kc*nr:][:nr], src[jp*nr:])
-		}
+		copyPanelRows(d, kc*nr, src, nr, full)
 		if full < l.npan {
 			r := d[full*kc*nr:][:nr]
 			clear(r[copy(r, src[full*nr:]):])
+		}
+	}
+}
+
+// copyPanelRows copies the first np pieces of nr elements of src, one
+// after the other, to d at 0, stride, 2·stride, …: a row of B dealt out
+// over np panels. Pieces of 64 or 128 bytes (every asm kernel's nr) are
+// copied as fixed-size arrays, which the compiler turns into a few vector
+// moves, instead of a call to memmove for each: BenchmarkPackB, medians of
+// six alternating rounds, 1024×1024 float32 1.19 against 0.81 ms,
+// float64 4.10 against 3.66 ms, 784×512 float32 0.27 against 0.19 ms.
+func copyPanelRows[T float32 | float64](d []T, stride int, src []T, nr, np int) {
+	if np == 0 {
+		return
+	}
+	_ = d[(np-1)*stride+nr-1]
+	_ = src[np*nr-1]
+	switch uintptr(nr) * unsafe.Sizeof(d[0]) {
+	case 64:
+		for jp := range np {
+			*(*[64]byte)(unsafe.Pointer(&d[jp*stride])) = *(*[64]byte)(unsafe.Pointer(&src[jp*nr]))
+		}
+	case 128:
+		for jp := range np {
+			*(*[128]byte)(unsafe.Pointer(&d[jp*stride])) = *(*[128]byte)(unsafe.Pointer(&src[jp*nr]))
+		}
+	default:
+		for jp := range np {
+			copy(d[jp*stride:][:nr], src[jp*nr:])
 		}
 	}
 }

@@ -490,6 +490,28 @@ func BenchmarkGemmF64(b *testing.B) {
 	}
 }
 
+// BenchmarkPackB times packing a row-major B into the default kernel's
+// panels, one goroutine: 1024×1024 (a large product's B, which the
+// product packs on every call) and the MLP's first weights, 784×512.
+func BenchmarkPackB(b *testing.B) {
+	b.Run("f32/1024x1024", func(b *testing.B) { benchPackB(b, gemmKernelsF32[0], 1024, 1024) })
+	b.Run("f64/1024x1024", func(b *testing.B) { benchPackB(b, gemmKernelsF64[0], 1024, 1024) })
+	b.Run("f32/784x512", func(b *testing.B) { benchPackB(b, gemmKernelsF32[0], 512, 784) })
+}
+
+func benchPackB[T float32 | float64](b *testing.B, kern *microKernel[T], n, k int) {
+	src := randSlice[T](rand.New(rand.NewPCG(15, 16)), k*n)
+	l := newBLayout(n, k, kern)
+	dst := make([]T, l.size())
+	var z T
+	b.SetBytes(int64(k * n * int(unsafe.Sizeof(z))))
+	for b.Loop() {
+		for u := range packBUnits(l, false) {
+			packBUnit(dst, l, src, n, false, u)
+		}
+	}
+}
+
 // BenchmarkGemmTransAF32 times the weight gradients of the MLP
 // 784-512-512-10's training step, Aᵀ·B with K the batch: at batch 32 a
 // tile makes only 32 steps, so what surrounds each kernel call counts.

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -42,6 +43,35 @@ func testPackRows[T float32 | float64](t *testing.T) {
 						t.Fatalf("h=%d n=%d ld=%d: dst[%d] = %v, want %v", h, n, ld, i, v, want)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestCopyPanelRows checks the deal of a row of B over panels for every
+// piece size it copies as a fixed-size array (64 and 128 bytes, the asm
+// kernels' nr) and for others (copy), against element-by-element copies.
+func TestCopyPanelRows(t *testing.T) {
+	testCopyPanelRows[float32](t)
+	testCopyPanelRows[float64](t)
+}
+
+func testCopyPanelRows[T float32 | float64](t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, nr := range []int{2, 4, 8, 16, 32} {
+		for _, np := range []int{0, 1, 3} {
+			stride := nr*5 + 3
+			src := randSlice[T](rng, np*nr+7)
+			got := randSlice[T](rng, np*stride+nr)
+			want := append([]T(nil), got...)
+			for jp := range np {
+				for j := range nr {
+					want[jp*stride+j] = src[jp*nr+j]
+				}
+			}
+			copyPanelRows(got, stride, src, nr, np)
+			if !slices.Equal(got, want) {
+				t.Errorf("%T nr=%d np=%d: got %v, want %v", src[0], nr, np, got, want)
 			}
 		}
 	}
