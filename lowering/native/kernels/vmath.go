@@ -988,11 +988,11 @@ func MaxF32(x []float32) float32 {
 	}
 	if hasAVX2 && len(x)-i >= 32 {
 		n := (len(x) - i) &^ 31
-		v, nan, posZero := maxF32AVX2(n, &x[i])
-		switch {
-		case nan:
+		v, special := maxF32AVX2(n, &x[i])
+		if special && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return v != v }) {
 			return float32(math.NaN())
-		case v == 0 && posZero:
+		}
+		if v == 0 && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return math.Float32bits(v) == 0 }) {
 			v = 0
 		}
 		m = max(m, v)

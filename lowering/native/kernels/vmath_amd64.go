@@ -75,10 +75,12 @@ func sumF32AVX2(n int, x *float32) float32
 func sumF32AVX512(n int, x *float32) float32
 
 // maxF32AVX2 is the maximum of x[:n] by VMAXPS, n a multiple of 32 and
-// at least 32, and whether any element was NaN and any +0.
+// at least 32, and whether a lane's sum of the elements was NaN (special:
+// any NaN element, or rarely infinities of both signs); with ±0 the
+// maximum's sign is VMAXPS's, not Go's.
 //
 //go:noescape
-func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)
+func maxF32AVX2(n int, x *float32) (m float32, special bool)
 
 // maxF32AVX512 is the maximum of x[:n] by VMAXPS, n a multiple of 64 and
 // at least 64, and whether any element was NaN or infinite (special);

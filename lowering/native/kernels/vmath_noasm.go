@@ -21,7 +21,7 @@ func arithMinF32AVX2(n int, x, y, z *float32) { panic(noAsm) }
 func arithMaxF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func arithMinF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 
-func maxF32AVX2(n int, x *float32) (m float32, nan, posZero bool)     { panic(noAsm) }
+func maxF32AVX2(n int, x *float32) (m float32, special bool)          { panic(noAsm) }
 func maxF32AVX512(n int, x *float32) (m float32, special bool)        { panic(noAsm) }
 func sumF32AVX2(n int, x *float32) float32                            { panic(noAsm) }
 func sumF32AVX512(n int, x *float32) float32                          { panic(noAsm) }

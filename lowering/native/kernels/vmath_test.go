@@ -313,7 +313,8 @@ func TestArith(t *testing.T) {
 
 // TestMaxF32 checks MaxF32 against the left-to-right maximum by Go's max
 // (graph's max: NaN wins, +0 beats -0), bit for bit, for every length up
-// to 100 and some longer, with NaN, ±0, ±Inf placed in each loop's part,
+// to 100 and some longer, with NaN, ±0, ±Inf (one sign and both) and
+// overflowing sums placed in each loop's part,
 // on the AVX-512 loop and (AVX-512 off) the AVX2 one.
 func TestMaxF32(t *testing.T) {
 	if hasAVX512 {
@@ -349,6 +350,16 @@ func testMaxF32(t *testing.T) {
 				x[0], x[i] = negz, negz
 			}},
 			{"inf", func(x []float32, i int) { x[i] = inf }},
+			// Infinities of both signs in one lane of the AVX2 loop (32
+			// elements apart), whose sum is NaN with no NaN element, and
+			// sums that overflow before meeting -Inf.
+			{"bothinf", func(x []float32, i int) { x[i], x[(i+32)%len(x)] = inf, -inf }},
+			{"overflow", func(x []float32, i int) {
+				for k := range x {
+					x[k] = math.MaxFloat32
+				}
+				x[i] = -inf
+			}},
 			{"neginf", func(x []float32, i int) {
 				for k := range x {
 					x[k] = -inf
