@@ -186,6 +186,7 @@ func main() {
 	maxLoop("maxF32AVX2")
 	max512Loop("maxF32AVX512")
 	sumLoop("sumF32AVX2")
+	sumSqDevLoop("sumSqDevF32AVX2")
 	sum512Loop("sumF32AVX512")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4, "Y")
@@ -1785,14 +1786,18 @@ func sum512Loop(name string) {
 
 // sumY0Return adds the eight lanes of Y0 pairwise, returns the sum as a
 // sum loop's result and ends the function.
-func sumY0Return() {
+func sumY0Return() { sumY0To("ret+16(FP)") }
+
+// sumY0To writes the sum of Y0's eight lanes, added pairwise, to dst and
+// returns.
+func sumY0To(dst string) {
 	p("\tVEXTRACTF128 $1, Y0, X1")
 	p("\tVADDPS X1, X0, X0")
 	p("\tVPERMILPS $0x4e, X0, X1")
 	p("\tVADDPS X1, X0, X0")
 	p("\tVPERMILPS $0xb1, X0, X1")
 	p("\tVADDPS X1, X0, X0")
-	p("\tVMOVSS X0, ret+16(FP)")
+	p("\tVMOVSS X0, %s", dst)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
@@ -1821,6 +1826,42 @@ func sumLoop(name string) {
 	p("\tVADDPS Y3, Y2, Y2")
 	p("\tVADDPS Y2, Y0, Y0")
 	sumY0Return()
+}
+
+// sumSqDevLoop writes func name(n int, x *float32, m float32) float32:
+// the sum of the squares (x[i] - m)² for i < n, n a multiple of 32, each
+// difference and square rounded to float32 (VSUBPS, VMULPS: no FMA,
+// which would round the square and the sum once), in sumLoop's 32
+// partial sums, added pairwise at the end. A variance's pass (LayerNorm,
+// BatchNorm) in one read of x, where a chain wrote the squares and a
+// sum read them back.
+func sumSqDevLoop(name string) {
+	p("")
+	p("// func %s(n int, x *float32, m float32) float32", name)
+	p("// n must be a multiple of 32 and at least 32.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-28", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tVBROADCASTSS m+16(FP), Y8")
+	for v := range 4 {
+		p("\tVXORPS Y%d, Y%d, Y%d", v, v, v)
+	}
+	p("\tSHRQ $5, CX")
+	p("%s_loop:", name)
+	for v := range 4 {
+		d := fmt.Sprintf("Y%d", 4+v)
+		p("\tVMOVUPS %d(SI), %s", 32*v, d)
+		p("\tVSUBPS Y8, %s, %s", d, d)
+		p("\tVMULPS %s, %s, %s", d, d, d)
+		p("\tVADDPS %s, Y%d, Y%d", d, v, v)
+	}
+	p("\tADDQ $128, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("\tVADDPS Y1, Y0, Y0")
+	p("\tVADDPS Y3, Y2, Y2")
+	p("\tVADDPS Y2, Y0, Y0")
+	sumY0To("ret+24(FP)")
 }
 
 // streamLoop writes func name(n int, x, z *byte): copies n bytes, a

@@ -1027,6 +1027,25 @@ func SumF32(x []float32) float32 {
 	return s
 }
 
+// SumSqDevF32 is the sum of the squares (x[i] - m)² in float32, each
+// difference and each square rounded to float32 as their own ops would
+// round them, summed as SumF32's AVX2 loop sums (32 interleaved partial
+// sums, then the last elements left to right): a variance's pass in one
+// read of x.
+func SumSqDevF32(x []float32, m float32) float32 {
+	var s float32
+	i := 0
+	if hasAVX2 && len(x) >= 32 {
+		i = len(x) &^ 31
+		s = sumSqDevF32AVX2(i, &x[0], m)
+	}
+	for _, v := range x[i:] {
+		d := v - m
+		s += float32(d * d) // the conversion keeps the square from fusing into the sum
+	}
+	return s
+}
+
 // ExpSubF32 sets z[i] = e**(x[i] - b) for i < len(z), bit for bit as the
 // float32 subtraction followed by ExpF32, in one pass; x must be at least
 // as long as z, and may be z itself.

@@ -62,6 +62,13 @@ func expSubF32AVX2(n int, x *float32, b float32, z, ahead *float32)
 //go:noescape
 func expSubF32AVX512(n int, x *float32, b float32, z, ahead *float32)
 
+// sumSqDevF32AVX2 is the sum of (x[i] - m)² for i < n, each difference
+// and square rounded to float32, in 32 partial float32 sums, n a multiple
+// of 32 and at least 32.
+//
+//go:noescape
+func sumSqDevF32AVX2(n int, x *float32, m float32) float32
+
 // sumF32AVX2 is the sum of x[:n] in 32 partial float32 sums, n a
 // multiple of 32 and at least 32.
 //

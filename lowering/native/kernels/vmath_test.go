@@ -1262,3 +1262,58 @@ func testChainBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSumSqDevF32 checks SumSqDevF32 bit for bit against its definition:
+// each difference and square rounded to float32, the squares of the
+// AVX2 loop's blocks summed into 32 partial sums (element j of a block
+// into sum j), the partial sums added as the loop adds its four vectors
+// and then their lanes pairwise, and the rest left to right; with NaN,
+// ±Inf and a mean that cancels x exactly.
+func TestSumSqDevF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 100, 1000, 4096} {
+		for _, special := range []float32{0, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64()*3 + 1)
+			}
+			m := float32(1.25)
+			if n > 0 {
+				x[n/2] = m // a difference of exactly 0
+				if special != 0 {
+					x[n-1] = special
+				}
+			}
+			sq := func(v float32) float32 {
+				d := v - m
+				return float32(d * d)
+			}
+			var want float32
+			i := 0
+			if hasAVX2 && n >= 32 {
+				i = n &^ 31
+				var part [32]float32
+				for j := range i {
+					part[j%32] += sq(x[j])
+				}
+				var y [8]float32 // Y0 = (Y0 + Y1) + (Y2 + Y3), lane by lane
+				for l := range 8 {
+					y[l] = (part[l] + part[8+l]) + (part[16+l] + part[24+l])
+				}
+				var h [4]float32 // the high half onto the low
+				for l := range 4 {
+					h[l] = y[l] + y[4+l]
+				}
+				a, b := h[0]+h[2], h[1]+h[3] // VPERMILPS 0x4e
+				want = a + b                 // VPERMILPS 0xb1
+			}
+			for _, v := range x[i:] {
+				want += sq(v)
+			}
+			got := SumSqDevF32(x, m)
+			if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+				t.Errorf("n=%d special %v: SumSqDevF32 = %v, want %v", n, special, got, want)
+			}
+		}
+	}
+}
