@@ -1781,15 +1781,11 @@ func sum512Loop(name string) {
 	}
 	p("\tVEXTRACTF64X4 $1, Z0, Y1")
 	p("\tVADDPS Y1, Y0, Y0")
-	sumY0Return()
+	sumY0To("ret+16(FP)")
 }
 
-// sumY0Return adds the eight lanes of Y0 pairwise, returns the sum as a
-// sum loop's result and ends the function.
-func sumY0Return() { sumY0To("ret+16(FP)") }
-
-// sumY0To writes the sum of Y0's eight lanes, added pairwise, to dst and
-// returns.
+// sumY0To adds the eight lanes of Y0 pairwise, writes the sum to dst (a
+// sum loop's result) and ends the function.
 func sumY0To(dst string) {
 	p("\tVEXTRACTF128 $1, Y0, X1")
 	p("\tVADDPS X1, X0, X0")
@@ -1819,13 +1815,20 @@ func sumLoop(name string) {
 	for v := 0; v < 4; v++ {
 		p("\tVADDPS %d(SI), Y%d, Y%d", 32*v, v, v)
 	}
+	sum4Close(name, "ret+16(FP)")
+}
+
+// sum4Close closes the loop of a sum into Y0-Y3 (128 bytes of SI a turn)
+// and writes the sum of the four vectors, added pairwise, then of their
+// lanes, to dst.
+func sum4Close(name, dst string) {
 	p("\tADDQ $128, SI")
 	p("\tDECQ CX")
 	p("\tJNZ %s_loop", name)
 	p("\tVADDPS Y1, Y0, Y0")
 	p("\tVADDPS Y3, Y2, Y2")
 	p("\tVADDPS Y2, Y0, Y0")
-	sumY0Return()
+	sumY0To(dst)
 }
 
 // sumSqDevLoop writes func name(n int, x *float32, m float32) float32:
@@ -1855,13 +1858,7 @@ func sumSqDevLoop(name string) {
 		p("\tVMULPS %s, %s, %s", d, d, d)
 		p("\tVADDPS %s, Y%d, Y%d", d, v, v)
 	}
-	p("\tADDQ $128, SI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("\tVADDPS Y1, Y0, Y0")
-	p("\tVADDPS Y3, Y2, Y2")
-	p("\tVADDPS Y2, Y0, Y0")
-	sumY0To("ret+24(FP)")
+	sum4Close(name, "ret+24(FP)")
 }
 
 // streamLoop writes func name(n int, x, z *byte): copies n bytes, a
