@@ -1644,7 +1644,7 @@ func interleave(lines [][]string) {
 // lanes' sums of the elements came out NaN. A NaN element makes its
 // lane's sum NaN, and so may +Inf and -Inf in one lane (or a sum that
 // overflowed meeting an infinity), rarely: MaxF32 looks for NaN again
-// only then, and for +0 only when the maximum is 0. Two ops a vector,
+// only then, and for +0 only when the maximum is -0. Two ops a vector,
 // where tracking NaN and +0 in every lane took five: BenchmarkVmathF32/
 // max went from 104 to 72 ns, and BenchmarkStack's softmax over
 // 256×32768 (each row's max read from L2) from 5.23 to 4.90 ms (the five

@@ -981,7 +981,7 @@ func MaxF32(x []float32) float32 {
 		if special && slices.ContainsFunc(x[:i], func(v float32) bool { return v != v }) {
 			return float32(math.NaN())
 		}
-		if v == 0 && slices.ContainsFunc(x[:i], func(v float32) bool { return math.Float32bits(v) == 0 }) {
+		if v == 0 && math.Signbit(float64(v)) && slices.ContainsFunc(x[:i], func(v float32) bool { return math.Float32bits(v) == 0 }) {
 			v = 0 // VMAXPS keeps either zero; Go's max takes +0
 		}
 		m = v
@@ -992,7 +992,7 @@ func MaxF32(x []float32) float32 {
 		if special && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return v != v }) {
 			return float32(math.NaN())
 		}
-		if v == 0 && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return math.Float32bits(v) == 0 }) {
+		if v == 0 && math.Signbit(float64(v)) && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return math.Float32bits(v) == 0 }) {
 			v = 0
 		}
 		m = max(m, v)
