@@ -119,14 +119,7 @@ func TestBadGraph(t *testing.T) {
 // in place would read elements it has already written), so it must be
 // copied first.
 func TestResultFedBack(t *testing.T) {
-	prog, err := graph.Parse(`x : f64[5,5]; map (\r -> map (\v -> v + 1) r) (flip 0 x)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, g := parseWhole(t, `x : f64[5,5]; map (\r -> map (\v -> v + 1) r) (flip 0 x)`)
 	p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
 	if err != nil {
 		t.Fatal(err)

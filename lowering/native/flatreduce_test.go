@@ -180,14 +180,7 @@ func TestFlatReduceNestedTuple(t *testing.T) {
 	src := `X : f32[40, 8];
 rnz (\p q -> ((zip (+) (fst (fst p)) (fst (fst q)), zip (+) (snd (fst p)) (snd (fst q))), zip (+) (snd p) (snd q)))
     (\r -> zip (\v -> ((v, v * v), v * 2)) r) X`
-	prog, err := graph.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, g := parseWhole(t, src)
 	in, err := lowertest.Inputs(prog.Body, 1, 0, lowertest.Dense)
 	if err != nil {
 		t.Fatal(err)
@@ -224,13 +217,6 @@ func TestFlatReducePooling(t *testing.T) {
 // type's tolerance (checkedDescribe) and returns the plan's description.
 func wholeAgainstEval(t *testing.T, src string, par int, wave func(i, k int) float64) string {
 	t.Helper()
-	prog, err := graph.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog, g := parseWhole(t, src)
 	return checkedDescribe(t, par, g, prog.Body, waveInputs(t, prog, wave))
 }

@@ -12,16 +12,24 @@ import (
 	"github.com/hofuse/hofuse/lowering/native"
 )
 
-func planOf(t *testing.T, src string, opts native.Options) (*native.Plan, error) {
-	t.Helper()
+// parseWhole parses the program src and cuts it as one kernel
+// (fusion.Whole), failing tb on an error.
+func parseWhole(tb testing.TB, src string) (*graph.Program, *fusion.Graph) {
+	tb.Helper()
 	prog, err := graph.Parse(src)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	g, err := fusion.Whole(prog.Body)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return prog, g
+}
+
+func planOf(t *testing.T, src string, opts native.Options) (*native.Plan, error) {
+	t.Helper()
+	_, g := parseWhole(t, src)
 	return native.New(opts).Plan(g)
 }
 

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/lowering/lowertest"
@@ -18,14 +17,7 @@ import (
 // matrices.
 func matmulPlan(tb testing.TB, n int, term string, opts native.Options) (*native.Plan, map[string]graph.Value, graph.Node) {
 	tb.Helper()
-	prog, err := graph.Parse(fmt.Sprintf("A : f64[%d,%d]; B : f64[%d,%d];\n%s", n, n, n, n, term))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := fusion.Whole(prog.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	prog, g := parseWhole(tb, fmt.Sprintf("A : f64[%d,%d]; B : f64[%d,%d];\n%s", n, n, n, n, term))
 	p, err := native.New(opts).Plan(g)
 	if err != nil {
 		tb.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hofuse/hofuse/fusion"
-	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/graph/graphtest"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
@@ -22,14 +20,7 @@ func TestNestedTupleVectorised(t *testing.T) {
 		`A : f32[7]; B : f32[7]; C : f32[7]; map (\p -> p) (A, (B, C))`,
 		`A : f32[9]; B : f32[9]; nzip (\a b -> ((a + b, a * b), b - a, (exp a, (a / b, 2 * b)))) A B`,
 	} {
-		prog, err := graph.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := fusion.Whole(prog.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		prog, g := parseWhole(t, src)
 		p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
 		if err != nil {
 			t.Fatal(err)
@@ -75,14 +66,7 @@ func TestVectorRefusals(t *testing.T) {
 			`rnz (\a b -> (fst a + fst b, snd a * snd… does not build a flat tuple of 2 scalars element by element`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			prog, err := graph.Parse(c.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := fusion.Whole(prog.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			prog, g := parseWhole(t, c.src)
 			p, err := native.New(native.Options{Parallelism: 1}).Plan(g)
 			if err != nil {
 				t.Fatal(err)
