@@ -978,22 +978,16 @@ func MaxF32(x []float32) float32 {
 	if hasAVX512 && len(x) >= 64 {
 		i = len(x) &^ 63
 		v, special := maxF32AVX512(i, &x[0])
-		if special && slices.ContainsFunc(x[:i], func(v float32) bool { return v != v }) {
-			return float32(math.NaN())
+		if m = settleMax(v, special, x[:i]); m != m {
+			return m
 		}
-		if v == 0 && math.Signbit(float64(v)) && slices.ContainsFunc(x[:i], func(v float32) bool { return math.Float32bits(v) == 0 }) {
-			v = 0 // VMAXPS keeps either zero; Go's max takes +0
-		}
-		m = v
 	}
 	if hasAVX2 && len(x)-i >= 32 {
 		n := (len(x) - i) &^ 31
 		v, special := maxF32AVX2(n, &x[i])
-		if special && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return v != v }) {
-			return float32(math.NaN())
-		}
-		if v == 0 && math.Signbit(float64(v)) && slices.ContainsFunc(x[i:i+n], func(v float32) bool { return math.Float32bits(v) == 0 }) {
-			v = 0
+		v = settleMax(v, special, x[i:i+n])
+		if v != v {
+			return v
 		}
 		m = max(m, v)
 		i += n
@@ -1002,6 +996,21 @@ func MaxF32(x []float32) float32 {
 		m = max(m, v)
 	}
 	return m
+}
+
+// settleMax returns graph's maximum of x from v, a max loop's VMAXPS
+// maximum of x, and its special flag: NaN when special and an element is
+// NaN (the loops drop NaN, and flag it with the rare false alarm), and +0
+// for a -0 when an element is +0 (VMAXPS keeps either zero; Go's max
+// takes +0).
+func settleMax(v float32, special bool, x []float32) float32 {
+	if special && slices.ContainsFunc(x, func(v float32) bool { return v != v }) {
+		return float32(math.NaN())
+	}
+	if v == 0 && math.Signbit(float64(v)) && slices.ContainsFunc(x, func(v float32) bool { return math.Float32bits(v) == 0 }) {
+		return 0
+	}
+	return v
 }
 
 // SumF32 is the sum of x in float32 (0 when empty): with AVX2, in 32
