@@ -15,6 +15,10 @@ func DisableGather(t interface{ Cleanup(func()) }) {
 	t.Cleanup(func() { noGather = false })
 }
 
+// VectorChunk is the elements a vector program computes at a time, for
+// tests whose rows span several chunks.
+const VectorChunk = chunk
+
 // FlatChunk is what a flat program fills a vector register with, for
 // tests whose sizes are chosen around it.
 const FlatChunk = flatChunk
@@ -43,4 +47,12 @@ func CountGatherFilters(t interface{ Cleanup(func()) }) *int {
 func DisableStream(t interface{ Cleanup(func()) }) {
 	noStream = true
 	t.Cleanup(func() { noStream = false })
+}
+
+// DisableFold makes the plans compiled until the end of t fill a row and
+// then reduce it, instead of reducing each chunk as the fill writes it
+// (fillFold).
+func DisableFold(t interface{ Cleanup(func()) }) {
+	noFold = true
+	t.Cleanup(func() { noFold = false })
 }

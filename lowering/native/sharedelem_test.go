@@ -145,3 +145,68 @@ func TestDestLet(t *testing.T) {
 		check(`map (\a -> let e = map exp a in let s = reduce (+) e in map (\y -> y / s) a) A`, false)
 	}
 }
+
+// TestFillFold checks fillFold: a row filled by a map and then reduced
+// whole (a softmax's sum, as sharedElemLet and destLet compile it; a
+// maximum, a minimum, a product) is reduced chunk by chunk as the map
+// fills it, with the bits of the plan that fills the row first and
+// reduces it after (DisableFold), and the interpreter's values. The rows
+// span three vector chunks, the last one partial, in float32 and float64,
+// one goroutine and two (the rows split between them).
+func TestFillFold(t *testing.T) {
+	const note = "of the row the loop before fills, chunk by chunk"
+	const rows, cols = 3, 2*native.VectorChunk + 907
+	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+		A, err := graph.NewInput("A", graph.ArrayOf(dt, rows, cols), false)
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(7, 8))
+		av, err := graph.Zeros(dt, rows, cols)
+		require.NoError(t, err)
+		for i := range rows * cols {
+			av.Set(r.NormFloat64(), i/cols, i%cols)
+		}
+		av.Set(math.Inf(-1), 0, 5)
+		av.Set(9, 1, native.VectorChunk) // a row's maximum, first in its chunk
+		in := map[string]graph.Value{"A": av}
+		for _, src := range []string{
+			// destLet's: the five operators of a softmax, fused.
+			`map (\a -> let e = (let b = reduce max a in map (\x -> exp (x - b)) a) in let s = reduce (+) e in map (\y -> y / s) e) A`,
+			// sharedElemLet's: layers.Softmax.
+			`map (\r -> let m = reduce max r in let s = rnz (+) (\v -> exp (v - m)) r in map (\v -> exp (v - m) / s) r) A`,
+			`map (\a -> let e = map (\x -> x * 3 + 1) a in let s = reduce max e in map (\y -> y - s) e) A`,
+			`map (\a -> let e = map (\x -> x * 3 + 1) a in let s = reduce min e in map (\y -> y - s) e) A`,
+			`map (\a -> let e = map (\x -> 1 + x / 4096) a in let s = reduce (*) e in map (\y -> y * s) e) A`,
+		} {
+			term, err := graph.ParseTerm(src, A)
+			require.NoError(t, err)
+			g, err := fusion.Whole(term)
+			require.NoError(t, err)
+			for _, par := range []int{1, 2} {
+				run := func(t *testing.T, fold bool) []float64 {
+					p, err := native.New(native.Options{Parallelism: par}).Plan(g)
+					require.NoError(t, err)
+					defer p.Close()
+					if got := strings.Contains(p.Describe(), note); got != fold {
+						t.Fatalf("%v %s, %d goroutines: folded as the row fills %v, want %v:\n%s", dt, src, par, got, fold, p.Describe())
+					}
+					out, err := p.Run(in)
+					require.NoError(t, err)
+					return append([]float64(nil), out.(*graph.Array).Values()...)
+				}
+				got := run(t, true)
+				var want []float64
+				t.Run(fmt.Sprintf("%v/par%d/nofold", dt, par), func(t *testing.T) {
+					native.DisableFold(t)
+					want = run(t, false)
+				})
+				require.Len(t, want, len(got))
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%v %s, %d goroutines: element %d = %v, want %v as with the row reduced after its fill", dt, src, par, i, got[i], want[i])
+					}
+				}
+				lowertest.Check(t, native.New(native.Options{Parallelism: par}), g, term, in, 0)
+			}
+		}
+	}
+}
