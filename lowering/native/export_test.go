@@ -56,3 +56,10 @@ func DisableFold(t interface{ Cleanup(func()) }) {
 	noFold = true
 	t.Cleanup(func() { noFold = false })
 }
+
+// DisableGELU makes the plans compiled until the end of t run GELU's
+// products as a chain after the erf's pass, instead of in it (fuseGELU).
+func DisableGELU(t interface{ Cleanup(func()) }) {
+	noGELU = true
+	t.Cleanup(func() { noGELU = false })
+}

@@ -61,6 +61,17 @@ func execBody[T float32 | float64](p *vprog, regs [][]T, fr *frame, i0, m int) {
 			if in.aheadW {
 				aheadW = any(regs[p.outs[0]]).([]float32)
 			}
+			if g := in.gelu; g != nil {
+				var w []float32
+				if g.w >= 0 {
+					w = any(regs[g.w][:m]).([]float32)
+				}
+				kernels.ErfGELUAheadF32(any(z).([]float32), any(regs[in.a][:m]).([]float32), kernels.GELU{
+					Scale: float32(regs[in.b][0]), Shift: float32(regs[in.c][0]), K: float32(regs[g.k][0]),
+					Div: in.divide, KFirst: g.kFirst,
+				}, w, p.ahead(in, fr, i0, m))
+				break
+			}
 			erf := kernels.ErfAffineAheadF32
 			if in.divide {
 				erf = kernels.ErfDivAffineAheadF32

@@ -454,6 +454,117 @@ func ErfDivAffineAheadF32(z, x []float32, div, shift float32, ahead, aheadW []fl
 // machines without AVX-512, whose ErfF32 is erfLane32's algorithm.
 func ErfDivAffineSameBits() bool { return !hasAVX512 }
 
+// GELU is the arithmetic around a GELU's erf that ErfGELUAheadF32 does in
+// the erf's pass: e = erf(x·Scale) + Shift (erf(x/Scale) + Shift with
+// Div), then the products (x·K)·e with KFirst, (x·e)·K without. GELU's
+// x·Φ(x) is 0.5·x·(1 + erf(x/√2)): Scale √2 with Div (or 1/√2 without),
+// Shift 1 and K 0.5, with KFirst as layers.GELU and TensorFlow write it,
+// without as PyTorch's exporter does.
+type GELU struct {
+	Scale, Shift, K float32
+	Div, KFirst     bool
+}
+
+// The flags of the GELU loops (gen_vmath.go's erfLaneGELULoop).
+const (
+	geluKFirst   = 1
+	geluResidual = 2
+)
+
+// ErfGELUAheadF32 sets z[i] = (x[i]·K)·e[i] (KFirst) or (x[i]·e[i])·K,
+// plus w[i] after the products when w is not nil, e[i] = erf(x[i]·Scale) +
+// Shift (x[i]/Scale with Div), each op rounded to float32 as its own pass
+// would round it: the bits of ErfAffineAheadF32 (ErfDivAffineAheadF32),
+// then each product, then the sum. With AVX2 and without AVX-512
+// (GELUOnePass) it is one pass over the elements, which asks the cache
+// for the elements of ahead as ErfAffineAheadF32 does; elsewhere, the
+// erf's pass and then the products, a block at a time. x and w must be at
+// least as long as z, and either may be z itself.
+func ErfGELUAheadF32(z, x []float32, g GELU, w, ahead []float32) {
+	x = x[:len(z)]
+	if w != nil {
+		w = w[:len(z)]
+	}
+	if GELUOnePass() {
+		erfGELUAVX2(z, x, g, w, ahead)
+		return
+	}
+	var buf [256]float32
+	for i := 0; i < len(z); i += len(buf) {
+		n := min(len(buf), len(z)-i)
+		e := buf[:n]
+		if g.Div {
+			ErfDivAffineAheadF32(e, x[i:], g.Scale, g.Shift, nil, nil)
+		} else {
+			ErfAffineAheadF32(e, x[i:], g.Scale, g.Shift, nil, nil)
+		}
+		var wi []float32
+		if w != nil {
+			wi = w[i : i+n]
+		}
+		geluProducts(z[i:i+n], x[i:i+n], e, g, wi)
+	}
+}
+
+// GELUOnePass reports whether ErfGELUAheadF32 computes in one pass over
+// the elements: with AVX2 and without AVX-512.
+func GELUOnePass() bool { return hasAVX2 && !hasAVX512 }
+
+// geluProducts sets z[i] = (x[i]·K)·e[i] or (x[i]·e[i])·K, plus w[i] when
+// w is not nil: ErfGELUAheadF32 after the erf.
+func geluProducts(z, x, e []float32, g GELU, w []float32) {
+	for i := range z {
+		var p float32
+		// The conversions keep each op rounded on its own (Go may fuse a
+		// product into the sum after it otherwise).
+		if g.KFirst {
+			p = float32(float32(x[i]*g.K) * e[i])
+		} else {
+			p = float32(float32(x[i]*e[i]) * g.K)
+		}
+		if w != nil {
+			p = w[i] + p
+		}
+		z[i] = p
+	}
+}
+
+// erfGELUAVX2 runs ErfGELUAheadF32's AVX2 loop on the whole of z: the wide
+// loop, then the last vector on padded copies. The loops are called by
+// name, not through a func value, so that the copies stay on the stack.
+func erfGELUAVX2(z, x []float32, g GELU, w, ahead []float32) {
+	if len(ahead) < len(z) {
+		ahead = x
+	}
+	flags := 0
+	if g.KFirst {
+		flags |= geluKFirst
+	}
+	if w != nil {
+		flags |= geluResidual
+	} else {
+		w = x // advanced by the loop, never read
+	}
+	loop := func(n int, x, z, w, ahead *float32) {
+		if g.Div {
+			erfDivGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+		} else {
+			erfGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+		}
+	}
+	i := len(z) &^ 7
+	if i > 0 {
+		loop(i, &x[0], &z[0], &w[0], &ahead[0])
+	}
+	for ; i < len(z); i += 8 {
+		var xb, wb [8]float32
+		copy(xb[:], x[i:])
+		copy(wb[:], w[i:])
+		loop(8, &xb[0], &xb[0], &wb[0], &xb[0])
+		copy(z[i:], xb[:])
+	}
+}
+
 // SqrtF32 sets z[i] = √x[i] for i < len(z): the correctly rounded float32
 // root, which is bit for bit float32(math.Sqrt(float64(x[i]))) (eight
 // lanes at a time with AVX2); x must be at least as long as z, and may be

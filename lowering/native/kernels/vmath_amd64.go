@@ -241,3 +241,12 @@ func cubeF32AVX2(n int, x, z *float32)
 //
 //go:noescape
 func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32)
+
+// The GELU loops: the erf's pass with the products after it
+// (ErfGELUAheadF32).
+
+//go:noescape
+func erfGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)
+
+//go:noescape
+func erfDivGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)

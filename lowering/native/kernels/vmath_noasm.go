@@ -76,6 +76,12 @@ func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { p
 func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
 	panic(noAsm)
 }
+func erfGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int) {
+	panic(noAsm)
+}
+func erfDivGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int) {
+	panic(noAsm)
+}
 
 func tanhF32AVX2(n int, x, z *float32)     { panic(noAsm) }
 func logisticF32AVX2(n int, x, z *float32) { panic(noAsm) }

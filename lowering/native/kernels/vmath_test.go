@@ -859,6 +859,86 @@ func TestErfAffineF32(t *testing.T) {
 	t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { check(t) }) })
 }
 
+// TestErfGELU checks ErfGELUAheadF32 against its ops one after the other:
+// ErfAffineF32 or ErfDivAffineAheadF32 (each checked against its own ops
+// above), then each product and the sum by Arith, bit for bit, for both
+// orders of the products, with and without the sum, on lengths around
+// the loops' vectors and the portable path's blocks, in place over x and
+// over w, and with a prefetched array it must not write; on the widest
+// loops, on AVX2 and without AVX2 (the erf's pass, then the products).
+func TestErfGELU(t *testing.T) {
+	check := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-40, -1e-39, 3e38}
+		for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 255, 256, 257, 600} {
+			x, w := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], w[i] = float32(r.NormFloat64()*3), float32(r.NormFloat64())
+				if r.IntN(8) == 0 {
+					x[i] = special[r.IntN(len(special))]
+				}
+				if r.IntN(8) == 0 {
+					w[i] = special[r.IntN(len(special))]
+				}
+			}
+			for _, g := range []GELU{
+				{Scale: 0.70710677, Shift: 1, K: 0.5, KFirst: true},
+				{Scale: 0.70710677, Shift: 1, K: 0.5},
+				{Scale: 1.4142135, Shift: 1, K: 0.5, Div: true},
+				{Scale: 1.4142135, Shift: 1, K: 0.5, Div: true, KFirst: true},
+				{Scale: -2.5, Shift: -1, K: 3.7, KFirst: true},
+				{Scale: 0.3, Shift: 0.25, K: -1e-38},
+			} {
+				for _, residual := range []bool{false, true} {
+					e := make([]float32, n)
+					if g.Div {
+						ErfDivAffineAheadF32(e, x, g.Scale, g.Shift, nil, nil)
+					} else {
+						ErfAffineF32(e, x, g.Scale, g.Shift)
+					}
+					want := make([]float32, n)
+					if g.KFirst {
+						Arith(Mul, want, x, fill32(n, g.K))
+						Arith(Mul, want, want, e)
+					} else {
+						Arith(Mul, want, x, e)
+						Arith(Mul, want, want, fill32(n, g.K))
+					}
+					var wr []float32
+					if residual {
+						Arith(Add, want, w, want)
+						wr = w
+					}
+					got := make([]float32, n)
+					ahead := slices.Clone(x)
+					ErfGELUAheadF32(got, x, g, wr, ahead)
+					inX := slices.Clone(x)
+					ErfGELUAheadF32(inX, inX, g, wr, nil)
+					results := [][]float32{got, inX}
+					if residual {
+						inW := slices.Clone(w)
+						ErfGELUAheadF32(inW, x, g, inW, nil)
+						results = append(results, inW)
+					}
+					for i := range n {
+						if math.Float32bits(ahead[i]) != math.Float32bits(x[i]) {
+							t.Fatalf("n=%d: ErfGELUAheadF32 wrote the array it prefetches, at %d", n, i)
+						}
+						for k, z := range results {
+							if math.Float32bits(z[i]) != math.Float32bits(want[i]) && !(z[i] != z[i] && want[i] != want[i]) {
+								t.Fatalf("n=%d %+v residual %v (result %d): element %d, x=%v w=%v: %v, want %v", n, g, residual, k, i, x[i], w[i], z[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Run("widest", check)
+	t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { check(t) }) })
+	t.Run("portable", func(t *testing.T) { withoutAVX2(func() { check(t) }) })
+}
+
 // TestErfDivAffineF32 checks ErfDivAffineAheadF32 against the division,
 // erfLane32 and the sum one after the other, and against ErfF32 of the
 // quotient where ErfDivAffineSameBits says they agree: bit for bit, on
@@ -925,7 +1005,9 @@ func fill32(n int, v float32) []float32 {
 // BenchmarkVmathF32 times the float32 loops of row programs (LayerNorm,
 // GELU, softmax, Adam) on one chunk of 1024 elements that stays in L1,
 // one goroutine: the compute floor of a row program, without memory
-// traffic. erfaffine is GELU's erf (x·c) + 1;
+// traffic. erfaffine is GELU's erf (x·c) + 1; erfgelu GELU and a
+// residual add, w + 0.5·x·(erf (x·c) + 1), in one pass, and erfgelu-chain
+// the same in two (the erf's, then a chain's);
 // chain4 a LayerNorm's (x - m)·k·g + b with m and k scalars, compiled
 // once; sum a row's sum; expsub a softmax row's e**(x - max); sqrt the
 // square root of Adam's update.
@@ -946,6 +1028,17 @@ func BenchmarkVmathF32(b *testing.B) {
 		})
 	}
 	run("erfaffine", func() { ErfAffineF32(z, x, 1/math.Sqrt2, 1) })
+	// GELU with a residual add in the erf's pass, and the same as the erf
+	// pass and a chain after it.
+	gelu := GELU{Scale: 1 / math.Sqrt2, Shift: 1, K: 0.5, KFirst: true}
+	run("erfgelu", func() { ErfGELUAheadF32(z, x, gelu, g, nil) })
+	tail := NewChainProg([]ChainStep[float32]{{Op: Mul, Scalar: true}, {Op: Mul}, {Op: Add}})
+	half, e := []float32{0.5}, make([]float32, n)
+	tys := [MaxChain][]float32{half, e, g}
+	run("erfgelu-chain", func() {
+		ErfAffineF32(e, x, 1/math.Sqrt2, 1)
+		tail.Run(z, x, &tys)
+	})
 	// Compiled once, as the native executor runs a chain.
 	c := NewChainProg([]ChainStep[float32]{{Op: Sub, Scalar: true}, {Op: Mul, Scalar: true}, {Op: Mul}, {Op: Add}})
 	ys := [MaxChain][]float32{m, k, g, sh}
