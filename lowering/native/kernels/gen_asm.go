@@ -88,6 +88,8 @@ func main() {
 	}
 	copyRows("copyRows32AVX2", 1)
 	copyRows("copyRows64AVX2", 2)
+	copyRows("copyRows128AVX2", 4)
+	copyRows("copyRows256AVX2", 8)
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 	for _, elem := range []int{4, 8} {

@@ -139,6 +139,12 @@ func copyRows32AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss 
 //go:noescape
 func copyRows64AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
 
+//go:noescape
+func copyRows128AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
+
+//go:noescape
+func copyRows256AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
+
 // The depthwise convolution kernels (Depthwise): P4 computes four
 // positions, P1 one; x1 blocks of one vector of channels, x2 of two.
 

@@ -34,6 +34,12 @@ func transpose4F32AVX2(n int, rows *[4]*float32, dst *float32, ld int) { panic(n
 
 func copyRows32AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) { panic(noAsm) }
 func copyRows64AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) { panic(noAsm) }
+func copyRows128AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) {
+	panic(noAsm)
+}
+func copyRows256AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) {
+	panic(noAsm)
+}
 
 func depthwiseF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
 	panic(noAsm)

@@ -6,25 +6,29 @@ import (
 	"testing"
 )
 
-// TestCopyRows copies rows of 32 and 64 bytes at positive, negative and
+// TestCopyRows copies rows of 32, 64, 128 and 256 bytes at positive, negative and
 // overlapping-row strides, odd and even counts, and checks every element
 // of dst: the rows' copies, and nothing else touched.
 func TestCopyRows(t *testing.T) {
 	testCopyRows[float32](t, 8)
 	testCopyRows[float32](t, 16)
+	testCopyRows[float32](t, 32)
+	testCopyRows[float32](t, 64)
 	testCopyRows[float64](t, 4)
 	testCopyRows[float64](t, 8)
+	testCopyRows[float64](t, 16)
+	testCopyRows[float64](t, 32)
 }
 
 func testCopyRows[T float32 | float64](t *testing.T, n int) {
 	for _, run := range []int{0, 1, 2, 3, 7} {
 		for _, ss := range []int{n, n + 3, -2 * n, 1} { // 1: source rows overlap each other
 			for _, ds := range []int{n, 2*n + 1, -n} {
-				src := make([]T, 400)
+				src := make([]T, 16*n+64)
 				for i := range src {
 					src[i] = T(i + 1)
 				}
-				dst := make([]T, 400)
+				dst := make([]T, 16*n+64)
 				so, do := 0, 0
 				if ss < 0 {
 					so = -ss * (run - 1)
