@@ -4,7 +4,8 @@
 //
 //   - DotF32, DotF64: Σ x[i]·y[i], any increments.
 //   - AxpyF32, AxpyF64: y[i] += alpha·x[i], any increments.
-//   - ExpF32, ExpF64: z[i] = e**x[i] by a Taylor polynomial after
+//   - ExpF32, ExpF64: z[i] = e**x[i] by a polynomial (Taylor's in
+//     float64, a Chebyshev interpolant in float32) after
 //     reduction by ln 2, in the element type's arithmetic: within 2 ulp
 //     of math.Exp in float64 and 1 ulp of the rounded float64 exp in
 //     float32 (vmath_test.go sweeps them). ErfF32: erf in float32 by one

@@ -90,16 +90,8 @@ const (
 	expShifter32 = 0x1.8p23       // x + 1.5·2**23 rounds x to an integer in the low bits
 	expLn2Hi32   = 0.693359375    // ln 2 to 9 bits, so n·expLn2Hi32 is exact
 	expLn2Lo32   = -2.12194440e-4 // ln 2 - expLn2Hi32
-	exp32Degree  = 7
+	exp32Degree  = 6              // of expCoef32's polynomial (vmath_coef.go)
 )
-
-// expCoef32 holds 1/k! for k = 0..exp32Degree in float32.
-var expCoef32 = func() (c [exp32Degree + 1]float32) {
-	for k := range c {
-		c[k] = float32(expCoef[k])
-	}
-	return c
-}()
 
 // fma32 is a·b + c in float32 through float64: the product is exact, the
 // sum is rounded twice (to float64, then float32), which can differ from
@@ -110,7 +102,8 @@ func fma32(a, b, c float32) float32 {
 
 // expPoly32 is e**x in float32 arithmetic by the algorithm of the vector
 // loop: x clamped to [expLo32, expHi32] (NaN passes), n = round(x/ln 2),
-// r = x - n·ln 2 in two steps, e**r by its Taylor polynomial of degree 7,
+// r = x - n·ln 2 in two steps, e**r by a polynomial of degree 6
+// (expCoef32, gen_vmath.go's exp32Coefs),
 // scaled by 2**floor(n/2) · 2**(n - floor(n/2)), two normal powers of two,
 // so that a subnormal result is rounded once (the AVX-512 loop scales by
 // 2**n in one VSCALEFPS, which rounds once too: the same bits).
@@ -140,9 +133,10 @@ const expZBlock = 128
 // (eight lanes per AVX2 vector, sixteen per AVX-512 one, bit-identical);
 // x must be at least as long as z, and may be z itself. It is within 1
 // ulp of e**x computed in float64 and rounded to float32 (the scalar
-// semantics' exp; equal to it for 99.8% of the arguments); ±Inf, NaN,
-// ±0, overflow to +Inf and underflow through the subnormals to 0 are as
-// math.Exp defines them (vmath_test.go sweeps the arguments).
+// semantics' exp; equal to it for 99.5% of the float32 arguments in
+// [-104, 89], every 997th bit pattern); ±Inf, NaN, ±0, overflow to +Inf
+// and underflow through the subnormals to 0 are as math.Exp defines them
+// (vmath_test.go sweeps the arguments).
 func ExpF32(z, x []float32) {
 	x = x[:len(z)]
 	i := 0
@@ -175,7 +169,7 @@ func ExpF32(z, x []float32) {
 
 // erfLane32 is erf x in float32 arithmetic by the algorithm of the AVX2
 // loops (erfLaneTables in gen_vmath.go, which writes the constants into
-// vmath_erf.go): a = min(|x|, erfLaneClamp32), i = ⌊a⌋ the interval and
+// vmath_coef.go): a = min(|x|, erfLaneClamp32), i = ⌊a⌋ the interval and
 // u = a - i; erf a is erfLaneT32[0][i] + u·P_i(u) (a + u·P_0(u) on
 // interval 0), P_i's coefficients erfLaneT32[1..][i], with x's sign. NaN
 // stays NaN; ±Inf gives ±1.
@@ -200,7 +194,7 @@ func erfLane32(x float32) float32 {
 
 // erfTab32 is erf x in float32 arithmetic by the algorithm of the AVX-512
 // loops (erfTabTables in gen_vmath.go, which writes the constants into
-// vmath_erf.go): a = min(|x|, erfTabClamp32), s = a·erfTabScale32, i = ⌊s⌋
+// vmath_coef.go): a = min(|x|, erfTabClamp32), s = a·erfTabScale32, i = ⌊s⌋
 // the interval and u = s - i; erf a is erfTabT32[0][i] + u·P_i(u)
 // (a + u·P_0(u) on interval 0), P_i's coefficients erfTabT32[1..][i], with
 // x's sign. NaN stays NaN; ±Inf gives ±1.

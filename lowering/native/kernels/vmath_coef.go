@@ -2,9 +2,12 @@
 
 package kernels
 
-// The coefficients and constants of erfLane32 and erfTab32, and of the
-// erf loops in vmath_amd64.s (erfLaneTables and erfTabTables in gen_vmath.go).
+// The coefficients and constants of expPoly32, erfLane32 and erfTab32,
+// and of the exp and erf loops in vmath_amd64.s (exp32Coefs, erfLaneTables
+// and erfTabTables in gen_vmath.go).
 var (
+	// expCoef32[k] is the coefficient of r**k.
+	expCoef32              = [...]float32{1, 1, 0.5, 0.16666573, 0.04166655, 0.008363767, 0.0013926919}
 	erfLaneClamp32 float32 = 3.9999998
 	// erfLaneT32[k][i] is the coefficient of u**k on interval i.
 	erfLaneT32 = [...][4]float32{
