@@ -1,11 +1,11 @@
 //go:build ignore
 
 // gen_vmath.go writes vmath_amd64.s, the AVX2+FMA and AVX-512 loops of
-// vmath.go (exp, erf, arithmetic, max, sum, roots), and vmath_coef.go, the
-// coefficients of expPoly32, erfLane32 and erfTab32. Each loop follows the algorithm of
-// its portable counterpart in vmath.go (expPoly, expPoly32, erfLane32,
-// erfTab32), with the constants written from the same values, so the
-// assembly and the portable code agree.
+// vmath.go (exp, erf, arithmetic, max, sum, roots), and vmath_coef.go,
+// the coefficients of expPoly32, erfLane32 and erfTab32. Each loop follows
+// the algorithm of its portable counterpart in vmath.go (expPoly,
+// expPoly32, erfLane32, erfTab32), with the constants written from the
+// same values, so the assembly and the portable code agree.
 //
 //	go generate ./lowering/native/kernels/
 package main
@@ -619,7 +619,8 @@ func erfLaneAffineLoop(name string, nv int, div bool) {
 // then w[i] + that when flags has bit 1 (geluResidual): GELU's products,
 // and a residual add after them, in the erf's pass, each op rounded to
 // float32 as its own pass would round it. It asks for the cache lines of
-// ahead as erfLaneAffineLoop does, not for z's, which it writes itself.
+// ahead as erfLaneAffineLoop does, and for those of z it will write,
+// erfGELUWriteAhead bytes ahead of those it writes (PREFETCHW).
 func erfLaneGELULoop(name string, nv int, div bool) {
 	if div {
 		erfLaneEmit(name, nv, "VDIVPS", true)
