@@ -47,8 +47,7 @@ func (c *compiler) sharedElemLet(n *graph.Let, env *cenv, dst *cval) (code, bool
 	if !ok || len(g.Params) != 1 {
 		return nil, false, nil
 	}
-	op, lifts, ok := c.liftedOp(c.fnOf(red.Red, env))
-	if !ok || lifts != 0 {
+	if _, lifts, ok := c.liftedOp(c.fnOf(red.Red, env)); !ok || lifts != 0 {
 		return nil, false, nil
 	}
 	if t, err := c.typeOf(n.Value, env); err != nil {
@@ -86,9 +85,6 @@ func (c *compiler) sharedElemLet(n *graph.Let, env *cenv, dst *cval) (code, bool
 		return nil, false, err
 	}
 	d := graph.NewVar("d")
-	dv := *hold
-	dv.vary = nil
-	env2 := env.bind(d, &dv)
 	lam, err := graph.NewLambda([]*graph.Var{w, e}, g2)
 	if err != nil {
 		return nil, false, err
@@ -97,39 +93,24 @@ func (c *compiler) sharedElemLet(n *graph.Let, env *cenv, dst *cval) (code, bool
 	if err != nil {
 		return nil, false, err
 	}
-	var fill, rest code
-	if foldable(op) {
-		var s *cval
-		if fill, s, ok, err = c.fillFold(first, env, hold, op); err != nil {
-			return nil, false, err
-		} else if ok {
-			if rest, err = c.into(mp, env2.bind(n.Var, s), out); err != nil {
-				return nil, false, err
-			}
-		}
+	sum, err := graph.NewReduce(red.Red, d)
+	if err != nil {
+		return nil, false, err
 	}
-	if fill == nil {
-		if fill, err = c.into(first, env, hold); err != nil {
-			return nil, false, err
-		}
-		sum, err := graph.NewReduce(red.Red, d)
-		if err != nil {
-			return nil, false, err
-		}
-		let, err := graph.NewLet(n.Var, sum, mp)
-		if err != nil {
-			return nil, false, err
-		}
-		if rest, err = c.into(let, env2, out); err != nil {
-			return nil, false, err
-		}
+	let, err := graph.NewLet(n.Var, sum, mp)
+	if err != nil {
+		return nil, false, err
+	}
+	cd, err := c.fillThen(first, d, let, env, hold, out)
+	if err != nil {
+		return nil, false, err
 	}
 	if out.stream {
 		c.note("element function shared by a reduction and a map, computed once into scratch, the map streamed to the destination")
 	} else {
 		c.note("element function shared by a reduction and a map, computed once into the destination")
 	}
-	return seq(fill, rest), true, nil
+	return cd, true, nil
 }
 
 // binderFree reports whether n is built of variables, inputs, constants
@@ -256,34 +237,48 @@ func (c *compiler) destLet(n *graph.Let, env *cenv, dst *cval) (code, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	dv := *hold
-	dv.vary = nil
-	benv := env.bind(v, &dv)
-	var fill, rest code
-	if l, op, ok := c.rowReduce(n.Body, v, benv, hold.dt); ok {
-		var s *cval
-		if fill, s, ok, err = c.fillFold(n.Value, env, hold, op); err != nil {
-			return nil, false, err
-		} else if ok {
-			if rest, err = c.into(l.Body, benv.bind(l.Var, s), out); err != nil {
-				return nil, false, err
-			}
-		}
-	}
-	if fill == nil {
-		if fill, err = c.into(n.Value, env, hold); err != nil {
-			return nil, false, err
-		}
-		if rest, err = c.into(n.Body, benv, out); err != nil {
-			return nil, false, err
-		}
+	cd, err := c.fillThen(n.Value, v, n.Body, env, hold, out)
+	if err != nil {
+		return nil, false, err
 	}
 	if out.stream {
 		c.note("let computed into scratch, the map after it streamed to the destination")
 	} else {
 		c.note("let computed into the destination, the map after it in place")
 	}
-	return seq(fill, rest), true, nil
+	return cd, true, nil
+}
+
+// fillThen compiles value into hold, the row v, and then body, with v
+// bound to hold, into out: sharedElemLet's and destLet's two passes. A
+// body that starts by reducing v whole takes the reduction as the fill
+// writes the row (fillFold).
+func (c *compiler) fillThen(value graph.Node, v *graph.Var, body graph.Node, env *cenv, hold, out *cval) (code, error) {
+	dv := *hold
+	dv.vary = nil
+	benv := env.bind(v, &dv)
+	if l, op, ok := c.rowReduce(body, v, benv, hold.dt); ok {
+		fill, s, ok, err := c.fillFold(value, env, hold, op)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rest, err := c.into(l.Body, benv.bind(l.Var, s), out)
+			if err != nil {
+				return nil, err
+			}
+			return seq(fill, rest), nil
+		}
+	}
+	fill, err := c.into(value, env, hold)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := c.into(body, benv, out)
+	if err != nil {
+		return nil, err
+	}
+	return seq(fill, rest), nil
 }
 
 // letRow returns where sharedElemLet and destLet compute their row (hold)
