@@ -49,6 +49,13 @@ func DisableStream(t interface{ Cleanup(func()) }) {
 	t.Cleanup(func() { noStream = false })
 }
 
+// SetLastCache makes the plans compiled until the end of t decide whether
+// to stream (letRow) as if the machine's last cache held bytes.
+func SetLastCache(t interface{ Cleanup(func()) }, bytes int) {
+	lastCacheTest = bytes
+	t.Cleanup(func() { lastCacheTest = 0 })
+}
+
 // DisableFold makes the plans compiled until the end of t fill a row and
 // then reduce it, instead of reducing each chunk as the fill writes it
 // (fillFold).

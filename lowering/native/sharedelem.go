@@ -318,6 +318,10 @@ const streamMinRow = 16 << 10
 // noStream turns streaming off, for the tests that compare the two.
 var noStream bool
 
+// lastCacheTest, when positive, stands for the size of the last cache in
+// streams' rule, for the tests whose plans stream on every machine.
+var lastCacheTest int
+
 // streams reports whether letRow streams dst.
 func (c *compiler) streams(dst *cval) bool {
 	if noStream || !kernels.HasStream() || dst.kind != cvView || dst.acc != graph.OpInvalid || len(dst.layout) != 1 ||
@@ -333,8 +337,11 @@ func (c *compiler) streams(dst *cval) bool {
 }
 
 // lastCacheBytes is the size of the machine's last cache
-// (fusion.DetectMachine).
+// (fusion.DetectMachine), or lastCacheTest when a test sets it.
 func lastCacheBytes() int {
+	if lastCacheTest > 0 {
+		return lastCacheTest
+	}
 	m := fusion.DetectMachine()
 	if len(m.Caches) == 0 {
 		return 32 << 20

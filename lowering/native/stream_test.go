@@ -15,13 +15,14 @@ import (
 )
 
 // TestStreamedRows checks letRow's streaming: a softmax whose output is
-// at least half the last cache (the five operators, and layers.Softmax;
-// float32 and float64; on all cores and on one) computes its row of
-// exponentials into scratch and streams the quotients to the
-// destination, and gives the bits of the plan that computes the row into
-// the destination and divides in place. So does a row program whose last
-// map is no chain (a max after the quotient), by streamed copies of its
-// chunks. A small softmax does not stream.
+// at least half the last cache, taken to be 32 MiB whatever the machine's
+// (the five operators, and layers.Softmax; float32 and float64; on all
+// cores and on one), computes its row of exponentials into scratch and
+// streams the quotients to the destination, and gives the bits of the
+// plan that computes the row into the destination and divides in place.
+// So does a row program whose last map is no chain (a max after the
+// quotient), by streamed copies of its chunks. A small softmax does not
+// stream.
 func TestStreamedRows(t *testing.T) {
 	if !kernels.HasStream() {
 		t.Skip("no non-temporal stores here (AVX2): the plans do not stream")
@@ -29,6 +30,7 @@ func TestStreamedRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs softmaxes of 32 MiB")
 	}
+	native.SetLastCache(t, 32<<20)
 	for _, kind := range []string{"softmax", "softmax_layer"} {
 		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 			rows := 256 / dt.Size() * 4 // 32 MiB of output in either type
