@@ -59,8 +59,7 @@
 // shifted exponential of a softmax row, is one instruction
 // (kernels.ExpSubF32) when the difference is read by the exp alone, as
 // is GELU's erf (x · c) + d (kernels.ErfAffineF32), and its erf (x / c)
-// + d as exporters write it where the machine's erf allows
-// (kernels.ErfDivAffineAheadF32). Tanh and the logistic of float32 values
+// + d as exporters write it (kernels.ErfDivAffineAheadF32). Tanh and the logistic of float32 values
 // run in float64 vectors (kernels.TanhF32, LogisticF32), and
 // a power by a whole exponent from 2 to 64 multiplies (pow). A
 // run of + - × / (and max and min with an invariant), each reading the

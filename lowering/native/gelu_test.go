@@ -65,21 +65,18 @@ func TestGELUPass(t *testing.T) {
 		require.NoError(t, err)
 		g, err := fusion.Whole(term)
 		require.NoError(t, err)
-		// A quotient's erf runs as one pass only where that gives the
-		// bits of the separate ops.
-		affine := !strings.Contains(c.body, "erf (v /") || kernels.ErfDivAffineSameBits()
 		run := func(t *testing.T, fused bool) []float64 {
 			p, err := native.New(native.Options{}).Plan(g)
 			require.NoError(t, err)
 			defer p.Close()
 			d := p.Describe()
-			require.Equal(t, affine, strings.Contains(d, "erf (x"), "%s:\n%s", c.body, d)
+			require.Contains(t, d, "erf (x", "%s:\n%s", c.body, d)
 			require.Equal(t, fused, strings.Contains(d, note), "%s:\n%s", c.body, d)
 			out, err := p.Run(in)
 			require.NoError(t, err)
 			return append([]float64(nil), out.(*graph.Array).Values()...)
 		}
-		got := run(t, c.fuses && affine && kernels.GELUOnePass())
+		got := run(t, c.fuses && kernels.GELUOnePass())
 		var want []float64
 		t.Run("chain", func(t *testing.T) {
 			native.DisableGELU(t)

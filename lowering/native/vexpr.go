@@ -1296,15 +1296,14 @@ func geluChain(ch, erf *vinstr) (*geluTail, bool) {
 // (kernels.ErfAffineF32, the bits of the three ops) instead of three over
 // the chunk. It is GELU's 1 + erf (x / √2), which layers.GELU writes with
 // a product and exporters with a quotient: erf (x / s) + t is one
-// instruction too (kernels.ErfDivAffineAheadF32) where that keeps the bits
-// of the separate ops (kernels.ErfDivAffineSameBits).
+// instruction too (kernels.ErfDivAffineAheadF32).
 func fuseErfAffine(body []vinstr, regs []vregInfo, outs []int) []vinstr {
 	reads := registerReads(body, outs, len(regs))
 	invariant := func(r int) bool { return regs[r].konst || regs[r].bcast }
 	var out []vinstr
 	for i := 0; i < len(body); i++ {
 		in := body[i]
-		div := in.op == graph.Div && kernels.ErfDivAffineSameBits()
+		div := in.op == graph.Div
 		if i+2 < len(body) && in.kind == vkBin && (in.op == graph.Mul || div) && in.dt == graph.Float32 && reads[in.dst] == 1 {
 			x, s := in.a, in.b
 			if !div && invariant(x) && !invariant(s) {

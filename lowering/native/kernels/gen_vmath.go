@@ -181,7 +181,10 @@ func main() {
 	erfLaneGELULoop("erfGELUF32AVX2", erfYVectors, false)
 	erfLaneGELULoop("erfDivGELUF32AVX2", erfYVectors, true)
 	erfTabLoop("erfF32AVX512", erfZVectors)
-	erfTabAffineLoop("erfAffineF32AVX512", erfZVectors)
+	erfTabAffineLoop("erfAffineF32AVX512", erfZVectors, false)
+	erfTabAffineLoop("erfDivAffineF32AVX512", erfZVectors, true)
+	erfTabGELULoop("erfGELUF32AVX512", erfZVectors, false)
+	erfTabGELULoop("erfDivGELUF32AVX512", erfZVectors, true)
 	maxLoop("maxF32AVX2")
 	max512Loop("maxF32AVX512")
 	sumLoop("sumF32AVX2")
@@ -817,27 +820,50 @@ func erfTabTables() (t [][]float32, e map[string]float32) {
 // n elements, n a multiple of 16, by erfTab32's algorithm (vmath.go), the
 // same operations in the same order, with AVX-512. nv vectors at a time
 // keep nv Horner chains in flight; a loop of one vector does the rest.
-func erfTabLoop(name string, nv int) { erfTabEmit(name, nv, false) }
+func erfTabLoop(name string, nv int) { erfTabEmit(name, nv, "", false) }
 
 // erfTabAffineLoop writes func name(n int, x *float32, scale, shift
 // float32, z *float32): z[i] = erf(x[i]·scale) + shift, each op rounded
 // to float32 as its own pass would round it (the product, erfTabLoop's erf
-// of it, the sum): GELU's 1 + erf(x/√2) in one pass.
-func erfTabAffineLoop(name string, nv int) { erfTabEmit(name, nv, true) }
+// of it, the sum): GELU's 1 + erf(x/√2) in one pass. With div, the
+// argument is x[i]/scale instead, the quotient rounded to float32: the
+// 1 + erf(x/√2) exporters write.
+func erfTabAffineLoop(name string, nv int, div bool) {
+	if div {
+		erfTabEmit(name, nv, "VDIVPS", false)
+	} else {
+		erfTabEmit(name, nv, "VMULPS", false)
+	}
+}
 
-// erfTabEmit writes erfTabLoop's and erfTabAffineLoop's functions. The
-// tables stay in Z25-Z31, one zmm each; a vector takes five registers: y,
-// u, the index, and two that take turns as the Horner accumulator and the
-// next coefficient (a = min(|y|, clamp) lives in the accumulator's until
-// the index is made). Interval 0's mask is taken from a early, into K(v+1),
-// and its constant term a at the end as u·width: u = 4a exactly there.
-func erfTabEmit(name string, nv int, affine bool) {
+// erfTabGELULoop writes func name(n int, x *float32, scale, shift, k
+// float32, z, w, ahead *float32, flags int), erfLaneGELULoop's function
+// with erfTabAffineLoop's erf: GELU's products, and a residual add after
+// them, in the erf's pass. It asks for the cache lines of ahead, and for
+// those of z erfGELUWriteAhead bytes ahead, as erfLaneGELULoop does.
+func erfTabGELULoop(name string, nv int, div bool) {
+	if div {
+		erfTabEmit(name, nv, "VDIVPS", true)
+	} else {
+		erfTabEmit(name, nv, "VMULPS", true)
+	}
+}
+
+// erfTabEmit writes erfTabLoop's, erfTabAffineLoop's and erfTabGELULoop's
+// functions. The tables stay in Z25-Z31, one zmm each; a vector takes
+// five registers: y, u, the index, and two that take turns as the Horner
+// accumulator and the next coefficient (a = min(|y|, clamp) lives in the
+// accumulator's until the index is made). Interval 0's mask is taken from
+// a early, into K(v+1), and its constant term a at the end as u·width:
+// u = 4a exactly there.
+func erfTabEmit(name string, nv int, scaleOp string, gelu bool) {
 	const lanes, vb = 16, 64
+	affine := scaleOp != ""
 	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
 	tab := func(k int) string { return z(31 - k) }
 	top := 31 - (erfTabDegree + 1)
-	clamp, scale, shift := z(top), z(top-1), z(top-2)
-	if 5*nv > top-2 || nv > 7 {
+	clamp, scale, shift, k := z(top), z(top-1), z(top-2), z(top-3)
+	if 5*nv > top-3 || nv > 7 {
 		log.Fatalf("%s: %d vectors need more registers than there are", name, nv)
 	}
 	r := func(v, i int) string { return z(5*v + i) }
@@ -846,7 +872,7 @@ func erfTabEmit(name string, nv int, affine bool) {
 			y, u, ix, a := r(v, 0), r(v, 1), r(v, 2), r(v, 3)
 			p("\tVMOVUPS %d(SI), %s", vb*v, y)
 			if affine {
-				p("\tVMULPS %s, %s, %s", scale, y, y)
+				p("\t%s %s, %s, %s", scaleOp, scale, y, y) // y·scale or y/scale
 			}
 			p("\tVPANDD.BCST %s, %s, %s", c("s_abs"), y, a) // VANDPS on Z needs AVX512DQ
 			p("\tVMINPS %s, %s, %s", a, clamp, a)           // a second, so that NaN passes
@@ -877,15 +903,62 @@ func erfTabEmit(name string, nv int, affine bool) {
 			if affine {
 				p("\tVADDPS %s, %s, %s", shift, cc, cc)
 			}
+			if gelu {
+				// cc is e; y takes x.
+				erfGELULabel++
+				eFirst, prod, store := fmt.Sprintf("%s_efirst%d", name, erfGELULabel), fmt.Sprintf("%s_prod%d", name, erfGELULabel), fmt.Sprintf("%s_store%d", name, erfGELULabel)
+				p("\tVMOVUPS %d(SI), %s", vb*v, y)
+				p("\tTESTQ $1, R10")
+				p("\tJZ %s", eFirst)
+				p("\tVMULPS %s, %s, %s", k, y, y)   // x·k
+				p("\tVMULPS %s, %s, %s", y, cc, cc) // (x·k)·e
+				p("\tJMP %s", prod)
+				p("%s:", eFirst)
+				p("\tVMULPS %s, %s, %s", y, cc, cc) // x·e
+				p("\tVMULPS %s, %s, %s", k, cc, cc) // (x·e)·k
+				p("%s:", prod)
+				p("\tTESTQ $2, R10")
+				p("\tJZ %s", store)
+				p("\tVADDPS %d(R9), %s, %s", vb*v, cc, cc) // w + …
+				p("%s:", store)
+			}
 			p("\tVMOVUPS %s, %d(DI)", cc, vb*v)
 		}
 	}
-	erfHeader(name, lanes, affine, 0, scale, shift)
+	var prefetch func()
+	var more []string // pointers the loops advance with x and z
+	if gelu {
+		p("")
+		p("// func %s(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)", name)
+		p("// n must be a multiple of %d.", lanes)
+		p("TEXT ·%s(SB), NOSPLIT, $0-64", name)
+		p("\tMOVQ n+0(FP), CX")
+		p("\tMOVQ x+8(FP), SI")
+		p("\tVBROADCASTSS scale+16(FP), %s", scale)
+		p("\tVBROADCASTSS shift+20(FP), %s", shift)
+		p("\tVBROADCASTSS k+24(FP), %s", k)
+		p("\tMOVQ z+32(FP), DI")
+		p("\tMOVQ w+40(FP), R9")
+		p("\tMOVQ ahead+48(FP), R8")
+		p("\tMOVQ flags+56(FP), R10")
+		prefetch = func() {
+			for off := 0; off < nv*vb; off += 64 {
+				p("\tPREFETCHT0 %d(R8)", off)
+				// PREFETCHW off+erfGELUWriteAhead(DI): 0F 0D /1, disp32.
+				d := uint32(off + erfGELUWriteAhead)
+				p("\tBYTE $0x0f; BYTE $0x0d; BYTE $0x8f; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x", d&0xff, d>>8&0xff, d>>16&0xff, d>>24)
+			}
+			p("\tADDQ $%d, R8", nv*vb)
+		}
+		more = []string{"R9"}
+	} else {
+		erfHeader(name, lanes, affine, 0, scale, shift)
+	}
 	p("\tVBROADCASTSS %s, %s", c("s_etclamp"), clamp)
 	for k := range erfTabDegree + 1 {
 		p("\tVMOVUPS %s, %s", c(fmt.Sprintf("s_et%d", k)), tab(k)) // and s_et%dhi, the next slot
 	}
-	erfLoops(name, lanes, nv, body, nil)
+	erfLoops(name, lanes, nv, body, prefetch, more...)
 }
 
 // erfHeader writes the TEXT line of an erf loop and loads its arguments:

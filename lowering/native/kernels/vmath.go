@@ -291,22 +291,36 @@ func ErfAffineAheadF32(z, x []float32, scale, shift float32, ahead, aheadW []flo
 	x = x[:len(z)]
 	switch {
 	case hasAVX512:
-		i := len(z) &^ 15
-		if i > 0 {
-			erfAffineF32AVX512(i, &x[0], scale, shift, &z[0])
-		}
-		for ; i < len(z); i += 16 {
-			var buf [16]float32
-			copy(buf[:], x[i:])
-			erfAffineF32AVX512(16, &buf[0], scale, shift, &buf[0])
-			copy(z[i:], buf[:])
-		}
+		erfAffineAVX512(z, x, scale, shift, false)
 	case hasAVX2:
 		erfAffineAVX2(z, x, scale, shift, ahead, aheadW, false)
 	default:
 		for i := range z {
 			z[i] = erfLane32(float32(x[i]*scale)) + shift
 		}
+	}
+}
+
+// erfAffineAVX512 runs the AVX-512 loop of ErfAffineAheadF32, or with div
+// that of ErfDivAffineAheadF32, on the whole of z: the wide loop, then
+// the last vector on a padded copy.
+func erfAffineAVX512(z, x []float32, scale, shift float32, div bool) {
+	loop := func(n int, x, z *float32) {
+		if div {
+			erfDivAffineF32AVX512(n, x, scale, shift, z)
+		} else {
+			erfAffineF32AVX512(n, x, scale, shift, z)
+		}
+	}
+	i := len(z) &^ 15
+	if i > 0 {
+		loop(i, &x[0], &z[0])
+	}
+	for ; i < len(z); i += 16 {
+		var buf [16]float32
+		copy(buf[:], x[i:])
+		loop(16, &buf[0], &buf[0])
+		copy(z[i:], buf[:])
 	}
 }
 
@@ -429,24 +443,21 @@ func logistic32(v float32) float32 {
 
 // ErfDivAffineAheadF32 is ErfAffineAheadF32 with the argument x[i]/div
 // (the quotient rounded to float32) for x[i]·scale: the 1 + erf(x/√2) of
-// the GELU exporters write. Its erf is the AVX2 loops' (erfLane32) on
-// every machine, and so the same bits as ErfF32 of the quotient where
-// ErfF32 takes that algorithm: without AVX-512 (ErfDivAffineSameBits).
+// the GELU exporters write, with the bits of the division, ErfF32 and the
+// sum done one after the other.
 func ErfDivAffineAheadF32(z, x []float32, div, shift float32, ahead, aheadW []float32) {
 	x = x[:len(z)]
-	if hasAVX2 {
+	switch {
+	case hasAVX512:
+		erfAffineAVX512(z, x, div, shift, true)
+	case hasAVX2:
 		erfAffineAVX2(z, x, div, shift, ahead, aheadW, true)
-		return
-	}
-	for i := range z {
-		z[i] = erfLane32(float32(x[i]/div)) + shift
+	default:
+		for i := range z {
+			z[i] = erfLane32(float32(x[i]/div)) + shift
+		}
 	}
 }
-
-// ErfDivAffineSameBits reports whether ErfDivAffineAheadF32 gives the
-// bits of the division, ErfF32 and the sum done one after the other: on
-// machines without AVX-512, whose ErfF32 is erfLane32's algorithm.
-func ErfDivAffineSameBits() bool { return !hasAVX512 }
 
 // GELU is the arithmetic around a GELU's erf that ErfGELUAheadF32 does in
 // the erf's pass: e = erf(x·Scale) + Shift (erf(x/Scale) + Shift with
@@ -469,18 +480,18 @@ const (
 // plus w[i] after the products when w is not nil, e[i] = erf(x[i]·Scale) +
 // Shift (x[i]/Scale with Div), each op rounded to float32 as its own pass
 // would round it: the bits of ErfAffineAheadF32 (ErfDivAffineAheadF32),
-// then each product, then the sum. With AVX2 and without AVX-512
-// (GELUOnePass) it is one pass over the elements, which asks the cache
-// for the elements of ahead as ErfAffineAheadF32 does; elsewhere, the
-// erf's pass and then the products, a block at a time. x and w must be at
-// least as long as z, and either may be z itself.
+// then each product, then the sum. With AVX2 (GELUOnePass) it is one pass
+// over the elements, which asks the cache for the elements of ahead, and
+// for the lines of z a kilobyte before it writes them; without, the erf's
+// pass and then the products, a block at a time. x and w must be at least
+// as long as z, and either may be z itself.
 func ErfGELUAheadF32(z, x []float32, g GELU, w, ahead []float32) {
 	x = x[:len(z)]
 	if w != nil {
 		w = w[:len(z)]
 	}
 	if GELUOnePass() {
-		erfGELUAVX2(z, x, g, w, ahead)
+		erfGELUAsm(z, x, g, w, ahead)
 		return
 	}
 	var buf [256]float32
@@ -501,8 +512,8 @@ func ErfGELUAheadF32(z, x []float32, g GELU, w, ahead []float32) {
 }
 
 // GELUOnePass reports whether ErfGELUAheadF32 computes in one pass over
-// the elements: with AVX2 and without AVX-512.
-func GELUOnePass() bool { return hasAVX2 && !hasAVX512 }
+// the elements: with AVX2.
+func GELUOnePass() bool { return hasAVX2 }
 
 // geluProducts sets z[i] = (x[i]·K)·e[i] or (x[i]·e[i])·K, plus w[i] when
 // w is not nil: ErfGELUAheadF32 after the erf.
@@ -523,10 +534,11 @@ func geluProducts(z, x, e []float32, g GELU, w []float32) {
 	}
 }
 
-// erfGELUAVX2 runs ErfGELUAheadF32's AVX2 loop on the whole of z: the wide
-// loop, then the last vector on padded copies. The loops are called by
-// name, not through a func value, so that the copies stay on the stack.
-func erfGELUAVX2(z, x []float32, g GELU, w, ahead []float32) {
+// erfGELUAsm runs ErfGELUAheadF32's loop, AVX-512's or AVX2's, on the
+// whole of z: the wide loop, then the last vector on padded copies. The
+// loops are called by name, not through a func value, so that the copies
+// stay on the stack.
+func erfGELUAsm(z, x []float32, g GELU, w, ahead []float32) {
 	if len(ahead) < len(z) {
 		ahead = x
 	}
@@ -539,22 +551,32 @@ func erfGELUAVX2(z, x []float32, g GELU, w, ahead []float32) {
 	} else {
 		w = x // advanced by the loop, never read
 	}
+	wide := hasAVX512
 	loop := func(n int, x, z, w, ahead *float32) {
-		if g.Div {
+		switch {
+		case wide && g.Div:
+			erfDivGELUF32AVX512(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+		case wide:
+			erfGELUF32AVX512(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+		case g.Div:
 			erfDivGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
-		} else {
+		default:
 			erfGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
 		}
 	}
-	i := len(z) &^ 7
+	lanes := 8
+	if wide {
+		lanes = 16
+	}
+	i := len(z) &^ (lanes - 1)
 	if i > 0 {
 		loop(i, &x[0], &z[0], &w[0], &ahead[0])
 	}
-	for ; i < len(z); i += 8 {
-		var xb, wb [8]float32
+	if i < len(z) {
+		var xb, wb [16]float32
 		copy(xb[:], x[i:])
 		copy(wb[:], w[i:])
-		loop(8, &xb[0], &xb[0], &wb[0], &xb[0])
+		loop(lanes, &xb[0], &xb[0], &wb[0], &xb[0])
 		copy(z[i:], xb[:])
 	}
 }

@@ -226,6 +226,12 @@ func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW 
 //go:noescape
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32)
 
+// erfDivAffineF32AVX512 is erfAffineF32AVX512 with x[i]/scale for
+// x[i]·scale.
+//
+//go:noescape
+func erfDivAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32)
+
 // The tanh and logistic loops (transcend32Loop).
 
 //go:noescape
@@ -250,3 +256,9 @@ func erfGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *flo
 
 //go:noescape
 func erfDivGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)
+
+//go:noescape
+func erfGELUF32AVX512(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)
+
+//go:noescape
+func erfDivGELUF32AVX512(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)

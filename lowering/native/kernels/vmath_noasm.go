@@ -73,6 +73,9 @@ func erfAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW 
 	panic(noAsm)
 }
 func erfAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) { panic(noAsm) }
+func erfDivAffineF32AVX512(n int, x *float32, scale, shift float32, z *float32) {
+	panic(noAsm)
+}
 func erfDivAffineF32AVX2(n int, x *float32, scale, shift float32, z, ahead, aheadW *float32) {
 	panic(noAsm)
 }
@@ -80,6 +83,12 @@ func erfGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *flo
 	panic(noAsm)
 }
 func erfDivGELUF32AVX2(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int) {
+	panic(noAsm)
+}
+func erfGELUF32AVX512(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int) {
+	panic(noAsm)
+}
+func erfDivGELUF32AVX512(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int) {
 	panic(noAsm)
 }
 
