@@ -108,7 +108,7 @@ func benchBareGemms(b *testing.B, batch int, fixed bool) {
 		out := make([]float32, batch*n)
 		p := kernels.GemmParams[float32]{M: batch, N: n, K: k, A: in, LDA: k, B: wt, LDB: n,
 			C: out, LDC: n, Threads: runtime.GOMAXPROCS(0), Work: w}
-		if fixed && kernels.UsesPackedB(batch, false) {
+		if fixed && kernels.UsesPackedB(batch, false, false) {
 			p.PackedB = new(kernels.PackedB[float32])
 			kernels.PackB(p.PackedB, p)
 		}

@@ -546,7 +546,7 @@ type gemmSite struct {
 // packed copy it keeps, and whether that copy must be packed first.
 func (s *gemmSite) keptB(fr *frame) (use, repack bool) {
 	l := s.bLeaf
-	if l == nil || !l.fixed || l.bound == nil || fr.par || s.pbVaries || !kernels.UsesPackedB(s.M, s.packer != nil) {
+	if l == nil || !l.fixed || l.bound == nil || fr.par || s.pbVaries || !kernels.UsesPackedB(s.M, s.packer != nil, s.transB) {
 		return false, false
 	}
 	off := fr.ints[s.br]

@@ -78,35 +78,49 @@ type GemmParams[T float32 | float64] struct {
 	PackA func(dst []T, mr, i0, h, k0, kc int)
 
 	// PackedB, if not nil, holds B already packed by PackB for this
-	// product's N, K and TransB: the product reads its panels instead of
-	// packing B (or reading it in place), and B may be nil. A right operand
-	// used by many products — a network's weights, run after run — is then
-	// packed once. The products of at most four rows, which read B row by
-	// row (UsesPackedB), ignore it and need B.
+	// product's shape: the product reads it instead of packing B (or
+	// reading it in place), and B may be nil. A right operand used by many
+	// products — a network's weights, run after run — is then packed once.
+	// The products that read B row by row without gemvRow's kernels (at
+	// most four rows of A with TransB, or without AVX2), for which
+	// UsesPackedB is false, ignore it and need B.
 	PackedB *PackedB[T]
 }
 
-// A PackedB is the right operand of a product packed into the
-// micro-kernel's panels, for GemmParams.PackedB. Its zero value is empty;
-// PackB fills it, reusing its memory.
+// A PackedB is the right operand of a product packed for GemmParams.PackedB:
+// into the micro-kernel's panels, or for a product of at most four rows
+// into gemvRow's tiles of columns, each tile's rows one after the other.
+// Its zero value is empty; PackB fills it, reusing its memory.
 type PackedB[T float32 | float64] struct {
 	data   []T
 	bl     bLayout
 	kern   *microKernel[T]
 	transB bool
+	// gemv is set when data holds B in tiles (packGemvB), n×k.
+	gemv bool
+	n, k int
 }
 
 // PackB packs the right operand of the product p describes — B, LDB and
-// TransB for p's N and K; the other fields are ignored — into dst, for the
-// products of that shape to take as GemmParams.PackedB. It panics if B is
-// too short for them.
+// TransB for p's N and K, in the layout its M and PackA call for; the
+// other fields are ignored — into dst, for the products of that shape to
+// take as GemmParams.PackedB. It panics if B is too short for them.
 func PackB[T float32 | float64](dst *PackedB[T], p GemmParams[T]) {
 	if p.N < 0 || p.K < 0 {
 		panic("kernels: PackB: negative dimension")
 	}
 	checkLDB(p.N, p.K, p.LDB, p.TransB)
+	dst.n, dst.k, dst.transB = p.N, p.K, p.TransB
+	if dst.gemv = gemvPacked(p.M, p.PackA != nil, p.TransB); dst.gemv {
+		dst.kern, dst.bl = nil, bLayout{}
+		dst.data = grow(dst.data, p.N*p.K)
+		if p.N > 0 && p.K > 0 {
+			packGemvB(dst.data, checkB(p.N, p.K, p.B, p.LDB, false), p.LDB, p.N, p.K)
+		}
+		return
+	}
 	kern := kernelsOf[T]()[0].forN(p.N)
-	dst.bl, dst.kern, dst.transB = newBLayout(p.N, p.K, kern), kern, p.TransB
+	dst.bl, dst.kern = newBLayout(p.N, p.K, kern), kern
 	dst.data = grow(dst.data, dst.bl.size())
 	if p.N == 0 || p.K == 0 {
 		return
@@ -126,16 +140,32 @@ func kernelsOf[T float32 | float64]() []*microKernel[T] {
 	return any(gemmKernelsF64).([]*microKernel[T])
 }
 
-// fits reports whether b holds a right operand of n columns and k rows
-// (transposed or not) packed for the micro-kernel kern.
-func (b *PackedB[T]) fits(n, k int, transB bool, kern *microKernel[T]) bool {
-	return b.kern == kern && b.bl.n == n && b.bl.k == k && b.transB == transB
+// fits reports whether b holds the right operand, of n columns and k
+// rows (transposed or not), of a product of m rows (packA: with PackA)
+// on the micro-kernel kern, packed in the layout that product reads.
+func (b *PackedB[T]) fits(m, n, k int, packA, transB bool, kern *microKernel[T]) bool {
+	if b.n != n || b.k != k || b.transB != transB {
+		return false
+	}
+	if gemvPacked(m, packA, transB) {
+		return b.gemv
+	}
+	return !b.gemv && b.kern == kern
 }
 
-// UsesPackedB reports whether a product of m rows reads
-// GemmParams.PackedB: false for the products of at most four rows
-// without PackA, which read B row by row.
-func UsesPackedB(m int, packA bool) bool { return m > smallM || packA }
+// UsesPackedB reports whether a product of m rows (packA: with PackA;
+// transB: with TransB) reads GemmParams.PackedB: every product but those
+// of at most four rows that read B row by row without gemvRow's kernels.
+func UsesPackedB(m int, packA, transB bool) bool {
+	return m > smallM || packA || gemvPacked(m, packA, transB)
+}
+
+// gemvPacked reports whether a product of m rows reads B row by row with
+// gemvRow, and so takes PackedB in gemvRow's tiles: at most four rows,
+// without PackA or TransB, where gemvRow's kernels are.
+func gemvPacked(m int, packA, transB bool) bool {
+	return m >= 1 && m <= smallM && !packA && !transB && hasGemvAsm
+}
 
 // GemmF32 computes the float32 product p describes. It panics if p is
 // invalid (a short slice, a small leading dimension, C overlapping A or B):
@@ -436,7 +466,7 @@ func gemm[T float32 | float64](p *GemmParams[T], kern *microKernel[T]) {
 		w = workspaces.Get().(*Workspace)
 		defer workspaces.Put(w)
 	}
-	if pb := p.PackedB; pb != nil && UsesPackedB(p.M, p.PackA != nil) && !pb.fits(p.N, p.K, p.TransB, kern) {
+	if pb := p.PackedB; pb != nil && UsesPackedB(p.M, p.PackA != nil, p.TransB) && !pb.fits(p.M, p.N, p.K, p.PackA != nil, p.TransB, kern) {
 		panic("kernels: Gemm: PackedB holds the right operand of another shape")
 	}
 	j := jobOf[T](w)
@@ -699,10 +729,17 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int, epi func(row, col0 int, c []T)) {
 	for i := range p.M {
 		c := p.C[i*p.LDC+c0 : i*p.LDC+c1]
 		if j.gemv() {
+			var a []T
+			ainc := 1
 			if p.TransA {
-				gemvRow(p.K, p.A[i:], p.LDA, p.B[c0:], p.LDB, c, p.Accumulate)
+				a, ainc = p.A[i:], p.LDA
 			} else {
-				gemvRow(p.K, p.A[i*p.LDA:], 1, p.B[c0:], p.LDB, c, p.Accumulate)
+				a = p.A[i*p.LDA:]
+			}
+			if pb := p.PackedB; pb != nil {
+				gemvTiles(p.K, a, ainc, pb.data, p.N, c0, c, p.Accumulate)
+			} else {
+				gemvRow(p.K, a, ainc, p.B[c0:], p.LDB, c, p.Accumulate)
 			}
 			if epi != nil {
 				epi(i, c0, c)
@@ -989,7 +1026,7 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 	case p.LDC < max(1, p.N):
 		panic("kernels: Gemm: LDC < N")
 	}
-	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil) {
+	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil, p.TransB) {
 		checkLDB(p.N, p.K, p.LDB, p.TransB)
 	}
 	if p.M == 0 || p.N == 0 {
@@ -1013,7 +1050,7 @@ func checkGemm[T float32 | float64](p *GemmParams[T]) {
 		a = p.A[:aLen]
 	}
 	var b []T
-	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil) {
+	if p.PackedB == nil || !UsesPackedB(p.M, p.PackA != nil, p.TransB) {
 		b = checkB(p.N, p.K, p.B, p.LDB, p.TransB)
 	}
 	c := p.C[:(p.M-1)*p.LDC+p.N]

@@ -75,3 +75,30 @@ func gemvRow[T float32 | float64](k int, a []T, ainc int, b []T, ldb int, c []T,
 		gemvAsm(nv, w-(nv-1)*lanes, k, &a[0], ainc, &b[j0], ldb, &c[j0], add)
 	}
 }
+
+// packGemvB packs the k×n matrix b (leading dimension ldb) into dst in
+// gemvRow's tiles of columns (gemvTileCols): the tile of columns [j0,
+// j0+w) at dst[j0·k:], its k rows of w elements one after the other. A
+// thread of a product of few rows then reads its tiles as one stream, and
+// its cache holds those tiles alone, where rows of b read in place bring
+// the other threads' columns in with theirs.
+func packGemvB[T float32 | float64](dst, b []T, ldb, n, k int) {
+	tile := gemvTileCols[T](n)
+	for j0 := 0; j0 < n; j0 += tile {
+		w := min(tile, n-j0)
+		t := dst[j0*k:][:k*w]
+		for kk := range k {
+			copy(t[kk*w:][:w], b[kk*ldb+j0:][:w])
+		}
+	}
+}
+
+// gemvTiles is gemvRow for columns [c0, c0+len(c)) of a B that packGemvB
+// packed (n columns; c0 at the start of a tile), the same sums.
+func gemvTiles[T float32 | float64](k int, a []T, ainc int, packed []T, n, c0 int, c []T, add bool) {
+	tile := gemvTileCols[T](n)
+	for j := 0; j < len(c); j += tile {
+		w := min(tile, n-c0-j) // the tile's width as packGemvB packed it
+		gemvRow(k, a, ainc, packed[(c0+j)*k:], w, c[j:j+w], add)
+	}
+}

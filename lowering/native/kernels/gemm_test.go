@@ -1072,59 +1072,100 @@ func TestGuidedClaims(t *testing.T) {
 
 // TestGemmPackedBBits checks that a right operand packed once by PackB
 // and passed as PackedB gives the bits of the same operand passed as B —
-// in place (direct) or packed by the product — through GemmF32 and
-// GemmF64, overwriting and accumulating, transposed or not, with PackA,
-// on one to three threads; that the products of at most four rows, which
-// ignore it, still read B; and that a PackedB of another shape panics.
+// in place (direct) or packed by the product, and for the products of at
+// most four rows in gemvRow's tiles — through GemmF32 and GemmF64,
+// overwriting and accumulating, transposed or not, with PackA and with
+// TransA, on one to three threads, with an epilogue; that the products
+// that ignore it (UsesPackedB) still read B; and that a PackedB of
+// another shape or layout panics. On AVX-512 it runs again with the AVX2
+// row kernels, whose tiles are narrower.
 func TestGemmPackedBBits(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) {
+			withoutAVX512(func() {
+				testPackedBBits(t, GemmF32)
+				testPackedBBits(t, GemmF64)
+			})
+		})
+	}
 	testPackedBBits(t, GemmF32)
 	testPackedBBits(t, GemmF64)
 }
 
 func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T])) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, s := range [][3]int{{256, 512, 784}, {37, 64, 300}, {13, 33, 257}, {5, 7, 3}, {4, 64, 20}, {1, 16, 5}, {70, 96, 513}, {9, 10, 600}} {
+	shapes := [][3]int{{256, 512, 784}, {37, 64, 300}, {13, 33, 257}, {5, 7, 3}, {4, 64, 20}, {1, 16, 5}, {70, 96, 513}, {9, 10, 600},
+		// Rows of B in several tiles of gemvRow, the last narrower.
+		{1, 512, 784}, {1, 600, 37}, {3, 513, 50}, {2, 1000, 9}, {1, 10, 512}, {4, 257, 1}}
+	gemvTested := false
+	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
-		for i, transB := range []bool{false, true, false} {
-			packA := i == 2
+		for i, transB := range []bool{false, true, false, false} {
+			packA, transA := i == 2, i == 3
 			ldb := n
 			if transB {
 				ldb = k + 1
 			}
-			a, b := randSlice[T](rng, m*k), randSlice[T](rng, max(n, k)*ldb)
+			lda := k
+			if transA {
+				lda = m + 2
+			}
+			a, b := randSlice[T](rng, max(m, k)*lda), randSlice[T](rng, max(n, k)*ldb)
 			var pb PackedB[T]
-			PackB(&pb, GemmParams[T]{N: n, K: k, B: b, LDB: ldb, TransB: transB})
+			pp := GemmParams[T]{M: m, N: n, K: k, B: b, LDB: ldb, TransB: transB}
+			if packA {
+				pp.PackA = packAFrom(t, a, k, m, k, false)
+			}
+			PackB(&pb, pp)
+			gemvTested = gemvTested || pb.gemv
 			for _, threads := range []int{1, 2, 3} {
 				for _, acc := range []bool{false, true} {
 					c0 := randSlice[T](rng, m*n)
 					want, got := slices.Clone(c0), slices.Clone(c0)
-					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, TransB: transB,
-						C: want, LDC: n, Accumulate: acc, Threads: threads}
+					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: lda, TransA: transA, B: b, LDB: ldb, TransB: transB,
+						C: want, LDC: n, Accumulate: acc, Threads: threads,
+						Epilogue: func(row, col0 int, c []T) {
+							for j := range c {
+								c[j] = c[j]*T(0.5) + T(row) - T(col0+j)
+							}
+						}}
 					if packA {
 						p.A, p.LDA, p.PackA = nil, 0, packAFrom(t, a, k, m, k, false)
 					}
 					gemmT(p)
 					p.C, p.PackedB = got, &pb
-					if UsesPackedB(m, packA) {
+					if UsesPackedB(m, packA, transB) {
 						p.B, p.LDB = nil, 0 // read from the packed panels only
 					}
 					gemmT(p)
 					for j := range want {
 						if want[j] != got[j] {
-							t.Fatalf("%dx%dx%d transB=%v packA=%v threads=%d acc=%v: C[%d] = %v with PackedB, %v without",
-								m, n, k, transB, packA, threads, acc, j, got[j], want[j])
+							t.Fatalf("%dx%dx%d transA=%v transB=%v packA=%v threads=%d acc=%v: C[%d] = %v with PackedB, %v without",
+								m, n, k, transA, transB, packA, threads, acc, j, got[j], want[j])
 						}
 					}
 				}
 			}
 		}
 	}
-	var pb PackedB[T]
-	PackB(&pb, GemmParams[T]{N: 16, K: 8, B: make([]T, 8*16), LDB: 16})
-	defer func() {
-		if recover() == nil {
-			t.Errorf("a PackedB of 8×16 passed for a 9×16 right operand: no panic")
-		}
-	}()
-	gemmT(GemmParams[T]{M: 8, N: 16, K: 9, A: make([]T, 8*9), LDA: 9, C: make([]T, 8*16), LDC: 16, PackedB: &pb})
+	if hasGemvAsm && !gemvTested {
+		t.Fatal("no product packed B in gemvRow's tiles")
+	}
+	mismatch := func(what string, packM, packK, m, n, k int) {
+		t.Helper()
+		var pb PackedB[T]
+		PackB(&pb, GemmParams[T]{M: packM, N: n, K: packK, B: make([]T, packK*n), LDB: n})
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", what)
+			}
+		}()
+		gemmT(GemmParams[T]{M: m, N: n, K: k, A: make([]T, m*k), LDA: k, C: make([]T, m*n), LDC: n, PackedB: &pb})
+	}
+	mismatch("a PackedB of 8×16 passed for a 9×16 right operand", 8, 8, 8, 16, 9)
+	mismatch("a PackedB of 8×16 passed for a 9×16 right operand of one row", 1, 8, 1, 16, 9)
+	if hasGemvAsm {
+		mismatch("a PackedB in panels passed for a product of one row", 8, 9, 1, 16, 9)
+		mismatch("a PackedB in gemvRow's tiles passed for a product of 8 rows", 1, 9, 8, 16, 9)
+	}
 }
