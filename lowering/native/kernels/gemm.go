@@ -530,9 +530,20 @@ func (j *gemmJob[T]) run() {
 	j.cpan = npan
 	if threads > 1 {
 		want := chunksPerThread * threads
-		rowPan = max(1, min(rowPan, ceilDiv(mpan, want)))
-		if rb := ceilDiv(mpan, rowPan); rb < want {
-			j.cpan = ceilDiv(npan, min(npan, ceilDiv(want, rb)))
+		rp := max(1, min(rowPan, ceilDiv(mpan, want)))
+		rb := ceilDiv(mpan, rp)
+		if mpan <= rowPan && npan >= want && p.M*(want-1) < p.N*(rb-1) {
+			// Few rows, many columns: every chunk takes all the rows and
+			// a want-th of the columns, so that each panel of B is read
+			// once, by one thread, for all the rows, at the cost of
+			// packing A once per chunk; chunks of rows would read the
+			// whole of B once each.
+			rowPan, j.cpan = mpan, ceilDiv(npan, want)
+		} else {
+			rowPan = rp
+			if rb < want {
+				j.cpan = ceilDiv(npan, min(npan, ceilDiv(want, rb)))
+			}
 		}
 	}
 	j.mc = rowPan * mr
@@ -987,7 +998,17 @@ func (j *gemmJob[T]) computeChunk(i0, i1, jp0, jp1 int, buf *partBuf[T], epi fun
 						kern.strided(kc, ap, bp, p.LDB, buf.tile, nr, false)
 					}
 				default:
-					kern.fn(kc, ap, bp, buf.tile, nr, false)
+					// Packed B, a panel of fewer than mr rows: a tail kernel
+					// reads the packed panel (ldb nr) for the rows there are.
+					if tl := kern.tailFor(h); tl != nil && w == nr {
+						if tl.rows == h {
+							tl.fn(kc, ap, bp, nr, p.C[row0*p.LDC+col0:], p.LDC, add)
+							continue
+						}
+						tl.fn(kc, ap, bp, nr, buf.tile, nr, false)
+					} else {
+						kern.fn(kc, ap, bp, buf.tile, nr, false)
+					}
 				}
 				for ii := range h {
 					t := buf.tile[ii*nr:][:w]
