@@ -190,6 +190,7 @@ func main() {
 	sumLoop("sumF32AVX2")
 	sumSqDevLoop("sumSqDevF32AVX2")
 	sum512Loop("sumF32AVX512")
+	sumSqDev512Loop("sumSqDevF32AVX512")
 	for _, op := range []string{"Add", "Sub", "Mul", "Div"} {
 		arithLoop("arith"+op+"F32AVX2", "V"+strings.ToUpper(op)+"PS", 4, "Y")
 		arithLoop("arith"+op+"F64AVX2", "V"+strings.ToUpper(op)+"PD", 8, "Y")
@@ -1979,6 +1980,48 @@ func sum512Loop(name string) {
 
 // sumY0To adds the eight lanes of Y0 pairwise, writes the sum to dst (a
 // sum loop's result) and ends the function.
+// sumSqDev512Loop writes func name(n int, x *float32, m float32) float32,
+// n a multiple of 128 and at least 128: the sum of (x[i] - m)², each
+// difference and square rounded to float32, in sum512Loop's order (its
+// partial sums start from the first 128 squares), so that SumSqDevF32
+// gives the bits of SumF32 of the squares.
+func sumSqDev512Loop(name string) {
+	p("")
+	p("// func %s(n int, x *float32, m float32) float32", name)
+	p("// n must be a multiple of 128 and at least 128.")
+	p("TEXT ·%s(SB), NOSPLIT, $0-28", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tVBROADCASTSS m+16(FP), Z16")
+	for v := range 8 {
+		p("\tVMOVUPS %d(SI), Z%d", 64*v, v)
+		p("\tVSUBPS Z16, Z%d, Z%d", v, v)
+		p("\tVMULPS Z%d, Z%d, Z%d", v, v, v)
+	}
+	p("\tADDQ $512, SI")
+	p("\tSHRQ $7, CX")
+	p("\tDECQ CX")
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := range 8 {
+		d := fmt.Sprintf("Z%d", 8+v)
+		p("\tVMOVUPS %d(SI), %s", 64*v, d)
+		p("\tVSUBPS Z16, %s, %s", d, d)
+		p("\tVMULPS %s, %s, %s", d, d, d)
+		p("\tVADDPS %s, Z%d, Z%d", d, v, v)
+	}
+	p("\tADDQ $512, SI")
+	p("\tDECQ CX")
+	p("\tJNZ %s_loop", name)
+	p("%s_done:", name)
+	for _, s := range [][3]int{{1, 0, 0}, {3, 2, 2}, {5, 4, 4}, {7, 6, 6}, {2, 0, 0}, {6, 4, 4}, {4, 0, 0}} {
+		p("\tVADDPS Z%d, Z%d, Z%d", s[0], s[1], s[2])
+	}
+	p("\tVEXTRACTF64X4 $1, Z0, Y1")
+	p("\tVADDPS Y1, Y0, Y0")
+	sumY0To("ret+24(FP)")
+}
+
 func sumY0To(dst string) {
 	p("\tVEXTRACTF128 $1, Y0, X1")
 	p("\tVADDPS X1, X0, X0")

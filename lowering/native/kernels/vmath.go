@@ -1165,15 +1165,19 @@ func SumF32(x []float32) float32 {
 
 // SumSqDevF32 is the sum of the squares (x[i] - m)² in float32, each
 // difference and each square rounded to float32 as their own ops would
-// round them, summed as SumF32's AVX2 loop sums (32 interleaved partial
-// sums, then the last elements left to right): a variance's pass in one
-// read of x.
+// round them, summed as SumF32 sums (the same partial sums, so the bits
+// of SumF32 of the squares): a variance's pass in one read of x.
 func SumSqDevF32(x []float32, m float32) float32 {
 	var s float32
 	i := 0
-	if hasAVX2 && len(x) >= 32 {
-		i = len(x) &^ 31
-		s = sumSqDevF32AVX2(i, &x[0], m)
+	if hasAVX512 && len(x) >= 128 {
+		i = len(x) &^ 127
+		s = sumSqDevF32AVX512(i, &x[0], m)
+	}
+	if hasAVX2 && len(x)-i >= 32 {
+		n := (len(x) - i) &^ 31
+		s += sumSqDevF32AVX2(n, &x[i], m)
+		i += n
 	}
 	for _, v := range x[i:] {
 		d := v - m

@@ -69,6 +69,12 @@ func expSubF32AVX512(n int, x *float32, b float32, z, ahead *float32)
 //go:noescape
 func sumSqDevF32AVX2(n int, x *float32, m float32) float32
 
+// sumSqDevF32AVX512 is sumSqDevF32AVX2 in sumF32AVX512's 128 partial
+// sums, n a multiple of 128 and at least 128.
+//
+//go:noescape
+func sumSqDevF32AVX512(n int, x *float32, m float32) float32
+
 // sumF32AVX2 is the sum of x[:n] in 32 partial float32 sums, n a
 // multiple of 32 and at least 32.
 //

@@ -24,6 +24,7 @@ func arithMinF64AVX2(n int, x, y, z *float64) { panic(noAsm) }
 func maxF32AVX2(n int, x *float32) (m float32, special bool)          { panic(noAsm) }
 func maxF32AVX512(n int, x *float32) (m float32, special bool)        { panic(noAsm) }
 func sumSqDevF32AVX2(n int, x *float32, m float32) float32            { panic(noAsm) }
+func sumSqDevF32AVX512(n int, x *float32, m float32) float32          { panic(noAsm) }
 func sumF32AVX2(n int, x *float32) float32                            { panic(noAsm) }
 func sumF32AVX512(n int, x *float32) float32                          { panic(noAsm) }
 func expSubF32AVX2(n int, x *float32, b float32, z, ahead *float32)   { panic(noAsm) }

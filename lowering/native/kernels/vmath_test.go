@@ -1357,13 +1357,52 @@ func testChainBounds(t *testing.T) {
 	}
 }
 
-// TestSumSqDevF32 checks SumSqDevF32 bit for bit against its definition:
-// each difference and square rounded to float32, the squares of the
-// AVX2 loop's blocks summed into 32 partial sums (element j of a block
-// into sum j), the partial sums added as the loop adds its four vectors
-// and then their lanes pairwise, and the rest left to right; with NaN,
-// ±Inf and a mean that cancels x exactly.
+// TestSumSqDevF32 checks SumSqDevF32 bit for bit against SumF32 of the
+// squares, each difference and square rounded to float32, on the widest
+// loops, on AVX2 and without assembly; and, on AVX2, against the AVX2
+// loop's order written out: the squares of its blocks summed into 32
+// partial sums (element j of a block into sum j), the partial sums added
+// as the loop adds its four vectors and then their lanes pairwise, and
+// the rest left to right. With NaN, ±Inf and a mean that cancels x
+// exactly.
 func TestSumSqDevF32(t *testing.T) {
+	viaSum := func(t *testing.T) {
+		r := rand.New(rand.NewPCG(33, 34))
+		for _, n := range []int{0, 1, 31, 32, 100, 127, 128, 129, 160, 255, 256, 1000, 4096, 4096 + 32 + 5} {
+			for _, special := range []float32{0, float32(math.NaN()), float32(math.Inf(1))} {
+				x, sq := make([]float32, n), make([]float32, n)
+				m := float32(-0.75)
+				for i := range x {
+					x[i] = float32(r.NormFloat64()*2 - 0.5)
+				}
+				if n > 0 {
+					x[n/3] = m
+					if special != 0 {
+						x[n-1] = special
+					}
+				}
+				for i, v := range x {
+					d := v - m
+					sq[i] = float32(d * d)
+				}
+				got, want := SumSqDevF32(x, m), SumF32(sq)
+				if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+					t.Errorf("n=%d special %v: SumSqDevF32 = %v, SumF32 of the squares %v", n, special, got, want)
+				}
+			}
+		}
+	}
+	t.Run("widest", viaSum)
+	t.Run("AVX2", func(t *testing.T) {
+		withoutAVX512(func() {
+			viaSum(t)
+			sumSqDevAVX2Order(t)
+		})
+	})
+	t.Run("portable", func(t *testing.T) { withoutAVX2(func() { viaSum(t) }) })
+}
+
+func sumSqDevAVX2Order(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, n := range []int{0, 1, 31, 32, 33, 64, 100, 1000, 4096} {
 		for _, special := range []float32{0, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
