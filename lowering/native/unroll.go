@@ -31,7 +31,9 @@ import (
 //     written as maps over images and positions of a reduction over the
 //     window, becomes after rule 5 one nest of zips over [batch,
 //     positions, positions, channels], each window element a view of the
-//     images: a single vector loop (rowsMap).
+//     images: a single vector loop (rowsMap). An Ak that computes (the
+//     convolution a fused pooling reads) and that several Bj' read is
+//     bound by a let around the result, so that it is computed once.
 //  7. Let fission under a map: a small let whose value rule 6 can lift
 //     is computed for all the map's elements first (fissionLet).
 //  8. Exchanging a short map over a window's axes with the longer map of
@@ -192,10 +194,27 @@ func (nz *normalizer) liftViews(n *graph.NZip) (graph.Node, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	// An argument that computes (a convolution whose output a pooling
+	// reads through its window's views) and that several views read is
+	// bound by a let around the result, to be computed once, not once
+	// per view.
+	reads := make([]int, len(n.Args))
+	for _, b := range inner.Args {
+		_, k, _ := paramViews(b, l.Params)
+		reads[k]++
+	}
+	nargs := slices.Clone(n.Args)
+	var lets []*graph.Var // binding the arguments they replace
+	for k, a := range nargs {
+		if reads[k] > 1 && !trivial(a) {
+			lets = append(lets, graph.NewVar("a"))
+			nargs[k] = lets[len(lets)-1]
+		}
+	}
 	args := make([]graph.Node, len(inner.Args))
 	for j, b := range inner.Args {
 		views, k, _ := paramViews(b, l.Params)
-		a, err := applyLifted(views, levels, n.Args[k])
+		a, err := applyLifted(views, levels, nargs[k])
 		if err != nil {
 			return nil, false, err
 		}
@@ -205,11 +224,19 @@ func (nz *normalizer) liftViews(n *graph.NZip) (graph.Node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	r, err := graph.NewNZip(g, args...)
+	z, err := graph.NewNZip(g, args...)
 	if err != nil {
 		return nil, false, err
 	}
-	return graph.WithSource(r, n.Source()), true, nil
+	r := graph.WithSource(z, n.Source())
+	for k := len(nargs) - 1; k >= 0; k-- {
+		if v, ok := nargs[k].(*graph.Var); ok && slices.Contains(lets, v) {
+			if r, err = graph.NewLet(v, n.Args[k], r); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	return r, true, nil
 }
 
 // maxFission is the most elements rule 7 takes a let's value to have (the
