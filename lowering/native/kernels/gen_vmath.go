@@ -1137,8 +1137,8 @@ func chainLoopWith(name string, elem int, reg string, nv int, ops string) {
 			p("%s:", left)
 			search(codes[:mid])
 		}
-		search(avx512ChainCodes)
-		for _, code := range avx512ChainCodes {
+		search(chainCodes)
+		for _, code := range chainCodes {
 			p("%s:", label(code))
 			chainStepOps(name, code, elem, reg, nv, "JMP "+name+"_next")
 		}
@@ -1232,14 +1232,13 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 		return
 	}
 	if code >= chainMax && code <= chainMinY {
-		if reg != "Y" {
-			panic("chain max and min are AVX2 steps")
-		}
 		// VMAX and VMIN return their first operand (in Go's order)
 		// where either is NaN or both are zeros. With acc first, that
 		// is Go's max and min unless y is NaN, or a zero that a tie
 		// must give (max with +0, min with -0): then y first, and acc
-		// where acc is NaN (vmath.go picks the code by y).
+		// where acc is NaN (vmath.go picks the code by y): a blend by
+		// the comparison's vector with AVX2, a move under its mask (K1)
+		// with AVX-512.
 		instr := map[bool]string{true: "VMAX" + sfx, false: "VMIN" + sfx}[code == chainMax || code == chainMaxY]
 		p("\t%s (R11), %s", bcast, tmp)
 		for v := range nv {
@@ -1248,8 +1247,14 @@ func chainStepOps(name string, code, elem int, reg string, nv int, end string) {
 				p("\t%s %s, %s, %s", instr, x, tmp, x)
 				continue
 			}
-			m, q := r(nv), r(nv+2)
+			m := r(nv)
 			p("\t%s %s, %s, %s", instr, tmp, x, m)
+			if reg == "Z" {
+				p("\tVCMP%s $7, %s, %s, K1", sfx, x, x) // acc is not NaN
+				p("\tVMOVAP%s %s, K1, %s", sfx[1:], m, x)
+				continue
+			}
+			q := r(nv + 2)
 			p("\tVCMP%s $3, %s, %s, %s", sfx, x, x, q) // acc is NaN
 			p("\tVBLENDV%s %s, %s, %s, %s", sfx, q, x, m, x)
 		}
@@ -1294,18 +1299,13 @@ var chainCodes = []int{0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 18, 19, 21, 23, c
 // scalar y, as Go's builtins define them: a ReLU's or a clip's bounds
 // after a bias or a normalisation. One instruction, acc its first
 // operand; chainMaxY and chainMinY, y first and acc kept where it is NaN,
-// for a y that is NaN or the zero a tie must give. AVX2 only: the AVX-512
-// loops do not take them (vmath.go runs such a chain on the AVX2 ones).
-// Mirror vmath.go's.
+// for a y that is NaN or the zero a tie must give. Mirror vmath.go's.
 const (
 	chainMax  = 29
 	chainMin  = 30
 	chainMaxY = 31
 	chainMinY = 32
 )
-
-// avx512ChainCodes are the codes the AVX-512 chain loops take.
-var avx512ChainCodes = slices.DeleteFunc(slices.Clone(chainCodes), func(c int) bool { return c >= chainMax && c <= chainMinY })
 
 // chainSqrt is the code of √acc: VSQRTPS or VSQRTPD, correctly rounded
 // as math.Sqrt (the float32 root rounded once, as a float64 root rounded

@@ -659,11 +659,10 @@ const chainRecipDiv = 27
 const chainSqrt = 28
 
 // chainMax and chainMin are the step codes of max(acc, y[0]) and
-// min(acc, y[0]), Go's builtins, for a scalar step: AVX2 routines only,
-// so a chain with one runs on the AVX2 loops where there is AVX-512.
-// chainMaxY and chainMinY are the same for a y[0] that is NaN or the zero
-// a tie must give (+0 for max, -0 for min), which takes two instructions
-// more (gen_vmath.go's chainStepOps).
+// min(acc, y[0]), Go's builtins, for a scalar step. chainMaxY and
+// chainMinY are the same for a y[0] that is NaN or the zero a tie must
+// give (+0 for max, -0 for min), which takes two instructions more
+// (gen_vmath.go's chainStepOps).
 const (
 	chainMax  = 29
 	chainMin  = 30
@@ -702,10 +701,9 @@ func Chain[T float32 | float64](z, x []T, steps []ChainStep[T]) {
 // with the operands of each: the codes the assembly reads are worked out
 // once, not on every call.
 type ChainProg[T float32 | float64] struct {
-	n      int
-	steps  [MaxChain]ChainStep[T] // the ops and flags; Y unused
-	codes  [MaxChain]int64        // chainStep.code
-	minMax bool                   // a step is Max or Min, which the AVX-512 loops do not take
+	n     int
+	steps [MaxChain]ChainStep[T] // the ops and flags; Y unused
+	codes [MaxChain]int64        // chainStep.code
 }
 
 // NewChainProg compiles steps (at most MaxChain, each one of + - × /, or
@@ -722,7 +720,6 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 		panic("kernels: Chain of more than MaxChain steps")
 	}
 	c.n = len(steps)
-	c.minMax = false
 	for k, s := range steps {
 		switch {
 		case s.Op > Min || (s.Op > Div && (!s.Scalar || s.Sqrt)):
@@ -740,7 +737,6 @@ func (c *ChainProg[T]) compile(steps []ChainStep[T]) {
 		}
 		if s.Op == Max || s.Op == Min {
 			c.codes[k] = map[ArithOp]int64{Max: chainMax, Min: chainMin}[s.Op]
-			c.minMax = true
 			continue
 		}
 		c.codes[k] = int64(s.Op)
@@ -849,8 +845,8 @@ func (c *ChainProg[T]) run(z, x []T, ys *[MaxChain][]T, stream bool) {
 }
 
 // avx512 reports whether the program runs on the AVX-512 loops: where
-// there are, unless a step is Max or Min.
-func (c *ChainProg[T]) avx512() bool { return hasAVX512 && !c.minMax }
+// there are.
+func (c *ChainProg[T]) avx512() bool { return hasAVX512 }
 
 // asm runs the chain loop over the n elements of z from i, n a multiple
 // of the loop's block: the wide loop's (AVX-512, or AVX2 W, or with stream

@@ -1044,6 +1044,11 @@ func BenchmarkVmathF32(b *testing.B) {
 	c := NewChainProg([]ChainStep[float32]{{Op: Sub, Scalar: true}, {Op: Mul, Scalar: true}, {Op: Mul}, {Op: Add}})
 	ys := [MaxChain][]float32{m, k, g, sh}
 	run("chain4", func() { c.Run(z, x, &ys) })
+	// A BatchNorm's chain ending in a ReLU, as a convolution's epilogue
+	// runs it (a max step; AVX-512 loops since they take max and min).
+	relu := NewChainProg([]ChainStep[float32]{{Op: Sub, Scalar: true}, {Op: Mul, Scalar: true}, {Op: Mul}, {Op: Add}, {Op: Max, Scalar: true}})
+	rys := [MaxChain][]float32{m, k, g, sh, {0}}
+	run("chain4-relu", func() { relu.Run(z, x, &rys) })
 	// Softmax's last step: a division by the row's sum, by its reciprocal
 	// (k in range), and by VDIVPS (the divisor out of range).
 	d := NewChainProg([]ChainStep[float32]{{Op: Div, Scalar: true}})
@@ -1310,8 +1315,8 @@ func TestCubeF32(t *testing.T) {
 // builtins bit for bit, for every kind of bound (one the acc-first
 // instruction gives, and NaN and the zero a tie must give, which take the
 // bound-first sequence) over values with NaN, ±Inf and both zeros, in
-// blocks of the AVX2 loops and the elements after them, float32 and
-// float64.
+// blocks of the AVX-512 and AVX2 loops and the elements after them,
+// float32 and float64.
 func TestChainBounds(t *testing.T) {
 	if hasAVX512 {
 		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testChainBounds(t) }) })
@@ -1321,7 +1326,7 @@ func TestChainBounds(t *testing.T) {
 
 func testChainBounds(t *testing.T) {
 	xs := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 6, -6, 1e-40, -2.5, 7}
-	for len(xs) < 300 {
+	for len(xs) < 600 {
 		xs = append(xs, xs[len(xs)%10]*float64(len(xs)%7-3), float64(len(xs))/17-8)
 	}
 	for _, op := range []ArithOp{Max, Min} {
