@@ -493,12 +493,15 @@ func BenchmarkGemmF64(b *testing.B) {
 // BenchmarkGemmPackedBF32 times products whose B is packed once
 // (PackedB), as a deployed network's weights are: a transformer MLP
 // block's two products at batch 16 (768→3072→768, 9 MiB of weights each)
-// and the MLP 784-512-512-10's first at batch 32 and 1.
+// the MLP 784-512-512-10's first at batch 32 and 1, and a CNN's dense
+// layer (3136→128) at batch 16.
 func BenchmarkGemmPackedBF32(b *testing.B) {
 	for _, s := range []struct {
 		name    string
 		m, n, k int
-	}{{"block_16x3072x768", 16, 3072, 768}, {"block_16x768x3072", 16, 768, 3072}, {"mlp_32x512x784", 32, 512, 784}, {"mlp_1x512x784", 1, 512, 784}} {
+	}{{"block_16x3072x768", 16, 3072, 768}, {"block_16x768x3072", 16, 768, 3072}, {"mlp_32x512x784", 32, 512, 784}, {"mlp_1x512x784", 1, 512, 784},
+		// A CNN's dense layer after its flatten, at batch 16.
+		{"cnn_16x128x3136", 16, 128, 3136}} {
 		b.Run(s.name, func(b *testing.B) {
 			runThreads(b, func(b *testing.B, threads int) {
 				rng := rand.New(rand.NewPCG(7, 8))
