@@ -96,8 +96,10 @@ type PackedB[T float32 | float64] struct {
 	bl     bLayout
 	kern   *microKernel[T]
 	transB bool
-	// gemv is set when data holds B in tiles (packGemvB), n×k.
+	// gemv is set when data holds B in tiles (packGemvB) of tile
+	// columns, n×k.
 	gemv bool
+	tile int
 	n, k int
 }
 
@@ -112,7 +114,7 @@ func PackB[T float32 | float64](dst *PackedB[T], p GemmParams[T]) {
 	checkLDB(p.N, p.K, p.LDB, p.TransB)
 	dst.n, dst.k, dst.transB = p.N, p.K, p.TransB
 	if dst.gemv = gemvPacked(p.M, p.PackA != nil, p.TransB); dst.gemv {
-		dst.kern, dst.bl = nil, bLayout{}
+		dst.kern, dst.bl, dst.tile = nil, bLayout{}, gemvTileCols[T](p.N)
 		dst.data = grow(dst.data, p.N*p.K)
 		if p.N > 0 && p.K > 0 {
 			packGemvB(dst.data, checkB(p.N, p.K, p.B, p.LDB, false), p.LDB, p.N, p.K)
@@ -148,7 +150,7 @@ func (b *PackedB[T]) fits(m, n, k int, packA, transB bool, kern *microKernel[T])
 		return false
 	}
 	if gemvPacked(m, packA, transB) {
-		return b.gemv
+		return b.gemv && b.tile == gemvTileCols[T](n)
 	}
 	return !b.gemv && b.kern == kern
 }
