@@ -609,11 +609,7 @@ func erfLaneLoop(name string, nv int) { erfLaneEmit(name, nv, "", false) }
 // loop computes. With div, the argument is x[i]/scale instead, the
 // quotient rounded to float32: the 1 + erf(x/√2) exporters write.
 func erfLaneAffineLoop(name string, nv int, div bool) {
-	if div {
-		erfLaneEmit(name, nv, "VDIVPS", false)
-	} else {
-		erfLaneEmit(name, nv, "VMULPS", false)
-	}
+	erfLaneEmit(name, nv, scaleInstr(div), false)
 }
 
 // erfLaneGELULoop writes func name(n int, x *float32, scale, shift, k
@@ -626,11 +622,76 @@ func erfLaneAffineLoop(name string, nv int, div bool) {
 // ahead as erfLaneAffineLoop does, and for those of z it will write,
 // erfGELUWriteAhead bytes ahead of those it writes (PREFETCHW).
 func erfLaneGELULoop(name string, nv int, div bool) {
+	erfLaneEmit(name, nv, scaleInstr(div), true)
+}
+
+// scaleInstr is the instruction that scales an erf loop's argument: the
+// quotient x/scale with div, the product x·scale without.
+func scaleInstr(div bool) string {
 	if div {
-		erfLaneEmit(name, nv, "VDIVPS", true)
-	} else {
-		erfLaneEmit(name, nv, "VMULPS", true)
+		return "VDIVPS"
 	}
+	return "VMULPS"
+}
+
+// geluHeader writes the TEXT line of a GELU loop (erfLaneGELULoop,
+// erfTabGELULoop) and loads its arguments: n into CX, x into SI, scale,
+// shift and k broadcast into the registers named, z into DI, w into R9,
+// ahead into R8 and flags into R10.
+func geluHeader(name string, lanes, frame int, scale, shift, k string) {
+	p("")
+	p("// func %s(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)", name)
+	p("// n must be a multiple of %d.", lanes)
+	p("TEXT ·%s(SB), NOSPLIT, $%d-64", name, frame)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tVBROADCASTSS scale+16(FP), %s", scale)
+	p("\tVBROADCASTSS shift+20(FP), %s", shift)
+	p("\tVBROADCASTSS k+24(FP), %s", k)
+	p("\tMOVQ z+32(FP), DI")
+	p("\tMOVQ w+40(FP), R9")
+	p("\tMOVQ ahead+48(FP), R8")
+	p("\tMOVQ flags+56(FP), R10")
+}
+
+// geluPrefetch returns what a GELU loop does after each turn of its wide
+// loop (nv vectors of vb bytes): ask for the lines of ahead it will read
+// (PREFETCHT0, R8) and for those of z erfGELUWriteAhead bytes ahead of
+// the ones it writes (PREFETCHW), and advance R8.
+func geluPrefetch(nv, vb int) func() {
+	return func() {
+		for off := 0; off < nv*vb; off += 64 {
+			p("\tPREFETCHT0 %d(R8)", off)
+			// PREFETCHW off+erfGELUWriteAhead(DI): 0F 0D /1, disp32.
+			d := uint32(off + erfGELUWriteAhead)
+			p("\tBYTE $0x0f; BYTE $0x0d; BYTE $0x8f; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x", d&0xff, d>>8&0xff, d>>16&0xff, d>>24)
+		}
+		p("\tADDQ $%d, R8", nv*vb)
+	}
+}
+
+// geluTail writes GELU's products and residual add for the vector e of
+// erf(x·scale) + shift, of the vector at off(SI): x is loaded into the
+// register xr, then e becomes (x·k)·e or (x·e)·k by flags' bit 0
+// (geluKFirst), plus the vector at off(R9) by bit 1 (geluResidual). k is
+// a register or a memory operand.
+func geluTail(name string, off int, xr, e, k string) {
+	erfGELULabel++
+	eFirst, prod, store := fmt.Sprintf("%s_efirst%d", name, erfGELULabel), fmt.Sprintf("%s_prod%d", name, erfGELULabel), fmt.Sprintf("%s_store%d", name, erfGELULabel)
+	p("\tVMOVUPS %d(SI), %s", off, xr)
+	p("\tTESTQ $1, R10")
+	p("\tJZ %s", eFirst)
+	p("\tVMULPS %s, %s, %s", k, xr, xr) // x·k
+	p("\tVMULPS %s, %s, %s", xr, e, e)  // (x·k)·e
+	p("\tJMP %s", prod)
+	p("%s:", eFirst)
+	p("\tVMULPS %s, %s, %s", xr, e, e) // x·e
+	p("\tVMULPS %s, %s, %s", k, e, e)  // (x·e)·k
+	p("%s:", prod)
+	p("\tTESTQ $2, R10")
+	p("\tJZ %s", store)
+	p("\tVADDPS %d(R9), %s, %s", off, e, e) // w + …
+	p("%s:", store)
 }
 
 // erfGELUWriteAhead is how far ahead of z, in bytes, the GELU loops ask
@@ -720,23 +781,7 @@ func erfLaneEmit(name string, nv int, scaleOp string, gelu bool) {
 				p("\tVADDPS %s, %s, %s", shift, acc, acc)
 			}
 			if gelu {
-				// acc is e; ix takes x.
-				erfGELULabel++
-				eFirst, prod, store := fmt.Sprintf("%s_efirst%d", name, erfGELULabel), fmt.Sprintf("%s_prod%d", name, erfGELULabel), fmt.Sprintf("%s_store%d", name, erfGELULabel)
-				p("\tVMOVUPS %d(SI), %s", vb*v, ix)
-				p("\tTESTQ $1, R10")
-				p("\tJZ %s", eFirst)
-				p("\tVMULPS %s, %s, %s", k, ix, ix)    // x·k
-				p("\tVMULPS %s, %s, %s", ix, acc, acc) // (x·k)·e
-				p("\tJMP %s", prod)
-				p("%s:", eFirst)
-				p("\tVMULPS %s, %s, %s", ix, acc, acc) // x·e
-				p("\tVMULPS %s, %s, %s", k, acc, acc)  // (x·e)·k
-				p("%s:", prod)
-				p("\tTESTQ $2, R10")
-				p("\tJZ %s", store)
-				p("\tVADDPS %d(R9), %s, %s", vb*v, acc, acc) // w + …
-				p("%s:", store)
+				geluTail(name, vb*v, ix, acc, k) // acc is e; ix takes x
 			}
 			p("\tVMOVUPS %s, %d(DI)", acc, vb*v)
 		}
@@ -745,31 +790,11 @@ func erfLaneEmit(name string, nv int, scaleOp string, gelu bool) {
 	var more []string // pointers the loops advance with x and z
 	switch {
 	case gelu:
-		p("")
-		p("// func %s(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $%d-64", name, frame)
-		p("\tMOVQ n+0(FP), CX")
-		p("\tMOVQ x+8(FP), SI")
-		p("\tVBROADCASTSS scale+16(FP), Y0")
-		p("\tVBROADCASTSS shift+20(FP), Y1")
-		p("\tVBROADCASTSS k+24(FP), Y2")
-		p("\tMOVQ z+32(FP), DI")
-		p("\tMOVQ w+40(FP), R9")
-		p("\tMOVQ ahead+48(FP), R8")
-		p("\tMOVQ flags+56(FP), R10")
+		geluHeader(name, lanes, frame, "Y0", "Y1", "Y2")
 		p("\tVMOVUPS Y0, %s", scale)
 		p("\tVMOVUPS Y1, %s", shift)
 		p("\tVMOVUPS Y2, %s", k)
-		prefetch = func() {
-			for off := 0; off < nv*vb; off += 64 {
-				p("\tPREFETCHT0 %d(R8)", off)
-				// PREFETCHW off+erfGELUWriteAhead(DI): 0F 0D /1, disp32.
-				d := uint32(off + erfGELUWriteAhead)
-				p("\tBYTE $0x0f; BYTE $0x0d; BYTE $0x8f; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x", d&0xff, d>>8&0xff, d>>16&0xff, d>>24)
-			}
-			p("\tADDQ $%d, R8", nv*vb)
-		}
+		prefetch = geluPrefetch(nv, vb)
 		more = []string{"R9"}
 	case affine:
 		erfHeader(name, lanes, true, frame, "Y0", "Y1")
@@ -830,11 +855,7 @@ func erfTabLoop(name string, nv int) { erfTabEmit(name, nv, "", false) }
 // argument is x[i]/scale instead, the quotient rounded to float32: the
 // 1 + erf(x/√2) exporters write.
 func erfTabAffineLoop(name string, nv int, div bool) {
-	if div {
-		erfTabEmit(name, nv, "VDIVPS", false)
-	} else {
-		erfTabEmit(name, nv, "VMULPS", false)
-	}
+	erfTabEmit(name, nv, scaleInstr(div), false)
 }
 
 // erfTabGELULoop writes func name(n int, x *float32, scale, shift, k
@@ -843,11 +864,7 @@ func erfTabAffineLoop(name string, nv int, div bool) {
 // them, in the erf's pass. It asks for the cache lines of ahead, and for
 // those of z erfGELUWriteAhead bytes ahead, as erfLaneGELULoop does.
 func erfTabGELULoop(name string, nv int, div bool) {
-	if div {
-		erfTabEmit(name, nv, "VDIVPS", true)
-	} else {
-		erfTabEmit(name, nv, "VMULPS", true)
-	}
+	erfTabEmit(name, nv, scaleInstr(div), true)
 }
 
 // erfTabEmit writes erfTabLoop's, erfTabAffineLoop's and erfTabGELULoop's
@@ -905,23 +922,7 @@ func erfTabEmit(name string, nv int, scaleOp string, gelu bool) {
 				p("\tVADDPS %s, %s, %s", shift, cc, cc)
 			}
 			if gelu {
-				// cc is e; y takes x.
-				erfGELULabel++
-				eFirst, prod, store := fmt.Sprintf("%s_efirst%d", name, erfGELULabel), fmt.Sprintf("%s_prod%d", name, erfGELULabel), fmt.Sprintf("%s_store%d", name, erfGELULabel)
-				p("\tVMOVUPS %d(SI), %s", vb*v, y)
-				p("\tTESTQ $1, R10")
-				p("\tJZ %s", eFirst)
-				p("\tVMULPS %s, %s, %s", k, y, y)   // x·k
-				p("\tVMULPS %s, %s, %s", y, cc, cc) // (x·k)·e
-				p("\tJMP %s", prod)
-				p("%s:", eFirst)
-				p("\tVMULPS %s, %s, %s", y, cc, cc) // x·e
-				p("\tVMULPS %s, %s, %s", k, cc, cc) // (x·e)·k
-				p("%s:", prod)
-				p("\tTESTQ $2, R10")
-				p("\tJZ %s", store)
-				p("\tVADDPS %d(R9), %s, %s", vb*v, cc, cc) // w + …
-				p("%s:", store)
+				geluTail(name, vb*v, y, cc, k) // cc is e; y takes x
 			}
 			p("\tVMOVUPS %s, %d(DI)", cc, vb*v)
 		}
@@ -929,28 +930,8 @@ func erfTabEmit(name string, nv int, scaleOp string, gelu bool) {
 	var prefetch func()
 	var more []string // pointers the loops advance with x and z
 	if gelu {
-		p("")
-		p("// func %s(n int, x *float32, scale, shift, k float32, z, w, ahead *float32, flags int)", name)
-		p("// n must be a multiple of %d.", lanes)
-		p("TEXT ·%s(SB), NOSPLIT, $0-64", name)
-		p("\tMOVQ n+0(FP), CX")
-		p("\tMOVQ x+8(FP), SI")
-		p("\tVBROADCASTSS scale+16(FP), %s", scale)
-		p("\tVBROADCASTSS shift+20(FP), %s", shift)
-		p("\tVBROADCASTSS k+24(FP), %s", k)
-		p("\tMOVQ z+32(FP), DI")
-		p("\tMOVQ w+40(FP), R9")
-		p("\tMOVQ ahead+48(FP), R8")
-		p("\tMOVQ flags+56(FP), R10")
-		prefetch = func() {
-			for off := 0; off < nv*vb; off += 64 {
-				p("\tPREFETCHT0 %d(R8)", off)
-				// PREFETCHW off+erfGELUWriteAhead(DI): 0F 0D /1, disp32.
-				d := uint32(off + erfGELUWriteAhead)
-				p("\tBYTE $0x0f; BYTE $0x0d; BYTE $0x8f; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x; BYTE $0x%02x", d&0xff, d>>8&0xff, d>>16&0xff, d>>24)
-			}
-			p("\tADDQ $%d, R8", nv*vb)
-		}
+		geluHeader(name, lanes, 0, scale, shift, k)
+		prefetch = geluPrefetch(nv, vb)
 		more = []string{"R9"}
 	} else {
 		erfHeader(name, lanes, affine, 0, scale, shift)
@@ -1948,55 +1929,46 @@ func maxOfY0(dst string) {
 // sums (eight zmm accumulators), added pairwise at the end. The AVX2
 // loop's four ymm accumulators wait on the addition's latency; eight zmm
 // ones keep both adders busy.
-func sum512Loop(name string) {
-	p("")
-	p("// func %s(n int, x *float32) float32", name)
-	p("// n must be a multiple of 128 and at least 128.")
-	p("TEXT ·%s(SB), NOSPLIT, $0-20", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	for v := range 8 {
-		p("\tVMOVUPS %d(SI), Z%d", 64*v, v)
-	}
-	p("\tADDQ $512, SI")
-	p("\tSHRQ $7, CX")
-	p("\tDECQ CX")
-	p("\tJZ %s_done", name)
-	p("%s_loop:", name)
-	for v := range 8 {
-		p("\tVADDPS %d(SI), Z%d, Z%d", 64*v, v, v)
-	}
-	p("\tADDQ $512, SI")
-	p("\tDECQ CX")
-	p("\tJNZ %s_loop", name)
-	p("%s_done:", name)
-	for _, s := range [][3]int{{1, 0, 0}, {3, 2, 2}, {5, 4, 4}, {7, 6, 6}, {2, 0, 0}, {6, 4, 4}, {4, 0, 0}} {
-		p("\tVADDPS Z%d, Z%d, Z%d", s[0], s[1], s[2])
-	}
-	p("\tVEXTRACTF64X4 $1, Z0, Y1")
-	p("\tVADDPS Y1, Y0, Y0")
-	sumY0To("ret+16(FP)")
-}
+func sum512Loop(name string) { sum512Emit(name, false) }
 
-// sumY0To adds the eight lanes of Y0 pairwise, writes the sum to dst (a
-// sum loop's result) and ends the function.
 // sumSqDev512Loop writes func name(n int, x *float32, m float32) float32,
 // n a multiple of 128 and at least 128: the sum of (x[i] - m)², each
 // difference and square rounded to float32, in sum512Loop's order (its
 // partial sums start from the first 128 squares), so that SumSqDevF32
 // gives the bits of SumF32 of the squares.
-func sumSqDev512Loop(name string) {
+func sumSqDev512Loop(name string) { sum512Emit(name, true) }
+
+// sum512Emit writes sum512Loop's function, or with sqDev
+// sumSqDev512Loop's: the first 128 terms load the eight accumulators,
+// the next 128 at a time are added to them.
+func sum512Emit(name string, sqDev bool) {
 	p("")
-	p("// func %s(n int, x *float32, m float32) float32", name)
-	p("// n must be a multiple of 128 and at least 128.")
-	p("TEXT ·%s(SB), NOSPLIT, $0-28", name)
+	ret := "ret+16(FP)"
+	if sqDev {
+		p("// func %s(n int, x *float32, m float32) float32", name)
+		p("// n must be a multiple of 128 and at least 128.")
+		p("TEXT ·%s(SB), NOSPLIT, $0-28", name)
+		ret = "ret+24(FP)"
+	} else {
+		p("// func %s(n int, x *float32) float32", name)
+		p("// n must be a multiple of 128 and at least 128.")
+		p("TEXT ·%s(SB), NOSPLIT, $0-20", name)
+	}
 	p("\tMOVQ n+0(FP), CX")
 	p("\tMOVQ x+8(FP), SI")
-	p("\tVBROADCASTSS m+16(FP), Z16")
+	if sqDev {
+		p("\tVBROADCASTSS m+16(FP), Z16")
+	}
+	// term loads vector v of the block at SI into d: x, or (x - m)².
+	term := func(v int, d string) {
+		p("\tVMOVUPS %d(SI), %s", 64*v, d)
+		if sqDev {
+			p("\tVSUBPS Z16, %s, %s", d, d)
+			p("\tVMULPS %s, %s, %s", d, d, d)
+		}
+	}
 	for v := range 8 {
-		p("\tVMOVUPS %d(SI), Z%d", 64*v, v)
-		p("\tVSUBPS Z16, Z%d, Z%d", v, v)
-		p("\tVMULPS Z%d, Z%d, Z%d", v, v, v)
+		term(v, fmt.Sprintf("Z%d", v))
 	}
 	p("\tADDQ $512, SI")
 	p("\tSHRQ $7, CX")
@@ -2004,10 +1976,12 @@ func sumSqDev512Loop(name string) {
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
 	for v := range 8 {
+		if !sqDev {
+			p("\tVADDPS %d(SI), Z%d, Z%d", 64*v, v, v)
+			continue
+		}
 		d := fmt.Sprintf("Z%d", 8+v)
-		p("\tVMOVUPS %d(SI), %s", 64*v, d)
-		p("\tVSUBPS Z16, %s, %s", d, d)
-		p("\tVMULPS %s, %s, %s", d, d, d)
+		term(v, d)
 		p("\tVADDPS %s, Z%d, Z%d", d, v, v)
 	}
 	p("\tADDQ $512, SI")
@@ -2019,9 +1993,11 @@ func sumSqDev512Loop(name string) {
 	}
 	p("\tVEXTRACTF64X4 $1, Z0, Y1")
 	p("\tVADDPS Y1, Y0, Y0")
-	sumY0To("ret+24(FP)")
+	sumY0To(ret)
 }
 
+// sumY0To adds the eight lanes of Y0 pairwise, writes the sum to dst (a
+// sum loop's result) and ends the function.
 func sumY0To(dst string) {
 	p("\tVEXTRACTF128 $1, Y0, X1")
 	p("\tVADDPS X1, X0, X0")
