@@ -200,6 +200,8 @@ func main() {
 	for _, op := range []string{"Max", "Min"} {
 		minMaxLoop("arith"+op+"F32AVX2", op == "Max", 4)
 		minMaxLoop("arith"+op+"F64AVX2", op == "Max", 8)
+		minMax512Loop("arith"+op+"F32AVX512", op == "Max", 4)
+		minMax512Loop("arith"+op+"F64AVX512", op == "Max", 8)
 	}
 
 	for _, c := range cmpPreds {
@@ -1504,6 +1506,48 @@ func arithLoop(name, instr string, elem int, reg string) {
 	p("\tADDQ $%d, SI", 2*vb)
 	p("\tADDQ $%d, DX", 2*vb)
 	p("\tADDQ $%d, DI", 2*vb)
+	closeLoop(name)
+}
+
+// minMax512Loop writes minMaxLoop's function with AVX-512, two zmm
+// vectors a step, n a multiple of two vectors: the same selections, made
+// by moves under comparison masks (K1 to K4) instead of blends, and the
+// bitwise AND or OR by VPANDD/VPORD (VANDPS on zmm needs AVX512DQ).
+func minMax512Loop(name string, isMax bool, elem int) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	wsfx := map[int]string{4: "D", 8: "Q"}[elem]
+	instr, bits := "VMIN"+sfx, "VPOR"+wsfx
+	if isMax {
+		instr, bits = "VMAX"+sfx, "VPAND"+wsfx
+	}
+	p("")
+	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
+	p("// n must be a multiple of %d.", 128/elem)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ y+16(FP), DX")
+	p("\tMOVQ z+24(FP), DI")
+	p("\tSHRQ $%d, CX", map[int]int{4: 5, 8: 4}[elem])
+	p("\tJZ %s_done", name)
+	p("%s_loop:", name)
+	for v := range 2 {
+		x, y, m, t := fmt.Sprintf("Z%d", v*4), fmt.Sprintf("Z%d", v*4+1), fmt.Sprintf("Z%d", v*4+2), fmt.Sprintf("Z%d", v*4+3)
+		eq, nan := fmt.Sprintf("K%d", 2*v+1), fmt.Sprintf("K%d", 2*v+2)
+		p("\tVMOVUP%s %d(SI), %s", sfx[1:], 64*v, x)
+		p("\tVMOVUP%s %d(DX), %s", sfx[1:], 64*v, y)
+		p("\t%s %s, %s, %s", instr, y, x, m)          // m = x op y, y on NaN or zeros
+		p("\t%s %s, %s, %s", bits, y, x, t)           // t = x AND y (max) or x OR y (min)
+		p("\tVCMP%s $0, %s, %s, %s", sfx, y, x, eq)   // x == y (ordered)
+		p("\tVMOVAP%s %s, %s, %s", sfx[1:], t, eq, m) // m = t there
+		p("\tVADD%s %s, %s, %s", sfx, y, x, t)        // t = x + y: NaN where either is
+		p("\tVCMP%s $3, %s, %s, %s", sfx, y, x, nan)  // unordered
+		p("\tVMOVAP%s %s, %s, %s", sfx[1:], t, nan, m)
+		p("\tVMOVUP%s %s, %d(DI)", sfx[1:], m, 64*v)
+	}
+	p("\tADDQ $128, SI")
+	p("\tADDQ $128, DX")
+	p("\tADDQ $128, DI")
 	closeLoop(name)
 }
 

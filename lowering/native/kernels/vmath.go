@@ -1014,7 +1014,7 @@ const (
 
 // Arith sets z[i] = x[i] op y[i] for i < len(z), correctly rounded as Go's
 // float32 and float64 arithmetic (the same IEEE 754 operations, two
-// vectors at a time with AVX2 or, for + - × /, AVX-512); Max and Min are
+// vectors at a time with AVX-512 or AVX2); Max and Min are
 // Go's max and min, bit for bit. x and y must be at least as long as z;
 // any of them may be the same slice.
 func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
@@ -1024,7 +1024,7 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 		switch z := any(z).(type) {
 		case []float32:
 			x, y := any(x).([]float32), any(y).([]float32)
-			if hasAVX512 && op <= Div && len(z) >= 32 {
+			if hasAVX512 && len(z) >= 32 {
 				i = len(z) &^ 31
 				arithF32Z[op](i, &x[0], &y[0], &z[0])
 			}
@@ -1039,7 +1039,7 @@ func Arith[T float32 | float64](op ArithOp, z, x, y []T) {
 			}
 		case []float64:
 			x, y := any(x).([]float64), any(y).([]float64)
-			if hasAVX512 && op <= Div && len(z) >= 16 {
+			if hasAVX512 && len(z) >= 16 {
 				i = len(z) &^ 15
 				arithF64Z[op](i, &x[0], &y[0], &z[0])
 			}
@@ -1087,10 +1087,11 @@ var (
 		arithMaxF32AVX2, arithMinF32AVX2}
 	arithF64 = [...]func(n int, x, y, z *float64){arithAddF64AVX2, arithSubF64AVX2, arithMulF64AVX2, arithDivF64AVX2,
 		arithMaxF64AVX2, arithMinF64AVX2}
-	// The AVX-512 loops of +, -, × and /, two 64-byte vectors at a time
-	// (max and min keep the AVX2 loop, whose blends have no 512-bit form).
-	arithF32Z = [...]func(n int, x, y, z *float32){arithAddF32AVX512, arithSubF32AVX512, arithMulF32AVX512, arithDivF32AVX512}
-	arithF64Z = [...]func(n int, x, y, z *float64){arithAddF64AVX512, arithSubF64AVX512, arithMulF64AVX512, arithDivF64AVX512}
+	// The AVX-512 loops, two 64-byte vectors at a time.
+	arithF32Z = [...]func(n int, x, y, z *float32){arithAddF32AVX512, arithSubF32AVX512, arithMulF32AVX512, arithDivF32AVX512,
+		arithMaxF32AVX512, arithMinF32AVX512}
+	arithF64Z = [...]func(n int, x, y, z *float64){arithAddF64AVX512, arithSubF64AVX512, arithMulF64AVX512, arithDivF64AVX512,
+		arithMaxF64AVX512, arithMinF64AVX512}
 )
 
 // MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:

@@ -194,6 +194,18 @@ func arithDivF32AVX512(n int, x, y, z *float32)
 //go:noescape
 func arithDivF64AVX512(n int, x, y, z *float64)
 
+//go:noescape
+func arithMaxF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithMinF32AVX512(n int, x, y, z *float32)
+
+//go:noescape
+func arithMaxF64AVX512(n int, x, y, z *float64)
+
+//go:noescape
+func arithMinF64AVX512(n int, x, y, z *float64)
+
 // The chain loops, for n a multiple of sixteen vectors (AVX-512), twelve
 // (AVX2, wide: the W loops) or four (AVX2).
 

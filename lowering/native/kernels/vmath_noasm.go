@@ -60,6 +60,10 @@ func arithMulF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
 func arithMulF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 func arithDivF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
 func arithDivF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+func arithMaxF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithMinF32AVX512(n int, x, y, z *float32) { panic(noAsm) }
+func arithMaxF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
+func arithMinF64AVX512(n int, x, y, z *float64) { panic(noAsm) }
 
 func chainF32AVX2(n int, x, z *float32, steps *chainStep, nsteps int)    { panic(noAsm) }
 func chainF64AVX2(n int, x, z *float64, steps *chainStep, nsteps int)    { panic(noAsm) }

@@ -276,17 +276,23 @@ func z1(x float32) float32 {
 	return z[0]
 }
 
-// TestArith checks Arith bit for bit against Go's scalar arithmetic and
-// its max and min (NaN if either is NaN, +0 over -0), for
-// every length up to 40 (vector loop and tail), on values that include
-// NaN, ±Inf, ±0 and subnormals, and in place (z the same slice as x).
+// TestArith checks Arith against Go's operators and builtins bit for
+// bit (NaN for NaN), float64 and float32 (in place), on lengths up to 40
+// and on every pair of the values (NaN, ±Inf, both zeros, subnormals)
+// side by side, on the widest loops and on AVX2.
 func TestArith(t *testing.T) {
+	if hasAVX512 {
+		t.Run("AVX2", func(t *testing.T) { withoutAVX512(func() { testArith(t) }) })
+	}
+	testArith(t)
+}
+
+func testArith(t *testing.T) {
 	vals := []float64{1.5, -2.25, math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324, 1e-40, 3, 1e308, 7.1, -0.3}
-	for n := range 41 {
-		x64, y64 := make([]float64, n), make([]float64, n)
+	check := func(n int, x64, y64 []float64) {
+		t.Helper()
 		x32, y32 := make([]float32, n), make([]float32, n)
 		for i := range n {
-			x64[i], y64[i] = vals[i%len(vals)], vals[(i*5+3)%len(vals)]
 			x32[i], y32[i] = float32(x64[i]), float32(y64[i])
 		}
 		for op, f := range []func(a, b float64) float64{
@@ -300,15 +306,29 @@ func TestArith(t *testing.T) {
 			Arith(ArithOp(op), z32, z32, y32)
 			for i := range n {
 				if w := f(x64[i], y64[i]); math.Float64bits(w) != math.Float64bits(z64[i]) && !(w != w && z64[i] != z64[i]) {
-					t.Errorf("n=%d op %d: %v, %v: got %v, want %v", n, op, x64[i], y64[i], z64[i], w)
+					t.Fatalf("n=%d op %d: %v, %v: got %v, want %v", n, op, x64[i], y64[i], z64[i], w)
 				}
 				w32 := float32(f(float64(x32[i]), float64(y32[i])))
 				if math.Float32bits(w32) != math.Float32bits(z32[i]) && !(w32 != w32 && z32[i] != z32[i]) {
-					t.Errorf("n=%d op %d: float32 %v, %v: got %v, want %v", n, op, x32[i], y32[i], z32[i], w32)
+					t.Fatalf("n=%d op %d: float32 %v, %v: got %v, want %v", n, op, x32[i], y32[i], z32[i], w32)
 				}
 			}
 		}
 	}
+	for n := range 41 {
+		x64, y64 := make([]float64, n), make([]float64, n)
+		for i := range n {
+			x64[i], y64[i] = vals[i%len(vals)], vals[(i*5+3)%len(vals)]
+		}
+		check(n, x64, y64)
+	}
+	var x64, y64 []float64
+	for _, x := range vals {
+		for _, y := range vals {
+			x64, y64 = append(x64, x), append(y64, y)
+		}
+	}
+	check(len(x64), x64, y64)
 }
 
 // TestMaxF32 checks MaxF32 against the left-to-right maximum by Go's max
