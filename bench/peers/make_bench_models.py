@@ -1,0 +1,133 @@
+"""Writes two ONNX models for `hofuse bench FILE.onnx`: a small CNN and a
+transformer MLP block.
+
+How to run it
+-------------
+In a virtual environment with onnx and numpy:
+
+    python3 -m venv /tmp/venv-bench
+    /tmp/venv-bench/bin/pip install onnx onnxruntime numpy
+    /tmp/venv-bench/bin/python bench/peers/make_bench_models.py /tmp/bench-models
+    hofuse bench /tmp/bench-models/cnn.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
+    hofuse bench /tmp/bench-models/mlpblock.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
+
+The models are not kept in the repository (the block's weights are 18 MiB);
+the script writes the same bytes on every run (seeded weights).
+
+The models
+----------
+- cnn.onnx (opset 13), input x of shape [N, 1, 28, 28]: two blocks of a
+  3x3 Conv with bias ("same" padding; 32, then 64 channels),
+  BatchNormalization (inference), Relu and a 2x2 MaxPool of stride 2; then
+  Reshape to [N, 3136], Gemm to 128, Relu, Gemm to 10. A convolution fused
+  with the pooling after it is what this model exercises.
+- mlpblock.onnx (opset 17), input x of shape [N, 768]: LayerNormalization,
+  MatMul 768 -> 3072 and Add, the exact GELU as PyTorch's exporter writes
+  it (x * (erf(x / sqrt 2) + 1) * 0.5), MatMul 3072 -> 768 and Add, and the
+  residual add of x. Products of few rows by large fixed weights are what
+  this model exercises.
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def tensor(name, values, dtype=np.float32):
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+def cnn(rng):
+    inits, nodes = [], []
+    x, cin = "x", 1
+    for i, cout in enumerate([32, 64]):
+        fan_in = 9 * cin
+        inits += [
+            tensor(f"w{i}", rng.standard_normal((cout, cin, 3, 3)) * np.sqrt(2 / fan_in)),
+            tensor(f"b{i}", rng.standard_normal(cout) * 0.05),
+            tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
+            tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
+        ]
+        nodes += [
+            helper.make_node("Conv", [x, f"w{i}", f"b{i}"], [f"conv{i}"], pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization",
+                             [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
+            helper.make_node("Relu", [f"norm{i}"], [f"relu{i}"]),
+            helper.make_node("MaxPool", [f"relu{i}"], [f"pool{i}"], kernel_shape=[2, 2], strides=[2, 2]),
+        ]
+        x, cin = f"pool{i}", cout
+    inits += [
+        tensor("shape", [-1, 64 * 7 * 7], np.int64),
+        tensor("W1", rng.standard_normal((64 * 7 * 7, 128)) * 0.02),
+        tensor("B1", np.zeros(128)),
+        tensor("W2", rng.standard_normal((128, 10)) * 0.1),
+        tensor("B2", np.zeros(10)),
+    ]
+    nodes += [
+        helper.make_node("Reshape", [x, "shape"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "W1", "B1"], ["hidden"]),
+        helper.make_node("Relu", ["hidden"], ["hidden_relu"]),
+        helper.make_node("Gemm", ["hidden_relu", "W2", "B2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 28, 28])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def mlp_block(rng):
+    d, h = 768, 3072
+    inits = [
+        tensor("gamma", 1 + 0.1 * rng.standard_normal(d)),
+        tensor("beta", 0.1 * rng.standard_normal(d)),
+        tensor("W1", rng.standard_normal((d, h)) * 0.03),
+        tensor("b1", rng.standard_normal(h) * 0.02),
+        tensor("W2", rng.standard_normal((h, d)) * 0.02),
+        tensor("b2", rng.standard_normal(d) * 0.02),
+        tensor("sqrt2", 1.4142135),
+        tensor("one", 1.0),
+        tensor("half", 0.5),
+    ]
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["ln"], axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["ln", "W1"], ["up"]),
+        helper.make_node("Add", ["up", "b1"], ["h"]),
+        helper.make_node("Div", ["h", "sqrt2"], ["h_scaled"]),
+        helper.make_node("Erf", ["h_scaled"], ["erf"]),
+        helper.make_node("Add", ["erf", "one"], ["erf1"]),
+        helper.make_node("Mul", ["h", "erf1"], ["h_erf"]),
+        helper.make_node("Mul", ["h_erf", "half"], ["gelu"]),
+        helper.make_node("MatMul", ["gelu", "W2"], ["down"]),
+        helper.make_node("Add", ["down", "b2"], ["out"]),
+        helper.make_node("Add", ["out", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlpblock",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", d])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", d])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_bench_models.py DIR")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0)]:
+        model = build(np.random.default_rng(seed))
+        onnx.checker.check_model(model)
+        path = os.path.join(out, name + ".onnx")
+        onnx.save(model, path)
+        print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
