@@ -204,11 +204,10 @@ func (nz *normalizer) liftViews(n *graph.NZip) (graph.Node, bool, error) {
 		reads[k]++
 	}
 	nargs := slices.Clone(n.Args)
-	var lets []*graph.Var // binding the arguments they replace
+	bound := make([]bool, len(n.Args))
 	for k, a := range nargs {
 		if reads[k] > 1 && !trivial(a) {
-			lets = append(lets, graph.NewVar("a"))
-			nargs[k] = lets[len(lets)-1]
+			nargs[k], bound[k] = graph.NewVar("a"), true
 		}
 	}
 	args := make([]graph.Node, len(inner.Args))
@@ -230,8 +229,8 @@ func (nz *normalizer) liftViews(n *graph.NZip) (graph.Node, bool, error) {
 	}
 	r := graph.WithSource(z, n.Source())
 	for k := len(nargs) - 1; k >= 0; k-- {
-		if v, ok := nargs[k].(*graph.Var); ok && slices.Contains(lets, v) {
-			if r, err = graph.NewLet(v, n.Args[k], r); err != nil {
+		if bound[k] {
+			if r, err = graph.NewLet(nargs[k].(*graph.Var), n.Args[k], r); err != nil {
 				return nil, false, err
 			}
 		}
