@@ -306,6 +306,20 @@ func writeTable(g *bytes.Buffer, name string, t [][]float32) {
 	fmt.Fprintf(g, "\t}\n")
 }
 
+// binaryHeader writes the TEXT line of a loop over two operands, func
+// name(n int, x, y, z *T), and loads n into CX, x into SI, y into DX and z
+// into DI; multiple says what n must be a multiple of.
+func binaryHeader(name string, elem int, multiple string) {
+	p("")
+	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
+	p("// n must be a multiple of %s.", multiple)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ x+8(FP), SI")
+	p("\tMOVQ y+16(FP), DX")
+	p("\tMOVQ z+24(FP), DI")
+}
+
 // closeLoop ends a loop that counts CX down to zero: the jump back to
 // name_loop, then name_done, where the function returns.
 func closeLoop(name string) {
@@ -1021,14 +1035,7 @@ var cmpPreds = []struct {
 func cmpLoop(name string, imm, elem int) {
 	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
 	one := map[int]string{4: "s_one", 8: "one"}[elem]
-	p("")
-	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d.", 32/elem)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ y+16(FP), DX")
-	p("\tMOVQ z+24(FP), DI")
+	binaryHeader(name, elem, fmt.Sprintf("%d", 32/elem))
 	p("\tVMOVUPS %s, Y15", c(one))
 	p("\tSHRQ $%d, CX", map[int]int{4: 3, 8: 2}[elem])
 	p("\tJZ %s_done", name)
@@ -1482,14 +1489,7 @@ func selLoop(name string, elem int) {
 // arithmetic, so the two widths give the same bits).
 func arithLoop(name, instr string, elem int, reg string) {
 	vb := map[string]int{"Y": 32, "Z": 64}[reg]
-	p("")
-	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d.", 2*vb/elem)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ y+16(FP), DX")
-	p("\tMOVQ z+24(FP), DI")
+	binaryHeader(name, elem, fmt.Sprintf("%d", 2*vb/elem))
 	shift := 0
 	for 1<<shift < 2*vb/elem {
 		shift++
@@ -1520,14 +1520,7 @@ func minMax512Loop(name string, isMax bool, elem int) {
 	if isMax {
 		instr, bits = "VMAX"+sfx, "VPAND"+wsfx
 	}
-	p("")
-	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d.", 128/elem)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ y+16(FP), DX")
-	p("\tMOVQ z+24(FP), DI")
+	binaryHeader(name, elem, fmt.Sprintf("%d", 128/elem))
 	p("\tSHRQ $%d, CX", map[int]int{4: 5, 8: 4}[elem])
 	p("\tJZ %s_done", name)
 	p("%s_loop:", name)
@@ -1564,14 +1557,7 @@ func minMaxLoop(name string, isMax bool, elem int) {
 		instr, bits = "VMAX"+sfx, "VAND"+sfx
 	}
 	perVec := 32 / elem
-	p("")
-	p("// func %s(n int, x, y, z *float%d)", name, elem*8)
-	p("// n must be a multiple of %d: two vectors a step, then one.", perVec)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ x+8(FP), SI")
-	p("\tMOVQ y+16(FP), DX")
-	p("\tMOVQ z+24(FP), DI")
+	binaryHeader(name, elem, fmt.Sprintf("%d: two vectors a step, then one", perVec))
 	p("\tMOVQ CX, BX")
 	p("\tSHRQ $%d, CX", map[int]int{4: 4, 8: 3}[elem])
 	p("\tJZ %s_tail", name)
