@@ -551,17 +551,23 @@ func erfGELUAsm(z, x []float32, g GELU, w, ahead []float32) {
 	} else {
 		w = x // advanced by the loop, never read
 	}
-	wide := hasAVX512
+	// The closure takes g's fields one by one: had it taken g, the struct
+	// that arrived in registers would be stored field by field and then
+	// copied into the closure 16 bytes at a time, a load that cannot be
+	// forwarded from those stores, so it (and the loop) would wait for
+	// every store before it, the previous pass's row among them, to
+	// reach the cache.
+	wide, div, scale, shift, k := hasAVX512, g.Div, g.Scale, g.Shift, g.K
 	loop := func(n int, x, z, w, ahead *float32) {
 		switch {
-		case wide && g.Div:
-			erfDivGELUF32AVX512(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+		case wide && div:
+			erfDivGELUF32AVX512(n, x, scale, shift, k, z, w, ahead, flags)
 		case wide:
-			erfGELUF32AVX512(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
-		case g.Div:
-			erfDivGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+			erfGELUF32AVX512(n, x, scale, shift, k, z, w, ahead, flags)
+		case div:
+			erfDivGELUF32AVX2(n, x, scale, shift, k, z, w, ahead, flags)
 		default:
-			erfGELUF32AVX2(n, x, g.Scale, g.Shift, g.K, z, w, ahead, flags)
+			erfGELUF32AVX2(n, x, scale, shift, k, z, w, ahead, flags)
 		}
 	}
 	lanes := 8
