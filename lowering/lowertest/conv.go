@@ -49,6 +49,9 @@ func ConvCases() []ConvCase {
 		{"groups-channels-first", graph.Float32, 2, 5, 6, 4, 2, 3, 3,
 			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false, false},
 		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
+		// Wide enough groups that the native back end reads the windows in
+		// place (kernels.GemmWindows), with BatchNorm and ReLU after them.
+		{"groups-wide-bn", graph.Float32, 1, 6, 7, 64, 64, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, true, false},
 		{"channels-first-relu", graph.Float32, 2, 6, 5, 3, 7, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, true},
 		{"depthwise-relu", graph.Float32, 2, 9, 7, 12, 12, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, 2}, Groups: 12}, false, true},
 		{"depthwise-channels-first-relu-f64", graph.Float64, 1, 8, 6, 5, 5, 3, 3,

@@ -896,6 +896,9 @@ func (c *compiler) nzipInto(fn *cval, args []*cval, dst *cval) (code, error) {
 	if code, ok, err := c.depthwiseInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}
+	if code, ok, err := c.groupedInto(fn, args, dst); ok || err != nil {
+		return code, err
+	}
 	if code, ok, err := c.contractInto(fn, args, dst); ok || err != nil {
 		return code, err
 	}

@@ -21,8 +21,8 @@ import (
 // reach the GEMM kernel through the implicit im2col ("conv as gemm" in
 // the plan, or, for a convolution with no epilogue, "contraction as
 // gemm": one product over the whole batch) and the depthwise ones the
-// depthwise loops, a fused ReLU their epilogue, while the other grouped
-// ones keep the generic loops. Channels first, the filters are gathered into
+// depthwise loops, a fused ReLU their epilogue, and the other grouped
+// ones a product per group. Channels first, the filters are gathered into
 // scratch (their window axes, [Cout, kh, kw, Cin] seen through OIHW, are
 // not one strided axis) and, for a result in that layout, the product is
 // scattered from scratch.
@@ -33,7 +33,7 @@ func TestConvGemm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			viaGemm := max(cc.Opt.Groups, 1) == 1 // the others keep the generic loops
+			viaGemm := max(cc.Opt.Groups, 1) == 1
 			in, err := lowertest.Inputs(y, 7, 0, lowertest.Dense)
 			if err != nil {
 				t.Fatal(err)
@@ -52,6 +52,10 @@ func TestConvGemm(t *testing.T) {
 						(cc.Opt.Format != layers.ChannelsFirst || cc.Opt.Padding == layers.PadSame)
 					if got := strings.Contains(d, "depthwise conv"); got != depthwise {
 						t.Errorf("parallelism %d: depthwise conv in the plan: %v, want %v:\n%s", par, got, depthwise, d)
+					}
+					// The other grouped ones run a product per group.
+					if got, want := strings.Contains(d, "grouped conv in"), !viaGemm && !depthwise; got != want {
+						t.Errorf("parallelism %d: grouped conv in the plan: %v, want %v:\n%s", par, got, want, d)
 					}
 					// Fused, a ReLU straight after it is its epilogue
 					// (channels first, the ReLU maps over the result's

@@ -1,9 +1,12 @@
 package native_test
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/hofuse/hofuse/fusion"
 	"github.com/hofuse/hofuse/graph"
+	"github.com/hofuse/hofuse/layers"
 	"github.com/hofuse/hofuse/lowering/lowertest"
 	"github.com/hofuse/hofuse/lowering/native"
 )
@@ -26,6 +29,48 @@ func BenchmarkConv(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(4 * 32 * 32 * 32 * 64))
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Run(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkConvGrouped runs a grouped 3×3 convolution, 64→64 channels in
+// 2 and 4 groups over 8 images of 32×32, stride 1, "same", f32, with
+// bias, fused, on all cores: a product per group (groupedInto). The
+// generic loops it replaced took 107 and 58 ms.
+func BenchmarkConvGrouped(b *testing.B) {
+	for _, groups := range []int{2, 4} {
+		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {
+			x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 8, 32, 32, 64), false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			y, _, err := layers.Conv2D("conv", x, 64, 64, [2]int{3, 3}, graph.Float32, layers.ConvOptions{Padding: layers.PadSame, Groups: groups})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := fusion.Fuse(y, fusion.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in, err := lowertest.Inputs(y, 1, 0, lowertest.Dense)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := native.New(native.Options{}).Plan(res.Graph)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			if _, err := p.Run(in); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(4 * 8 * 32 * 32 * 64))
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := p.Run(in); err != nil {

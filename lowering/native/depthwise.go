@@ -36,7 +36,7 @@ import (
 // bias, or any elementwise function of the products and per-channel
 // vectors: BatchNorm, ReLU6) is applied to each run. A destination whose
 // channels are not contiguous is written element by element.
-// Other grouped convolutions keep the generic loops.
+// Other grouped convolutions run a product per group (groupedInto).
 func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	if fn.kind != cvFunc || len(args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid {
 		return nil, false, nil
@@ -292,32 +292,44 @@ func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, a *dep
 }
 
 // depthwiseEpilogue compiles the elementwise epilogue nzip E P A1 .. Ak of
-// a depthwise convolution, P its products (cv.Filters) and each Ai a
-// vector of the C channels that does not depend on the window (bound in
-// env1, the window's register rowReg), as a GEMM epilogue over L rows of
-// C columns (a run of positions): the products are read from acc, the
-// frame's scratch, and the result stored into the destination's run at
-// the offset the returned register holds.
-// It returns a nil epilogue when the body does not fit (the generic loops
-// take it).
+// a depthwise convolution (convEpilogue) over L rows of C columns (a run
+// of positions): the products are read from acc, the frame's scratch, and
+// the result stored into the destination's run at the offset the
+// returned register holds. It returns a nil epilogue when the body does
+// not fit (the generic loops take it).
 func (c *compiler) depthwiseEpilogue(cv *conv.Conv, z *graph.NZip, env1 *cenv, rowReg, acc int, dt graph.DType, L, C int, dst *cval) (*epilogue, int) {
+	prod := &cval{kind: cvView, dt: dt, buf: acc, layout: graph.RowMajor(L, C), reg: 0}
+	dReg := c.newInt()
+	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: L, Stride: C}, {Extent: C, Stride: dst.layout[len(dst.layout)-1].Stride}}, reg: dReg}
+	e := c.convEpilogue(cv, z, env1, rowReg, prod, out)
+	return e, dReg
+}
+
+// convEpilogue compiles the elementwise epilogue nzip E P A1 .. Ak of a
+// grouped convolution, P its products (cv.Filters) and each Ai a vector
+// of the output channels that does not depend on the window (bound in
+// env1, the window's register rowReg), as a GEMM epilogue over the rows of
+// prod, [rows, channels], into out, of the same extents (which may be
+// prod itself). It returns nil when the body does not fit.
+func (c *compiler) convEpilogue(cv *conv.Conv, z *graph.NZip, env1 *cenv, rowReg int, prod, out *cval) *epilogue {
+	L, C := prod.layout[0].Extent, prod.layout[1].Extent
 	fi := -1
 	for i, a := range z.Args {
 		if a == cv.Filters {
 			if fi >= 0 {
-				return nil, 0
+				return nil
 			}
 			fi = i
 		}
 	}
 	if fi < 0 {
-		return nil, 0
+		return nil
 	}
 	var l2 *graph.Lambda
 	switch f := z.Fn.(type) {
 	case *graph.Lambda:
 		if len(f.Params) != len(z.Args) {
-			return nil, 0
+			return nil
 		}
 		l2 = f
 	case *graph.OpRef:
@@ -329,33 +341,30 @@ func (c *compiler) depthwiseEpilogue(cv *conv.Conv, z *graph.NZip, env1 *cenv, r
 		}
 		call, err := graph.NewCall(f.Op, vs...)
 		if err != nil {
-			return nil, 0
+			return nil
 		}
 		if l2, err = graph.NewLambda(ps, call); err != nil {
-			return nil, 0
+			return nil
 		}
 	default:
-		return nil, 0
+		return nil
 	}
 	args2 := make([]*cval, len(z.Args))
 	for i, a := range z.Args {
 		if i == fi {
-			args2[i] = &cval{kind: cvView, dt: dt, layout: graph.Layout{{Extent: C, Stride: 1}}}
+			args2[i] = &cval{kind: cvView, dt: prod.dt, layout: graph.Layout{{Extent: C, Stride: 1}}}
 			continue
 		}
 		v, ok := c.viewOf(a, env1)
-		if !ok || v.kind != cvView || v.reg == rowReg || len(v.layout) != 1 || v.layout[0].Extent != C || v.buf == dst.buf {
-			return nil, 0
+		if !ok || v.kind != cvView || v.reg == rowReg || len(v.layout) != 1 || v.layout[0].Extent != C || v.buf == out.buf {
+			return nil
 		}
 		args2[i] = v
 	}
-	prod := &cval{kind: cvView, dt: dt, buf: acc, layout: graph.RowMajor(L, C), reg: 0}
-	dReg := c.newInt()
-	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: L, Stride: C}, {Extent: C, Stride: dst.layout[len(dst.layout)-1].Stride}}, reg: dReg}
 	m := &dotMatch{dots: []graph.Node{l2.Params[fi]}, ix: 0, ic: fi}
 	e, err := c.epilogue(m, cv.Body, l2, env1, nil, args2, prod, out, &gemmSite{M: L, N: C, ldc: C})
 	if err != nil {
-		return nil, 0
+		return nil
 	}
-	return e, dReg
+	return e
 }

@@ -127,6 +127,11 @@
 //	                                               positions' sums of a block of channels
 //	                                               in registers over the taps; E per run
 //	                                               (depthwise.go)
+//	the same in groups of several channels or      a product per group (kernels.GemmWindows
+//	filters (a grouped convolution: ResNeXt,       or Gemm as above), group g's windows g
+//	ShuffleNet)                                    group strides on, its filters columns of
+//	                                               one gathered K×N matrix; E over all the
+//	                                               rows after the last group (grouped.go)
 //	map (\v1 -> .. map (\vj -> rnz (+) F a b) Xj ..) X1,
 //	each Xi a strided view of the program or of one
 //	vi (zips whose other operands are never read
