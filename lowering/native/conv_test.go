@@ -53,9 +53,18 @@ func TestConvGemm(t *testing.T) {
 					if got := strings.Contains(d, "depthwise conv"); got != depthwise {
 						t.Errorf("parallelism %d: depthwise conv in the plan: %v, want %v:\n%s", par, got, depthwise, d)
 					}
-					// The other grouped ones run a product per group.
+					// The other grouped ones run a product per group, or
+					// with groups of 2, 4 or 8 channels and as many filters
+					// (float32, channels contiguous as for depthwise), the
+					// grouped loops.
 					if got, want := strings.Contains(d, "grouped conv in"), !viaGemm && !depthwise; got != want {
 						t.Errorf("parallelism %d: grouped conv in the plan: %v, want %v:\n%s", par, got, want, d)
+					}
+					width := cc.In / max(cc.Opt.Groups, 1)
+					small := !viaGemm && width == cc.Out/cc.Opt.Groups && kernels.GroupedVectors(width) && cc.DType == graph.Float32 &&
+						(cc.Opt.Format != layers.ChannelsFirst || cc.Opt.Padding == layers.PadSame)
+					if got := strings.Contains(d, "(kernels.Grouped)"); got != small {
+						t.Errorf("parallelism %d: kernels.Grouped in the plan: %v, want %v:\n%s", par, got, small, d)
 					}
 					// Fused, a ReLU straight after it is its epilogue
 					// (channels first, the ReLU maps over the result's

@@ -36,6 +36,11 @@ import (
 // bias, or any elementwise function of the products and per-channel
 // vectors: BatchNorm, ReLU6) is applied to each run. A destination whose
 // channels are not contiguous is written element by element.
+//
+// A grouped convolution whose groups have g input channels and g filters
+// each (a ResNeXt's, g of 2, 4 or 8), float32, runs the same way with
+// kernels.Grouped: the filters gathered [taps, g, C], output channel n
+// the dot of the window's taps at its group's g channels with filter n.
 // Other grouped convolutions run a product per group (groupedInto).
 func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool, error) {
 	if fn.kind != cvFunc || len(args) != 1 || dst.kind != cvView || dst.acc != graph.OpInvalid {
@@ -46,7 +51,7 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		return nil, false, nil
 	}
 	cv, err := conv.Find(fn.node, fn.env)
-	if err != nil || cv.Group == nil || cv.Group.Block != 1 || cv.PositionsRead ||
+	if err != nil || cv.Group == nil || cv.PositionsRead ||
 		len(cv.Dots) != 1 || cv.Fn == nil || cv.Dots[0] != cv.Fn.Body {
 		return nil, false, nil
 	}
@@ -74,7 +79,10 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 			epi = z
 		}
 	}
-	// The window: [taps..., C]; split into groups it must be [C, taps..., 1].
+	// The window: [taps..., C]; split into groups of g channels it must
+	// be [C/g, taps..., g], each group with as many filters as channels:
+	// one (depthwise), or a few that kernels.Grouped takes a vector of
+	// float32 channels at a time.
 	win := x.layout[levels:]
 	split := win
 	for _, v := range cv.Group.WViews {
@@ -84,21 +92,26 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	}
 	taps := win[:k-1]
 	C := win[k-1].Extent
-	if len(split) != k+1 || split[0].Extent != C || split[0].Stride != win[k-1].Stride || split[k].Extent != 1 ||
-		!graph.Layout(split[1:k]).Equal(taps) || win[k-1].Stride != 1 {
+	if len(split) != k+1 || win[k-1].Stride != 1 {
+		return nil, false, nil
+	}
+	g := split[k].Extent
+	if g != cv.Group.Block || (g > 1 && (x.dt != graph.Float32 || !kernels.GroupedVectors(g))) ||
+		split[0].Extent*g != C || split[0].Stride != g || split[k].Stride != 1 ||
+		!graph.Layout(split[1:k]).Equal(taps) {
 		return nil, false, nil
 	}
 	M, ok := positions(x, dst, levels)
 	if !ok || dst.layout[levels].Extent != C || x.buf == dst.buf {
 		return nil, false, nil
 	}
-	// The filters, [C, taps..., 1], and the bias, [C]: views that do not
+	// The filters, [C, taps..., g], and the bias, [C]: views that do not
 	// depend on the window.
 	rowReg := c.newInt()
 	env1 := fn.env.bind(cv.Body.Params[0], &cval{kind: cvView, dt: x.dt, buf: x.buf, layout: win, reg: rowReg})
 	cm, ok := c.viewOf(cv.C, env1)
 	if !ok || cm.kind != cvView || cm.reg == rowReg || cm.dt != x.dt || len(cm.layout) != k+1 ||
-		cm.layout[0].Extent != C || cm.layout[k].Extent != 1 || cm.buf == dst.buf {
+		cm.layout[0].Extent != C || cm.layout[k].Extent != g || cm.buf == dst.buf {
 		return nil, false, nil
 	}
 	for i, a := range taps {
@@ -133,14 +146,15 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	d := &depthwise{dt: x.dt, M: M, L: L, C: C, ps: ps, xb: x.buf, xr: x.reg, db: dst.buf, dr: dst.reg,
 		posOff: offsets(x.layout[:levels]), tapOff: tapOff,
 		dstOff: offsets(dst.layout[:levels]), dstStride: dst.layout[levels].Stride,
-		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
-			offK: offsets(cm.layout[1:k]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
+		io: &convIO{dt: x.dt, gb: c.b.alloc(x.dt, len(tapOff)*g*C, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
+			offK: offsets(cm.layout[1:]), offN: offsets(cm.layout[:1]), leaf: c.b.leafAt(cm.dt, cm.buf), perFrame: c.par},
 		bb: -1, acc: accBuf, epi: e, dReg: dReg}
 	if bv != nil {
 		d.bb, d.br, d.bStride = bv.buf, bv.reg, bv.layout[0].Stride
 		d.bias = c.b.alloc(x.dt, L*C, c.par)
 	}
-	d.grain = max(1, depthwiseGrain/max(1, len(d.tapOff)*L*C))
+	d.g = g
+	d.grain = max(1, depthwiseGrain/max(1, len(d.tapOff)*g*L*C))
 	d.threads = c.workers
 	if c.par {
 		d.threads = 1
@@ -158,8 +172,13 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	if L > 1 {
 		run = fmt.Sprintf("in runs of %d positions %d apart", L, ps)
 	}
-	c.note("depthwise conv over %d positions of %d taps and %d channels, %s (kernels.Depthwise), %s, %v threads=%d",
-		M, len(d.tapOff), C, run, what, x.dt, d.threads)
+	if g > 1 {
+		c.note("grouped conv in groups of %d channels and filters over %d positions of %d taps and %d channels, %s (kernels.Grouped), %s, %v threads=%d",
+			g, M, len(d.tapOff), C, run, what, x.dt, d.threads)
+	} else {
+		c.note("depthwise conv over %d positions of %d taps and %d channels, %s (kernels.Depthwise), %s, %v threads=%d",
+			M, len(d.tapOff), C, run, what, x.dt, d.threads)
+	}
 	return d.run, true, nil
 }
 
@@ -181,6 +200,7 @@ type depthwise struct {
 	db, dr    int // the destination
 	posOff    []int
 	tapOff    []int
+	g         int // the channels and filters of a group: 1, depthwise
 	dstOff    []int
 	dstStride int
 	io        *convIO   // the filters, gathered tap-major: gb[t·C+n]
@@ -273,7 +293,7 @@ func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, a *dep
 		if d.dstStride == 1 && d.epi == nil {
 			row = a.out[a.ob+d.dstOff[p]:][:n]
 		}
-		kernels.Depthwise(row, d.C, a.img[a.ib+d.posOff[p]:], d.ps, d.tapOff, a.filters, d.C, d.L, d.C)
+		kernels.Grouped(row, d.C, a.img[a.ib+d.posOff[p]:], d.ps, d.tapOff, a.filters, d.C, d.L, d.C, d.g)
 		if a.bias != nil {
 			kernels.Arith(kernels.Add, row, row, a.bias)
 		}

@@ -127,9 +127,12 @@
 //	                                               positions' sums of a block of channels
 //	                                               in registers over the taps; E per run
 //	                                               (depthwise.go)
-//	the same in groups of several channels or      a product per group (kernels.GemmWindows
-//	filters (a grouped convolution: ResNeXt,       or Gemm as above), group g's windows g
-//	ShuffleNet)                                    group strides on, its filters columns of
+//	the same in groups of 2, 4 or 8 channels and   kernels.Grouped as Depthwise, each image
+//	as many filters, float32 (a ResNeXt's)         vector permuted to give every channel its
+//	                                               group's inputs (depthwise.go)
+//	the same in other groups (ShuffleNet's,        a product per group (kernels.GemmWindows
+//	AlexNet's)                                     or Gemm as above), group g's windows g
+//	                                               group strides on, its filters columns of
 //	                                               one gathered K×N matrix; E over all the
 //	                                               rows after the last group (grouped.go)
 //	map (\v1 -> .. map (\vj -> rnz (+) F a b) Xj ..) X1,

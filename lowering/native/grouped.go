@@ -8,8 +8,9 @@ import (
 )
 
 // groupedInto recognises a grouped convolution that depthwiseInto did not
-// take (several input channels or several filters per group: a ResNeXt's
-// or a ShuffleNet's convolutions, an AlexNet's), with nothing after the
+// take (groups of other than 2, 4 or 8 float32 channels and as many
+// filters, contiguous: a ResNeXt's wide groups, a ShuffleNet's, an
+// AlexNet's, any float64 one), with nothing after the
 // products, a bias added, or an elementwise epilogue of them and
 // per-channel vectors (BatchNorm, ReLU):
 //

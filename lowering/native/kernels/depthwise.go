@@ -100,3 +100,118 @@ func depthwiseAsm[T float32 | float64](out []T, ldo int, img []T, ps int, offs [
 	}
 	return c1
 }
+
+// Grouped computes the products of a grouped convolution whose groups
+// each have g input channels and g filters (a ResNeXt's; Depthwise is
+// g = 1), at P positions of C channels (C a multiple of g), the window's
+// taps at offsets offs from a position:
+//
+//	out[j·ldo + c] = Σ_t Σ_{i<g} img[j·ps + offs[t] + c − c mod g + i] · filt[(t·g + i)·ldf + c]
+//
+// summed over the taps, and within a tap over i, in order from zero.
+// With AVX2 and g dividing 8 (GroupedVectors), float32 channels go as
+// Depthwise's, in tiles of four positions by one or two vectors, each
+// product added by a fused multiply-add; for each (t, i) every image
+// vector is read once through a permutation (VPERMPS) that gives each
+// channel's lane its group's input channel i. The channels past the last
+// whole vector, and all of them otherwise, go element by element. One
+// lane's product per permutation holds it to about a quarter of the FMA
+// units' peak; per-group products of g columns (kernels.Gemm) used under
+// a tenth of it, their packing most of the rest. It panics if an operand
+// is too short, a stride or offset is negative or g does not divide C.
+func Grouped[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C, g int) {
+	if g == 1 {
+		Depthwise(out, ldo, img, ps, offs, filt, ldf, P, C)
+		return
+	}
+	if P <= 0 || C <= 0 {
+		return
+	}
+	lo, hi := 0, 0
+	if len(offs) > 0 {
+		lo, hi = offs[0], offs[0]
+	}
+	for _, o := range offs {
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	if g < 1 || C%g != 0 || lo < 0 || ps < 0 || ldo < 0 || ldf < 0 ||
+		(P-1)*ps+hi+C > len(img) || (P-1)*ldo+C > len(out) || (len(offs) > 0 && (len(offs)*g-1)*ldf+C > len(filt)) {
+		panic(fmt.Sprintf("kernels: Grouped: %d positions of %d channels in groups of %d (strides %d, %d), taps at %d to %d (filters %d apart): operands of %d, %d and %d elements",
+			P, C, g, ps, ldo, lo, hi, ldf, len(img), len(out), len(filt)))
+	}
+	c0 := 0
+	if o32, ok := any(out).([]float32); ok && GroupedVectors(g) && len(offs) > 0 {
+		c0 = groupedAsm(o32, ldo, any(img).([]float32), ps, offs, any(filt).([]float32), ldf, P, C, g)
+	}
+	if c0 == C {
+		return
+	}
+	for j := range P {
+		o := out[j*ldo:][c0:C]
+		clear(o)
+		for t, off := range offs {
+			x := img[j*ps+off:]
+			for i := range g {
+				w := filt[(t*g+i)*ldf:]
+				for c := c0; c < C; c++ {
+					o[c-c0] += x[c-c%g+i] * w[c]
+				}
+			}
+		}
+	}
+}
+
+// GroupedVectors reports whether Grouped computes float32 groups of g
+// channels a vector at a time.
+func GroupedVectors(g int) bool { return hasAVX2 && g > 1 && 8%g == 0 }
+
+// groupedIdx holds, for groups of g channels, g vectors of eight lane
+// indices: vector i sends lane l lane l − l mod g + i (g = 2, 4, 8 from
+// offsets 0, 2+2, 4+4+4+4 — each g's vectors follow the smaller g's).
+var groupedIdx = func() (idx [14][8]int32) {
+	k := 0
+	for _, g := range []int{2, 4, 8} {
+		for i := range g {
+			for l := range 8 {
+				idx[k][l] = int32(l - l%g + i)
+			}
+			k++
+		}
+	}
+	return idx
+}()
+
+// groupedIdxAt is where groupedIdx's vectors for groups of g start.
+func groupedIdxAt(g int) int { return map[int]int{2: 0, 4: 2, 8: 6}[g] }
+
+// groupedAsm runs Grouped's assembly kernels over the channels of whole
+// vectors and returns how many channels they computed.
+func groupedAsm(out []float32, ldo int, img []float32, ps int, offs []int, filt []float32, ldf, P, C, g int) int {
+	const lanes = 8
+	idx := &groupedIdx[groupedIdxAt(g)][0]
+	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
+	c1 := 2 * lanes * pairs
+	for j := 0; j < P; {
+		if P-j >= 4 {
+			if pairs > 0 {
+				groupedF32AVX2P4x2(pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
+			}
+			if single {
+				groupedF32AVX2P4x1(1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
+			}
+			j += 4
+			continue
+		}
+		if pairs > 0 {
+			groupedF32AVX2P1x2(pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
+		}
+		if single {
+			groupedF32AVX2P1x1(1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
+		}
+		j++
+	}
+	if single {
+		return c1 + lanes
+	}
+	return c1
+}

@@ -100,3 +100,106 @@ func TestDepthwisePanics(t *testing.T) {
 		})
 	}
 }
+
+func testGrouped[T float32 | float64](t *testing.T) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(6, 10))
+	tol := tolOf[T]()
+	for _, g := range []int{2, 3, 4, 8} {
+		for _, P := range []int{1, 3, 4, 5, 9} {
+			for _, C := range []int{g, 2 * g, 8, 16, 24, 40, 48} {
+				if C%g != 0 {
+					continue
+				}
+				for _, taps := range []int{1, 9} {
+					for _, stride := range []int{1, 2} {
+						// As testDepthwise: rows with a spare channel
+						// between them, output and filter rows one
+						// element longer than C.
+						ps, ldo, ldf := stride*C, C+1, C+1
+						offs := make([]int, taps)
+						for i := range offs {
+							offs[i] = (i/3)*(P*ps+C+1) + (i%3)*C
+						}
+						img := randSlice[T](rng, (P-1)*ps+offs[taps-1]+C)
+						filt := randSlice[T](rng, (taps*g-1)*ldf+C)
+						out := randSlice[T](rng, (P-1)*ldo+C+1)
+						spare := append([]T(nil), out...)
+						Grouped(out[:len(out)-1], ldo, img, ps, offs, filt, ldf, P, C, g)
+						for j := range P {
+							for c := range ldo {
+								i := j*ldo + c
+								if i >= len(out) {
+									break
+								}
+								if c >= C {
+									if out[i] != spare[i] {
+										t.Fatalf("g=%d P=%d C=%d taps=%d stride=%d: wrote out[%d] between rows", g, P, C, taps, stride, i)
+									}
+									continue
+								}
+								// Channel c's group starts at c - c mod g.
+								want, abs := 0.0, 0.0
+								for k, o := range offs {
+									for ii := range g {
+										v := float64(img[j*ps+o+c-c%g+ii]) * float64(filt[(k*g+ii)*ldf+c])
+										want, abs = want+v, abs+math.Abs(v)
+									}
+								}
+								if !near(float64(out[i]), want, abs, tol) {
+									t.Fatalf("g=%d P=%d C=%d taps=%d stride=%d: out[%d,%d] = %v, want %v", g, P, C, taps, stride, j, c, out[i], want)
+								}
+							}
+						}
+						if out[len(out)-1] != spare[len(out)-1] {
+							t.Fatalf("g=%d P=%d C=%d taps=%d stride=%d: wrote past the last position", g, P, C, taps, stride)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGrouped checks Grouped, its assembly kernels (float32 groups of 2,
+// 4 and 8 channels: four positions and one, one vector and two of
+// channels, and a remainder of channels past them) and the scalar loops
+// (float64, groups of 3, no AVX2), against the sum of products in
+// float64, as TestDepthwise checks Depthwise.
+func TestGrouped(t *testing.T) {
+	if !GroupedVectors(4) && hasAVX2 {
+		t.Error("GroupedVectors(4) is false with AVX2")
+	}
+	t.Run("f32", testGrouped[float32])
+	t.Run("f64", testGrouped[float64])
+	t.Run("scalar-f32", func(t *testing.T) { withoutAVX2(func() { testGrouped[float32](t) }) })
+}
+
+// TestGroupedPanics: operands too short for the positions asked, or a
+// group width that does not divide the channels, are a bug of the
+// caller, reported by a panic before anything is read.
+func TestGroupedPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"image": func() {
+			Grouped(make([]float32, 16), 8, make([]float32, 15), 8, []int{0}, make([]float32, 16), 8, 2, 8, 2)
+		},
+		"output": func() {
+			Grouped(make([]float32, 15), 8, make([]float32, 16), 8, []int{0}, make([]float32, 16), 8, 2, 8, 2)
+		},
+		"filters": func() {
+			Grouped(make([]float32, 8), 8, make([]float32, 16), 8, []int{0, 8}, make([]float32, 31), 8, 1, 8, 2)
+		},
+		"groups": func() {
+			Grouped(make([]float32, 8), 8, make([]float32, 16), 8, []int{0}, make([]float32, 24), 8, 1, 8, 3)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}

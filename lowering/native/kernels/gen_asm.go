@@ -100,6 +100,12 @@ func main() {
 		}
 	}
 
+	for _, q := range []int{4, 1} {
+		for nv := 1; nv <= 2; nv++ {
+			grouped(q, nv)
+		}
+	}
+
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -1094,6 +1100,94 @@ func depthwise(elem, q, nv int) {
 		}
 		for v := 0; v < nv; v++ {
 			p("\tVMOVUP%s Y%d, %d(AX)", sfx[1:], j*nv+v, 32*v)
+		}
+	}
+	p("\tADDQ $%d, DX", 32*nv)
+	p("\tADDQ $%d, SI", 32*nv)
+	p("\tADDQ $%d, R8", 32*nv)
+	p("\tDECQ CX")
+	p("\tJNZ %s_block", name)
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// grouped emits func groupedF32AVX2P{q}x{nv}(n, taps int, out *float32,
+// ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx
+// *int32, groups int): for q positions j and the n blocks of nv vectors of
+// channels c, in groups of g = groups channels (g dividing 8),
+//
+//	out[j·ldo + c] = Σ_t Σ_{i<g} img[j·ps + offs[t] + c − c mod g + i] · filt[(t·g + i)·ldf + c]
+//
+// idx holds g vectors of lane indices, vector i sending lane l lane
+// l − l mod g + i: each tap's image vector, read by VPERMPS straight from
+// memory through vector i, holds in every channel's lane its group's
+// input channel i. q·nv accumulators per block; each filter vector is
+// loaded once for the q positions. taps, n and g must be at least 1.
+func grouped(q, nv int) {
+	name := fmt.Sprintf("groupedF32AVX2P%dx%d", q, nv)
+	acc, idx, f, tmp := 0, q*nv, q*nv+1, q*nv+1+nv
+	p("")
+	p("// func %s(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ out+16(FP), DX")
+	p("\tMOVQ img+32(FP), SI")
+	p("\tMOVQ ps+40(FP), R12")
+	p("\tSHLQ $2, R12")
+	p("\tLEAQ (R12)(R12*2), R13")
+	p("\tMOVQ filt+56(FP), R8")
+	p("\tMOVQ ldf+64(FP), DI")
+	p("\tSHLQ $2, DI")
+	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
+	p("%s_block:", name)
+	for a := range q * nv {
+		p("\tVXORPS Y%d, Y%d, Y%d", acc+a, acc+a, acc+a)
+	}
+	p("\tMOVQ offs+48(FP), R9")
+	p("\tMOVQ taps+8(FP), R10")
+	p("\tMOVQ R8, R14") // the filter row of (t, i): row t·g + i
+	p("\tMOVQ groups+80(FP), BX")
+	p("\tSHLQ $5, BX")
+	p("\tADDQ idx+72(FP), BX") // the end of the index vectors
+	p("%s_tap:", name)
+	p("\tMOVQ (R9), AX")
+	p("\tLEAQ (SI)(AX*4), AX")
+	p("\tMOVQ idx+72(FP), R15")
+	p("%s_sub:", name)
+	p("\tVMOVDQU (R15), Y%d", idx)
+	for v := range nv {
+		p("\tVMOVUPS %d(R14), Y%d", 32*v, f+v)
+	}
+	k := 0
+	for j := range q {
+		for v := range nv {
+			addr := posAddr[j]
+			if v > 0 {
+				addr = fmt.Sprintf("%d%s", 32*v, addr)
+			}
+			t := tmp + k%2
+			k++
+			p("\tVPERMPS %s, Y%d, Y%d", addr, idx, t)
+			p("\tVFMADD231PS Y%d, Y%d, Y%d", t, f+v, acc+j*nv+v)
+		}
+	}
+	p("\tADDQ DI, R14")
+	p("\tADDQ $32, R15")
+	p("\tCMPQ R15, BX")
+	p("\tJNE %s_sub", name)
+	p("\tADDQ $8, R9")
+	p("\tDECQ R10")
+	p("\tJNZ %s_tap", name)
+	// Store the q positions' vectors, ldo apart.
+	p("\tMOVQ ldo+24(FP), R15")
+	p("\tSHLQ $2, R15")
+	p("\tMOVQ DX, AX")
+	for j := range q {
+		if j > 0 {
+			p("\tADDQ R15, AX")
+		}
+		for v := range nv {
+			p("\tVMOVUPS Y%d, %d(AX)", acc+j*nv+v, 32*v)
 		}
 	}
 	p("\tADDQ $%d, DX", 32*nv)

@@ -14560,3 +14560,243 @@ depthwiseF64AVX2P1x2_tap:
 	JNZ depthwiseF64AVX2P1x2_block
 	VZEROUPPER
 	RET
+
+// func groupedF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX2P4x1(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX2P4x1_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $5, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX2P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX2P4x1_sub:
+	VMOVDQU (R15), Y4
+	VMOVUPS 0(R14), Y5
+	VPERMPS (AX), Y4, Y6
+	VFMADD231PS Y6, Y5, Y0
+	VPERMPS (AX)(R12*1), Y4, Y7
+	VFMADD231PS Y7, Y5, Y1
+	VPERMPS (AX)(R12*2), Y4, Y6
+	VFMADD231PS Y6, Y5, Y2
+	VPERMPS (AX)(R13*1), Y4, Y7
+	VFMADD231PS Y7, Y5, Y3
+	ADDQ DI, R14
+	ADDQ $32, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX2P4x1_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX2P4x1_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Y1, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Y2, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Y3, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ groupedF32AVX2P4x1_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX2P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX2P4x2(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX2P4x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $5, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX2P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX2P4x2_sub:
+	VMOVDQU (R15), Y8
+	VMOVUPS 0(R14), Y9
+	VMOVUPS 32(R14), Y10
+	VPERMPS (AX), Y8, Y11
+	VFMADD231PS Y11, Y9, Y0
+	VPERMPS 32(AX), Y8, Y12
+	VFMADD231PS Y12, Y10, Y1
+	VPERMPS (AX)(R12*1), Y8, Y11
+	VFMADD231PS Y11, Y9, Y2
+	VPERMPS 32(AX)(R12*1), Y8, Y12
+	VFMADD231PS Y12, Y10, Y3
+	VPERMPS (AX)(R12*2), Y8, Y11
+	VFMADD231PS Y11, Y9, Y4
+	VPERMPS 32(AX)(R12*2), Y8, Y12
+	VFMADD231PS Y12, Y10, Y5
+	VPERMPS (AX)(R13*1), Y8, Y11
+	VFMADD231PS Y11, Y9, Y6
+	VPERMPS 32(AX)(R13*1), Y8, Y12
+	VFMADD231PS Y12, Y10, Y7
+	ADDQ DI, R14
+	ADDQ $32, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX2P4x2_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX2P4x2_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ R15, AX
+	VMOVUPS Y2, 0(AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ R15, AX
+	VMOVUPS Y4, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ R15, AX
+	VMOVUPS Y6, 0(AX)
+	VMOVUPS Y7, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ groupedF32AVX2P4x2_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX2P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX2P1x1(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX2P1x1_block:
+	VXORPS Y0, Y0, Y0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $5, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX2P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX2P1x1_sub:
+	VMOVDQU (R15), Y1
+	VMOVUPS 0(R14), Y2
+	VPERMPS (AX), Y1, Y3
+	VFMADD231PS Y3, Y2, Y0
+	ADDQ DI, R14
+	ADDQ $32, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX2P1x1_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX2P1x1_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	ADDQ $32, DX
+	ADDQ $32, SI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ groupedF32AVX2P1x1_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX2P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX2P1x2(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX2P1x2_block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $5, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX2P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX2P1x2_sub:
+	VMOVDQU (R15), Y2
+	VMOVUPS 0(R14), Y3
+	VMOVUPS 32(R14), Y4
+	VPERMPS (AX), Y2, Y5
+	VFMADD231PS Y5, Y3, Y0
+	VPERMPS 32(AX), Y2, Y6
+	VFMADD231PS Y6, Y4, Y1
+	ADDQ DI, R14
+	ADDQ $32, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX2P1x2_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX2P1x2_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ groupedF32AVX2P1x2_block
+	VZEROUPPER
+	RET

@@ -65,3 +65,16 @@ func depthwiseF64AVX2P1x1(n, taps int, out *float64, ldo int, img *float64, ps i
 func depthwiseF64AVX2P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int) {
 	panic(noAsm)
 }
+
+func groupedF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX2P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX2P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX2P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
