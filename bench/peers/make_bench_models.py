@@ -1,5 +1,5 @@
-"""Writes two ONNX models for `hofuse bench FILE.onnx`: a small CNN and a
-transformer MLP block.
+"""Writes three ONNX models for `hofuse bench FILE.onnx`: a small CNN, a
+transformer MLP block and a ResNeXt block.
 
 How to run it
 -------------
@@ -10,6 +10,7 @@ In a virtual environment with onnx and numpy:
     /tmp/venv-bench/bin/python bench/peers/make_bench_models.py /tmp/bench-models
     hofuse bench /tmp/bench-models/cnn.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
     hofuse bench /tmp/bench-models/mlpblock.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
+    hofuse bench /tmp/bench-models/resnext.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
 
 The models are not kept in the repository (the block's weights are 18 MiB);
 the script writes the same bytes on every run (seeded weights).
@@ -26,6 +27,12 @@ The models
   it (x * (erf(x / sqrt 2) + 1) * 0.5), MatMul 3072 -> 768 and Add, and the
   residual add of x. Products of few rows by large fixed weights are what
   this model exercises.
+- resnext.onnx (opset 13), input x of shape [N, 64, 28, 28]: a ResNeXt
+  bottleneck: 1x1 Conv to 128 channels, a 3x3 Conv in 32 groups of 4
+  channels, a 1x1 Conv back to 64, each without bias and followed by
+  BatchNormalization (inference), the first two by Relu; then the residual
+  add of x and a Relu. A grouped convolution of narrow groups is what this
+  model exercises.
 """
 
 import os
@@ -116,12 +123,52 @@ def mlp_block(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def resnext_block(rng):
+    # conv_bn: a Conv without bias (k x k, "same" padding, group g) and a
+    # BatchNormalization after it, and a Relu unless relu is False.
+    inits, nodes = [], []
+
+    def conv_bn(i, x, cin, cout, k, g, relu=True):
+        fan_in = k * k * cin // g
+        inits.extend([
+            tensor(f"w{i}", rng.standard_normal((cout, cin // g, k, k)) * np.sqrt(2 / fan_in)),
+            tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
+            tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
+        ])
+        pad = (k - 1) // 2
+        nodes.extend([
+            helper.make_node("Conv", [x, f"w{i}"], [f"conv{i}"], pads=[pad] * 4, group=g),
+            helper.make_node("BatchNormalization",
+                             [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
+        ])
+        if not relu:
+            return f"norm{i}"
+        nodes.append(helper.make_node("Relu", [f"norm{i}"], [f"relu{i}"]))
+        return f"relu{i}"
+
+    h = conv_bn(0, "x", 64, 128, 1, 1)
+    h = conv_bn(1, h, 128, 128, 3, 32)
+    h = conv_bn(2, h, 128, 64, 1, 1, relu=False)
+    nodes += [
+        helper.make_node("Add", [h, "x"], ["sum"]),
+        helper.make_node("Relu", ["sum"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "resnext",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 64, 28, 28])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 64, 28, 28])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_bench_models.py DIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0)]:
+    for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0), ("resnext", resnext_block, 2)]:
         model = build(np.random.default_rng(seed))
         onnx.checker.check_model(model)
         path = os.path.join(out, name + ".onnx")
