@@ -914,8 +914,9 @@ func erfTabEmit(name string, nv int, scaleOp string, gelu bool) {
 			p("\tVCMPPS.BCST $0x11, %s, %s, K%d", c("s_etwidth"), a, v+1)
 			p("\tVMULPS.BCST %s, %s, %s", c("s_etscale"), a, u)
 			p("\tVCVTTPS2DQ %s, %s", u, ix) // ⌊s⌋, s ≥ 0; NaN gives 0x80000000, index 0
-			p("\tVCVTDQ2PS %s, %s", ix, a)
-			p("\tVSUBPS %s, %s, %s", a, u, u)
+			// s − ⌊s⌋, exactly (AVX512DQ): one instruction for the two of
+			// converting ⌊s⌋ back and subtracting it; NaN stays NaN.
+			p("\tVREDUCEPS $0x0b, %s, %s", u, u)
 			p("\tVPERMPS %s, %s, %s", tab(erfTabDegree), ix, r(v, 3))
 		}
 		// The accumulator and the next coefficient take turns in r(v, 3)

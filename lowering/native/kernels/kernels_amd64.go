@@ -42,7 +42,10 @@ func axpy4F32AVX2(n int, a, b *float32, ldb int, y *float32)
 
 var (
 	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	hasAVX512 = cpu.X86.HasAVX512F && hasAVX2
+	// The AVX-512 loops use AVX512F's instructions, and the erf's
+	// VREDUCEPS AVX512DQ's (every core with AVX512F has it since
+	// Skylake-SP).
+	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && hasAVX2
 	// recipDiv says whether the chain loops divide float32 by a scalar
 	// through its reciprocal (chainRecipDiv) rather than with VDIVPS.
 	// The reciprocal is faster on Intel's cores, the VDIVPS on AMD's
