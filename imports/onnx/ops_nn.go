@@ -221,7 +221,12 @@ func checkBatchNorm(n *onnxpb.NodeProto, opset int) string {
 //	Y = (X − mean) / sqrt(var + epsilon) · scale + B
 //
 // with the parameters broadcast along the channel axis 1 (epsilon
-// default 1e-5; momentum plays no part in inference).
+// default 1e-5; momentum plays no part in inference), computed as
+// (X − mean) · k + B with k = (1 / sqrt(var + epsilon)) · scale, a factor
+// per channel that the back ends compute once, as TensorFlow's importer
+// and layers.BatchNorm multiply by the reciprocal root: within a few ulps
+// of the quotient's form, and a product instead of a division for each
+// element (a division is a tenth of a multiplication's throughput).
 func convBatchNorm(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -262,8 +267,8 @@ func convBatchNorm(c *ctx) error {
 	}
 	y, err := c.ops().ZipWith(func(b *layers.Builder, vs ...graph.Node) graph.Node {
 		v, scale, bias, mean, variance := vs[0], vs[1], vs[2], vs[3], vs[4]
-		norm := b.Div(b.Sub(v, mean), b.Call(graph.Sqrt, b.Add(variance, b.Const(eps))))
-		return b.Add(b.Mul(norm, scale), bias)
+		k := b.Mul(b.Call(graph.Rsqrt, b.Add(variance, b.Const(eps))), scale)
+		return b.Add(b.Mul(b.Sub(v, mean), k), bias)
 	}, x, ps[0], ps[1], ps[2], ps[3])
 	if err != nil {
 		return c.wrap(err, "normalizing")
