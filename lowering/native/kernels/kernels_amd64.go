@@ -41,7 +41,7 @@ func axpyF64AVX2(n int, alpha float64, x, y *float64)
 func axpy4F32AVX2(n int, a, b *float32, ldb int, y *float32)
 
 var (
-	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	// The AVX-512 loops use AVX512F's instructions, and the erf's
 	// VREDUCEPS AVX512DQ's (every core with AVX512F has it since
 	// Skylake-SP).
