@@ -57,6 +57,9 @@ func ConvCases() []ConvCase {
 		{"groups-of-4-relu", graph.Float32, 2, 7, 6, 40, 40, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 10}, false, true},
 		{"groups-of-2-channels-first-stride", graph.Float32, 2, 9, 8, 16, 16, 3, 3,
 			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}, Format: layers.ChannelsFirst, Groups: 8}, false, false},
+		// Groups of 16: kernels.Grouped with AVX-512, a product per group
+		// without.
+		{"groups-of-16-relu", graph.Float32, 1, 5, 6, 32, 32, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, true},
 		{"channels-first-relu", graph.Float32, 2, 6, 5, 3, 7, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, true},
 		{"depthwise-relu", graph.Float32, 2, 9, 7, 12, 12, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, 2}, Groups: 12}, false, true},
 		{"depthwise-channels-first-relu-f64", graph.Float64, 1, 8, 6, 5, 5, 3, 3,

@@ -42,7 +42,8 @@ func BenchmarkConv(b *testing.B) {
 // BenchmarkConvGrouped runs a grouped 3×3 convolution, 64→64 channels in
 // 2 to 32 groups over 8 images of 32×32, stride 1, "same", f32, with
 // bias, fused, on all cores: a product per group (groupedInto) for groups
-// of 32 and 16 channels, kernels.Grouped for groups of 8, 4 and 2.
+// of 32 channels, kernels.Grouped for groups of 8, 4 and 2, and of 16
+// with AVX-512.
 func BenchmarkConvGrouped(b *testing.B) {
 	for _, groups := range []int{2, 4, 8, 16, 32} {
 		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {

@@ -38,7 +38,8 @@ import (
 // channels are not contiguous is written element by element.
 //
 // A grouped convolution whose groups have g input channels and g filters
-// each (a ResNeXt's, g of 2, 4 or 8), float32, runs the same way with
+// each (a ResNeXt's, g of 2, 4 or 8, or 16 with AVX-512: GroupedVectors),
+// float32, runs the same way with
 // kernels.Grouped: the filters gathered [taps, g, C], output channel n
 // the dot of the window's taps at its group's g channels with filter n.
 // Other grouped convolutions run a product per group (groupedInto).

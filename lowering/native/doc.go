@@ -127,9 +127,9 @@
 //	                                               positions' sums of a block of channels
 //	                                               in registers over the taps; E per run
 //	                                               (depthwise.go)
-//	the same in groups of 2, 4 or 8 channels and   kernels.Grouped as Depthwise, each image
-//	as many filters, float32 (a ResNeXt's)         vector permuted to give every channel its
-//	                                               group's inputs (depthwise.go)
+//	the same in groups of 2, 4, 8 (or with         kernels.Grouped as Depthwise, each image
+//	AVX-512 16) channels and as many filters,      vector permuted to give every channel its
+//	float32 (a ResNeXt's)                          group's inputs (depthwise.go)
 //	the same in other groups (ShuffleNet's,        a product per group (kernels.GemmWindows
 //	AlexNet's)                                     or Gemm as above), group g's windows g
 //	                                               group strides on, its filters columns of

@@ -109,16 +109,18 @@ func depthwiseAsm[T float32 | float64](out []T, ldo int, img []T, ps int, offs [
 //	out[j·ldo + c] = Σ_t Σ_{i<g} img[j·ps + offs[t] + c − c mod g + i] · filt[(t·g + i)·ldf + c]
 //
 // summed over the taps, and within a tap over i, in order from zero.
-// With AVX2 and g dividing 8 (GroupedVectors), float32 channels go as
-// Depthwise's, in tiles of four positions by one or two vectors, each
-// product added by a fused multiply-add; for each (t, i) every image
-// vector is read once through a permutation (VPERMPS) that gives each
-// channel's lane its group's input channel i. The channels past the last
-// whole vector, and all of them otherwise, go element by element. One
-// lane's product per permutation holds it to about a quarter of the FMA
-// units' peak; per-group products of g columns (kernels.Gemm) used under
-// a tenth of it, their packing most of the rest. It panics if an operand
-// is too short, a stride or offset is negative or g does not divide C.
+// With AVX2 and g dividing 8, or AVX-512 and g dividing 16
+// (GroupedVectors), float32 channels go as Depthwise's, in tiles of four
+// positions by one or two vectors, each product added by a fused
+// multiply-add; for each (t, i) every image vector is read once through a
+// permutation (VPERMPS) that gives each channel's lane its group's input
+// channel i. The channels past the last whole vector, and all of them
+// otherwise, go element by element. With a permutation for every
+// product, the kernels reach half the FMA units' peak at best (AVX2's
+// vectors, half as wide, a quarter); per-group products of g columns
+// (kernels.Gemm) used under a tenth of it, their packing most of the
+// rest. It panics if an operand is too short, a stride or offset is
+// negative or g does not divide C.
 func Grouped[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C, g int) {
 	if g == 1 {
 		Depthwise(out, ldo, img, ps, offs, filt, ldf, P, C)
@@ -162,17 +164,21 @@ func Grouped[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int,
 }
 
 // GroupedVectors reports whether Grouped computes float32 groups of g
-// channels a vector at a time.
-func GroupedVectors(g int) bool { return hasAVX2 && g > 1 && 8%g == 0 }
+// channels a vector at a time: g of 2, 4 or 8 with AVX2, and 16 too with
+// AVX-512.
+func GroupedVectors(g int) bool {
+	return g > 1 && (hasAVX2 && 8%g == 0 || hasAVX512 && 16%g == 0)
+}
 
-// groupedIdx holds, for groups of g channels, g vectors of eight lane
-// indices: vector i sends lane l lane l − l mod g + i (g = 2, 4, 8 from
-// offsets 0, 2+2, 4+4+4+4 — each g's vectors follow the smaller g's).
-var groupedIdx = func() (idx [14][8]int32) {
+// groupedIdx holds, for groups of g channels, g vectors of sixteen lane
+// indices: vector i sends lane l lane l − l mod g + i. The AVX2 kernels
+// read the first eight lanes of each. groupedIdxAt says where each g's
+// vectors start.
+var groupedIdx = func() (idx [30][16]int32) {
 	k := 0
-	for _, g := range []int{2, 4, 8} {
+	for _, g := range []int{2, 4, 8, 16} {
 		for i := range g {
-			for l := range 8 {
+			for l := range 16 {
 				idx[k][l] = int32(l - l%g + i)
 			}
 			k++
@@ -181,34 +187,49 @@ var groupedIdx = func() (idx [14][8]int32) {
 	return idx
 }()
 
-// groupedIdxAt is where groupedIdx's vectors for groups of g start.
-func groupedIdxAt(g int) int { return map[int]int{2: 0, 4: 2, 8: 6}[g] }
+func groupedIdxAt(g int) int { return map[int]int{2: 0, 4: 2, 8: 6, 16: 14}[g] }
+
+// The kernels of groupedAsm's blocks: [four positions or one][one vector
+// of channels or two].
+type groupedFn func(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+var (
+	groupedAVX2   = [2][2]groupedFn{{groupedF32AVX2P1x1, groupedF32AVX2P1x2}, {groupedF32AVX2P4x1, groupedF32AVX2P4x2}}
+	groupedAVX512 = [2][2]groupedFn{{groupedF32AVX512P1x1, groupedF32AVX512P1x2}, {groupedF32AVX512P4x1, groupedF32AVX512P4x2}}
+)
 
 // groupedAsm runs Grouped's assembly kernels over the channels of whole
-// vectors and returns how many channels they computed.
+// vectors and returns how many channels they computed: AVX-512's vectors
+// of sixteen where it takes g, then (or else) AVX2's of eight.
 func groupedAsm(out []float32, ldo int, img []float32, ps int, offs []int, filt []float32, ldf, P, C, g int) int {
-	const lanes = 8
+	c0 := 0
+	if hasAVX512 && 16%g == 0 {
+		c0 = groupedBlocks(&groupedAVX512, 16, out, ldo, img, ps, offs, filt, ldf, P, C, g)
+	}
+	if hasAVX2 && 8%g == 0 && C-c0 >= 8 {
+		c0 += groupedBlocks(&groupedAVX2, 8, out[c0:], ldo, img[c0:], ps, offs, filt[c0:], ldf, P, C-c0, g)
+	}
+	return c0
+}
+
+// groupedBlocks runs fns, kernels of vectors of lanes channels, over the
+// channels of whole vectors and returns how many they computed.
+func groupedBlocks(fns *[2][2]groupedFn, lanes int, out []float32, ldo int, img []float32, ps int, offs []int, filt []float32, ldf, P, C, g int) int {
 	idx := &groupedIdx[groupedIdxAt(g)][0]
 	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
 	c1 := 2 * lanes * pairs
 	for j := 0; j < P; {
+		q, k := 1, 0
 		if P-j >= 4 {
-			if pairs > 0 {
-				groupedF32AVX2P4x2(pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
-			}
-			if single {
-				groupedF32AVX2P4x1(1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
-			}
-			j += 4
-			continue
+			q, k = 4, 1
 		}
 		if pairs > 0 {
-			groupedF32AVX2P1x2(pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
+			fns[k][1](pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
 		}
 		if single {
-			groupedF32AVX2P1x1(1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
+			fns[k][0](1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
 		}
-		j++
+		j += q
 	}
 	if single {
 		return c1 + lanes

@@ -105,9 +105,9 @@ func testGrouped[T float32 | float64](t *testing.T) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(6, 10))
 	tol := tolOf[T]()
-	for _, g := range []int{2, 3, 4, 8} {
+	for _, g := range []int{2, 3, 4, 8, 16} {
 		for _, P := range []int{1, 3, 4, 5, 9} {
-			for _, C := range []int{g, 2 * g, 8, 16, 24, 40, 48} {
+			for _, C := range []int{g, 2 * g, 8, 16, 24, 40, 48, 88} {
 				if C%g != 0 {
 					continue
 				}
@@ -162,16 +162,21 @@ func testGrouped[T float32 | float64](t *testing.T) {
 }
 
 // TestGrouped checks Grouped, its assembly kernels (float32 groups of 2,
-// 4 and 8 channels: four positions and one, one vector and two of
-// channels, and a remainder of channels past them) and the scalar loops
+// 4 and 8 channels with AVX2, and 16 with AVX-512: four positions and
+// one, one vector and two of channels, AVX-512's blocks followed by
+// AVX2's, and a remainder of channels past them) and the scalar loops
 // (float64, groups of 3, no AVX2), against the sum of products in
 // float64, as TestDepthwise checks Depthwise.
 func TestGrouped(t *testing.T) {
 	if !GroupedVectors(4) && hasAVX2 {
 		t.Error("GroupedVectors(4) is false with AVX2")
 	}
+	if GroupedVectors(16) != hasAVX512 || GroupedVectors(3) || GroupedVectors(1) {
+		t.Errorf("GroupedVectors: 16 %v (AVX-512 %v), 3 %v, 1 %v", GroupedVectors(16), hasAVX512, GroupedVectors(3), GroupedVectors(1))
+	}
 	t.Run("f32", testGrouped[float32])
 	t.Run("f64", testGrouped[float64])
+	t.Run("avx2-f32", func(t *testing.T) { withoutAVX512(func() { testGrouped[float32](t) }) })
 	t.Run("scalar-f32", func(t *testing.T) { withoutAVX2(func() { testGrouped[float32](t) }) })
 }
 

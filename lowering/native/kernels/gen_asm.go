@@ -100,9 +100,11 @@ func main() {
 		}
 	}
 
-	for _, q := range []int{4, 1} {
-		for nv := 1; nv <= 2; nv++ {
-			grouped(q, nv)
+	for _, reg := range []string{"Y", "Z"} {
+		for _, q := range []int{4, 1} {
+			for nv := 1; nv <= 2; nv++ {
+				grouped(reg, q, nv)
+			}
 		}
 	}
 
@@ -1111,21 +1113,28 @@ func depthwise(elem, q, nv int) {
 	p("\tRET")
 }
 
-// grouped emits func groupedF32AVX2P{q}x{nv}(n, taps int, out *float32,
-// ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx
-// *int32, groups int): for q positions j and the n blocks of nv vectors of
-// channels c, in groups of g = groups channels (g dividing 8),
+// grouped emits func groupedF32{AVX2,AVX512}P{q}x{nv}(n, taps int, out
+// *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf
+// int, idx *int32, groups int) on registers reg (Y: eight lanes, AVX2; Z:
+// sixteen, AVX-512): for q positions j and the n blocks of nv vectors of
+// channels c, in groups of g = groups channels (g dividing the lanes),
 //
 //	out[j·ldo + c] = Σ_t Σ_{i<g} img[j·ps + offs[t] + c − c mod g + i] · filt[(t·g + i)·ldf + c]
 //
-// idx holds g vectors of lane indices, vector i sending lane l lane
-// l − l mod g + i: each tap's image vector, read by VPERMPS straight from
-// memory through vector i, holds in every channel's lane its group's
-// input channel i. q·nv accumulators per block; each filter vector is
-// loaded once for the q positions. taps, n and g must be at least 1.
-func grouped(q, nv int) {
-	name := fmt.Sprintf("groupedF32AVX2P%dx%d", q, nv)
+// idx holds g vectors of sixteen lane indices, vector i sending lane l
+// lane l − l mod g + i: each tap's image vector, read by VPERMPS straight
+// from memory through vector i, holds in every channel's lane its
+// group's input channel i. q·nv accumulators per block; each filter
+// vector is loaded once for the q positions. taps, n and g must be at
+// least 1.
+func grouped(reg string, q, nv int) {
+	isa, vb := "AVX2", 32
+	if reg == "Z" {
+		isa, vb = "AVX512", 64
+	}
+	name := fmt.Sprintf("groupedF32%sP%dx%d", isa, q, nv)
 	acc, idx, f, tmp := 0, q*nv, q*nv+1, q*nv+1+nv
+	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
 	p("")
 	p("// func %s(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)", name)
 	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
@@ -1141,38 +1150,40 @@ func grouped(q, nv int) {
 	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
 	p("%s_block:", name)
 	for a := range q * nv {
-		p("\tVXORPS Y%d, Y%d, Y%d", acc+a, acc+a, acc+a)
+		p("\tVXORPS %s, %s, %s", r(acc+a), r(acc+a), r(acc+a))
 	}
 	p("\tMOVQ offs+48(FP), R9")
 	p("\tMOVQ taps+8(FP), R10")
 	p("\tMOVQ R8, R14") // the filter row of (t, i): row t·g + i
+	// The index vectors are sixteen lanes apart (an AVX2 kernel reads
+	// the first eight of each).
 	p("\tMOVQ groups+80(FP), BX")
-	p("\tSHLQ $5, BX")
+	p("\tSHLQ $6, BX")
 	p("\tADDQ idx+72(FP), BX") // the end of the index vectors
 	p("%s_tap:", name)
 	p("\tMOVQ (R9), AX")
 	p("\tLEAQ (SI)(AX*4), AX")
 	p("\tMOVQ idx+72(FP), R15")
 	p("%s_sub:", name)
-	p("\tVMOVDQU (R15), Y%d", idx)
+	p("\tVMOVDQU%s (R15), %s", map[string]string{"Y": "", "Z": "32"}[reg], r(idx))
 	for v := range nv {
-		p("\tVMOVUPS %d(R14), Y%d", 32*v, f+v)
+		p("\tVMOVUPS %d(R14), %s", vb*v, r(f+v))
 	}
 	k := 0
 	for j := range q {
 		for v := range nv {
 			addr := posAddr[j]
 			if v > 0 {
-				addr = fmt.Sprintf("%d%s", 32*v, addr)
+				addr = fmt.Sprintf("%d%s", vb*v, addr)
 			}
 			t := tmp + k%2
 			k++
-			p("\tVPERMPS %s, Y%d, Y%d", addr, idx, t)
-			p("\tVFMADD231PS Y%d, Y%d, Y%d", t, f+v, acc+j*nv+v)
+			p("\tVPERMPS %s, %s, %s", addr, r(idx), r(t))
+			p("\tVFMADD231PS %s, %s, %s", r(t), r(f+v), r(acc+j*nv+v))
 		}
 	}
 	p("\tADDQ DI, R14")
-	p("\tADDQ $32, R15")
+	p("\tADDQ $64, R15")
 	p("\tCMPQ R15, BX")
 	p("\tJNE %s_sub", name)
 	p("\tADDQ $8, R9")
@@ -1187,12 +1198,12 @@ func grouped(q, nv int) {
 			p("\tADDQ R15, AX")
 		}
 		for v := range nv {
-			p("\tVMOVUPS Y%d, %d(AX)", acc+j*nv+v, 32*v)
+			p("\tVMOVUPS %s, %d(AX)", r(acc+j*nv+v), vb*v)
 		}
 	}
-	p("\tADDQ $%d, DX", 32*nv)
-	p("\tADDQ $%d, SI", 32*nv)
-	p("\tADDQ $%d, R8", 32*nv)
+	p("\tADDQ $%d, DX", vb*nv)
+	p("\tADDQ $%d, SI", vb*nv)
+	p("\tADDQ $%d, R8", vb*nv)
 	p("\tDECQ CX")
 	p("\tJNZ %s_block", name)
 	p("\tVZEROUPPER")

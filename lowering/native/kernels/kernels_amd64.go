@@ -175,8 +175,9 @@ func depthwiseF64AVX2P1x1(n, taps int, out *float64, ldo int, img *float64, ps i
 //go:noescape
 func depthwiseF64AVX2P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
 
-// The grouped convolution kernels (Grouped): P4 computes four positions,
-// P1 one; x1 blocks of one vector of channels, x2 of two.
+// The grouped convolution kernels (Grouped), AVX2 and AVX-512: P4
+// computes four positions, P1 one; x1 blocks of one vector of channels,
+// x2 of two.
 
 //go:noescape
 func groupedF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
@@ -189,3 +190,15 @@ func groupedF32AVX2P1x1(n, taps int, out *float32, ldo int, img *float32, ps int
 
 //go:noescape
 func groupedF32AVX2P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+//go:noescape
+func groupedF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+//go:noescape
+func groupedF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+//go:noescape
+func groupedF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+//go:noescape
+func groupedF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)

@@ -14581,7 +14581,7 @@ groupedF32AVX2P4x1_block:
 	MOVQ taps+8(FP), R10
 	MOVQ R8, R14
 	MOVQ groups+80(FP), BX
-	SHLQ $5, BX
+	SHLQ $6, BX
 	ADDQ idx+72(FP), BX
 groupedF32AVX2P4x1_tap:
 	MOVQ (R9), AX
@@ -14599,7 +14599,7 @@ groupedF32AVX2P4x1_sub:
 	VPERMPS (AX)(R13*1), Y4, Y7
 	VFMADD231PS Y7, Y5, Y3
 	ADDQ DI, R14
-	ADDQ $32, R15
+	ADDQ $64, R15
 	CMPQ R15, BX
 	JNE groupedF32AVX2P4x1_sub
 	ADDQ $8, R9
@@ -14647,7 +14647,7 @@ groupedF32AVX2P4x2_block:
 	MOVQ taps+8(FP), R10
 	MOVQ R8, R14
 	MOVQ groups+80(FP), BX
-	SHLQ $5, BX
+	SHLQ $6, BX
 	ADDQ idx+72(FP), BX
 groupedF32AVX2P4x2_tap:
 	MOVQ (R9), AX
@@ -14674,7 +14674,7 @@ groupedF32AVX2P4x2_sub:
 	VPERMPS 32(AX)(R13*1), Y8, Y12
 	VFMADD231PS Y12, Y10, Y7
 	ADDQ DI, R14
-	ADDQ $32, R15
+	ADDQ $64, R15
 	CMPQ R15, BX
 	JNE groupedF32AVX2P4x2_sub
 	ADDQ $8, R9
@@ -14719,7 +14719,7 @@ groupedF32AVX2P1x1_block:
 	MOVQ taps+8(FP), R10
 	MOVQ R8, R14
 	MOVQ groups+80(FP), BX
-	SHLQ $5, BX
+	SHLQ $6, BX
 	ADDQ idx+72(FP), BX
 groupedF32AVX2P1x1_tap:
 	MOVQ (R9), AX
@@ -14731,7 +14731,7 @@ groupedF32AVX2P1x1_sub:
 	VPERMPS (AX), Y1, Y3
 	VFMADD231PS Y3, Y2, Y0
 	ADDQ DI, R14
-	ADDQ $32, R15
+	ADDQ $64, R15
 	CMPQ R15, BX
 	JNE groupedF32AVX2P1x1_sub
 	ADDQ $8, R9
@@ -14767,7 +14767,7 @@ groupedF32AVX2P1x2_block:
 	MOVQ taps+8(FP), R10
 	MOVQ R8, R14
 	MOVQ groups+80(FP), BX
-	SHLQ $5, BX
+	SHLQ $6, BX
 	ADDQ idx+72(FP), BX
 groupedF32AVX2P1x2_tap:
 	MOVQ (R9), AX
@@ -14782,7 +14782,7 @@ groupedF32AVX2P1x2_sub:
 	VPERMPS 32(AX), Y2, Y6
 	VFMADD231PS Y6, Y4, Y1
 	ADDQ DI, R14
-	ADDQ $32, R15
+	ADDQ $64, R15
 	CMPQ R15, BX
 	JNE groupedF32AVX2P1x2_sub
 	ADDQ $8, R9
@@ -14798,5 +14798,245 @@ groupedF32AVX2P1x2_sub:
 	ADDQ $64, R8
 	DECQ CX
 	JNZ groupedF32AVX2P1x2_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX512P4x1(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX512P4x1_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $6, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX512P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX512P4x1_sub:
+	VMOVDQU32 (R15), Z4
+	VMOVUPS 0(R14), Z5
+	VPERMPS (AX), Z4, Z6
+	VFMADD231PS Z6, Z5, Z0
+	VPERMPS (AX)(R12*1), Z4, Z7
+	VFMADD231PS Z7, Z5, Z1
+	VPERMPS (AX)(R12*2), Z4, Z6
+	VFMADD231PS Z6, Z5, Z2
+	VPERMPS (AX)(R13*1), Z4, Z7
+	VFMADD231PS Z7, Z5, Z3
+	ADDQ DI, R14
+	ADDQ $64, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX512P4x1_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX512P4x1_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Z1, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Z2, 0(AX)
+	ADDQ R15, AX
+	VMOVUPS Z3, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ groupedF32AVX512P4x1_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX512P4x2(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX512P4x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $6, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX512P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX512P4x2_sub:
+	VMOVDQU32 (R15), Z8
+	VMOVUPS 0(R14), Z9
+	VMOVUPS 64(R14), Z10
+	VPERMPS (AX), Z8, Z11
+	VFMADD231PS Z11, Z9, Z0
+	VPERMPS 64(AX), Z8, Z12
+	VFMADD231PS Z12, Z10, Z1
+	VPERMPS (AX)(R12*1), Z8, Z11
+	VFMADD231PS Z11, Z9, Z2
+	VPERMPS 64(AX)(R12*1), Z8, Z12
+	VFMADD231PS Z12, Z10, Z3
+	VPERMPS (AX)(R12*2), Z8, Z11
+	VFMADD231PS Z11, Z9, Z4
+	VPERMPS 64(AX)(R12*2), Z8, Z12
+	VFMADD231PS Z12, Z10, Z5
+	VPERMPS (AX)(R13*1), Z8, Z11
+	VFMADD231PS Z11, Z9, Z6
+	VPERMPS 64(AX)(R13*1), Z8, Z12
+	VFMADD231PS Z12, Z10, Z7
+	ADDQ DI, R14
+	ADDQ $64, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX512P4x2_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX512P4x2_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	ADDQ R15, AX
+	VMOVUPS Z2, 0(AX)
+	VMOVUPS Z3, 64(AX)
+	ADDQ R15, AX
+	VMOVUPS Z4, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	ADDQ R15, AX
+	VMOVUPS Z6, 0(AX)
+	VMOVUPS Z7, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ groupedF32AVX512P4x2_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX512P1x1(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX512P1x1_block:
+	VXORPS Z0, Z0, Z0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $6, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX512P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX512P1x1_sub:
+	VMOVDQU32 (R15), Z1
+	VMOVUPS 0(R14), Z2
+	VPERMPS (AX), Z1, Z3
+	VFMADD231PS Z3, Z2, Z0
+	ADDQ DI, R14
+	ADDQ $64, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX512P1x1_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX512P1x1_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ groupedF32AVX512P1x1_block
+	VZEROUPPER
+	RET
+
+// func groupedF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+TEXT ·groupedF32AVX512P1x2(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+groupedF32AVX512P1x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R14
+	MOVQ groups+80(FP), BX
+	SHLQ $6, BX
+	ADDQ idx+72(FP), BX
+groupedF32AVX512P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	MOVQ idx+72(FP), R15
+groupedF32AVX512P1x2_sub:
+	VMOVDQU32 (R15), Z2
+	VMOVUPS 0(R14), Z3
+	VMOVUPS 64(R14), Z4
+	VPERMPS (AX), Z2, Z5
+	VFMADD231PS Z5, Z3, Z0
+	VPERMPS 64(AX), Z2, Z6
+	VFMADD231PS Z6, Z4, Z1
+	ADDQ DI, R14
+	ADDQ $64, R15
+	CMPQ R15, BX
+	JNE groupedF32AVX512P1x2_sub
+	ADDQ $8, R9
+	DECQ R10
+	JNZ groupedF32AVX512P1x2_tap
+	MOVQ ldo+24(FP), R15
+	SHLQ $2, R15
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ groupedF32AVX512P1x2_block
 	VZEROUPPER
 	RET

@@ -78,3 +78,15 @@ func groupedF32AVX2P1x1(n, taps int, out *float32, ldo int, img *float32, ps int
 func groupedF32AVX2P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
 	panic(noAsm)
 }
+func groupedF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
+func groupedF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
+	panic(noAsm)
+}
