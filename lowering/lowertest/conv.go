@@ -54,7 +54,7 @@ func ConvCases() []ConvCase {
 		{"groups-wide-bn", graph.Float32, 1, 6, 7, 64, 64, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, true, false},
 		// Groups of four channels and four filters (kernels.Grouped in the
 		// native back end), 40 channels: whole vectors and a remainder.
-		{"groups-of-4-relu", graph.Float32, 2, 7, 6, 40, 40, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 10}, false, true},
+		{"groups-of-4-dilated-relu", graph.Float32, 2, 7, 6, 40, 40, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Dilations: []int{1, 2}, Groups: 10}, false, true},
 		{"groups-of-2-channels-first-stride", graph.Float32, 2, 9, 8, 16, 16, 3, 3,
 			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}, Format: layers.ChannelsFirst, Groups: 8}, false, false},
 		// Groups of 16: kernels.Grouped with AVX-512, a product per group
