@@ -303,6 +303,7 @@ const chunksPerThread = 4
 
 const (
 	phasePackB   = iota // pack units of B
+	phasePackA          // pack k blocks of A into sharedA
 	phaseCompute        // compute chunks of C
 	phaseSmallM         // compute column blocks of C row by row
 )
@@ -621,9 +622,9 @@ func (j *gemmJob[T]) run() {
 	}
 	if j.shareA {
 		j.sharedA = grow(j.sharedA, j.mpan*mr*p.K)
-		for k0 := 0; k0 < p.K; k0 += j.bl.kcs {
-			j.packA(j.sharedA[k0*j.mpan*mr:], 0, p.M, k0, min(j.bl.kcs, p.K-k0))
-		}
+		j.phase = phasePackA
+		j.next.Store(0)
+		j.fork.run(min(threads, ceilDiv(p.K, j.bl.kcs)), threads-1)
 	}
 	j.phase = phaseCompute
 	j.next.Store(0)
@@ -657,6 +658,15 @@ func (j *gemmJob[T]) runPart(part int) {
 				return
 			}
 			packBUnit(j.packBuf, j.bl, j.p.B, j.p.LDB, j.p.TransB, c)
+		}
+	case phasePackA:
+		kcs := j.bl.kcs
+		for {
+			k0 := (int(j.next.Add(1)) - 1) * kcs
+			if k0 >= j.p.K {
+				return
+			}
+			j.packA(j.sharedA[k0*j.mpan*j.kern.mr:], 0, j.p.M, k0, min(kcs, j.p.K-k0))
 		}
 	case phaseCompute:
 		buf := &j.parts[part]
