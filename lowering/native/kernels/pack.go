@@ -49,6 +49,19 @@ func PackRows[T float32 | float64](dst []T, ld int, src []T, offs []int, n int) 
 				transpose4F32AVX2(nv, &rows, &d32[r], ld)
 				packRowsGo(dst[r:], ld, src, offs[r:r+4], nv, n)
 			}
+			// One to three rows left, of four or more: the last four
+			// rows again, those before them written twice with the same
+			// values (a CNN's seven positions a row into columns).
+			if r < h && h >= 4 {
+				r = h - 4
+				var rows [4]*float32
+				for i := range rows {
+					rows[i] = &s32[offs[r+i]]
+				}
+				transpose4F32AVX2(nv, &rows, &d32[r], ld)
+				packRowsGo(dst[r:], ld, src, offs[r:h], nv, n)
+				r = h
+			}
 		}
 	}
 	packRowsGo(dst[r:], ld, src, offs[r:], 0, n)

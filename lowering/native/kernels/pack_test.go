@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,5 +75,24 @@ func testCopyPanelRows[T float32 | float64](t *testing.T) {
 				t.Errorf("%T nr=%d np=%d: got %v, want %v", src[0], nr, np, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkPackRows times PackRows on rows of 64 float32 into columns of
+// stride 49: seven rows (a CNN's 7×7×64 pooled image flattened channels
+// first, one row of positions at a time) and eight.
+func BenchmarkPackRows(b *testing.B) {
+	for _, h := range []int{7, 8} {
+		b.Run(fmt.Sprintf("rows=%d", h), func(b *testing.B) {
+			src := make([]float32, h*64)
+			dst := make([]float32, 64*49)
+			offs := make([]int, h)
+			for i := range offs {
+				offs[i] = 64 * i
+			}
+			for b.Loop() {
+				PackRows(dst, 49, src, offs, 64)
+			}
+		})
 	}
 }
