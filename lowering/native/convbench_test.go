@@ -43,9 +43,9 @@ func BenchmarkConv(b *testing.B) {
 // 2 to 32 groups over 8 images of 32×32, stride 1, "same", f32, with
 // bias, fused, on all cores: a product per group (groupedInto) for groups
 // of 32 channels, kernels.Grouped for groups of 8, 4 and 2, and of 16
-// with AVX-512.
+// with AVX-512; 64 groups of one channel, kernels.Depthwise.
 func BenchmarkConvGrouped(b *testing.B) {
-	for _, groups := range []int{2, 4, 8, 16, 32} {
+	for _, groups := range []int{2, 4, 8, 16, 32, 64} {
 		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {
 			x, err := graph.NewInput("x", graph.ArrayOf(graph.Float32, 8, 32, 32, 64), false)
 			if err != nil {

@@ -10,7 +10,8 @@ import "fmt"
 //
 // summed over the taps in order from zero. With AVX2 (and FMA) the
 // channels go a register tile of four positions by one or two vectors at
-// a time, each tap's filter vectors loaded once for the four positions
+// a time (AVX-512's vectors where there is AVX-512, then AVX2's for the
+// rest), each tap's filter vectors loaded once for the four positions
 // and added by fused multiply-adds; the channels past the last whole
 // vector, and every channel without AVX2, element by element. A position
 // stride ps of C is a run of positions along an image's row; a larger one
@@ -58,6 +59,8 @@ func Depthwise[T float32 | float64](out []T, ldo int, img []T, ps int, offs []in
 // depthwiseFn is the signature of the depthwise assembly kernels.
 type depthwiseFn[T float32 | float64] func(n, taps int, out *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int)
 
+// The kernels of depthwiseAsm's blocks: [four positions or one][one
+// vector of channels or two].
 var (
 	depthwiseF32 = [2][2]depthwiseFn[float32]{
 		{depthwiseF32AVX2P1x1, depthwiseF32AVX2P1x2},
@@ -67,19 +70,41 @@ var (
 		{depthwiseF64AVX2P1x1, depthwiseF64AVX2P1x2},
 		{depthwiseF64AVX2P4x1, depthwiseF64AVX2P4x2},
 	}
+	depthwiseF32Z = [2][2]depthwiseFn[float32]{
+		{depthwiseF32AVX512P1x1, depthwiseF32AVX512P1x2},
+		{depthwiseF32AVX512P4x1, depthwiseF32AVX512P4x2},
+	}
+	depthwiseF64Z = [2][2]depthwiseFn[float64]{
+		{depthwiseF64AVX512P1x1, depthwiseF64AVX512P1x2},
+		{depthwiseF64AVX512P4x1, depthwiseF64AVX512P4x2},
+	}
 )
 
 // depthwiseAsm runs Depthwise's assembly kernels over the channels of
-// whole vectors and returns how many channels they computed.
+// whole vectors and returns how many channels they computed: AVX-512's
+// vectors with AVX-512, then (or else) AVX2's.
 func depthwiseAsm[T float32 | float64](out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C int) int {
-	var fns *[2][2]depthwiseFn[T]
+	var fns, wide *[2][2]depthwiseFn[T]
 	lanes := 8
 	switch any(out).(type) {
 	case []float32:
-		fns = any(&depthwiseF32).(*[2][2]depthwiseFn[T])
+		fns, wide = any(&depthwiseF32).(*[2][2]depthwiseFn[T]), any(&depthwiseF32Z).(*[2][2]depthwiseFn[T])
 	default:
-		fns, lanes = any(&depthwiseF64).(*[2][2]depthwiseFn[T]), 4
+		fns, wide, lanes = any(&depthwiseF64).(*[2][2]depthwiseFn[T]), any(&depthwiseF64Z).(*[2][2]depthwiseFn[T]), 4
 	}
+	c0 := 0
+	if hasAVX512 {
+		c0 = depthwiseBlocks(wide, 2*lanes, out, ldo, img, ps, offs, filt, ldf, P, C)
+	}
+	if C-c0 >= lanes {
+		c0 += depthwiseBlocks(fns, lanes, out[c0:], ldo, img[c0:], ps, offs, filt[c0:], ldf, P, C-c0)
+	}
+	return c0
+}
+
+// depthwiseBlocks runs fns, kernels of vectors of lanes channels, over
+// the channels of whole vectors and returns how many they computed.
+func depthwiseBlocks[T float32 | float64](fns *[2][2]depthwiseFn[T], lanes int, out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C int) int {
 	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
 	c1 := 2 * lanes * pairs
 	for j := 0; j < P; {

@@ -12,7 +12,7 @@ func testDepthwise[T float32 | float64](t *testing.T) {
 	tol := tolOf[T]()
 	asm := hasAVX2 // the path taken, for the messages
 	for _, P := range []int{1, 3, 4, 5, 8, 11} {
-		for _, C := range []int{1, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64} {
+		for _, C := range []int{1, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 56, 64, 95} {
 			for _, taps := range []int{1, 2, 9} {
 				for _, stride := range []int{1, 2} {
 					// A row of positions stride·C apart with a spare
@@ -60,8 +60,9 @@ func testDepthwise[T float32 | float64](t *testing.T) {
 	}
 }
 
-// TestDepthwise checks Depthwise, the assembly kernels (four positions
-// and one, one vector and two of channels) and the scalar loops, against
+// TestDepthwise checks Depthwise, the assembly kernels (AVX-512's and
+// AVX2's, alone and AVX2's after AVX-512's: four positions and one, one
+// vector and two of channels) and the scalar loops, against
 // the sum of products in float64: positions at the stride of a run and of
 // a strided convolution, channels that end in each kind of block and in a
 // remainder, one tap, two and nine on a grid, and output rows with an
@@ -69,6 +70,8 @@ func testDepthwise[T float32 | float64](t *testing.T) {
 func TestDepthwise(t *testing.T) {
 	t.Run("f32", testDepthwise[float32])
 	t.Run("f64", testDepthwise[float64])
+	t.Run("avx2-f32", func(t *testing.T) { withoutAVX512(func() { testDepthwise[float32](t) }) })
+	t.Run("avx2-f64", func(t *testing.T) { withoutAVX512(func() { testDepthwise[float64](t) }) })
 	t.Run("scalar-f32", func(t *testing.T) { withoutAVX2(func() { testDepthwise[float32](t) }) })
 	t.Run("scalar-f64", func(t *testing.T) { withoutAVX2(func() { testDepthwise[float64](t) }) })
 }

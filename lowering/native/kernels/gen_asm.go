@@ -92,10 +92,12 @@ func main() {
 	copyRows("copyRows256AVX2", 8)
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
-	for _, elem := range []int{4, 8} {
-		for _, q := range []int{4, 1} {
-			for nv := 1; nv <= 2; nv++ {
-				depthwise(elem, q, nv)
+	for _, reg := range []string{"Y", "Z"} {
+		for _, elem := range []int{4, 8} {
+			for _, q := range []int{4, 1} {
+				for nv := 1; nv <= 2; nv++ {
+					depthwise(reg, elem, q, nv)
+				}
 			}
 		}
 	}
@@ -1038,20 +1040,26 @@ func copyRows(name string, nv int) {
 	p("\tRET")
 }
 
-// depthwise emits func depthwise{F32,F64}AVX2P{q}x{nv}(n, taps int, out
-// *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int): for q
-// positions j and the n blocks of nv vectors of channels c,
+// depthwise emits func depthwise{F32,F64}{AVX2,AVX512}P{q}x{nv}(n, taps
+// int, out *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int) on
+// registers reg (Y, AVX2; Z, AVX-512): for q positions j and the n blocks
+// of nv vectors of channels c,
 //
 //	out[j·ldo + c] = Σ_t img[j·ps + offs[t] + c] · filt[t·ldf + c]
 //
 // q·nv accumulators per block, the taps' filter vectors loaded once and
 // used for the q positions. taps and n must be at least 1.
-func depthwise(elem, q, nv int) {
+func depthwise(reg string, elem, q, nv int) {
 	sfx, typ := "PS", "float32"
 	if elem == 8 {
 		sfx, typ = "PD", "float64"
 	}
-	name := fmt.Sprintf("depthwise%sAVX2P%dx%d", map[int]string{4: "F32", 8: "F64"}[elem], q, nv)
+	isa, vb := "AVX2", 32
+	if reg == "Z" {
+		isa, vb = "AVX512", 64
+	}
+	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
+	name := fmt.Sprintf("depthwise%s%sP%dx%d", map[int]string{4: "F32", 8: "F64"}[elem], isa, q, nv)
 	p("")
 	p("// func %s(n, taps int, out *%s, ldo int, img *%s, ps int, offs *int, filt *%s, ldf int)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
@@ -1070,7 +1078,7 @@ func depthwise(elem, q, nv int) {
 	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
 	p("%s_block:", name)
 	for a := 0; a < q*nv; a++ {
-		p("\tVXORPS Y%d, Y%d, Y%d", a, a, a)
+		p("\tVXORPS %s, %s, %s", r(a), r(a), r(a))
 	}
 	p("\tMOVQ offs+48(FP), R9")
 	p("\tMOVQ taps+8(FP), R10")
@@ -1079,15 +1087,15 @@ func depthwise(elem, q, nv int) {
 	p("\tMOVQ (R9), AX")
 	p("\tLEAQ (SI)(AX*%d), AX", elem)
 	for v := 0; v < nv; v++ {
-		p("\tVMOVUP%s %d(R11), Y%d", sfx[1:], 32*v, 12+v)
+		p("\tVMOVUP%s %d(R11), %s", sfx[1:], vb*v, r(12+v))
 	}
 	for j := 0; j < q; j++ {
 		for v := 0; v < nv; v++ {
 			addr := posAddr[j]
 			if v > 0 {
-				addr = fmt.Sprintf("%d%s", 32*v, addr)
+				addr = fmt.Sprintf("%d%s", vb*v, addr)
 			}
-			p("\tVFMADD231%s %s, Y%d, Y%d", sfx, addr, 12+v, j*nv+v)
+			p("\tVFMADD231%s %s, %s, %s", sfx, addr, r(12+v), r(j*nv+v))
 		}
 	}
 	p("\tADDQ $8, R9")
@@ -1101,12 +1109,12 @@ func depthwise(elem, q, nv int) {
 			p("\tADDQ BX, AX")
 		}
 		for v := 0; v < nv; v++ {
-			p("\tVMOVUP%s Y%d, %d(AX)", sfx[1:], j*nv+v, 32*v)
+			p("\tVMOVUP%s %s, %d(AX)", sfx[1:], r(j*nv+v), vb*v)
 		}
 	}
-	p("\tADDQ $%d, DX", 32*nv)
-	p("\tADDQ $%d, SI", 32*nv)
-	p("\tADDQ $%d, R8", 32*nv)
+	p("\tADDQ $%d, DX", vb*nv)
+	p("\tADDQ $%d, SI", vb*nv)
+	p("\tADDQ $%d, R8", vb*nv)
 	p("\tDECQ CX")
 	p("\tJNZ %s_block", name)
 	p("\tVZEROUPPER")

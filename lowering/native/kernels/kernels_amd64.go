@@ -148,8 +148,9 @@ func copyRows128AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss
 //go:noescape
 func copyRows256AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
 
-// The depthwise convolution kernels (Depthwise): P4 computes four
-// positions, P1 one; x1 blocks of one vector of channels, x2 of two.
+// The depthwise convolution kernels (Depthwise), AVX2 and AVX-512: P4
+// computes four positions, P1 one; x1 blocks of one vector of channels,
+// x2 of two.
 
 //go:noescape
 func depthwiseF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
@@ -202,3 +203,27 @@ func groupedF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps i
 
 //go:noescape
 func groupedF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
+
+//go:noescape
+func depthwiseF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+
+//go:noescape
+func depthwiseF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+
+//go:noescape
+func depthwiseF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+
+//go:noescape
+func depthwiseF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+
+//go:noescape
+func depthwiseF64AVX512P4x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+
+//go:noescape
+func depthwiseF64AVX512P4x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+
+//go:noescape
+func depthwiseF64AVX512P1x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+
+//go:noescape
+func depthwiseF64AVX512P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)

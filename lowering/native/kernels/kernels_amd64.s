@@ -14561,6 +14561,384 @@ depthwiseF64AVX2P1x2_tap:
 	VZEROUPPER
 	RET
 
+// func depthwiseF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX512P4x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX512P4x1_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX512P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Z12
+	VFMADD231PS (AX), Z12, Z0
+	VFMADD231PS (AX)(R12*1), Z12, Z1
+	VFMADD231PS (AX)(R12*2), Z12, Z2
+	VFMADD231PS (AX)(R13*1), Z12, Z3
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX512P4x1_tap
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Z1, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Z2, 0(AX)
+	ADDQ BX, AX
+	VMOVUPS Z3, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF32AVX512P4x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX512P4x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX512P4x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX512P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Z12
+	VMOVUPS 64(R11), Z13
+	VFMADD231PS (AX), Z12, Z0
+	VFMADD231PS 64(AX), Z13, Z1
+	VFMADD231PS (AX)(R12*1), Z12, Z2
+	VFMADD231PS 64(AX)(R12*1), Z13, Z3
+	VFMADD231PS (AX)(R12*2), Z12, Z4
+	VFMADD231PS 64(AX)(R12*2), Z13, Z5
+	VFMADD231PS (AX)(R13*1), Z12, Z6
+	VFMADD231PS 64(AX)(R13*1), Z13, Z7
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX512P4x2_tap
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	ADDQ BX, AX
+	VMOVUPS Z2, 0(AX)
+	VMOVUPS Z3, 64(AX)
+	ADDQ BX, AX
+	VMOVUPS Z4, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	ADDQ BX, AX
+	VMOVUPS Z6, 0(AX)
+	VMOVUPS Z7, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ depthwiseF32AVX512P4x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX512P1x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX512P1x1_block:
+	VXORPS Z0, Z0, Z0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX512P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Z12
+	VFMADD231PS (AX), Z12, Z0
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX512P1x1_tap
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF32AVX512P1x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int)
+TEXT ·depthwiseF32AVX512P1x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $2, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $2, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $2, DI
+depthwiseF32AVX512P1x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF32AVX512P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), AX
+	VMOVUPS 0(R11), Z12
+	VMOVUPS 64(R11), Z13
+	VFMADD231PS (AX), Z12, Z0
+	VFMADD231PS 64(AX), Z13, Z1
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF32AVX512P1x2_tap
+	MOVQ DX, AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ depthwiseF32AVX512P1x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX512P4x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX512P4x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX512P4x1_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX512P4x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Z12
+	VFMADD231PD (AX), Z12, Z0
+	VFMADD231PD (AX)(R12*1), Z12, Z1
+	VFMADD231PD (AX)(R12*2), Z12, Z2
+	VFMADD231PD (AX)(R13*1), Z12, Z3
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX512P4x1_tap
+	MOVQ DX, AX
+	VMOVUPD Z0, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Z1, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Z2, 0(AX)
+	ADDQ BX, AX
+	VMOVUPD Z3, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF64AVX512P4x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX512P4x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX512P4x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX512P4x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX512P4x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Z12
+	VMOVUPD 64(R11), Z13
+	VFMADD231PD (AX), Z12, Z0
+	VFMADD231PD 64(AX), Z13, Z1
+	VFMADD231PD (AX)(R12*1), Z12, Z2
+	VFMADD231PD 64(AX)(R12*1), Z13, Z3
+	VFMADD231PD (AX)(R12*2), Z12, Z4
+	VFMADD231PD 64(AX)(R12*2), Z13, Z5
+	VFMADD231PD (AX)(R13*1), Z12, Z6
+	VFMADD231PD 64(AX)(R13*1), Z13, Z7
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX512P4x2_tap
+	MOVQ DX, AX
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z1, 64(AX)
+	ADDQ BX, AX
+	VMOVUPD Z2, 0(AX)
+	VMOVUPD Z3, 64(AX)
+	ADDQ BX, AX
+	VMOVUPD Z4, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	ADDQ BX, AX
+	VMOVUPD Z6, 0(AX)
+	VMOVUPD Z7, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ depthwiseF64AVX512P4x2_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX512P1x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX512P1x1(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX512P1x1_block:
+	VXORPS Z0, Z0, Z0
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX512P1x1_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Z12
+	VFMADD231PD (AX), Z12, Z0
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX512P1x1_tap
+	MOVQ DX, AX
+	VMOVUPD Z0, 0(AX)
+	ADDQ $64, DX
+	ADDQ $64, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ depthwiseF64AVX512P1x1_block
+	VZEROUPPER
+	RET
+
+// func depthwiseF64AVX512P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int)
+TEXT ·depthwiseF64AVX512P1x2(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ out+16(FP), DX
+	MOVQ ldo+24(FP), BX
+	SHLQ $3, BX
+	MOVQ img+32(FP), SI
+	MOVQ ps+40(FP), R12
+	SHLQ $3, R12
+	LEAQ (R12)(R12*2), R13
+	MOVQ filt+56(FP), R8
+	MOVQ ldf+64(FP), DI
+	SHLQ $3, DI
+depthwiseF64AVX512P1x2_block:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	MOVQ offs+48(FP), R9
+	MOVQ taps+8(FP), R10
+	MOVQ R8, R11
+depthwiseF64AVX512P1x2_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*8), AX
+	VMOVUPD 0(R11), Z12
+	VMOVUPD 64(R11), Z13
+	VFMADD231PD (AX), Z12, Z0
+	VFMADD231PD 64(AX), Z13, Z1
+	ADDQ $8, R9
+	ADDQ DI, R11
+	DECQ R10
+	JNZ depthwiseF64AVX512P1x2_tap
+	MOVQ DX, AX
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z1, 64(AX)
+	ADDQ $128, DX
+	ADDQ $128, SI
+	ADDQ $128, R8
+	DECQ CX
+	JNZ depthwiseF64AVX512P1x2_block
+	VZEROUPPER
+	RET
+
 // func groupedF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)
 TEXT ·groupedF32AVX2P4x1(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), CX

@@ -90,3 +90,27 @@ func groupedF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps i
 func groupedF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int) {
 	panic(noAsm)
 }
+func depthwiseF32AVX512P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF32AVX512P4x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF32AVX512P1x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF32AVX512P1x2(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF64AVX512P4x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF64AVX512P4x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF64AVX512P1x1(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int) {
+	panic(noAsm)
+}
+func depthwiseF64AVX512P1x2(n, taps int, out *float64, ldo int, img *float64, ps int, offs *int, filt *float64, ldf int) {
+	panic(noAsm)
+}
