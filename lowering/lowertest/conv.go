@@ -62,6 +62,9 @@ func ConvCases() []ConvCase {
 		{"groups-of-16-relu", graph.Float32, 1, 5, 6, 32, 32, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, true},
 		{"channels-first-relu", graph.Float32, 2, 6, 5, 3, 7, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, true},
 		{"depthwise-relu", graph.Float32, 2, 9, 7, 12, 12, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, 2}, Groups: 12}, false, true},
+		// Rows of 70 positions of 64 channels: the native back end's
+		// depthwise loops take them in runs of 35.
+		{"depthwise-long-rows-relu", graph.Float32, 1, 3, 70, 64, 64, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 64}, false, true},
 		{"depthwise-channels-first-relu-f64", graph.Float64, 1, 8, 6, 5, 5, 3, 3,
 			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 5, NoBias: true}, false, true},
 	}
