@@ -36,6 +36,7 @@ func ConvCases() []ConvCase {
 		{"channels-first", graph.Float32, 2, 5, 6, 3, 4, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, false},
 		{"channels-first-wide-f64", graph.Float64, 2, 9, 7, 5, 21, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst}, false, false},
 		{"channels-first-1x1-stride", graph.Float32, 3, 8, 9, 16, 40, 1, 1, layers.ConvOptions{Strides: []int{2, 2}, Format: layers.ChannelsFirst}, false, false},
+		{"channels-first-1x1-relu", graph.Float32, 2, 5, 7, 16, 40, 1, 1, layers.ConvOptions{Format: layers.ChannelsFirst}, false, true},
 		{"groups", graph.Float32, 2, 5, 6, 4, 6, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
 		{"groups-bn-stride-f64", graph.Float64, 2, 7, 6, 6, 9, 3, 2,
 			layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 1}, Groups: 3}, true, false},
