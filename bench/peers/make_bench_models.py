@@ -1,5 +1,5 @@
-"""Writes three ONNX models for `hofuse bench FILE.onnx`: a small CNN, a
-transformer MLP block and a ResNeXt block.
+"""Writes four ONNX models for `hofuse bench FILE.onnx`: a small CNN, a
+transformer MLP block, a ResNeXt block and a MobileNetV2 block.
 
 How to run it
 -------------
@@ -11,6 +11,7 @@ In a virtual environment with onnx and numpy:
     hofuse bench /tmp/bench-models/cnn.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
     hofuse bench /tmp/bench-models/mlpblock.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
     hofuse bench /tmp/bench-models/resnext.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
+    hofuse bench /tmp/bench-models/mobilenet.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
 
 The models are not kept in the repository (the block's weights are 18 MiB);
 the script writes the same bytes on every run (seeded weights).
@@ -33,6 +34,12 @@ The models
   BatchNormalization (inference), the first two by Relu; then the residual
   add of x and a Relu. A grouped convolution of narrow groups is what this
   model exercises.
+- mobilenet.onnx (opset 13), input x of shape [N, 32, 56, 56]: a
+  MobileNetV2 inverted residual block: 1x1 Conv to 192 channels, a 3x3
+  depthwise Conv (group 192), a 1x1 Conv back to 32, each without bias and
+  followed by BatchNormalization (inference), the first two by Clip(0, 6);
+  then the residual add of x. A depthwise convolution between pointwise
+  ones on a channels-first image is what this model exercises.
 """
 
 import os
@@ -163,12 +170,50 @@ def resnext_block(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
+def mobilenet_block(rng):
+    # A MobileNetV2 inverted residual block: conv_bn as in resnext_block,
+    # with Clip(0, 6) (ReLU6) for its activation.
+    inits, nodes = [tensor("lo", 0.0), tensor("hi", 6.0)], []
+
+    def conv_bn(i, x, cin, cout, k, g, act=True):
+        fan_in = k * k * cin // g
+        inits.extend([
+            tensor(f"w{i}", rng.standard_normal((cout, cin // g, k, k)) * np.sqrt(2 / fan_in)),
+            tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
+            tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
+            tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
+        ])
+        pad = (k - 1) // 2
+        nodes.extend([
+            helper.make_node("Conv", [x, f"w{i}"], [f"conv{i}"], pads=[pad] * 4, group=g),
+            helper.make_node("BatchNormalization",
+                             [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
+        ])
+        if not act:
+            return f"norm{i}"
+        nodes.append(helper.make_node("Clip", [f"norm{i}", "lo", "hi"], [f"relu6_{i}"]))
+        return f"relu6_{i}"
+
+    h = conv_bn(0, "x", 32, 192, 1, 1)
+    h = conv_bn(1, h, 192, 192, 3, 192)
+    h = conv_bn(2, h, 192, 32, 1, 1, act=False)
+    nodes.append(helper.make_node("Add", [h, "x"], ["y"]))
+    graph = helper.make_graph(
+        nodes, "mobilenet",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 32, 56, 56])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 32, 56, 56])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_bench_models.py DIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0), ("resnext", resnext_block, 2)]:
+    for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0), ("resnext", resnext_block, 2),
+                              ("mobilenet", mobilenet_block, 3)]:
         model = build(np.random.default_rng(seed))
         onnx.checker.check_model(model)
         path = os.path.join(out, name + ".onnx")
