@@ -50,6 +50,10 @@ func ConvCases() []ConvCase {
 		{"groups-channels-first", graph.Float32, 2, 5, 6, 4, 2, 3, 3,
 			layers.ConvOptions{Padding: layers.PadSame, Format: layers.ChannelsFirst, Groups: 2}, false, false},
 		{"groups-conv1d", graph.Float32, 2, 11, 0, 6, 4, 3, 0, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, false, false},
+		// 1×1 grouped convolutions (ShuffleNet's): windows read in place
+		// as the rows of a matrix, and channels first as its columns.
+		{"groups-1x1-f64", graph.Float64, 2, 5, 6, 12, 9, 1, 1, layers.ConvOptions{Groups: 3}, false, false},
+		{"groups-1x1-channels-first", graph.Float32, 2, 4, 5, 8, 12, 1, 1, layers.ConvOptions{Format: layers.ChannelsFirst, Groups: 4}, false, false},
 		// Wide enough groups that the native back end reads the windows in
 		// place (kernels.GemmWindows), with BatchNorm and ReLU after them.
 		{"groups-wide-bn", graph.Float32, 1, 6, 7, 64, 64, 3, 3, layers.ConvOptions{Padding: layers.PadSame, Groups: 2}, true, false},

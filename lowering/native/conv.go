@@ -124,37 +124,11 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 	}
 	out := &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: d0}, {Extent: N, Stride: 1}}, reg: dst.reg}
 	if !directC {
-		io.sc, io.dst, io.dstReg = c.b.alloc(x.dt, M*N, c.par), dst.buf, dst.reg
-		io.offM, io.offN2 = offsets(dst.layout[:levels]), offsets(dst.layout[levels:])
-		if cs := dst.layout[levels].Stride; ok && d0 == 1 && cs >= M {
-			// Positions contiguous, channels cs apart (NCHW): a
-			// transposition, by kernels.PackRows.
-			io.ld, io.rows = cs, make([]int, M)
-			for i := range io.rows {
-				io.rows[i] = i * N
-			}
-		}
+		io.scatterFrom(c.b.alloc(x.dt, M*N, c.par), dst, levels, M, N)
 		s.cb, s.cr, s.ldc = io.sc, 0, N
 		out = &cval{kind: cvView, dt: dst.dt, buf: io.sc, layout: graph.RowMajor(M, N), reg: 0}
 	}
-	// A window of one contiguous run of K elements (a 1×1 convolution,
-	// channels last) at positions one stride apart: the windows are the
-	// rows of a matrix, which the GEMM reads in place.
-	// Channels first (an imported NCHW model's 1×1 convolution of its
-	// input), the positions contiguous and each channel's plane cs apart:
-	// the windows are the columns of a K×M matrix, which the GEMM reads
-	// in place as Aᵀ (packing each window's K elements, cs apart, one by
-	// one took 13% of an imported MobileNetV2 block's time).
-	transA := false
-	if pk := s.packer; len(pk.runs) == 1 && pk.run.Extent == K {
-		ps, ok := mergedStride(x.layout[:levels])
-		switch cs := pk.run.Stride; {
-		case ok && cs == 1 && (ps >= K || M == 1):
-			s.packer, s.lda = nil, max(ps, K)
-		case ok && cs > 1 && ps == 1 && cs >= M:
-			s.packer, s.lda, s.transA, transA = nil, cs, true, true
-		}
-	}
+	inPlace := s.windowsInPlace(x.layout[:levels])
 	pk := s.packer
 	isDot := len(m.dots) == 1 && m.dots[0] == l2.Body
 	epi := ""
@@ -180,12 +154,8 @@ func (c *compiler) convInto(fn *cval, args []*cval, dst *cval) (code, bool, erro
 		return io.wrap(s.run), true, nil
 	}
 	if pk == nil {
-		what := "the rows of a matrix read in place"
-		if transA {
-			what = "the columns of a matrix read in place (Aᵀ)"
-		}
 		c.note("conv as gemm %dx%dx%d over %d windows of %v, %s %v threads=%d (kernels.Gemm)%s%s",
-			M, N, K, M, x.layout[levels:], what, x.dt, threads, how, epi)
+			M, N, K, M, x.layout[levels:], inPlace, x.dt, threads, how, epi)
 		return io.wrap(s.run), true, nil
 	}
 	if w := newWindowsSite(s, pk); w != nil {
@@ -299,6 +269,47 @@ func (io *convIO) note() string {
 		s += ", product scattered from scratch"
 	}
 	return s
+}
+
+// scatterFrom makes io scatter the product, row-major M×N in scratch sc,
+// into dst, [positions (levels axes)..., N]: by kernels.PackRows, a
+// transposition, where the positions are contiguous and the channels cs ≥
+// M apart (NCHW); otherwise through the elements' offsets.
+func (io *convIO) scatterFrom(sc int, dst *cval, levels, M, N int) {
+	io.sc, io.dst, io.dstReg = sc, dst.buf, dst.reg
+	io.offM, io.offN2 = offsets(dst.layout[:levels]), offsets(dst.layout[levels:])
+	d0, ok := mergedStride(dst.layout[:levels])
+	if cs := dst.layout[levels].Stride; ok && d0 == 1 && cs >= M {
+		io.ld, io.rows = cs, make([]int, M)
+		for i := range io.rows {
+			io.rows[i] = i * N
+		}
+	}
+}
+
+// windowsInPlace makes s read a convolution's windows in place, instead
+// of packing them, when each is one run of its K elements, and says how
+// ("" when they stay packed). Contiguous runs (a 1×1 convolution,
+// channels last) at positions one stride apart are the rows of a matrix.
+// Runs of elements cs apart at contiguous positions (an imported NCHW
+// model's 1×1 convolution of its input, each channel's plane cs apart)
+// are the columns of a K×M matrix, read as Aᵀ: packing their elements
+// one by one took 13% of an imported MobileNetV2 block's time.
+func (s *gemmSite) windowsInPlace(pos graph.Layout) string {
+	pk := s.packer
+	if len(pk.runs) != 1 || pk.run.Extent != s.K {
+		return ""
+	}
+	ps, ok := mergedStride(pos)
+	switch cs := pk.run.Stride; {
+	case ok && cs == 1 && (ps >= s.K || s.M == 1):
+		s.packer, s.lda = nil, max(ps, s.K)
+		return "the rows of a matrix read in place"
+	case ok && cs > 1 && ps == 1 && cs >= s.M:
+		s.packer, s.lda, s.transA = nil, cs, true
+		return "the columns of a matrix read in place (Aᵀ)"
+	}
+	return ""
 }
 
 // wrap returns run with the gathering before it and the scattering after.

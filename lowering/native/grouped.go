@@ -10,9 +10,9 @@ import (
 // groupedInto recognises a grouped convolution that depthwiseInto did not
 // take (groups of other than 2, 4 or 8 float32 channels and as many
 // filters, contiguous: a ResNeXt's wide groups, a ShuffleNet's, an
-// AlexNet's, any float64 one), with nothing after the
-// products, a bias added, or an elementwise epilogue of them and
-// per-channel vectors (BatchNorm, ReLU):
+// AlexNet's, any float64 one), with nothing after the products, a bias
+// added, or an elementwise epilogue of them and per-channel vectors
+// (BatchNorm, ReLU):
 //
 //	nzip (map (.. (\r -> B) ..)) W
 //	B = P  or  nzip E P A1 .. Ak
@@ -96,7 +96,7 @@ func (c *compiler) groupedInto(fn *cval, args []*cval, dst *cval) (code, bool, e
 	if c.par {
 		threads = 1
 	}
-	gs := &groupedSite{dt: x.dt, G: G, og: og, M: M, N: N, xStep: gStep, xr: x.reg, dr: dst.reg}
+	gs := &groupedSite{G: G, og: og, M: M, N: N, xStep: gStep, xr: x.reg, dr: dst.reg}
 	// All the filters gathered, K×N: group g's B is its columns g·og..,
 	// LDB N.
 	io := &convIO{dt: x.dt, gb: c.b.alloc(x.dt, K*N, c.par), src: cm.buf, srcReg: cm.reg, sc: -1,
@@ -120,16 +120,7 @@ func (c *compiler) groupedInto(fn *cval, args []*cval, dst *cval) (code, bool, e
 		if rowForm {
 			out = &cval{kind: cvView, dt: dst.dt, buf: dst.buf, layout: graph.Layout{{Extent: M, Stride: max(N, d0)}, {Extent: N, Stride: 1}}, reg: dst.reg}
 		} else {
-			io.sc, io.dst, io.dstReg = s.cb, dst.buf, dst.reg
-			io.offM, io.offN2 = offsets(dst.layout[:levels]), offsets(dst.layout[levels:])
-			if cs := dst.layout[levels].Stride; ok && d0 == 1 && cs >= M {
-				// Positions contiguous, channels cs apart (NCHW): a
-				// transposition, by kernels.PackRows.
-				io.ld, io.rows = cs, make([]int, M)
-				for i := range io.rows {
-					io.rows[i] = i * N
-				}
-			}
+			io.scatterFrom(s.cb, dst, levels, M, N)
 		}
 		if epi != nil {
 			if gs.epi = c.convEpilogue(cv, epi, env1, rowReg, prod, out); gs.epi == nil {
@@ -138,21 +129,13 @@ func (c *compiler) groupedInto(fn *cval, args []*cval, dst *cval) (code, bool, e
 			c.b.onRuntime(gs.bind)
 		}
 	}
-	// A window of one contiguous run of K elements (a 1×1 convolution,
-	// channels last) at positions one stride apart: the windows are the
-	// rows of a matrix, read in place.
-	pk := s.packer
-	if len(pk.runs) == 1 && pk.run.Stride == 1 && pk.run.Extent == K {
-		if ps, ok := mergedStride(x.layout[:levels]); ok && (ps >= K || M == 1) {
-			s.packer, s.lda = nil, max(ps, K)
-		}
-	}
+	inPlace := s.windowsInPlace(x.layout[:levels])
 	c.b.onRuntime(s.bind)
 	gs.product = s.run
 	how := "packed from the image into the micro-kernel's panels (kernels.Gemm)"
 	switch {
-	case s.packer == nil:
-		how = "the rows of a matrix read in place (kernels.Gemm)"
+	case inPlace != "":
+		how = inPlace + " (kernels.Gemm)"
 	default:
 		if w := newWindowsSite(s, s.packer); w != nil {
 			gs.product = w.run
@@ -172,7 +155,6 @@ func (c *compiler) groupedInto(fn *cval, args []*cval, dst *cval) (code, bool, e
 // site s once per group, its registers set to the group's window, filters
 // and columns, then the epilogue over all the product's rows.
 type groupedSite struct {
-	dt      graph.DType
 	G, og   int
 	M, N    int
 	xStep   int // the image's offset from one group's window to the next
