@@ -130,34 +130,37 @@ def mlp_block(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
+def conv_bn(rng, inits, nodes, i, x, cin, cout, k, g, act):
+    """Appends a Conv without bias (k x k, "same" padding, group g) and a
+    BatchNormalization after it to nodes, their weights to inits, then act:
+    "Relu", "Clip" (to [0, 6], with initializers lo and hi) or None.
+    Returns the output's name."""
+    fan_in = k * k * cin // g
+    inits.extend([
+        tensor(f"w{i}", rng.standard_normal((cout, cin // g, k, k)) * np.sqrt(2 / fan_in)),
+        tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
+        tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
+        tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
+        tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
+    ])
+    pad = (k - 1) // 2
+    nodes.extend([
+        helper.make_node("Conv", [x, f"w{i}"], [f"conv{i}"], pads=[pad] * 4, group=g),
+        helper.make_node("BatchNormalization",
+                         [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
+    ])
+    if act is None:
+        return f"norm{i}"
+    ins = [f"norm{i}"] + (["lo", "hi"] if act == "Clip" else [])
+    nodes.append(helper.make_node(act, ins, [f"act{i}"]))
+    return f"act{i}"
+
+
 def resnext_block(rng):
-    # conv_bn: a Conv without bias (k x k, "same" padding, group g) and a
-    # BatchNormalization after it, and a Relu unless relu is False.
     inits, nodes = [], []
-
-    def conv_bn(i, x, cin, cout, k, g, relu=True):
-        fan_in = k * k * cin // g
-        inits.extend([
-            tensor(f"w{i}", rng.standard_normal((cout, cin // g, k, k)) * np.sqrt(2 / fan_in)),
-            tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
-            tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
-            tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
-            tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
-        ])
-        pad = (k - 1) // 2
-        nodes.extend([
-            helper.make_node("Conv", [x, f"w{i}"], [f"conv{i}"], pads=[pad] * 4, group=g),
-            helper.make_node("BatchNormalization",
-                             [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
-        ])
-        if not relu:
-            return f"norm{i}"
-        nodes.append(helper.make_node("Relu", [f"norm{i}"], [f"relu{i}"]))
-        return f"relu{i}"
-
-    h = conv_bn(0, "x", 64, 128, 1, 1)
-    h = conv_bn(1, h, 128, 128, 3, 32)
-    h = conv_bn(2, h, 128, 64, 1, 1, relu=False)
+    h = conv_bn(rng, inits, nodes, 0, "x", 64, 128, 1, 1, "Relu")
+    h = conv_bn(rng, inits, nodes, 1, h, 128, 128, 3, 32, "Relu")
+    h = conv_bn(rng, inits, nodes, 2, h, 128, 64, 1, 1, None)
     nodes += [
         helper.make_node("Add", [h, "x"], ["sum"]),
         helper.make_node("Relu", ["sum"], ["y"]),
@@ -171,33 +174,11 @@ def resnext_block(rng):
 
 
 def mobilenet_block(rng):
-    # A MobileNetV2 inverted residual block: conv_bn as in resnext_block,
-    # with Clip(0, 6) (ReLU6) for its activation.
+    # ReLU6 is Clip(0, 6).
     inits, nodes = [tensor("lo", 0.0), tensor("hi", 6.0)], []
-
-    def conv_bn(i, x, cin, cout, k, g, act=True):
-        fan_in = k * k * cin // g
-        inits.extend([
-            tensor(f"w{i}", rng.standard_normal((cout, cin // g, k, k)) * np.sqrt(2 / fan_in)),
-            tensor(f"scale{i}", 1 + 0.1 * rng.standard_normal(cout)),
-            tensor(f"shift{i}", 0.1 * rng.standard_normal(cout)),
-            tensor(f"mean{i}", 0.1 * rng.standard_normal(cout)),
-            tensor(f"var{i}", 1 + 0.1 * rng.random(cout)),
-        ])
-        pad = (k - 1) // 2
-        nodes.extend([
-            helper.make_node("Conv", [x, f"w{i}"], [f"conv{i}"], pads=[pad] * 4, group=g),
-            helper.make_node("BatchNormalization",
-                             [f"conv{i}", f"scale{i}", f"shift{i}", f"mean{i}", f"var{i}"], [f"norm{i}"]),
-        ])
-        if not act:
-            return f"norm{i}"
-        nodes.append(helper.make_node("Clip", [f"norm{i}", "lo", "hi"], [f"relu6_{i}"]))
-        return f"relu6_{i}"
-
-    h = conv_bn(0, "x", 32, 192, 1, 1)
-    h = conv_bn(1, h, 192, 192, 3, 192)
-    h = conv_bn(2, h, 192, 32, 1, 1, act=False)
+    h = conv_bn(rng, inits, nodes, 0, "x", 32, 192, 1, 1, "Clip")
+    h = conv_bn(rng, inits, nodes, 1, h, 192, 192, 3, 192, "Clip")
+    h = conv_bn(rng, inits, nodes, 2, h, 192, 32, 1, 1, None)
     nodes.append(helper.make_node("Add", [h, "x"], ["y"]))
     graph = helper.make_graph(
         nodes, "mobilenet",

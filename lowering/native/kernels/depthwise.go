@@ -105,6 +105,18 @@ func depthwiseAsm[T float32 | float64](out []T, ldo int, img []T, ps int, offs [
 // depthwiseBlocks runs fns, kernels of vectors of lanes channels, over
 // the channels of whole vectors and returns how many they computed.
 func depthwiseBlocks[T float32 | float64](fns *[2][2]depthwiseFn[T], lanes int, out []T, ldo int, img []T, ps int, offs []int, filt []T, ldf, P, C int) int {
+	return forBlocks(lanes, P, C, func(k, v, n, j, c int) {
+		fns[k][v](n, len(offs), &out[j*ldo+c], ldo, &img[j*ps+c], ps, &offs[0], &filt[c], ldf)
+	})
+}
+
+// forBlocks tiles P positions of C channels as the depthwise and grouped
+// kernels take them, four positions at a time (one for the last few) by
+// pairs of vectors of lanes channels, then one vector: blk(k, v, n, j, c)
+// runs kernel [k][v] (k 1: four positions, v 1: pairs of vectors) over n
+// blocks from position j and channel c. It returns how many channels the
+// blocks cover.
+func forBlocks(lanes, P, C int, blk func(k, v, n, j, c int)) int {
 	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
 	c1 := 2 * lanes * pairs
 	for j := 0; j < P; {
@@ -113,10 +125,10 @@ func depthwiseBlocks[T float32 | float64](fns *[2][2]depthwiseFn[T], lanes int, 
 			q, k = 4, 1
 		}
 		if pairs > 0 {
-			fns[k][1](pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf)
+			blk(k, 1, pairs, j, 0)
 		}
 		if single {
-			fns[k][0](1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf)
+			blk(k, 0, 1, j, c1)
 		}
 		j += q
 	}
@@ -241,23 +253,7 @@ func groupedAsm(out []float32, ldo int, img []float32, ps int, offs []int, filt 
 // channels of whole vectors and returns how many they computed.
 func groupedBlocks(fns *[2][2]groupedFn, lanes int, out []float32, ldo int, img []float32, ps int, offs []int, filt []float32, ldf, P, C, g int) int {
 	idx := &groupedIdx[groupedIdxAt(g)][0]
-	pairs, single := C/(2*lanes), C%(2*lanes) >= lanes
-	c1 := 2 * lanes * pairs
-	for j := 0; j < P; {
-		q, k := 1, 0
-		if P-j >= 4 {
-			q, k = 4, 1
-		}
-		if pairs > 0 {
-			fns[k][1](pairs, len(offs), &out[j*ldo], ldo, &img[j*ps], ps, &offs[0], &filt[0], ldf, idx, g)
-		}
-		if single {
-			fns[k][0](1, len(offs), &out[j*ldo+c1], ldo, &img[j*ps+c1], ps, &offs[0], &filt[c1], ldf, idx, g)
-		}
-		j += q
-	}
-	if single {
-		return c1 + lanes
-	}
-	return c1
+	return forBlocks(lanes, P, C, func(k, v, n, j, c int) {
+		fns[k][v](n, len(offs), &out[j*ldo+c], ldo, &img[j*ps+c], ps, &offs[0], &filt[c], ldf, idx, g)
+	})
 }
