@@ -1040,6 +1040,63 @@ func copyRows(name string, nv int) {
 	p("\tRET")
 }
 
+// tileArgs loads the arguments the depthwise and grouped kernels share,
+// elements of elem bytes: n into CX, out DX, img SI, ps (bytes) R12 and
+// 3·ps R13, filt R8, ldf (bytes) DI; with ldo, ldo (bytes) into BX too.
+func tileArgs(elem int, ldo bool) {
+	shift := map[int]int{4: 2, 8: 3}[elem]
+	p("\tMOVQ n+0(FP), CX")
+	p("\tMOVQ out+16(FP), DX")
+	if ldo {
+		p("\tMOVQ ldo+24(FP), BX")
+		p("\tSHLQ $%d, BX", shift)
+	}
+	p("\tMOVQ img+32(FP), SI")
+	p("\tMOVQ ps+40(FP), R12")
+	p("\tSHLQ $%d, R12", shift)
+	p("\tLEAQ (R12)(R12*2), R13")
+	p("\tMOVQ filt+56(FP), R8")
+	p("\tMOVQ ldf+64(FP), DI")
+	p("\tSHLQ $%d, DI", shift)
+}
+
+// tileZero clears the n accumulators r(acc)...
+func tileZero(r func(int) string, acc, n int) {
+	for a := range n {
+		p("\tVXORPS %s, %s, %s", r(acc+a), r(acc+a), r(acc+a))
+	}
+}
+
+// tilePos is the address of position j's vector at byte off, from a
+// tap's address in AX (tileArgs's registers).
+func tilePos(j, off int) string {
+	addr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}[j]
+	if off > 0 {
+		addr = fmt.Sprintf("%d%s", off, addr)
+	}
+	return addr
+}
+
+// tileStore stores the q positions' nv vectors of accumulators from
+// r(acc) by mov, ldo (in register ldo, bytes) apart from out (DX), moves
+// out, img and filt to the next block of vb·nv bytes and counts the block
+// down (DECQ CX, for the JNZ after it).
+func tileStore(r func(int) string, mov string, vb, acc, q, nv int, ldo string) {
+	p("\tMOVQ DX, AX")
+	for j := range q {
+		if j > 0 {
+			p("\tADDQ %s, AX", ldo)
+		}
+		for v := range nv {
+			p("\t%s %s, %d(AX)", mov, r(acc+j*nv+v), vb*v)
+		}
+	}
+	for _, reg := range []string{"DX", "SI", "R8"} {
+		p("\tADDQ $%d, %s", vb*nv, reg)
+	}
+	p("\tDECQ CX")
+}
+
 // depthwise emits func depthwise{F32,F64}{AVX2,AVX512}P{q}x{nv}(n, taps
 // int, out *T, ldo int, img *T, ps int, offs *int, filt *T, ldf int) on
 // registers reg (Y, AVX2; Z, AVX-512): for q positions j and the n blocks
@@ -1063,23 +1120,9 @@ func depthwise(reg string, elem, q, nv int) {
 	p("")
 	p("// func %s(n, taps int, out *%s, ldo int, img *%s, ps int, offs *int, filt *%s, ldf int)", name, typ, typ, typ)
 	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ out+16(FP), DX")
-	p("\tMOVQ ldo+24(FP), BX")
-	p("\tSHLQ $%d, BX", map[int]int{4: 2, 8: 3}[elem])
-	p("\tMOVQ img+32(FP), SI")
-	p("\tMOVQ ps+40(FP), R12")
-	p("\tSHLQ $%d, R12", map[int]int{4: 2, 8: 3}[elem])
-	p("\tLEAQ (R12)(R12*2), R13")
-	p("\tMOVQ filt+56(FP), R8")
-	p("\tMOVQ ldf+64(FP), DI")
-	p("\tSHLQ $%d, DI", map[int]int{4: 2, 8: 3}[elem])
-	// The positions' addresses from a tap's address in AX.
-	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
+	tileArgs(elem, true)
 	p("%s_block:", name)
-	for a := 0; a < q*nv; a++ {
-		p("\tVXORPS %s, %s, %s", r(a), r(a), r(a))
-	}
+	tileZero(r, 0, q*nv)
 	p("\tMOVQ offs+48(FP), R9")
 	p("\tMOVQ taps+8(FP), R10")
 	p("\tMOVQ R8, R11")
@@ -1091,31 +1134,14 @@ func depthwise(reg string, elem, q, nv int) {
 	}
 	for j := 0; j < q; j++ {
 		for v := 0; v < nv; v++ {
-			addr := posAddr[j]
-			if v > 0 {
-				addr = fmt.Sprintf("%d%s", vb*v, addr)
-			}
-			p("\tVFMADD231%s %s, %s, %s", sfx, addr, r(12+v), r(j*nv+v))
+			p("\tVFMADD231%s %s, %s, %s", sfx, tilePos(j, vb*v), r(12+v), r(j*nv+v))
 		}
 	}
 	p("\tADDQ $8, R9")
 	p("\tADDQ DI, R11")
 	p("\tDECQ R10")
 	p("\tJNZ %s_tap", name)
-	// Store the q positions' vectors, ldo apart.
-	p("\tMOVQ DX, AX")
-	for j := 0; j < q; j++ {
-		if j > 0 {
-			p("\tADDQ BX, AX")
-		}
-		for v := 0; v < nv; v++ {
-			p("\tVMOVUP%s %s, %d(AX)", sfx[1:], r(j*nv+v), vb*v)
-		}
-	}
-	p("\tADDQ $%d, DX", vb*nv)
-	p("\tADDQ $%d, SI", vb*nv)
-	p("\tADDQ $%d, R8", vb*nv)
-	p("\tDECQ CX")
+	tileStore(r, "VMOVUP"+sfx[1:], vb, 0, q, nv, "BX")
 	p("\tJNZ %s_block", name)
 	p("\tVZEROUPPER")
 	p("\tRET")
@@ -1146,20 +1172,9 @@ func grouped(reg string, q, nv int) {
 	p("")
 	p("// func %s(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int, idx *int32, groups int)", name)
 	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
-	p("\tMOVQ n+0(FP), CX")
-	p("\tMOVQ out+16(FP), DX")
-	p("\tMOVQ img+32(FP), SI")
-	p("\tMOVQ ps+40(FP), R12")
-	p("\tSHLQ $2, R12")
-	p("\tLEAQ (R12)(R12*2), R13")
-	p("\tMOVQ filt+56(FP), R8")
-	p("\tMOVQ ldf+64(FP), DI")
-	p("\tSHLQ $2, DI")
-	posAddr := []string{"(AX)", "(AX)(R12*1)", "(AX)(R12*2)", "(AX)(R13*1)"}
+	tileArgs(4, false)
 	p("%s_block:", name)
-	for a := range q * nv {
-		p("\tVXORPS %s, %s, %s", r(acc+a), r(acc+a), r(acc+a))
-	}
+	tileZero(r, acc, q*nv)
 	p("\tMOVQ offs+48(FP), R9")
 	p("\tMOVQ taps+8(FP), R10")
 	p("\tMOVQ R8, R14") // the filter row of (t, i): row t·g + i
@@ -1180,13 +1195,9 @@ func grouped(reg string, q, nv int) {
 	k := 0
 	for j := range q {
 		for v := range nv {
-			addr := posAddr[j]
-			if v > 0 {
-				addr = fmt.Sprintf("%d%s", vb*v, addr)
-			}
 			t := tmp + k%2
 			k++
-			p("\tVPERMPS %s, %s, %s", addr, r(idx), r(t))
+			p("\tVPERMPS %s, %s, %s", tilePos(j, vb*v), r(idx), r(t))
 			p("\tVFMADD231PS %s, %s, %s", r(t), r(f+v), r(acc+j*nv+v))
 		}
 	}
@@ -1197,22 +1208,10 @@ func grouped(reg string, q, nv int) {
 	p("\tADDQ $8, R9")
 	p("\tDECQ R10")
 	p("\tJNZ %s_tap", name)
-	// Store the q positions' vectors, ldo apart.
+	// ldo into R15: BX holds the end of the index vectors.
 	p("\tMOVQ ldo+24(FP), R15")
 	p("\tSHLQ $2, R15")
-	p("\tMOVQ DX, AX")
-	for j := range q {
-		if j > 0 {
-			p("\tADDQ R15, AX")
-		}
-		for v := range nv {
-			p("\tVMOVUPS %s, %d(AX)", r(acc+j*nv+v), vb*v)
-		}
-	}
-	p("\tADDQ $%d, DX", vb*nv)
-	p("\tADDQ $%d, SI", vb*nv)
-	p("\tADDQ $%d, R8", vb*nv)
-	p("\tDECQ CX")
+	tileStore(r, "VMOVUPS", vb, acc, q, nv, "R15")
 	p("\tJNZ %s_block", name)
 	p("\tVZEROUPPER")
 	p("\tRET")
