@@ -44,6 +44,8 @@ type compiler struct {
 	// so far, and aliased those that a later kernel's output took as its
 	// own (see output).
 	kernelOuts, aliased map[*cval]bool
+	// pads holds the padded boxes compiled so far (padSite).
+	pads []*padSite
 }
 
 // note records a line of the plan's description at the current depth.
@@ -156,6 +158,7 @@ func (c *compiler) viewOf(n graph.Node, env *cenv) (*cval, bool) {
 		if v == nil || !isViewTree(v) {
 			return nil, false
 		}
+		markPadShared(v)
 		return v, true
 	case graph.ViewNode:
 		if isFresh(n) {
@@ -211,6 +214,7 @@ func (c *compiler) value(n graph.Node, env *cenv) (*cval, code, error) {
 		if v == nil {
 			return nil, nil, fmt.Errorf("variable %s is not bound", n.Name)
 		}
+		markPadShared(v)
 		return v, nil, nil
 	case *graph.Input:
 		return nil, nil, fmt.Errorf("input %s is not bound", n.Name)

@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -250,7 +251,7 @@ func to32(v []float64) []float32 {
 // matches the interpreter, sequential and parallel, fused and unfused,
 // with its bias and with a ReLU after it (fused, the runs' epilogue), at
 // stride 1 and at stride 2 along the rows (runs of positions two pixels
-// apart).
+// apart); the windows that see no padding read the image in place.
 func TestDepthwiseSplit(t *testing.T) {
 	for _, tc := range []struct {
 		stride int
@@ -291,11 +292,90 @@ func TestDepthwiseSplit(t *testing.T) {
 				if relu && gi == 0 {
 					what = "then epilogue per row segment, blocks of rows as flat chunks"
 				}
-				want := "depthwise conv over " + tc.want + " (kernels.Depthwise), " + what
+				want := "depthwise conv over " + tc.want + inPlace + " (kernels.Depthwise), " + what
 				if !strings.Contains(d, want) || !strings.Contains(d, "threads="+strconv.Itoa(threads)) {
 					t.Errorf("stride %d, relu %v, parallelism %d: no %q (threads=%d) in the plan:\n%s", tc.stride, relu, par, want, threads, d)
 				}
+				// The padded scratch's interior is copied in its bands
+				// alone: two rows at the top and bottom, two columns at
+				// the sides.
+				if strings.Contains(d, "copy [40,592]") || !strings.Contains(d, "copy [2,592]") || !strings.Contains(d, "copy [40,32]") {
+					t.Errorf("stride %d, relu %v, parallelism %d: the plan does not copy the bands alone:\n%s", tc.stride, relu, par, d)
+				}
 			}
 		}
+	}
+}
+
+// inPlace is what the plan says of a depthwise or grouped convolution
+// that reads the windows that see no padding in place from the image.
+const inPlace = ", the windows that see no border read in place from the padded operand"
+
+// TestDepthwisePaddedInPlace: a depthwise or grouped convolution of a
+// padded image reads the windows that see no padding in place from the
+// image and has only the bands of the padded copy next to its border
+// filled, and equals the interpreter, fused and unfused, sequential and
+// parallel: "same" padding at stride 1 and 2 (uneven padding), explicit
+// padding wider on one side than the other with a dilated 5×5 window,
+// padding wider than the window reaches (positions whose windows see
+// only padding), a 1×1 window over padding (no band to copy: a window
+// sees the padding or the image), one spatial axis, groups of four
+// float32 channels
+// (kernels.Grouped), float64, and an image so small that the bands would
+// cover it (copied whole as before).
+func TestDepthwisePaddedInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		dt         graph.DType
+		h, w, c, g int // g: the channels of a group
+		kernel     [2]int
+		opt        layers.ConvOptions
+		inPlace    bool
+	}{
+		{"same", graph.Float32, 9, 11, 8, 1, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadSame}, true},
+		{"same-stride-2", graph.Float32, 10, 12, 8, 1, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{2, 2}}, true},
+		{"explicit-dilated-5x5", graph.Float32, 25, 13, 4, 1, [2]int{5, 5},
+			layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{2, 5, 0, 3}, Dilations: []int{2, 1}}, true},
+		{"pad-past-window", graph.Float32, 8, 9, 8, 1, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{3, 1, 4, 3}}, true},
+		{"one-axis", graph.Float32, 1, 40, 8, 1, [2]int{1, 5}, layers.ConvOptions{Padding: layers.PadSame}, true},
+		{"groups-of-4", graph.Float32, 9, 10, 16, 4, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadSame}, true},
+		{"f64", graph.Float64, 7, 9, 6, 1, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadSame, Strides: []int{1, 2}}, true},
+		{"1x1-padded", graph.Float32, 6, 7, 8, 1, [2]int{1, 1}, layers.ConvOptions{Padding: layers.PadExplicit, Pads: []int{1, 2, 1, 1}}, true},
+		{"bands-cover", graph.Float32, 4, 4, 8, 1, [2]int{3, 3}, layers.ConvOptions{Padding: layers.PadSame, Dilations: []int{2, 2}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := graph.NewInput("x", graph.ArrayOf(tc.dt, 2, tc.h, tc.w, tc.c), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := tc.opt
+			opt.Groups = tc.c / tc.g
+			y, _, err := layers.Conv2D("conv", x, tc.c, tc.c, tc.kernel, tc.dt, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if y, err = layers.ReLU("relu", y); err != nil {
+				t.Fatal(err)
+			}
+			in, err := lowertest.Inputs(y, 5, 0, lowertest.Dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range lowertest.FusedAndUnfused(t, y) {
+				for _, par := range []int{1, 0} {
+					d := checkedDescribe(t, par, g, y, in)
+					if !strings.Contains(d, "depthwise conv") && !strings.Contains(d, "grouped conv in") {
+						t.Fatalf("parallelism %d: neither kernels.Depthwise nor kernels.Grouped in the plan:\n%s", par, d)
+					}
+					if got := strings.Contains(d, inPlace); got != tc.inPlace {
+						t.Errorf("parallelism %d: read in place: %v, want %v:\n%s", par, got, tc.inPlace, d)
+					}
+					whole := fmt.Sprintf("copy [%d,%d]", tc.h, tc.w*tc.c)
+					if got := strings.Contains(d, whole); got == tc.inPlace {
+						t.Errorf("parallelism %d: %q in the plan: %v, want %v:\n%s", par, whole, got, !tc.inPlace, d)
+					}
+				}
+			}
+		})
 	}
 }

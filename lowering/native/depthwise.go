@@ -167,6 +167,16 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 	if c.par {
 		d.threads = 1
 	}
+	inPlace := ""
+	if s := x.pad; s != nil && x.reg == 0 && x.buf == s.buf {
+		ok, err := c.depthwiseInPlace(d, s)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			inPlace = ", the windows that see no border read in place from the padded operand"
+		}
+	}
 	c.b.onRuntime(d.io.bind)
 	c.b.onRuntime(d.bind)
 	what := "no bias"
@@ -181,13 +191,134 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 		run = fmt.Sprintf("in runs of %d positions %d apart", L, ps)
 	}
 	if g > 1 {
-		c.note("grouped conv in groups of %d channels and filters over %d positions of %d taps and %d channels, %s (kernels.Grouped), %s, %v threads=%d",
-			g, M, len(d.tapOff), C, run, what, x.dt, d.threads)
+		c.note("grouped conv in groups of %d channels and filters over %d positions of %d taps and %d channels, %s%s (kernels.Grouped), %s, %v threads=%d",
+			g, M, len(d.tapOff), C, run, inPlace, what, x.dt, d.threads)
 	} else {
-		c.note("depthwise conv over %d positions of %d taps and %d channels, %s (kernels.Depthwise), %s, %v threads=%d",
-			M, len(d.tapOff), C, run, what, x.dt, d.threads)
+		c.note("depthwise conv over %d positions of %d taps and %d channels, %s%s (kernels.Depthwise), %s, %v threads=%d",
+			M, len(d.tapOff), C, run, inPlace, what, x.dt, d.threads)
 	}
 	return d.run, true, nil
+}
+
+// depthwiseInPlace has d, whose image is the padded box s, read the
+// windows that see none of the box's border in place from s's operand,
+// and s copy into its interior only the bands the other windows read
+// (padSite.narrow): each run of positions becomes segments of positions
+// read from the box and from the operand. It reports false, changing
+// nothing, when the operand is not a view whose channels are contiguous
+// or the bands would cover it.
+func (c *compiler) depthwiseInPlace(d *depthwise, s *padSite) (bool, error) {
+	if s.src == nil || s.shared {
+		return false, nil
+	}
+	n := len(s.layout)
+	last := n - 1
+	if s.layout[last].Extent != d.C || s.lo[last] != 0 || s.in[last] != d.C || s.src.layout[last].Stride != 1 {
+		return false, nil
+	}
+	cs := make([]int, n)
+	wlo, whi := make([]int, n), make([]int, n)
+	lo, hi := make([]int, n), make([]int, n) // the bands copied
+	inside := make([]bool, d.M)
+	base := make([]int, d.M) // the operand's offset of an inside position's window
+	var srcTap []int
+	for p := range d.M {
+		in := true
+		for a := range n {
+			wlo[a], whi[a] = s.layout[a].Extent, -1
+		}
+		for _, off := range d.tapOff {
+			s.coords(d.posOff[p]+off, cs)
+			if cs[last] != 0 {
+				return false, nil
+			}
+			for a, v := range cs {
+				wlo[a], whi[a] = min(wlo[a], v), max(whi[a], v)
+			}
+			in = in && s.inside(cs)
+		}
+		if !in {
+			// A window that sees the border along axis a reads, along
+			// it, only the band of the interior next to that border.
+			for a := range n {
+				end := s.lo[a] + s.in[a]
+				if wlo[a] < s.lo[a] {
+					lo[a] = max(lo[a], min(whi[a]+1, end)-s.lo[a])
+				}
+				if whi[a] >= end {
+					hi[a] = max(hi[a], end-max(wlo[a], s.lo[a]))
+				}
+			}
+			continue
+		}
+		first := srcTap == nil
+		if first {
+			srcTap = make([]int, len(d.tapOff))
+		}
+		inside[p] = true
+		s.coords(d.posOff[p], cs)
+		base[p] = s.srcOffset(cs)
+		for t, off := range d.tapOff {
+			s.coords(d.posOff[p]+off, cs)
+			o := s.srcOffset(cs) - base[p]
+			if !first && srcTap[t] != o {
+				return false, nil
+			}
+			srcTap[t] = o
+			if o < 0 {
+				return false, nil
+			}
+		}
+	}
+	if srcTap == nil {
+		return false, nil
+	}
+	// The runs' segments: positions alike in where they are read.
+	var segs []dwSegment
+	runSeg := make([]int, 0, d.M/d.L+1)
+	srcPs := -1
+	for r := range d.M / d.L {
+		runSeg = append(runSeg, len(segs))
+		for j := 0; j < d.L; {
+			p := r*d.L + j
+			k := j + 1
+			for k < d.L && inside[r*d.L+k] == inside[p] {
+				if inside[p] {
+					step := base[r*d.L+k] - base[r*d.L+k-1]
+					if srcPs < 0 {
+						srcPs = step
+					} else if step != srcPs {
+						return false, nil
+					}
+				}
+				k++
+			}
+			sg := dwSegment{j: j, n: k - j, src: inside[p], off: d.posOff[p]}
+			if sg.src {
+				sg.off = base[p]
+			}
+			segs = append(segs, sg)
+			j = k
+		}
+	}
+	runSeg = append(runSeg, len(segs))
+	ok, err := c.narrow(s, lo, hi)
+	if !ok || err != nil {
+		return false, err
+	}
+	d.segs, d.runSeg, d.srcTap, d.srcPs = segs, runSeg, srcTap, max(srcPs, 0)
+	d.sb, d.sr = s.src.buf, s.src.reg
+	return true, nil
+}
+
+// dwSegment is a segment of a depthwise site's run of positions: n
+// positions from the run's j-th, read from the padded box at offset off
+// in it, or (src) in place from the box's operand at offset off from its
+// view's first element.
+type dwSegment struct {
+	j, n int
+	src  bool
+	off  int
 }
 
 // depthwiseGrain is about the multiply-adds a goroutine takes at a time.
@@ -222,6 +353,16 @@ type depthwise struct {
 	threads   int
 	rt        *runtime
 
+	// With the image a padded box read in place where a window sees no
+	// border (depthwiseInPlace): run r's segments segs[runSeg[r]:
+	// runSeg[r+1]], and the operand's buffer and register, its taps'
+	// offsets and its stride between a run's positions.
+	segs   []dwSegment
+	runSeg []int
+	sb, sr int
+	srcTap []int
+	srcPs  int
+
 	// The operands of the run in flight, for the goroutines of a split
 	// run (threads > 1, so never two runs at once), and its range
 	// functions, made once.
@@ -235,6 +376,8 @@ type depthwise struct {
 type depthwiseArgs[T float32 | float64] struct {
 	filters, bias, img, out []T
 	ib, ob                  int
+	src                     []T // the padded box's operand (depthwise.segs)
+	sb                      int
 }
 
 func (d *depthwise) bind(rt *runtime) {
@@ -261,6 +404,9 @@ func runDepthwise[T float32 | float64](d *depthwise, fr *frame, bufs [][]T, shar
 		gatherMatrix(bufs[io.gb], bufs[io.src], base, io.offK, io.offN)
 	}
 	a := depthwiseArgs[T]{filters: bufs[io.gb], img: bufs[d.xb], ib: fr.ints[d.xr], out: bufs[d.db], ob: fr.ints[d.dr]}
+	if d.segs != nil {
+		a.src, a.sb = bufs[d.sb], fr.ints[d.sr]
+	}
 	if d.bb >= 0 {
 		a.bias = bufs[d.bias][:d.L*d.C]
 		src, base := bufs[d.bb], fr.ints[d.br]
@@ -301,7 +447,17 @@ func depthwiseRows[T float32 | float64](d *depthwise, fr *frame, acc []T, a *dep
 		if d.dstStride == 1 && d.epi == nil {
 			row = a.out[a.ob+d.dstOff[p]:][:n]
 		}
-		kernels.Grouped(row, d.C, a.img[a.ib+d.posOff[p]:], d.ps, d.tapOff, a.filters, d.C, d.L, d.C, d.g)
+		if d.segs == nil {
+			kernels.Grouped(row, d.C, a.img[a.ib+d.posOff[p]:], d.ps, d.tapOff, a.filters, d.C, d.L, d.C, d.g)
+		} else {
+			for _, sg := range d.segs[d.runSeg[r]:d.runSeg[r+1]] {
+				if sg.src {
+					kernels.Grouped(row[sg.j*d.C:], d.C, a.src[a.sb+sg.off:], d.srcPs, d.srcTap, a.filters, d.C, sg.n, d.C, d.g)
+				} else {
+					kernels.Grouped(row[sg.j*d.C:], d.C, a.img[a.ib+sg.off:], d.ps, d.tapOff, a.filters, d.C, sg.n, d.C, d.g)
+				}
+			}
+		}
 		if a.bias != nil {
 			kernels.Arith(kernels.Add, row, row, a.bias)
 		}

@@ -117,6 +117,9 @@ type cval struct {
 	// vary, for an element of a vector loop, says which loop and where its
 	// element k lies.
 	vary *vsource
+	// pad, for a view of a padded box padBox materialised, is the box:
+	// its reader may narrow the copy of the interior (padSite).
+	pad *padSite
 
 	// cvScalar
 	fn    sfn
