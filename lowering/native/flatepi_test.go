@@ -17,7 +17,7 @@ import (
 // row lengths from 1 to past half a chunk (where the rows run one at a
 // time), row counts that leave partial blocks, f32 and f64, on one and on
 // all threads, against the interpreter; the plan says which way the rows
-// ran.
+// ran, and that the flat chunks are computed in the destination.
 func TestFlatEpilogue(t *testing.T) {
 	type tc struct {
 		rows, in, out int
@@ -27,6 +27,14 @@ func TestFlatEpilogue(t *testing.T) {
 	for _, out := range []int{1, 3, 5, 17, 64, 100, native.FlatChunk / 2, native.FlatChunk/2 + 1} {
 		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
 			cases = append(cases, tc{rows: 37 + out%7*40, in: 13, out: out, dt: dt})
+		}
+	}
+	// One row past the GEMM's blocks of 96 rows (128 without assembly):
+	// a last block of one row, whose epilogue runs row by row on the
+	// frame whose flat chunks ran in the destination just before.
+	for _, rows := range []int{97, 129} {
+		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
+			cases = append(cases, tc{rows: rows, in: 13, out: 5, dt: dt})
 		}
 	}
 	for _, c := range cases {
@@ -117,6 +125,13 @@ func checkFlat(t *testing.T, term graph.Node, in map[string]graph.Value, flat bo
 			}
 			if got := strings.Contains(d, "flat chunks"); got != flat {
 				t.Errorf("parallelism %d: flat epilogue %v, want %v:\n%s", par, got, flat, d)
+			}
+			// Stored plainly, the flat chunks are computed in the
+			// destination.
+			for _, l := range strings.Split(d, "\n") {
+				if strings.Contains(l, "flat chunks") && !strings.Contains(l, "result computed in place") {
+					t.Errorf("parallelism %d: the flat epilogue is not computed in place:\n%s", par, d)
+				}
 			}
 		}
 	}

@@ -100,8 +100,23 @@ func (c *compiler) vectorMap(fn *cval, args []*cval, dst *cval) (rangeFn, bool, 
 // instruction may read a destination's buffer, and the results are
 // distinct registers stored into distinct buffers.
 func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
-	if len(stores) == 0 || len(stores) != len(p.outs) || len(p.body) == 0 {
+	if !direct(p, stores) {
 		return nil, false
+	}
+	if stores[0].stream {
+		p.body[writers(p.body)[p.outs[0]]].stream = true
+	}
+	if p.f32 {
+		return directLoop(p, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
+	}
+	return directLoop(p, stores, func(fr *frame) [][]float64 { return fr.f64 }, func(fr *frame) [][]float64 { return fr.v64 }), true
+}
+
+// direct reports whether p's results may be computed straight into
+// stores (directStore).
+func direct(p *vprog, stores []vstore) bool {
+	if len(stores) == 0 || len(stores) != len(p.outs) || len(p.body) == 0 {
+		return false
 	}
 	class := graph.Float64
 	if p.f32 {
@@ -115,36 +130,30 @@ func directStore(p *vprog, stores []vstore) (rangeFn, bool) {
 		// registers (ChainProg.RunStream), or else by streamed copies of
 		// the chunks (storeChunk).
 		if ok && st.stream && (len(stores) > 1 || p.body[w].kind != vkChain || p.body[w].rnd) {
-			return nil, false
+			return false
 		}
 		if !ok || st.acc != graph.OpInvalid || st.stride != 1 || st.rows != nil || st.dt != class || bufs[st.buf] || regs[p.outs[j]] {
-			return nil, false
+			return false
 		}
 		bufs[st.buf], regs[p.outs[j]] = true, true
 		switch p.body[w].kind {
 		case vkUn, vkBin, vkSel, vkExpSub, vkChain, vkErfAffine:
 		default:
-			return nil, false
+			return false
 		}
 	}
 	if len(stores) == 1 {
 		if writer[p.outs[0]] != len(p.body)-1 {
-			return nil, false
+			return false
 		}
 	} else {
 		for _, in := range p.body {
 			if in.kind == vkElem || in.kind == vkLoad && in.ldt == class && bufs[in.buf] {
-				return nil, false
+				return false
 			}
 		}
 	}
-	if stores[0].stream {
-		p.body[writer[p.outs[0]]].stream = true
-	}
-	if p.f32 {
-		return directLoop(p, stores, func(fr *frame) [][]float32 { return fr.f32 }, func(fr *frame) [][]float32 { return fr.v32 }), true
-	}
-	return directLoop(p, stores, func(fr *frame) [][]float64 { return fr.f64 }, func(fr *frame) [][]float64 { return fr.v64 }), true
+	return true
 }
 
 // directLoop is directStore's loop: before each chunk, every result's
