@@ -44,10 +44,11 @@
 // model with onnx's helper API), jax_infer.py and numpy_infer.py, which
 // share infer_common.py, where the case file hofuse writes is described;
 // and gomlx, a Go module of its own (GoMLX SimpleGo), which hofuse builds
-// and runs on the same case files. make_bench_models.py writes four ONNX
+// and runs on the same case files. make_bench_models.py writes five ONNX
 // models for "hofuse bench FILE.onnx" (a small CNN, a transformer MLP
-// block, a ResNeXt block, a MobileNetV2 block), whose ONNX Runtime rows
-// run on the file itself. Each script's
+// block, a ResNeXt block, a MobileNetV2 block, a transformer
+// self-attention block), whose ONNX Runtime rows run on the file itself.
+// Each script's
 // header says how to set up its virtual environment; "hofuse bench --peers
 // help" says it too.
 //

@@ -1,5 +1,6 @@
-"""Writes four ONNX models for `hofuse bench FILE.onnx`: a small CNN, a
-transformer MLP block, a ResNeXt block and a MobileNetV2 block.
+"""Writes five ONNX models for `hofuse bench FILE.onnx`: a small CNN, a
+transformer MLP block, a ResNeXt block, a MobileNetV2 block and a
+transformer self-attention block.
 
 How to run it
 -------------
@@ -12,6 +13,7 @@ In a virtual environment with onnx and numpy:
     hofuse bench /tmp/bench-models/mlpblock.onnx --batches 1,16 --peers ort=/tmp/venv-bench/bin/python
     hofuse bench /tmp/bench-models/resnext.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
     hofuse bench /tmp/bench-models/mobilenet.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
+    hofuse bench /tmp/bench-models/attention.onnx --batches 1,8 --peers ort=/tmp/venv-bench/bin/python
 
 The models are not kept in the repository (the block's weights are 18 MiB);
 the script writes the same bytes on every run (seeded weights).
@@ -40,6 +42,15 @@ The models
   followed by BatchNormalization (inference), the first two by Clip(0, 6);
   then the residual add of x. A depthwise convolution between pointwise
   ones on a channels-first image is what this model exercises.
+- attention.onnx (opset 17), input x of shape [N, 128, 256]: the
+  self-attention half of a pre-norm transformer encoder layer as
+  PyTorch's exporter writes it: LayerNormalization; query, key and value
+  projections (MatMul 256 -> 256 and Add); heads split by Reshape to
+  [N, 128, 4, 64] and Transpose; scores by MatMul, scaled by Mul;
+  Softmax over the keys; the context by MatMul, heads merged by
+  Transpose and Reshape; the output projection and the residual add of
+  x. Batched products of small matrices and softmaxes of short rows are
+  what this model exercises.
 """
 
 import os
@@ -188,13 +199,57 @@ def mobilenet_block(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
 
 
+def attention_block(rng):
+    # The self-attention half of a transformer encoder layer, pre-norm, as
+    # PyTorch's exporter writes it: projections by MatMul and Add, heads
+    # split by Reshape and Transpose, scaled scores, Softmax, and the heads
+    # merged back.
+    s, d, heads = 128, 256, 4
+    dh = d // heads
+    inits = [
+        tensor("gamma", 1 + 0.1 * rng.standard_normal(d)),
+        tensor("beta", 0.1 * rng.standard_normal(d)),
+        tensor("scale", 1 / np.sqrt(dh)),
+        tensor("split_heads", [0, s, heads, dh], np.int64),
+        tensor("merge_heads", [0, s, d], np.int64),
+    ]
+    nodes = [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["ln"], axis=-1, epsilon=1e-5)]
+    for p in "qkvo":
+        inits += [tensor("W" + p, rng.standard_normal((d, d)) / np.sqrt(d)),
+                  tensor("b" + p, 0.02 * rng.standard_normal(d))]
+    for p, perm in [("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])]:
+        nodes += [
+            helper.make_node("MatMul", ["ln", "W" + p], [p + "_mm"]),
+            helper.make_node("Add", [p + "_mm", "b" + p], [p + "_proj"]),
+            helper.make_node("Reshape", [p + "_proj", "split_heads"], [p + "_split"]),
+            helper.make_node("Transpose", [p + "_split"], [p + "_heads"], perm=perm),
+        ]
+    nodes += [
+        helper.make_node("MatMul", ["q_heads", "k_heads"], ["scores"]),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"]),
+        helper.make_node("Softmax", ["scaled"], ["probs"], axis=-1),
+        helper.make_node("MatMul", ["probs", "v_heads"], ["ctx_heads"]),
+        helper.make_node("Transpose", ["ctx_heads"], ["ctx_split"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ctx_split", "merge_heads"], ["ctx"]),
+        helper.make_node("MatMul", ["ctx", "Wo"], ["o_mm"]),
+        helper.make_node("Add", ["o_mm", "bo"], ["o"]),
+        helper.make_node("Add", ["o", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "attention",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", s, d])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", s, d])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_bench_models.py DIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for name, build, seed in [("cnn", cnn, 1), ("mlpblock", mlp_block, 0), ("resnext", resnext_block, 2),
-                              ("mobilenet", mobilenet_block, 3)]:
+                              ("mobilenet", mobilenet_block, 3), ("attention", attention_block, 4)]:
         model = build(np.random.default_rng(seed))
         onnx.checker.check_model(model)
         path = os.path.join(out, name + ".onnx")
