@@ -524,7 +524,7 @@ func foldRow[T float32 | float64](fill rangeFn, bufs func(*frame) [][]T, hold *c
 			off := fr.ints[base] + i0
 			res := bufs(fr)[buf][off : off+m]
 			if i0 == 0 {
-				acc = foldChunk(res[0], res[1:], op, dt)
+				acc = foldChunk(firstFold(res, op, dt))
 			} else {
 				acc = foldChunk(acc, res, op, dt)
 			}

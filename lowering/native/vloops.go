@@ -3,6 +3,7 @@ package native
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hofuse/hofuse/graph"
 	"github.com/hofuse/hofuse/lowering/native/kernels"
@@ -154,6 +155,26 @@ func direct(p *vprog, stores []vstore) bool {
 		}
 	}
 	return true
+}
+
+// firstFold returns how foldChunk folds a reduction's first chunk res:
+// from its first element over the others, or, for the ops that have one,
+// from an identity over all of it — -0 for +, 1 for ×, and for max and
+// min, which may see an element twice, the first element — so that a row
+// of 128 is one vector loop and not one of 96 and a scalar tail of 31
+// (the sums and maxima of an attention block's softmax, a third of its
+// time).
+func firstFold[T float32 | float64](res []T, op graph.Op, dt graph.DType) (T, []T, graph.Op, graph.DType) {
+	switch {
+	case dt == graph.Int32:
+	case op == graph.Add:
+		return T(math.Copysign(0, -1)), res, op, dt
+	case op == graph.Mul:
+		return 1, res, op, dt
+	case op == graph.Max || op == graph.Min:
+		return res[0], res, op, dt
+	}
+	return res[0], res[1:], op, dt
 }
 
 // directLoop is directStore's loop: before each chunk, every result's
@@ -358,7 +379,7 @@ func (c *compiler) vectorReduce(op graph.Op, fn *cval, args []*cval, n int) (fun
 				p.run(fr, i0, m)
 				res := fr.v32[out][:m]
 				if i0 == lo {
-					acc = foldChunk(res[0], res[1:], op, dt)
+					acc = foldChunk(firstFold(res, op, dt))
 				} else {
 					acc = foldChunk(acc, res, op, dt)
 				}
@@ -374,7 +395,7 @@ func (c *compiler) vectorReduce(op graph.Op, fn *cval, args []*cval, n int) (fun
 			p.run(fr, i0, m)
 			res := fr.v64[out][:m]
 			if i0 == lo {
-				acc = foldChunk(res[0], res[1:], op, dt)
+				acc = foldChunk(firstFold(res, op, dt))
 			} else {
 				acc = foldChunk(acc, res, op, dt)
 			}

@@ -1103,29 +1103,34 @@ var (
 // MaxF32 is the maximum of x as graph defines max, -Inf when x is empty:
 // NaN when any element is NaN, and +0 over -0 whatever their order.
 func MaxF32(x []float32) float32 {
+	// Each loop takes whole blocks, then the last block again: a maximum
+	// may see an element twice, and a row of 127 is not 96 elements by
+	// vector and 31 by Go's max.
+	switch {
+	case hasAVX512 && len(x) >= 64:
+		return maxBlocks(x, 64, maxF32AVX512)
+	case hasAVX2 && len(x) >= 32:
+		return maxBlocks(x, 32, maxF32AVX2)
+	}
 	m := float32(math.Inf(-1))
-	i := 0
-	if hasAVX512 && len(x) >= 64 {
-		i = len(x) &^ 63
-		v, special := maxF32AVX512(i, &x[0])
-		if m = settleMax(v, special, x[:i]); m != m {
-			return m
-		}
-	}
-	if hasAVX2 && len(x)-i >= 32 {
-		n := (len(x) - i) &^ 31
-		v, special := maxF32AVX2(n, &x[i])
-		v = settleMax(v, special, x[i:i+n])
-		if v != v {
-			return v
-		}
-		m = max(m, v)
-		i += n
-	}
-	for _, v := range x[i:] {
+	for _, v := range x {
 		m = max(m, v)
 	}
 	return m
+}
+
+// maxBlocks is MaxF32 of x, at least one block of b elements long, by
+// loop, which takes a multiple of b.
+func maxBlocks(x []float32, b int, loop func(n int, x *float32) (float32, bool)) float32 {
+	i := len(x) &^ (b - 1)
+	v, special := loop(i, &x[0])
+	m := settleMax(v, special, x[:i])
+	if m != m || i == len(x) {
+		return m
+	}
+	tail := x[len(x)-b:]
+	v, special = loop(b, &tail[0])
+	return max(m, settleMax(v, special, tail))
 }
 
 // settleMax returns graph's maximum of x from v, a max loop's VMAXPS

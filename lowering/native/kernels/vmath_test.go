@@ -386,9 +386,9 @@ func testMaxF32(t *testing.T) {
 				}
 			}},
 		} {
-			// The first and last element, and elements in each loop's
-			// part: the AVX-512 blocks, the AVX2 block after them and
-			// the scalar tail.
+			// The first and last element, and elements in each part:
+			// the whole blocks, and the last block, which the loop
+			// reads again.
 			for _, i := range []int{0, n / 2, n - 1, max(0, n-40)} {
 				if n == 0 && c.name != "plain" {
 					continue
