@@ -324,20 +324,27 @@ const stagedMax = 1 << 18
 // rowsStaged compiles rowsMap's nest when operands are read across their
 // contiguous axis — along the rows at a stride, and at stride one along
 // an outer axis, as an imported NCHW model's residual add reads the NHWC
-// product of a convolution — and the destination is not: a loop over the
-// first axis that, at each index, transposes those operands' slices into
-// scratch in the destination's order (transposeInto: kernels.PackRows)
-// and runs the rows of the slice over them. Gathered element by element,
-// the 32 channels of 3136 positions read that way took 7% of an imported
-// MobileNetV2 block. ok is false, with nothing compiled, for any other
-// nest, or when the slice is larger than stagedMax.
+// product of a convolution — and the destination is not: those operands
+// are transposed into scratch in the destination's order (transposeInto:
+// kernels.PackRows), and the nest runs over the scratch. Gathered element
+// by element, the 32 channels of 3136 positions read that way took 7% of
+// an imported MobileNetV2 block. The nest is staged whole when it has at
+// most stagedMax elements, else, at each index of its first axis, the
+// slices below it, when they have at most stagedMax elements: what is
+// transposed stays in the second-level cache until the nest reads it. ok
+// is false, with nothing compiled, for any other nest.
 func (c *compiler) rowsStaged(fn *cval, args []*cval, dst *cval, shape graph.Layout) (code, bool, error) {
 	d := len(shape)
-	if d < 3 || dst.kind != cvView || dst.layout[d-1].Stride != 1 || shape[1:].Size() > stagedMax {
+	if d < 2 || dst.kind != cvView || dst.layout[d-1].Stride != 1 {
 		return nil, false, nil
 	}
-	z, ok := fn.node.(*graph.NZip)
-	if !ok || !graph.IsFunc(z) || len(z.Args) != 0 {
+	// from is the first axis staged: 0, the whole nest, or 1, slices.
+	from := 0
+	switch {
+	case shape.Size() <= stagedMax:
+	case d >= 3 && shape[1:].Size() <= stagedMax:
+		from = 1
+	default:
 		return nil, false, nil
 	}
 	var staged []int
@@ -346,24 +353,40 @@ func (c *compiler) rowsStaged(fn *cval, args []*cval, dst *cval, shape graph.Lay
 			return nil, false, nil
 		}
 		if (a.dt == graph.Float32 || a.dt == graph.Float64) && a.layout[d-1].Stride != 1 &&
-			slices.ContainsFunc(a.layout[1:d-1], func(x graph.Axis) bool { return x.Stride == 1 && x.Extent > 1 }) {
+			slices.ContainsFunc(a.layout[from:d-1], func(x graph.Axis) bool { return x.Stride == 1 && x.Extent > 1 }) {
 			staged = append(staged, k)
 		}
 	}
 	if len(staged) == 0 {
 		return nil, false, nil
 	}
+	body := fn
+	if from == 1 {
+		z, ok := fn.node.(*graph.NZip)
+		if !ok || !graph.IsFunc(z) || len(z.Args) != 0 {
+			return nil, false, nil
+		}
+		body = &cval{kind: cvFunc, node: z.Fn, env: fn.env}
+	}
 	mark := c.vmark()
-	n0, slice := shape[0].Extent, shape[1:].Size()
-	par := c.wantParallel(n0, float64(slice)*c.perElement(fn, elemArgs(args, 1)))
+	n0 := 1
+	par := false
+	if from == 1 {
+		n0 = shape[0].Extent
+		par = c.wantParallel(n0, float64(shape[1:].Size())*c.perElement(fn, elemArgs(args, 1)))
+	}
 	saved, depth := c.par, c.depth
 	defer func() { c.par, c.depth = saved, depth }()
 	c.par = c.par || par
-	// The slices at index i of the first axis: views of the axes below
-	// it, their offsets set at each index from the operands'.
+	// The slices at index i of the first axis (or the whole operands):
+	// views of the axes from from on, their offsets set at each index
+	// from the operands'.
 	type shift struct{ to, from, stride int }
 	var shifts []shift
 	sub := func(v *cval) *cval {
+		if from == 0 {
+			return v
+		}
 		w := *v
 		w.layout, w.reg, w.vary, w.pad = v.layout[1:], c.newInt(), nil, nil
 		shifts = append(shifts, shift{w.reg, v.reg, v.layout[0].Stride})
@@ -373,11 +396,15 @@ func (c *compiler) rowsStaged(fn *cval, args []*cval, dst *cval, shape graph.Lay
 	for i, k := range staged {
 		names[i] = strconv.Itoa(k + 1)
 	}
-	what := "operand " + names[0] + "'s slice"
+	what := "operand " + names[0]
 	if len(names) > 1 {
-		what = "operands " + strings.Join(names, " and ") + "'s slices"
+		what = "operands " + strings.Join(names, " and ")
 	}
-	c.note("loop nzip [%d]%s, %s transposed into scratch:", n0, parNote(par), what)
+	if from == 1 {
+		c.note("loop nzip [%d]%s, %s's slices transposed into scratch:", n0, parNote(par), what)
+	} else {
+		c.note("%s transposed into scratch:", what)
+	}
 	c.depth++
 	subArgs := make([]*cval, len(args))
 	var stage []code
@@ -386,7 +413,7 @@ func (c *compiler) rowsStaged(fn *cval, args []*cval, dst *cval, shape graph.Lay
 		if !slices.Contains(staged, k) {
 			continue
 		}
-		scratch, err := c.scratch(graph.ArrayOf(a.dt, shape[1:].Extents()...))
+		scratch, err := c.scratch(graph.ArrayOf(a.dt, shape[from:].Extents()...))
 		if err != nil {
 			return nil, false, err
 		}
@@ -398,12 +425,14 @@ func (c *compiler) rowsStaged(fn *cval, args []*cval, dst *cval, shape graph.Lay
 		subArgs[k] = scratch
 		stage = append(stage, transpose)
 	}
-	body, err := c.nzipInto(&cval{kind: cvFunc, node: z.Fn, env: fn.env}, subArgs, sub(dst))
+	nest, err := c.nzipInto(body, subArgs, sub(dst))
 	if err != nil {
 		return nil, false, err
 	}
-	stage = append(stage, body)
-	run := seq(stage...)
+	run := seq(append(stage, nest)...)
+	if from == 0 {
+		return run, true, nil
+	}
 	return c.loopGrains(n0, 1, func(fr *frame, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for _, s := range shifts {

@@ -41,26 +41,29 @@ func TestRowsMap(t *testing.T) {
 
 // TestRowsStaged: a nest of zips that reads an operand across its
 // contiguous axis (an NCHW residual add of an NHWC product) transposes
-// that operand's slice at each index of the first axis into scratch and
-// equals the interpreter exactly, f32 and f64, sequential and parallel:
-// the operand first or second, of another element type than the result,
-// two such operands, a
-// destination that is itself transposed (the rows path instead), and a
-// slice past stagedMax (the rows path).
+// that operand into scratch, whole or, when the nest is larger than
+// stagedMax, a slice at each index of the first axis, and equals the
+// interpreter exactly, f32 and f64, sequential and parallel: the operand
+// first or second, of another element type than the result, two such
+// operands, three axes (a batch of one, its axis dropped), slices over
+// the goroutines, a destination that is itself transposed (the rows path
+// instead), and slices past stagedMax (the rows path).
 func TestRowsStaged(t *testing.T) {
 	cases := []struct{ name, src, want, lack string }{
 		{"nchw-residual", `X : T[3,5,6,7]; Y : T[3,6,7,5]; zip (zip (zip (zip (+)))) (flip 2 (flip 1 3 Y)) X`,
-			"operand 1's slice transposed into scratch", "in rows of"},
+			"operand 1 transposed into scratch", "in rows of"},
 		{"second-operand", `X : T[4,9,5,6]; Y : T[4,5,6,9]; zip (zip (zip (zip (\a b -> a * b - a)))) X (flip 2 (flip 1 3 Y))`,
-			"operand 2's slice transposed into scratch", "in rows of"},
+			"operand 2 transposed into scratch", "in rows of"},
 		{"other-type", `X : f64[3,5,6,7]; Y : f32[3,6,7,5]; zip (zip (zip (zip (\a b -> f64 a + b)))) (flip 2 (flip 1 3 Y)) X`,
-			"operand 1's slice transposed into scratch", "in rows of"},
+			"operand 1 transposed into scratch", "in rows of"},
 		{"two-operands", `X : T[2,6,7,5]; Y : T[2,6,7,5]; Z : T[2,5,6,7]; nzip (nzip (nzip (nzip (\a b c -> a - b * c)))) (flip 2 (flip 1 3 X)) (flip 2 (flip 1 3 Y)) Z`,
-			"operands 1 and 2's slices transposed into scratch", "in rows of"},
-		{"parallel", `X : T[16,32,12,14]; Y : T[16,12,14,32]; zip (zip (zip (zip (+)))) X (flip 2 (flip 1 3 Y))`,
-			"operand 2's slice transposed into scratch", ""},
+			"operands 1 and 2 transposed into scratch", "in rows of"},
+		{"three-axes", `X : T[5,6,7]; Y : T[6,7,5]; zip (zip (zip (+))) X (flip 1 (flip 0 2 Y))`,
+			"operand 2 transposed into scratch", "in rows of"},
+		{"slices", `X : T[8,32,32,36]; Y : T[8,32,36,32]; zip (zip (zip (zip (+)))) X (flip 2 (flip 1 3 Y))`,
+			"operand 2's slices transposed into scratch", "in rows of"},
 		{"destination-transposed", `X : T[3,6,7,5]; flip 2 (flip 1 3 (zip (zip (zip (zip (+)))) X X))`, "", "transposed into scratch"},
-		{"slice-too-large", `X : T[2,64,64,80]; Y : T[2,64,80,64]; zip (zip (zip (zip (+)))) X (flip 2 (flip 1 3 Y))`,
+		{"slices-too-large", `X : T[2,64,64,80]; Y : T[2,64,80,64]; zip (zip (zip (zip (+)))) X (flip 2 (flip 1 3 Y))`,
 			"in rows of", "transposed into scratch"},
 	}
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
