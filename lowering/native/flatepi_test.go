@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,31 +61,50 @@ func TestFlatEpilogue(t *testing.T) {
 			checkFlat(t, y, in, 2*c.out <= native.FlatChunk)
 		})
 	}
-	// An inner argument read per row (a residual's row) keeps the rows
-	// one at a time: a tile of it would hold the block's first row.
+	// An inner argument read per row (a residual's row) runs flat when
+	// its rows lie end to end, and it is read only elementwise; a
+	// transposed one, or one the epilogue also reduces, keeps the rows
+	// one at a time (a tile of it would hold the block's first row). Rows
+	// of 64 take several flat chunks a block of the product's rows.
 	for _, dt := range []graph.DType{graph.Float32, graph.Float64} {
-		t.Run(fmt.Sprintf("residual-%v", dt), func(t *testing.T) {
-			var ins []*graph.Input
-			for _, d := range []struct {
-				name string
-				dims []int
-			}{{"x", []int{41, 7}}, {"w", []int{7, 9}}, {"b", []int{9}}, {"res", []int{41, 9}}} {
-				in, err := graph.NewInput(d.name, graph.ArrayOf(dt, d.dims...), false)
+		for _, rc := range []struct {
+			name, res, term string
+			flat            bool
+		}{
+			{"residual", "200,64", `zip (\r q -> nzip (\c bb qq -> max (rnz (+) (*) r c + bb + qq) 0) (flip 0 w) b q) x res`, true},
+			{"residual-transposed", "64,200", `zip (\r q -> nzip (\c bb qq -> max (rnz (+) (*) r c + bb + qq) 0) (flip 0 w) b q) x (flip 0 res)`, false},
+			{"residual-reduced", "200,64", `zip (\r q -> nzip (\c bb qq -> rnz (+) (*) r c + bb + qq * reduce max q) (flip 0 w) b q) x res`, false},
+		} {
+			t.Run(fmt.Sprintf("%s-%v", rc.name, dt), func(t *testing.T) {
+				var ins []*graph.Input
+				for _, d := range []struct {
+					name, dims string
+				}{{"x", "200,7"}, {"w", "7,64"}, {"b", "64"}, {"res", rc.res}} {
+					var dims []int
+					for _, f := range strings.Split(d.dims, ",") {
+						n, err := strconv.Atoi(f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						dims = append(dims, n)
+					}
+					in, err := graph.NewInput(d.name, graph.ArrayOf(dt, dims...), false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ins = append(ins, in)
+				}
+				y, err := graph.ParseTerm(rc.term, ins...)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ins = append(ins, in)
-			}
-			y, err := graph.ParseTerm(`zip (\r q -> nzip (\c bb qq -> max (rnz (+) (*) r c + bb + qq) 0) (flip 0 w) b q) x res`, ins...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFlat(t, y, in, false)
-		})
+				in, err := lowertest.Inputs(y, 3, 0, lowertest.Dense)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFlat(t, y, in, rc.flat)
+			})
+		}
 	}
 	for _, out := range []int{6, 64, native.FlatChunk/2 + 88} {
 		for _, dt := range []graph.DType{graph.Float32, graph.Float64} {

@@ -298,7 +298,8 @@ type epilogue struct {
 	flat    *vprog
 	direct  bool // flat computes its result straight into the destination (direct)
 	tiles   []tileLoad
-	n       int // the row's length
+	rows    []loopVar // the operands read per row that flat reads flat
+	n       int       // the row's length
 	flatLen int
 	// tiled[w] is how many elements of the tiles on frame w (of
 	// runtime.allFrames) hold their columns for the product in flight:
@@ -356,7 +357,7 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	// E nor in the inner arguments): blocks of them run flat.
 	rowFree := true
 	for i, p := range l1.Params {
-		rowFree = rowFree && (i == m.ix || !conv.UsesVar(l1.Body, p))
+		rowFree = rowFree && (i == m.ix || rowOperand(l1.Body, p))
 	}
 	flatLen := 0
 	if n := s.N; rowFree && s.M > 1 && n > 0 && 2*n <= flatChunk && s.ldc == n &&
@@ -382,21 +383,48 @@ func (c *compiler) epilogue(m *dotMatch, l1, l2 *graph.Lambda, env1 *cenv, vars 
 	return e, nil
 }
 
+// rowOperand reports whether the row loop's parameter p is unused in
+// body, an epilogue's nzip E P A1 .. Ak, or is one of the Ai itself and
+// nowhere else: an operand read per row only elementwise, as a residual's
+// row is, which a flat epilogue reads flat when its rows lie end to end.
+func rowOperand(body graph.Node, p *graph.Var) bool {
+	z, ok := body.(*graph.NZip)
+	if !ok || conv.UsesVar(z.Fn, p) {
+		return !conv.UsesVar(body, p)
+	}
+	for _, a := range z.Args {
+		if a != graph.Node(p) && conv.UsesVar(a, p) {
+			return false
+		}
+	}
+	return true
+}
+
 // flatEpilogue makes e's flat program, when every instruction of its
 // body fits one: the loads of the product's row stay (its rows lie end to
-// end), the loads of column operands read tiles, and nothing may depend on
-// the element's registers (per-element calls) or on the destination.
+// end), so do those of an operand read per row (a residual's row) whose
+// rows lie end to end, the loads of column operands read tiles, and
+// nothing may depend on the element's registers (per-element calls) or on
+// the destination.
 func (c *compiler) flatEpilogue(e *epilogue, n, flatLen int) {
 	body := slices.Clone(e.prog.body)
 	zero := c.newInt() // never written: the tiles are read from their start
 	var tiles []tileLoad
+	var rows []loopVar
 	for i := range body {
 		in := &body[i]
 		switch in.kind {
 		case vkElem:
 			return
 		case vkLoad:
+			k := slices.IndexFunc(e.vars, func(v loopVar) bool { return v.elem == in.base })
 			switch {
+			case k >= 0:
+				if v := e.vars[k]; in.stride != 1 || v.stride != n {
+					return
+				} else if !slices.Contains(rows, v) {
+					rows = append(rows, v)
+				}
 			case in.base == e.rowReg:
 				if in.stride != 1 {
 					return
@@ -412,7 +440,7 @@ func (c *compiler) flatEpilogue(e *epilogue, n, flatLen int) {
 	}
 	flat := *e.prog
 	flat.body = body
-	e.flat, e.tiles, e.n, e.flatLen = &flat, tiles, n, flatLen
+	e.flat, e.tiles, e.rows, e.n, e.flatLen = &flat, tiles, rows, n, flatLen
 	// Stored plainly, a flat chunk's result is computed in the
 	// destination's chunk: its copy from the register was a tenth of a
 	// MobileNetV2 block's depthwise convolutions.
@@ -464,6 +492,9 @@ func (e *epilogue) applyRows(fr *frame, i0, i1, j0, j1 int) {
 	for f := 0; f < total; f += e.flatLen {
 		m := min(e.flatLen, total-f)
 		ints[e.rowReg], ints[e.dstReg] = row+f, dst+f
+		for _, v := range e.rows {
+			ints[v.elem] = ints[v.base] + i0*v.stride + f
+		}
 		if e.direct {
 			// The result's register is the destination's chunk for
 			// this run of the program alone: the row-by-row program
