@@ -208,7 +208,9 @@ func (c *compiler) depthwiseInto(fn *cval, args []*cval, dst *cval) (code, bool,
 // nothing, when the operand is not a view whose channels are contiguous
 // or the bands would cover it.
 func (c *compiler) depthwiseInPlace(d *depthwise, s *padSite) (bool, error) {
-	if s.src == nil || s.shared {
+	// The copy kept the operand apart from the destination; read in
+	// place, it must not be the destination's buffer.
+	if s.src == nil || s.shared || s.src.buf == d.db {
 		return false, nil
 	}
 	n := len(s.layout)
