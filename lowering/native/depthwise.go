@@ -224,12 +224,13 @@ func (c *compiler) depthwiseInPlace(d *depthwise, s *padSite) (bool, error) {
 	inside := make([]bool, d.M)
 	base := make([]int, d.M) // the operand's offset of an inside position's window
 	var srcTap []int
+	offs := make([]int, len(d.tapOff)) // a position's taps in the operand, valid when it is inside
 	for p := range d.M {
 		in := true
 		for a := range n {
 			wlo[a], whi[a] = s.layout[a].Extent, -1
 		}
-		for _, off := range d.tapOff {
+		for t, off := range d.tapOff {
 			s.coords(d.posOff[p]+off, cs)
 			if cs[last] != 0 {
 				return false, nil
@@ -238,6 +239,7 @@ func (c *compiler) depthwiseInPlace(d *depthwise, s *padSite) (bool, error) {
 				wlo[a], whi[a] = min(wlo[a], v), max(whi[a], v)
 			}
 			in = in && s.inside(cs)
+			offs[t] = s.srcOffset(cs)
 		}
 		if !in {
 			// A window that sees the border along axis a reads, along
@@ -253,23 +255,18 @@ func (c *compiler) depthwiseInPlace(d *depthwise, s *padSite) (bool, error) {
 			}
 			continue
 		}
+		// The first tap is the position itself (offsets starts at 0).
 		first := srcTap == nil
 		if first {
 			srcTap = make([]int, len(d.tapOff))
 		}
-		inside[p] = true
-		s.coords(d.posOff[p], cs)
-		base[p] = s.srcOffset(cs)
-		for t, off := range d.tapOff {
-			s.coords(d.posOff[p]+off, cs)
-			o := s.srcOffset(cs) - base[p]
-			if !first && srcTap[t] != o {
+		inside[p], base[p] = true, offs[0]
+		for t, o := range offs {
+			o -= base[p]
+			if o < 0 || (!first && srcTap[t] != o) {
 				return false, nil
 			}
 			srcTap[t] = o
-			if o < 0 {
-				return false, nil
-			}
 		}
 	}
 	if srcTap == nil {
