@@ -15,6 +15,15 @@ func DisableGather(t interface{ Cleanup(func()) }) {
 	t.Cleanup(func() { noGather = false })
 }
 
+// DisableRowsFold makes the plans run until the end of t compute the
+// folds of rows that kernels.FoldRows takes (a max pooling's window) by
+// their chunks instead, as a machine without AVX-512 does, so that both
+// paths stay tested.
+func DisableRowsFold(t interface{ Cleanup(func()) }) {
+	noRowsFold = true
+	t.Cleanup(func() { noRowsFold = false })
+}
+
 // VectorChunk is the elements a vector program computes at a time, for
 // tests whose rows span several chunks.
 const VectorChunk = chunk

@@ -294,8 +294,14 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 			accs[j] = rowsAcc{tmp: c.b.allocV(p.f32, 1, min(per, rows)*n), op: op}
 		}
 	}
-	c.note("vector loop [%s,%d] in rows of %d, %d rows a chunk: %s", extents(shape[:m]), n, n, min(per, rows), p.describe())
-	body := func(fr *frame, lo, hi int) {
+	fold, folds := matchRowsFold(p, stores, n)
+	if folds {
+		c.note("vector loop [%s,%d] in rows of %d: %s, folded in one pass over the rows (kernels.FoldRows; else %d rows a chunk)",
+			extents(shape[:m]), n, n, p.describe(), min(per, rows))
+	} else {
+		c.note("vector loop [%s,%d] in rows of %d, %d rows a chunk: %s", extents(shape[:m]), n, n, min(per, rows), p.describe())
+	}
+	chunks := func(fr *frame, lo, hi int) {
 		p.prologue(fr)
 		for r0 := lo; r0 < hi; r0 += per {
 			m := min(per, hi-r0) * n
@@ -306,6 +312,14 @@ func (c *compiler) rowsMap(fn *cval, args []*cval, dst *cval) (code, bool, error
 				} else {
 					storeRows(fr, &stores[j], accs[j], fr.v64, p.outs[j], r0*n, m)
 				}
+			}
+		}
+	}
+	body := chunks
+	if folds {
+		body = func(fr *frame, lo, hi int) {
+			if !fold.run(fr, lo, hi, p.f32) {
+				chunks(fr, lo, hi)
 			}
 		}
 	}

@@ -90,6 +90,11 @@ func main() {
 	copyRows("copyRows64AVX2", 2)
 	copyRows("copyRows128AVX2", 4)
 	copyRows("copyRows256AVX2", 8)
+	for _, elem := range []int{4, 8} {
+		for _, op := range []string{"Add", "Max", "Min"} {
+			foldRows(op, elem)
+		}
+	}
 	transpose("transpose8F32AVX2", 8)
 	transpose("transpose4F32AVX2", 4)
 	for _, reg := range []string{"Y", "Z"} {
@@ -995,6 +1000,128 @@ func gatherGemmAVX2(elem, mr, nv int) {
 		}
 		p("\tVMASKMOV%s %s, Y15, %d(DI)", sfx, acc(i, last), 32*last)
 	}
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// foldRows writes the loop of FoldRows for op (Add, Max or Min) over
+// elements of elem bytes, AVX-512:
+//
+//	func foldRows{op}{F32,F64}AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+//
+// Each of rows rows is vecs whole vectors and then, where the mask tail
+// has bits, one vector read and written under it (K1); a tap is a row
+// pointer and its stride, both in bytes, and the loop moves the pointers
+// on after each row. A vector folds the taps in order into one register,
+// two vectors a pass while two remain, reading each tap's pointer once a
+// pass. Max and Min are Go's: minMax512Loop's selections.
+func foldRows(op string, elem int) {
+	sfx := map[int]string{4: "PS", 8: "PD"}[elem]
+	wsfx := map[int]string{4: "D", 8: "Q"}[elem]
+	name := fmt.Sprintf("foldRows%s%sAVX512", op, map[int]string{4: "F32", 8: "F64"}[elem])
+	mov := "VMOVUP" + sfx[1:]
+	// fold sets the accumulator Z(a) to Z(a) op Z(a+1), Z(a+2) and Z(a+3)
+	// and the mask registers K(k) and K(k+1) scratch.
+	fold := func(a, k int) {
+		x, y, m, t := fmt.Sprintf("Z%d", a), fmt.Sprintf("Z%d", a+1), fmt.Sprintf("Z%d", a+2), fmt.Sprintf("Z%d", a+3)
+		if op == "Add" {
+			p("\tVADD%s %s, %s, %s", sfx, y, x, x)
+			return
+		}
+		instr, bits := "VMIN"+sfx, "VPOR"+wsfx
+		if op == "Max" {
+			instr, bits = "VMAX"+sfx, "VPAND"+wsfx
+		}
+		eq, nan := fmt.Sprintf("K%d", k), fmt.Sprintf("K%d", k+1)
+		p("\t%s %s, %s, %s", instr, y, x, m)          // m = x op y, y on NaN or zeros
+		p("\t%s %s, %s, %s", bits, y, x, t)           // t = x AND y (max) or x OR y (min)
+		p("\tVCMP%s $0, %s, %s, %s", sfx, y, x, eq)   // x == y (ordered)
+		p("\tVMOVAP%s %s, %s, %s", sfx[1:], t, eq, m) // m = t there
+		p("\tVADD%s %s, %s, %s", sfx, y, x, t)        // t = x + y: NaN where either is
+		p("\tVCMP%s $3, %s, %s, %s", sfx, y, x, nan)  // unordered
+		p("\tVMOVAP%s %s, %s, %s", sfx[1:], t, nan, m)
+		p("\tVMOVAP%s %s, %s", sfx[1:], m, x)
+	}
+	// pass folds the vectors at byte offsets R11, R11+64, ... (nv of
+	// them, masked by K1 when masked) and stores them.
+	pass := func(label string, nv int, masked bool) {
+		ld := func(v int, ptr, dst string) {
+			if masked {
+				p("\t%s.Z %d(%s)(R11*1), K1, %s", mov, 64*v, ptr, dst)
+				return
+			}
+			p("\t%s %d(%s)(R11*1), %s", mov, 64*v, ptr, dst)
+		}
+		p("\tMOVQ (SI), BX")
+		for v := range nv {
+			ld(v, "BX", fmt.Sprintf("Z%d", 4*v))
+		}
+		p("\tLEAQ 16(SI), R13")
+		p("%s_%s:", name, label)
+		p("\tMOVQ (R13), BX")
+		for v := range nv {
+			ld(v, "BX", fmt.Sprintf("Z%d", 4*v+1))
+		}
+		for v := range nv {
+			fold(4*v, 2+2*v)
+		}
+		p("\tADDQ $16, R13")
+		p("\tCMPQ R13, R14")
+		p("\tJLT %s_%s", name, label)
+		for v := range nv {
+			if masked {
+				p("\t%s Z%d, K1, %d(DI)(R11*1)", mov, 4*v, 64*v)
+			} else {
+				p("\t%s Z%d, %d(DI)(R11*1)", mov, 4*v, 64*v)
+			}
+		}
+	}
+	p("")
+	p("// func %s(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-56", name)
+	p("\tMOVQ rows+0(FP), CX")
+	p("\tMOVQ vecs+8(FP), R10")
+	p("\tMOVQ tail+16(FP), AX")
+	p("\tKMOVW AX, K1")
+	p("\tMOVQ dst+24(FP), DI")
+	p("\tMOVQ ds+32(FP), R8")
+	p("\tMOVQ taps+40(FP), SI")
+	p("\tMOVQ ntaps+48(FP), R9")
+	p("\tSHLQ $4, R9")
+	p("\tLEAQ (SI)(R9*1), R14") // the end of the taps
+	p("%s_row:", name)
+	p("\tTESTQ CX, CX")
+	p("\tJZ %s_done", name)
+	p("\tXORQ R11, R11")
+	p("\tMOVQ R10, R12")
+	p("%s_pair:", name)
+	p("\tCMPQ R12, $2")
+	p("\tJLT %s_one", name)
+	pass("pairtap", 2, false)
+	p("\tADDQ $128, R11")
+	p("\tSUBQ $2, R12")
+	p("\tJMP %s_pair", name)
+	p("%s_one:", name)
+	p("\tTESTQ R12, R12")
+	p("\tJZ %s_tail", name)
+	pass("onetap", 1, false)
+	p("\tADDQ $64, R11")
+	p("%s_tail:", name)
+	p("\tKORTESTW K1, K1")
+	p("\tJZ %s_next", name)
+	pass("tailtap", 1, true)
+	p("%s_next:", name)
+	p("\tMOVQ SI, R13")
+	p("%s_adv:", name)
+	p("\tMOVQ 8(R13), DX")
+	p("\tADDQ DX, (R13)")
+	p("\tADDQ $16, R13")
+	p("\tCMPQ R13, R14")
+	p("\tJLT %s_adv", name)
+	p("\tADDQ R8, DI")
+	p("\tDECQ CX")
+	p("\tJMP %s_row", name)
+	p("%s_done:", name)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

@@ -148,6 +148,26 @@ func copyRows128AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss
 //go:noescape
 func copyRows256AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int)
 
+// The loops of FoldRows (gen_asm.go's foldRows).
+
+//go:noescape
+func foldRowsAddF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
+//go:noescape
+func foldRowsMaxF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
+//go:noescape
+func foldRowsMinF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
+//go:noescape
+func foldRowsAddF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
+//go:noescape
+func foldRowsMaxF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
+//go:noescape
+func foldRowsMinF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int)
+
 // The depthwise convolution kernels (Depthwise), AVX2 and AVX-512: P4
 // computes four positions, P1 one; x1 blocks of one vector of channels,
 // x2 of two.

@@ -40,6 +40,24 @@ func copyRows128AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss
 func copyRows256AVX2(run int, dst unsafe.Pointer, ds int, src unsafe.Pointer, ss int) {
 	panic(noAsm)
 }
+func foldRowsAddF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
+func foldRowsMaxF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
+func foldRowsMinF32AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
+func foldRowsAddF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
+func foldRowsMaxF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
+func foldRowsMinF64AVX512(rows, vecs int, tail uint64, dst unsafe.Pointer, ds int, taps *foldTap, ntaps int) {
+	panic(noAsm)
+}
 
 func depthwiseF32AVX2P4x1(n, taps int, out *float32, ldo int, img *float32, ps int, offs *int, filt *float32, ldf int) {
 	panic(noAsm)
