@@ -422,3 +422,53 @@ func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
 	}
 	return min(flops/mach.GEMMRate, flops/2/mach.VectorRate), true
 }
+
+// streamBound is a lower bound on the cost of every order of a nest of
+// maps alone (ok false for any other nest): every order walks the same
+// arrays over the same iterations, so each cache takes at least every
+// byte they touch once, whole lines used, and the iterations run at best
+// at the vectorised loop's rate. A nest of elementwise maps written
+// row-major (a BatchNorm's normalisation, a ReLU's gradient over a batch
+// of images) costs that bound as written: no order can beat it, and its
+// search would cost every permutation of its loops for nothing.
+func (m HierCost) streamBound(term graph.Node) (float64, bool) {
+	mach := m.Machine
+	if len(mach.Caches) == 0 {
+		mach = DetectMachine()
+	}
+	mach = mach.withRates()
+	_, info, l, err := typedLoops(term)
+	if err != nil || len(l.levels) == 0 || !l.linear() {
+		return 0, false
+	}
+	for _, lv := range l.levels {
+		if lv.Kind == "rnz" {
+			return 0, false
+		}
+	}
+	n, err := newNestModel(info, l.levels, 0, mach.LineBytes)
+	if err != nil {
+		return 0, false
+	}
+	// Each array's elements: the iterations of the loops that walk it,
+	// in any order.
+	bytes := 0.0
+	for a := range n.elem {
+		count := 1.0
+		for d := range n.extent {
+			if n.stride[d][a] > 0 {
+				count *= n.extent[d]
+			}
+		}
+		bytes += count * n.elem[a]
+	}
+	bound := n.iterations() / mach.VectorRate
+	for i := range mach.Caches {
+		bw := mach.MemoryBandwidth
+		if i+1 < len(mach.Caches) {
+			bw = mach.Caches[i+1].Bandwidth
+		}
+		bound += bytes / bw
+	}
+	return bound, true
+}

@@ -171,7 +171,10 @@ func (k *Kernel) Label() string {
 // predicted under MinCost is kept as written, and so is one written in the
 // GEMM micro-kernel's form when the bound every order obeys (gemmBound) is
 // within the margin of it (branch and bound): the dense layers of a model
-// cost no search.
+// cost no search. Nor does a nest of maps alone whose written order is
+// within the margin of the bound every order of it obeys (streamBound:
+// every byte once, vectorised), such as a training step's elementwise
+// kernels over a batch of images.
 func ScheduleGraph(g *Graph, opt ScheduleOptions) error {
 	budget := opt.Budget
 	if budget <= 0 {
@@ -239,6 +242,11 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 	if bound, ok := model.gemmBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
 		// Branch and bound: no order can beat the written GEMM form.
 		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
+		return nil
+	}
+	if bound, ok := model.streamBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
+		// Branch and bound: every byte once, vectorised, as written.
+		s.By = "kept as written: maps that read and write every byte once, vectorised, which no order is predicted to beat by the margin"
 		return nil
 	}
 	if e.maxOrders <= 0 {

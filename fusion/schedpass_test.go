@@ -698,3 +698,79 @@ func TestCostTypesPartialApplications(t *testing.T) {
 		assert.Equal(t, []int{64, 256, 32}, extents, tc.partial)
 	}
 }
+
+// TestScheduleStreamBound: a nest of elementwise maps written row-major
+// reads and writes every byte once, vectorised, which is the cost model's
+// lower bound for every order of it (streamBound): the pass keeps it as
+// written without costing another order. The bound is below the cost of
+// every order the search reaches, subdivided or not, for that nest and
+// for a transposing one (whose written order is not at the bound, and
+// which the pass still searches). The CNN's training step at batch 256,
+// whose BatchNorm and ReLU kernels are such nests over [256,8,8,8], used
+// to cost 140 orders each: 3.4 s of search.
+func TestScheduleStreamBound(t *testing.T) {
+	mach := paperMachine()
+	model := HierCost{Machine: mach}
+	for _, tc := range []struct {
+		name, src string
+		atBound   bool
+	}{
+		{"elementwise", `X : f32[64,32,32,16]; Y : f32[64,32,32,16]; zip (zip (zip (zip (\a b -> max (a + b) 0)))) X Y`, true},
+		{"transposing", `X : f32[512,512]; Y : f32[512,512]; zip (zip (\a b -> a * b + a)) X (flip 0 Y)`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term := parse(t, tc.src)
+			bound, ok := model.streamBound(term)
+			require.True(t, ok)
+			g, err := Whole(term)
+			require.NoError(t, err)
+			require.NoError(t, ScheduleGraph(g, ScheduleOptions{Machine: mach}))
+			s := g.Kernels[0].Schedule
+			assert.Equal(t, tc.atBound, strings.Contains(s.By, "every byte once"), s.String())
+			if tc.atBound {
+				assert.Equal(t, 1, s.Orders, s.String())
+				assert.InDelta(t, bound, s.WrittenCost, bound*1e-9, "the written order costs the bound")
+			} else {
+				assert.Greater(t, s.Orders, 1, "searched: %s", s.String())
+			}
+			// Every order the search reaches costs at least the bound.
+			g, err = Whole(term)
+			require.NoError(t, err)
+			seen := 0
+			require.NoError(t, ScheduleGraph(g, ScheduleOptions{Machine: mach, Choose: func(_ *Kernel, orders []*ScheduleCandidate) int {
+				for _, c := range orders {
+					seen++
+					assert.GreaterOrEqual(t, c.Cost, bound*(1-1e-9), "%s %v", c.Order, c.Subdivisions)
+				}
+				return 0
+			}}))
+			assert.GreaterOrEqual(t, seen, 4, "orders reached")
+		})
+	}
+	for _, src := range []string{
+		`A : f32[64,64]; B : f32[64,64]; map (\r -> map (\c -> rnz (+) (*) r c) (flip 0 B)) A`,
+		`X : f32[8,64]; map (\r -> let m = reduce max r in map (\x -> x - m) r) X`,
+	} {
+		_, ok := model.streamBound(parse(t, src))
+		assert.False(t, ok, "no stream bound for %s", src)
+	}
+
+	m, err := models.CNN(models.CNNConfig{Batch: 256, DType: graph.Float32, Norm: models.NormBatch, Mode: models.Training})
+	require.NoError(t, err)
+	step, err := m.TrainStep(models.TrainConfig{Optimizer: optim.NewAdam(0.001)})
+	require.NoError(t, err)
+	res, err := Fuse(step.Term, Options{Schedule: ScheduleOptions{Machine: mach}})
+	require.NoError(t, err)
+	orders, bounded := 0, 0
+	for _, k := range res.Graph.Kernels {
+		if k.Schedule == nil {
+			continue
+		}
+		orders += k.Schedule.Orders
+		if strings.Contains(k.Schedule.By, "every byte once") {
+			bounded++
+		}
+	}
+	assert.GreaterOrEqual(t, bounded, 6, "elementwise kernels kept at the bound")
+	assert.Less(t, orders, 100, "orders costed over the CNN step")
+}
