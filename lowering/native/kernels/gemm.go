@@ -106,9 +106,12 @@ type PackedB[T float32 | float64] struct {
 }
 
 // PackB packs the right operand of the product p describes — B, LDB and
-// TransB for p's N and K, in the layout its M and PackA call for; the
-// other fields are ignored — into dst, for the products of that shape to
-// take as GemmParams.PackedB. It panics if B is too short for them.
+// TransB for p's N and K, in the layout its M and PackA call for, and for
+// a product of at most four rows in tiles of columns that give each of
+// its Threads one where there are enough columns; the other fields are
+// ignored — into dst, for the products of that shape to take as
+// GemmParams.PackedB (on any number of threads). It panics if B is too
+// short for them.
 func PackB[T float32 | float64](dst *PackedB[T], p GemmParams[T]) {
 	if p.N < 0 || p.K < 0 {
 		panic("kernels: PackB: negative dimension")
@@ -116,10 +119,10 @@ func PackB[T float32 | float64](dst *PackedB[T], p GemmParams[T]) {
 	checkLDB(p.N, p.K, p.LDB, p.TransB)
 	dst.n, dst.k, dst.transB = p.N, p.K, p.TransB
 	if dst.gemv = gemvPacked(p.M, p.PackA != nil, p.TransB); dst.gemv {
-		dst.kern, dst.bl, dst.tile = nil, bLayout{}, gemvTileCols[T](p.N)
+		dst.kern, dst.bl, dst.tile = nil, bLayout{}, gemvTileCols[T](p.N, GemmThreads(p.M, p.N, p.K, p.Threads, false))
 		dst.data = grow(dst.data, p.N*p.K)
 		if p.N > 0 && p.K > 0 {
-			packGemvB(dst.data, checkB(p.N, p.K, p.B, p.LDB, false), p.LDB, p.N, p.K)
+			packGemvB(dst.data, checkB(p.N, p.K, p.B, p.LDB, false), p.LDB, p.N, p.K, dst.tile)
 		}
 		return
 	}
@@ -146,13 +149,15 @@ func kernelsOf[T float32 | float64]() []*microKernel[T] {
 
 // fits reports whether b holds the right operand, of n columns and k
 // rows (transposed or not), of a product of m rows (packA: with PackA)
-// on the micro-kernel kern, packed in the layout that product reads.
+// on the micro-kernel kern, packed in the layout that product reads. A
+// product of few rows reads gemvRow's tiles of any width: those PackB
+// cut for the threads it was given.
 func (b *PackedB[T]) fits(m, n, k int, packA, transB bool, kern *microKernel[T]) bool {
 	if b.n != n || b.k != k || b.transB != transB {
 		return false
 	}
 	if gemvPacked(m, packA, transB) {
-		return b.gemv && b.tile == gemvTileCols[T](n)
+		return b.gemv
 	}
 	return !b.gemv && b.kern == kern
 }
@@ -765,8 +770,11 @@ func (j *gemmJob[T]) smallMSplit() (threads, cpan int) {
 		return 1, p.N
 	case j.gemv():
 		// Whole tiles of gemvRow: each thread reads the same long pieces
-		// of B's rows as one thread does.
-		return threads, min(p.N, gemvTileCols[T](p.N))
+		// of B's rows as one thread does; a packed B's own tiles.
+		if pb := p.PackedB; pb != nil {
+			return threads, min(p.N, pb.tile)
+		}
+		return threads, min(p.N, gemvTileCols[T](p.N, threads))
 	}
 	return threads, min(p.N, smallMBlock*ceilDiv(p.N, smallMBlock*chunksPerThread*threads))
 }
@@ -786,7 +794,7 @@ func (j *gemmJob[T]) smallMBlock(c0, c1 int, epi func(row, col0 int, c []T)) {
 				a = p.A[i*p.LDA:]
 			}
 			if pb := p.PackedB; pb != nil {
-				gemvTiles(p.K, a, ainc, pb.data, p.N, c0, c, p.Accumulate)
+				gemvTiles(p.K, a, ainc, pb.data, p.N, pb.tile, c0, c, p.Accumulate)
 			} else {
 				gemvRow(p.K, a, ainc, p.B[c0:], p.LDB, c, p.Accumulate)
 			}

@@ -38,25 +38,41 @@ func avx512Lanes[T float32 | float64]() int {
 	return 8
 }
 
-// gemvTileCols returns the columns of gemvRow's tiles for n columns: the
-// vectors of n spread evenly over the fewest tiles that hold them, so that
-// no tile is much narrower than the others, each rounded up to whole
-// blocks of the narrow vector loops (32 float32, 16 float64), so that an
-// epilogue run on a tile's columns has no element-by-element tail. With
-// AVX2, 512 float32 columns make five tiles of 96 and one of 32: the
-// MLP 784-512-512-10 at batch 1, fused, two threads, took 38.2 µs (median
-// of 7) against 45.2 with six tiles of 88 or 72, whose epilogues ended in
-// 24 elements one at a time; its bare products 30.8 against 33.2.
-func gemvTileCols[T float32 | float64](n int) int {
+// gemvTileCols returns the columns of gemvRow's tiles for n columns
+// split over threads: the vectors of n spread evenly over the fewest
+// tiles that hold them, so that no tile is much narrower than the
+// others, each rounded up to whole blocks of the narrow vector loops (32
+// float32, 16 float64), so that an epilogue run on a tile's columns has
+// no element-by-element tail. With AVX2, 512 float32 columns make five
+// tiles of 96 and one of 32: the MLP 784-512-512-10 at batch 1, fused,
+// two threads, took 38.2 µs (median of 7) against 45.2 with six tiles of
+// 88 or 72, whose epilogues ended in 24 elements one at a time; its bare
+// products 30.8 against 33.2.
+//
+// A product whose columns fit in fewer tiles than it has threads takes
+// one tile a thread, down to tiles of gemvMinVecs vectors, since the
+// threads split the product by tiles: the 128 columns of a CNN's dense
+// layer after its flatten (3136×128 float32, 1.6 MB) were one tile of 8
+// vectors, read by one thread from the last-level cache, a third of
+// the imported CNN's inference at batch 1.
+func gemvTileCols[T float32 | float64](n, threads int) int {
 	vecs, lanes := gemvShape[T]()
 	nv := ceilDiv(n, lanes)
-	per := ceilDiv(nv, ceilDiv(nv, vecs))
+	tiles := ceilDiv(nv, vecs)
+	if tiles < threads {
+		tiles = max(tiles, min(threads, nv/gemvMinVecs))
+	}
+	per := ceilDiv(nv, tiles)
 	blk := 32 / lanes // the vectors of a narrow block: 32 float32 elements
 	if _, f64 := any(T(0)).(float64); f64 {
 		blk = 16 / lanes // or 16 float64 ones
 	}
 	return lanes * min(vecs, ceilDiv(per, blk)*blk)
 }
+
+// gemvMinVecs is the narrowest tile, in vectors, gemvTileCols cuts to
+// give each thread one: 256-byte pieces of B's rows in float32.
+const gemvMinVecs = 4
 
 // gemvRow sets c[j] = Σ_kk a[kk·ainc]·b[kk·ldb+j] over kk < k, for
 // j < len(c), or adds that sum to c[j] with add: starting from 0 or c[j],
@@ -68,7 +84,7 @@ func gemvRow[T float32 | float64](k int, a []T, ainc int, b []T, ldb int, c []T,
 	}
 	_, _ = a[(k-1)*ainc], b[(k-1)*ldb+n-1]
 	_, lanes := gemvShape[T]()
-	tile := gemvTileCols[T](n)
+	tile := gemvTileCols[T](n, 1)
 	for j0 := 0; j0 < n; j0 += tile {
 		w := min(tile, n-j0)
 		nv := ceilDiv(w, lanes)
@@ -77,13 +93,12 @@ func gemvRow[T float32 | float64](k int, a []T, ainc int, b []T, ldb int, c []T,
 }
 
 // packGemvB packs the k×n matrix b (leading dimension ldb) into dst in
-// gemvRow's tiles of columns (gemvTileCols): the tile of columns [j0,
-// j0+w) at dst[j0·k:], its k rows of w elements one after the other. A
-// thread of a product of few rows then reads its tiles as one stream, and
-// its cache holds those tiles alone, where rows of b read in place bring
-// the other threads' columns in with theirs.
-func packGemvB[T float32 | float64](dst, b []T, ldb, n, k int) {
-	tile := gemvTileCols[T](n)
+// tiles of tile columns (gemvTileCols): the tile of columns [j0, j0+w) at
+// dst[j0·k:], its k rows of w elements one after the other. A thread of a
+// product of few rows then reads its tiles as one stream, and its cache
+// holds those tiles alone, where rows of b read in place bring the other
+// threads' columns in with theirs.
+func packGemvB[T float32 | float64](dst, b []T, ldb, n, k, tile int) {
 	for j0 := 0; j0 < n; j0 += tile {
 		w := min(tile, n-j0)
 		t := dst[j0*k:][:k*w]
@@ -94,9 +109,9 @@ func packGemvB[T float32 | float64](dst, b []T, ldb, n, k int) {
 }
 
 // gemvTiles is gemvRow for columns [c0, c0+len(c)) of a B that packGemvB
-// packed (n columns; c0 at the start of a tile), the same sums.
-func gemvTiles[T float32 | float64](k int, a []T, ainc int, packed []T, n, c0 int, c []T, add bool) {
-	tile := gemvTileCols[T](n)
+// packed in tiles of tile columns (n columns; c0 at the start of a tile),
+// the same sums.
+func gemvTiles[T float32 | float64](k int, a []T, ainc int, packed []T, n, tile, c0 int, c []T, add bool) {
 	for j := 0; j < len(c); j += tile {
 		w := min(tile, n-c0-j) // the tile's width as packGemvB packed it
 		gemvRow(k, a, ainc, packed[(c0+j)*k:], w, c[j:j+w], add)

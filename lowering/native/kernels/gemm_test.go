@@ -501,7 +501,7 @@ func BenchmarkGemmPackedBF32(b *testing.B) {
 		m, n, k int
 	}{{"block_16x3072x768", 16, 3072, 768}, {"block_16x768x3072", 16, 768, 3072}, {"mlp_32x512x784", 32, 512, 784}, {"mlp_1x512x784", 1, 512, 784},
 		// A CNN's dense layer after its flatten, at batch 16.
-		{"cnn_16x128x3136", 16, 128, 3136}} {
+		{"cnn_16x128x3136", 16, 128, 3136}, {"cnn_1x128x3136", 1, 128, 3136}} {
 		b.Run(s.name, func(b *testing.B) {
 			runThreads(b, func(b *testing.B, threads int) {
 				rng := rand.New(rand.NewPCG(7, 8))
@@ -953,7 +953,10 @@ func testGemmStridedBBits[T float32 | float64](t *testing.T) {
 // layers of the MLP 784-512-512-10 at batch 1 run on two threads, in whole
 // gemvRow tiles of about equal width in blocks of 32 columns (two of 16
 // vectors with AVX-512; with AVX2, five of 12 vectors and one of 4); the
-// last, 512×10, on one.
+// last, 512×10, on one. Columns that fit in fewer tiles than threads are
+// cut into one tile a thread, of at least 4 vectors: a CNN's 3136×128
+// dense layer into two tiles of 64 columns, 1024 columns on eight threads
+// into eight of 128.
 func TestSmallMSplit(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k, threads int
@@ -964,9 +967,10 @@ func TestSmallMSplit(t *testing.T) {
 		{1, 512, 512, 2, 2, 256, 96},
 		{1, 10, 512, 2, 1, 0, 0},
 		{1, 512, 784, 1, 1, 0, 0},
-		{4, 300, 300, 8, 5, 160, 96},
-		{1, 1024, 1024, 8, 8, 256, 96},
+		{4, 300, 300, 8, 5, 96, 64},
+		{1, 1024, 1024, 8, 8, 128, 96},
 		{1, 100, 3000, 2, 2, 100, 64},
+		{1, 128, 3136, 2, 2, 64, 64},
 	} {
 		j := &gemmJob[float32]{p: GemmParams[float32]{M: c.m, N: c.n, K: c.k, Threads: c.threads}}
 		threads, cols := j.smallMSplit()
@@ -1103,9 +1107,10 @@ func TestGuidedClaims(t *testing.T) {
 // TestGemmPackedBBits checks that a right operand packed once by PackB
 // and passed as PackedB gives the bits of the same operand passed as B —
 // in place (direct) or packed by the product, and for the products of at
-// most four rows in gemvRow's tiles — through GemmF32 and GemmF64,
-// overwriting and accumulating, transposed or not, with PackA and with
-// TransA, on one to three threads, with an epilogue; that the products
+// most four rows in gemvRow's tiles (cut for one thread or for two) —
+// through GemmF32 and GemmF64, overwriting and accumulating, transposed
+// or not, with PackA and with TransA, on one to three threads, with an
+// epilogue; that the products
 // that ignore it (UsesPackedB) still read B; and that a PackedB of
 // another shape or layout panics. On AVX-512 it runs again with the AVX2
 // row kernels, whose tiles are narrower.
@@ -1126,7 +1131,10 @@ func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T]
 	rng := rand.New(rand.NewPCG(15, 16))
 	shapes := [][3]int{{256, 512, 784}, {37, 64, 300}, {13, 33, 257}, {5, 7, 3}, {4, 64, 20}, {1, 16, 5}, {70, 96, 513}, {9, 10, 600},
 		// Rows of B in several tiles of gemvRow, the last narrower.
-		{1, 512, 784}, {1, 600, 37}, {3, 513, 50}, {2, 1000, 9}, {1, 10, 512}, {4, 257, 1}}
+		{1, 512, 784}, {1, 600, 37}, {3, 513, 50}, {2, 1000, 9}, {1, 10, 512}, {4, 257, 1},
+		// One tile of gemvRow, cut in two for two threads when packed for
+		// them (the first of each shape's layouts below).
+		{1, 128, 3136}}
 	gemvTested := false
 	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
@@ -1146,8 +1154,20 @@ func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T]
 			if packA {
 				pp.PackA = packAFrom(t, a, k, m, k, false)
 			}
+			if i == 0 {
+				pp.Threads = 2 // the other layouts are packed for one thread
+			}
 			PackB(&pb, pp)
 			gemvTested = gemvTested || pb.gemv
+			if pb.gemv && m == 1 && n == 128 && k == 3136 && hasAVX512 {
+				wantTile := 128
+				if i == 0 {
+					wantTile = 64
+				}
+				if pb.tile != wantTile {
+					t.Errorf("%dx%dx%d packed for %d threads: tiles of %d columns, want %d", m, n, k, max(pp.Threads, 1), pb.tile, wantTile)
+				}
+			}
 			for _, threads := range []int{1, 2, 3} {
 				for _, acc := range []bool{false, true} {
 					c0 := randSlice[T](rng, m*n)
