@@ -58,6 +58,9 @@ func avx512Lanes[T float32 | float64]() int {
 func gemvTileCols[T float32 | float64](n, threads int) int {
 	vecs, lanes := gemvShape[T]()
 	nv := ceilDiv(n, lanes)
+	if nv <= 0 {
+		return lanes // no columns: any tile holds them
+	}
 	tiles := ceilDiv(nv, vecs)
 	if tiles < threads {
 		tiles = max(tiles, min(threads, nv/gemvMinVecs))

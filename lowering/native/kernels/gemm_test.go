@@ -1134,17 +1134,20 @@ func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T]
 		{1, 512, 784}, {1, 600, 37}, {3, 513, 50}, {2, 1000, 9}, {1, 10, 512}, {4, 257, 1},
 		// One tile of gemvRow, cut in two for two threads when packed for
 		// them (the first of each shape's layouts below).
-		{1, 128, 3136}}
+		{1, 128, 3136},
+		// No columns, or nothing to sum: packing them used to divide by
+		// zero.
+		{1, 0, 5}, {2, 6, 0}, {16, 0, 7}, {16, 9, 0}}
 	gemvTested := false
 	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
 		for i, transB := range []bool{false, true, false, false} {
 			packA, transA := i == 2, i == 3
-			ldb := n
+			ldb := max(n, 1)
 			if transB {
 				ldb = k + 1
 			}
-			lda := k
+			lda := max(k, 1)
 			if transA {
 				lda = m + 2
 			}
@@ -1173,7 +1176,7 @@ func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T]
 					c0 := randSlice[T](rng, m*n)
 					want, got := slices.Clone(c0), slices.Clone(c0)
 					p := GemmParams[T]{M: m, N: n, K: k, A: a, LDA: lda, TransA: transA, B: b, LDB: ldb, TransB: transB,
-						C: want, LDC: n, Accumulate: acc, Threads: threads,
+						C: want, LDC: max(n, 1), Accumulate: acc, Threads: threads,
 						Epilogue: func(row, col0 int, c []T) {
 							for j := range c {
 								c[j] = c[j]*T(0.5) + T(row) - T(col0+j)
