@@ -18,17 +18,11 @@ type rowsFold struct {
 	n     int // the rows' length
 }
 
-// foldOp returns the kernels op of a fold's graph op.
+// foldOp returns the kernels op of a fold's graph op: arithOp's, but for
+// ×, which FoldRows does not take.
 func foldOp(op graph.Op) (kernels.ArithOp, bool) {
-	switch op {
-	case graph.Add:
-		return kernels.Add, true
-	case graph.Max:
-		return kernels.Max, true
-	case graph.Min:
-		return kernels.Min, true
-	}
-	return 0, false
+	k, ok := arithOp(op)
+	return k, ok && k != kernels.Mul
 }
 
 // matchRowsFold returns the fold that program p of a rowsMap nest

@@ -107,6 +107,9 @@ func FoldRows[T float32 | float64](op ArithOp, dst []T, do, ds int, srcs []FoldS
 	lanes := 64 / size
 	vecs, tail := n/lanes, uint64(1)<<(n%lanes)-1
 	d := unsafe.Pointer(&dst[do])
+	// Direct calls, not a table of loops as Arith has: through a func
+	// value, taps would escape to the heap (the loops' go:noescape is not
+	// seen), an allocation per call.
 	switch any(dst).(type) {
 	case []float32:
 		switch op {
