@@ -1222,3 +1222,43 @@ func testPackedBBits[T float32 | float64](t *testing.T, gemmT func(GemmParams[T]
 		mismatch("a PackedB in gemvRow's tiles passed for a product of 8 rows", 1, 9, 8, 16, 9)
 	}
 }
+
+// TestNextPanel checks that nextPanel returns the packed B panel that
+// computeChunk uses next, in its order: the chunk's panels of a k block,
+// then the next block's.
+func TestNextPanel(t *testing.T) {
+	kern := &microKernel[float64]{nr: 4, kc: 8}
+	for _, s := range []struct{ n, k int }{{20, 20}, {20, 8}, {3, 17}, {16, 1}} {
+		j := &gemmJob[float64]{p: GemmParams[float64]{N: s.n, K: s.k}, kern: kern, bl: newBLayout(s.n, s.k, kern)}
+		bl := j.bl
+		j.bp = make([]float64, bl.size())
+		for i := range j.bp {
+			j.bp[i] = float64(i)
+		}
+		for jp0 := range bl.npan {
+			for jp1 := jp0 + 1; jp1 <= bl.npan; jp1++ {
+				type use struct{ k0, jp, off, n int }
+				var uses []use
+				for k0 := 0; k0 < s.k; k0 += bl.kcs {
+					kc := min(bl.kcs, s.k-k0)
+					for jp := jp0; jp < jp1; jp++ {
+						uses = append(uses, use{k0, jp, k0*bl.npan*bl.nr + jp*kc*bl.nr, kc * bl.nr})
+					}
+				}
+				for i, u := range uses {
+					got := j.nextPanel(u.k0, u.jp, jp0, jp1)
+					if i == len(uses)-1 {
+						if got != nil {
+							t.Errorf("n=%d k=%d panels [%d,%d): after the last panel got %d elements at %v, want nil", s.n, s.k, jp0, jp1, len(got), got[0])
+						}
+						continue
+					}
+					want := uses[i+1]
+					if len(got) != want.n || got[0] != float64(want.off) {
+						t.Errorf("n=%d k=%d panels [%d,%d), after k0=%d jp=%d: got %d elements at %v, want %d at %d", s.n, s.k, jp0, jp1, u.k0, u.jp, len(got), got[0], want.n, want.off)
+					}
+				}
+			}
+		}
+	}
+}

@@ -42,8 +42,9 @@ func main() {
 	gemmKernel(kern{name: "gemmF64AVX2Panels", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, panels: true})
 	gemmKernel(kern{name: "gemmF32AVX2DirectPanels", elem: 4, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true, panels: true})
 	gemmKernel(kern{name: "gemmF64AVX2DirectPanels", elem: 8, reg: "Y", vbytes: 32, mr: 6, nv: 2, bsets: 1, bcastRegs: 2, stridedB: true, directA: true, panels: true})
-	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
-	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4})
+	// The AVX-512 packed kernels fetch the next B panel into L2 as they go.
+	gemmKernel(kern{name: "gemmF32AVX512", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, prefetchNext: "T1"})
+	gemmKernel(kern{name: "gemmF64AVX512", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, prefetchNext: "T1"})
 	gemmKernel(kern{name: "gemmF32AVX512StridedB", elem: 4, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
 	gemmKernel(kern{name: "gemmF64AVX512StridedB", elem: 8, reg: "Z", vbytes: 64, mr: 12, nv: 2, bsets: 2, bcastRegs: 4, stridedB: true})
 	// One vector wide, for products of at most 16 (float32) or 8
@@ -145,6 +146,13 @@ type kern struct {
 	// panels one after another, or (directA) mr rows of A apart, and
 	// C's mr rows apart. Packed or directA kernels of 6 rows only.
 	panels bool
+	// prefetchNext, if not empty, adds an argument pf after add: the
+	// kernel prefetches consecutive lines from pf, one every four k steps
+	// (kc/4 lines in all: the tail steps prefetch none), with
+	// PREFETCH<prefetchNext>. The caller points pf at its share of the B
+	// panel it will use next, which then no longer comes from L3 on first
+	// use.
+	prefetchNext string
 }
 
 // directARows addresses row i of an A read in place, with AX at row 0, SI
@@ -250,9 +258,16 @@ func gemmKernel(k kern) {
 		p("\tMOVQ ldc+40(FP), R8")
 		addArg = "add+48(FP)"
 	} else {
+		if k.prefetchNext != "" {
+			npArg = ", pf *" + typ
+			frame = func(int) int { return 56 } // pf at 48, after add's padding
+		}
 		p("// func %s(kc int, a, b, c *%s, ldc int, add bool%s)", k.name, typ, npArg)
 		p("// Register tile %d×%d.", k.mr, nr)
 		p("TEXT ·%s(SB), NOSPLIT, $0-%d", k.name, frame(41))
+		if k.prefetchNext != "" {
+			p("\tMOVQ pf+48(FP), R11")
+		}
 		p("\tMOVQ kc+0(FP), CX")
 		p("\tMOVQ a+8(FP), AX")
 		p("\tMOVQ b+16(FP), BX")
@@ -333,6 +348,10 @@ func gemmKernel(k kern) {
 	p("\tJZ %s_tail", k.name)
 	p("%s_loop%d:", k.name, unroll)
 	for u := 0; u < unroll; u++ {
+		if k.prefetchNext != "" && u == 1 {
+			p("\tPREFETCH%s (R11)", k.prefetchNext)
+			p("\tADDQ $64, R11")
+		}
 		step(u, u*k.mr)
 	}
 	if k.directA {

@@ -20,10 +20,10 @@ func gemmF32AVX2(kc int, a, b, c *float32, ldc int, add bool)
 func gemmF64AVX2(kc int, a, b, c *float64, ldc int, add bool)
 
 //go:noescape
-func gemmF32AVX512(kc int, a, b, c *float32, ldc int, add bool)
+func gemmF32AVX512(kc int, a, b, c *float32, ldc int, add bool, pf *float32)
 
 //go:noescape
-func gemmF64AVX512(kc int, a, b, c *float64, ldc int, add bool)
+func gemmF64AVX512(kc int, a, b, c *float64, ldc int, add bool, pf *float64)
 
 //go:noescape
 func dotF32AVX2(n int, x, y *float32) float32
@@ -81,11 +81,33 @@ func asmKernel[T float32 | float64](name string, mr, nr, kc, mc int, f func(kc i
 		}}
 }
 
+// asmNextKernel wraps an assembly micro-kernel with an mr×nr register
+// tile that also prefetches kc/4 lines from pf (microKernel.fnNext).
+func asmNextKernel[T float32 | float64](name string, mr, nr, kc, mc int, f func(kc int, a, b, c *T, ldc int, add bool, pf *T)) *microKernel[T] {
+	return &microKernel[T]{name: name, mr: mr, nr: nr, kc: kc, mc: mc,
+		fn: func(kc int, a, b, c []T, ldc int, add bool) {
+			_ = a[kc*mr-1]
+			_ = b[kc*nr-1]
+			_ = c[(mr-1)*ldc+nr-1]
+			f(kc, &a[0], &b[0], &c[0], ldc, add, &b[0]) // lines it reads anyway
+		},
+		fnNext: func(kc int, a, b, c []T, ldc int, add bool, next []T) {
+			_ = a[kc*mr-1]
+			_ = b[kc*nr-1]
+			_ = c[(mr-1)*ldc+nr-1]
+			pf := &b[0]
+			if len(next) >= prefetchShare[T](kc) && len(next) > 0 {
+				pf = &next[0]
+			}
+			f(kc, &a[0], &b[0], &c[0], ldc, add, pf)
+		}}
+}
+
 func init() {
 	// Best first: gemmKernelsF32[0] is what GemmF32 uses.
 	if hasAVX512 {
-		gemmKernelsF32 = append(gemmKernelsF32, asmKernel("avx512", 12, 32, 256, 96, gemmF32AVX512))
-		gemmKernelsF64 = append(gemmKernelsF64, asmKernel("avx512", 12, 16, 256, 96, gemmF64AVX512))
+		gemmKernelsF32 = append(gemmKernelsF32, asmNextKernel("avx512", 12, 32, 256, 96, gemmF32AVX512))
+		gemmKernelsF64 = append(gemmKernelsF64, asmNextKernel("avx512", 12, 16, 256, 96, gemmF64AVX512))
 		gemmKernelsF32[0].strided = stridedKernel(12, 32, gemmF32AVX512StridedB)
 		gemmKernelsF64[0].strided = stridedKernel(12, 16, gemmF64AVX512StridedB)
 		gemmKernelsF32[0].direct = directKernel(12, 32, gemmF32AVX512Direct)

@@ -2144,9 +2144,10 @@ gemmF64AVX2DirectPanels_done:
 	VZEROUPPER
 	RET
 
-// func gemmF32AVX512(kc int, a, b, c *float32, ldc int, add bool)
+// func gemmF32AVX512(kc int, a, b, c *float32, ldc int, add bool, pf *float32)
 // Register tile 12×32.
-TEXT ·gemmF32AVX512(SB), NOSPLIT, $0-41
+TEXT ·gemmF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ pf+48(FP), R11
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -2255,6 +2256,8 @@ gemmF32AVX512_loop4:
 	VBROADCASTSS 44(AX), Z31
 	VFMADD231PS Z24, Z31, Z22
 	VFMADD231PS Z25, Z31, Z23
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(BX), Z26
 	VMOVUPS 192(BX), Z27
 	VBROADCASTSS 48(AX), Z28
@@ -2522,9 +2525,10 @@ gemmF32AVX512_overwrite:
 	VZEROUPPER
 	RET
 
-// func gemmF64AVX512(kc int, a, b, c *float64, ldc int, add bool)
+// func gemmF64AVX512(kc int, a, b, c *float64, ldc int, add bool, pf *float64)
 // Register tile 12×16.
-TEXT ·gemmF64AVX512(SB), NOSPLIT, $0-41
+TEXT ·gemmF64AVX512(SB), NOSPLIT, $0-56
+	MOVQ pf+48(FP), R11
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -2633,6 +2637,8 @@ gemmF64AVX512_loop4:
 	VBROADCASTSD 88(AX), Z31
 	VFMADD231PD Z24, Z31, Z22
 	VFMADD231PD Z25, Z31, Z23
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPD 128(BX), Z26
 	VMOVUPD 192(BX), Z27
 	VBROADCASTSD 96(AX), Z28
