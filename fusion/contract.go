@@ -1,6 +1,8 @@
 package fusion
 
 import (
+	"slices"
+
 	"github.com/hofuse/hofuse/graph"
 )
 
@@ -165,7 +167,28 @@ func contraction(n graph.Node) ([]*hof, bool) {
 	if !aok || !bok || a == b || !bound[a] || !bound[b] {
 		return nil, false
 	}
+	// A level whose body reads none of its elements broadcasts a value
+	// computed without them (map (\a -> t) X): it is no level of a
+	// contraction. t is a node of its own, which other terms may share,
+	// and is contracted, if at all, there: exchanged here, this use of t
+	// would take a form its other uses do not, t would be computed twice,
+	// and the two would differ by rounding (t >= t false).
+	for _, h := range levels {
+		if !readsAny(h.body, h.params) {
+			return nil, false
+		}
+	}
 	return levels, true
+}
+
+// readsAny reports whether any of vars is free in n.
+func readsAny(n graph.Node, vars []*graph.Var) bool {
+	for _, v := range graph.FreeVars(n) {
+		if slices.Contains(vars, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // contractRules are the rules of the contract pass, which Fuse runs after

@@ -359,3 +359,27 @@ func TestDeadArgLifted(t *testing.T) {
 		require.Nil(t, graph.Diff(want, got, 0), c.src)
 	}
 }
+
+// A contraction that a map broadcasts (map (\a -> t) X, t not reading a)
+// is contracted, if at all, at t's own node, which other terms share:
+// contracted inside the broadcast alone, t took two forms, was computed
+// by two kernels, and the two differed by rounding, so that t >= t came
+// out false (the pipeline fuzzer's seed RNZOfRNZ/f32/5159).
+func TestContractBroadcastShared(t *testing.T) {
+	dot := parse(t, `x1 : f32[4,4]; x2 : f32[4,4]; rnz (zip (+)) (zip (*)) x1 x2`)
+	x0 := must(graph.NewInput("x0", graph.ArrayOf(graph.Float32, 3, 4), false))
+	term, _ := parseWith(`map (\a1 -> zip (\x z -> z >= x) a1 t) (map (\a -> t) x0)`, map[string]graph.Node{"t": dot, "x0": x0})
+	out, err := newEngine(contractRules).run(term)
+	require.NoError(t, err)
+	require.NotContains(t, graph.Print(out), "rnz (+) (*)", "the broadcast's copy of t was contracted: %s", graph.Print(out))
+
+	res, err := Fuse(term, Options{})
+	require.NoError(t, err)
+	var computing []string
+	for _, k := range res.Graph.Kernels {
+		if s := graph.Print(k.Body); strings.Contains(s, "(*)") {
+			computing = append(computing, k.Name+" = "+s)
+		}
+	}
+	require.Len(t, computing, 1, "t is computed by more than one kernel:\n%s", strings.Join(computing, "\n"))
+}
