@@ -108,7 +108,7 @@ func (s *sharer) share(orig, m graph.Node) graph.Node {
 		return m
 	}
 	t := s.info.TypeOf(orig)
-	if t == nil || untyped(t) {
+	if t == nil || graph.Untyped(t) {
 		return m
 	}
 	if s.types == nil {

@@ -59,7 +59,7 @@ func TestShareCommonLaw(t *testing.T) {
 				// its type) is left unshared.
 				info, err := graph.Check(term)
 				require.NoError(t, err)
-				require.True(t, untyped(info.TypeOf(term)), "%s seed %d: the copy of %s was not shared", g.Name, seed, graph.Print(term))
+				require.True(t, graph.Untyped(info.TypeOf(term)), "%s seed %d: the copy of %s was not shared", g.Name, seed, graph.Print(term))
 				continue
 			}
 			merged++

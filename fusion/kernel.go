@@ -272,7 +272,7 @@ type partitioner struct {
 // on buffers (not merely a view of them, and not arithmetic on literals
 // alone, whose type its context decides).
 func (p *partitioner) computes(n graph.Node) bool {
-	if !p.closed[n] || graph.IsFunc(n) || !p.readsInput(n) || untyped(p.info.TypeOf(n)) {
+	if !p.closed[n] || graph.IsFunc(n) || !p.readsInput(n) || graph.Untyped(p.info.TypeOf(n)) {
 		return false
 	}
 	switch n := n.(type) {
@@ -296,25 +296,6 @@ func (p *partitioner) computes(n graph.Node) bool {
 		return false
 	}
 	return true
-}
-
-// untyped reports whether t is, or holds, a scalar whose element type its
-// context decides: the value of a literal, such as 1.5 in (\y -> 1.5) s.
-// Such a value is no kernel of its own — a buffer would fix its type to the
-// default f64 where its context wants f32 — but stays in its user's kernel,
-// where the checker resolves it.
-func untyped(t graph.Type) bool {
-	switch t := t.(type) {
-	case *graph.ScalarType:
-		return t.DType == graph.Invalid
-	case *graph.TupleType:
-		for _, e := range t.Elems {
-			if untyped(e) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (p *partitioner) kernel(root graph.Node, index int) (*Kernel, error) {

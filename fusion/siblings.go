@@ -81,7 +81,7 @@ func mergeSiblingGroup(term graph.Node) (graph.Node, error) {
 		}
 	}
 	for n := range graph.All(term) {
-		if _, isNZip := n.(*graph.NZip); (!isNZip && !isRNZ(n)) || graph.IsFunc(n) || inReducer[n] || !info.Closed[n] || info.TypeOf(n) == nil || untyped(info.TypeOf(n)) {
+		if _, isNZip := n.(*graph.NZip); (!isNZip && !isRNZ(n)) || graph.IsFunc(n) || inReducer[n] || !info.Closed[n] || info.TypeOf(n) == nil || graph.Untyped(info.TypeOf(n)) {
 			continue
 		}
 		if !isRNZ(n) && !vectors(info.TypeOf(n)) {

@@ -146,6 +146,25 @@ func Materialized(t Type) Type {
 	return t
 }
 
+// Untyped reports whether t is, or holds, a scalar whose element type its
+// context decides: the value of a literal, such as 1.5 in (\y -> 1.5) s.
+// Such a value is no buffer of its own — a buffer would fix its type to
+// the default f64 where its context wants f32 — but stays in the term
+// that uses it, where the checker resolves it.
+func Untyped(t Type) bool {
+	switch t := t.(type) {
+	case *ScalarType:
+		return t.DType == Invalid
+	case *TupleType:
+		for _, e := range t.Elems {
+			if Untyped(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ElemType returns the type of one element along the outermost axis of t,
 // and that axis's extent. For an array of rank 1 the element is a scalar;
 // for a tuple of arrays it is the tuple of their elements, and their outer

@@ -36,6 +36,12 @@ func TestFuzzFound(t *testing.T) {
 		// f64, and the kernel did not type-check (seed MapOfRNZ/f32/821).
 		{"literal-row-prologue", `x5 : f32[1,1]; x7 : f32[1]; map (\a -> rnz (+) (\x y -> y * 2) a x7) x5`, nil},
 		{"literal-row-prologue-left", `x5 : f32[3,4]; x7 : f32[4]; map (\a -> rnz (+) (\x y -> (2 + 1) * y) a x7) x5`, nil},
+		// A let-bound value that is a literal's (1, typed by the t1 * t1
+		// it feeds) computed from a traversal it ignores: hoisted out of
+		// the kernel as a buffer of the literal's undecided type, it did
+		// not compile ("input $h1: invalid element type"; cut unfused,
+		// seed RNZOfRNZ/f64/9276).
+		{"untyped-let-value", `x6 : f64[1]; let t1 = (\y -> 1) (map id x6) in t1 * t1`, nil},
 		{"hoisted-vector-in-a-closure", `x4 : f64[4]; x8 : f64[5]; let t1 = map (\x -> select (x < x) x x) x8 in map (\x -> map (\b -> b / x) (map (\x1 -> rnz (+) (\x2 -> x1) t1) t1)) x4`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

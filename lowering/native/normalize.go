@@ -157,7 +157,9 @@ func (nz *normalizer) computes(n graph.Node) bool {
 }
 
 // hoist replaces the hoistable subterms of n; under says n is evaluated
-// once per application of some function.
+// once per application of some function. A subterm whose value is a
+// literal's, typed by its context ((\y -> 1) (map id x)), is not hoisted:
+// it would need a buffer of a type it does not have (graph.Untyped).
 func (nz *normalizer) hoist(root, n graph.Node, under bool) (graph.Node, error) {
 	if n != root && (under || nz.refs[n] > 1) && nz.closed(n) && !graph.IsFunc(n) && nz.computes(n) {
 		if in, ok := nz.hmemo[n]; ok {
@@ -171,6 +173,9 @@ func (nz *normalizer) hoist(root, n graph.Node, under bool) (graph.Node, error) 
 			}
 			t = info.TypeOf(n)
 		}
+		if graph.Untyped(t) {
+			return nz.hoistChildren(root, n, under)
+		}
 		*nz.next++
 		in, err := graph.NewInput(fmt.Sprintf("$h%d", *nz.next), graph.Materialized(t), false)
 		if err != nil {
@@ -180,6 +185,11 @@ func (nz *normalizer) hoist(root, n graph.Node, under bool) (graph.Node, error) 
 		nz.hoists = append(nz.hoists, hoist{in: in, term: n})
 		return in, nil
 	}
+	return nz.hoistChildren(root, n, under)
+}
+
+// hoistChildren is hoist on each child of n.
+func (nz *normalizer) hoistChildren(root, n graph.Node, under bool) (graph.Node, error) {
 	kids := graph.Children(n)
 	changed := false
 	for i, k := range kids {
