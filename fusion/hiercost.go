@@ -77,14 +77,20 @@ func typedLoops(term graph.Node) (graph.Node, *graph.Info, loopList, error) {
 	return typed, info, newLoopList(typed), nil
 }
 
-// termCost is TermCost of term, which info types and whose loops are l
-// (typedLoops).
-func (m HierCost) termCost(term graph.Node, info *graph.Info, l loopList) (float64, error) {
+// machine returns the machine m costs for, detected when m names none,
+// with its rates filled in.
+func (m HierCost) machine() Machine {
 	mach := m.Machine
 	if len(mach.Caches) == 0 {
 		mach = DetectMachine()
 	}
-	mach = mach.withRates()
+	return mach.withRates()
+}
+
+// termCost is TermCost of term, which info types and whose loops are l
+// (typedLoops).
+func (m HierCost) termCost(term graph.Node, info *graph.Info, l loopList) (float64, error) {
+	mach := m.machine()
 	copies := 0.0
 	for n := range graph.All(term) {
 		if z, ok := n.(*graph.NZip); ok && isCopy(z) {
@@ -396,21 +402,14 @@ func (n *nestModel) traffic(capacity float64) float64 {
 	return outer * set(d-1)
 }
 
-// gemmBound is a lower bound on the cost of every order of a nest whose
-// written order is the GEMM micro-kernel's form (ok false otherwise): an
-// order in that form does the same flops at the same rate, and any other
-// runs its iterations at best at the vectorised loop's rate.
-func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
-	mach := m.Machine
-	if len(mach.Caches) == 0 {
-		mach = DetectMachine()
-	}
-	mach = mach.withRates()
+// gemmBound is a lower bound on the cost of every order of a nest, with
+// loops l typed by info (typedLoops), whose written order is the GEMM
+// micro-kernel's form (ok false otherwise): an order in that form does
+// the same flops at the same rate, and any other runs its iterations at
+// best at the vectorised loop's rate.
+func (m HierCost) gemmBound(info *graph.Info, l loopList) (float64, bool) {
+	mach := m.machine()
 	if m.NoGEMM || mach.GEMMRate <= 0 {
-		return 0, false
-	}
-	_, info, l, err := typedLoops(term)
-	if err != nil {
 		return 0, false
 	}
 	if !l.linear() {
@@ -424,21 +423,17 @@ func (m HierCost) gemmBound(term graph.Node) (float64, bool) {
 }
 
 // streamBound is a lower bound on the cost of every order of a nest of
-// maps alone (ok false for any other nest): every order walks the same
-// arrays over the same iterations, so each cache takes at least every
-// byte they touch once, whole lines used, and the iterations run at best
-// at the vectorised loop's rate. A nest of elementwise maps written
+// maps alone, with loops l typed by info (typedLoops); ok false for any
+// other nest. Every order walks the same arrays over the same
+// iterations, so each cache takes at least every byte they touch once,
+// whole lines used, and the iterations run at best at the vectorised
+// loop's rate. A nest of elementwise maps written
 // row-major (a BatchNorm's normalisation, a ReLU's gradient over a batch
 // of images) costs that bound as written: no order can beat it, and its
 // search would cost every permutation of its loops for nothing.
-func (m HierCost) streamBound(term graph.Node) (float64, bool) {
-	mach := m.Machine
-	if len(mach.Caches) == 0 {
-		mach = DetectMachine()
-	}
-	mach = mach.withRates()
-	_, info, l, err := typedLoops(term)
-	if err != nil || len(l.levels) == 0 || !l.linear() {
+func (m HierCost) streamBound(info *graph.Info, l loopList) (float64, bool) {
+	mach := m.machine()
+	if len(l.levels) == 0 || !l.linear() {
 		return 0, false
 	}
 	for _, lv := range l.levels {

@@ -239,12 +239,12 @@ func scheduleKernel(k *Kernel, opt ScheduleOptions, budget *int) error {
 		s.By = "kept as written: a window kernel, which the back ends' convolution and pooling forms take as written"
 		return nil
 	}
-	if bound, ok := model.gemmBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
+	if bound, ok := model.gemmBound(info, tloops); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
 		// Branch and bound: no order can beat the written GEMM form.
 		s.By = "kept as written: the GEMM micro-kernel's form, which no order is predicted to beat by the margin"
 		return nil
 	}
-	if bound, ok := model.streamBound(k.Body); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
+	if bound, ok := model.streamBound(info, tloops); ok && bound > writtenCost*(1-margin) && opt.Choose == nil && opt.Tune == nil {
 		// Branch and bound: every byte once, vectorised, as written.
 		s.By = "kept as written: maps that read and write every byte once, vectorised, which no order is predicted to beat by the margin"
 		return nil

@@ -82,25 +82,21 @@ func asmKernel[T float32 | float64](name string, mr, nr, kc, mc int, f func(kc i
 }
 
 // asmNextKernel wraps an assembly micro-kernel with an mr×nr register
-// tile that also prefetches kc/4 lines from pf (microKernel.fnNext).
+// tile that also prefetches kc/4 lines from pf (microKernel.fnNext); its
+// fn prefetches from its own B panel, lines it reads anyway.
 func asmNextKernel[T float32 | float64](name string, mr, nr, kc, mc int, f func(kc int, a, b, c *T, ldc int, add bool, pf *T)) *microKernel[T] {
-	return &microKernel[T]{name: name, mr: mr, nr: nr, kc: kc, mc: mc,
-		fn: func(kc int, a, b, c []T, ldc int, add bool) {
-			_ = a[kc*mr-1]
-			_ = b[kc*nr-1]
-			_ = c[(mr-1)*ldc+nr-1]
-			f(kc, &a[0], &b[0], &c[0], ldc, add, &b[0]) // lines it reads anyway
-		},
-		fnNext: func(kc int, a, b, c []T, ldc int, add bool, next []T) {
-			_ = a[kc*mr-1]
-			_ = b[kc*nr-1]
-			_ = c[(mr-1)*ldc+nr-1]
-			pf := &b[0]
-			if len(next) >= prefetchShare[T](kc) && len(next) > 0 {
-				pf = &next[0]
-			}
-			f(kc, &a[0], &b[0], &c[0], ldc, add, pf)
-		}}
+	fnNext := func(kc int, a, b, c []T, ldc int, add bool, next []T) {
+		_ = a[kc*mr-1]
+		_ = b[kc*nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		pf := &b[0]
+		if len(next) >= prefetchShare[T](kc) && len(next) > 0 {
+			pf = &next[0]
+		}
+		f(kc, &a[0], &b[0], &c[0], ldc, add, pf)
+	}
+	return &microKernel[T]{name: name, mr: mr, nr: nr, kc: kc, mc: mc, fnNext: fnNext,
+		fn: func(kc int, a, b, c []T, ldc int, add bool) { fnNext(kc, a, b, c, ldc, add, nil) }}
 }
 
 func init() {
